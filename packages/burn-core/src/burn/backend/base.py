@@ -1,0 +1,125 @@
+"""The `Backend` base class: devices, element types, capabilities, seeding, and every op family."""
+
+from __future__ import annotations
+
+import threading
+from typing import Any, ClassVar
+
+import numpy as np
+
+from burn.backend.activation_ops import ActivationOps
+from burn.backend.bool_ops import BoolOps
+from burn.backend.capabilities import Capabilities
+from burn.backend.device import Device
+from burn.backend.float_ops import FloatOps
+from burn.backend.int_ops import IntOps
+from burn.backend.module_ops import ModuleOps
+from burn.tensor.dtype import DType
+
+
+class Backend(FloatOps, IntOps, BoolOps, ModuleOps, ActivationOps):
+    """A backend: ops on opaque primitives, grouped by kind as in Burn.
+
+    Subclasses set `name`, implement the required ops (see `burn.backend.contract_ops`) and call
+    ``super().__init__(float_dtype=..., int_dtype=...)``. Defaults of every other op are inherited.
+
+    Attributes:
+        name: the name the backend is selected by (``"ndarray"``; ``"autodiff(ndarray)"``).
+        float_dtype: element type of float tensors created without an explicit dtype.
+        int_dtype: element type of int tensors created without an explicit dtype (and of indices).
+        capabilities: the dtypes and features the backend declares.
+        ad_enabled: whether the backend records gradients.
+
+    Example:
+        >>> import burn
+        >>> B = burn.backend("ndarray")  # doctest: +SKIP
+        >>> B.float_dtype, str(B.default_device())  # doctest: +SKIP
+        (burn.float32, 'ndarray:cpu')
+    """
+
+    name: ClassVar[str] = "backend"
+    ad_enabled: ClassVar[bool] = False
+
+    float_dtype: DType
+    int_dtype: DType
+    bool_dtype: DType = DType.BOOL
+    capabilities: Capabilities
+
+    def __init__(
+        self,
+        float_dtype: DType | str = DType.F32,
+        int_dtype: DType | str = DType.I64,
+        capabilities: Capabilities | None = None,
+    ) -> None:
+        self.float_dtype = DType.from_any(float_dtype)
+        self.int_dtype = DType.from_any(int_dtype)
+        if not self.float_dtype.is_float:
+            raise ValueError(f"{self.name}: float_dtype must be a float type, got {self.float_dtype}")
+        if not self.int_dtype.is_int:
+            raise ValueError(f"{self.name}: int_dtype must be an int type, got {self.int_dtype}")
+        self.capabilities = capabilities or Capabilities(
+            dtypes=frozenset({self.float_dtype, self.int_dtype, DType.BOOL})
+        )
+        missing = {self.float_dtype, self.int_dtype} - self.capabilities.dtypes
+        if missing:
+            names = ", ".join(sorted(d.value for d in missing))
+            raise ValueError(f"backend {self.name!r} does not support {names}")
+        self._seed_lock = threading.Lock()
+        self.rng = np.random.default_rng()
+
+    # -- devices ------------------------------------------------------------------------------
+    def default_device(self) -> Device:
+        """The device tensors go to when none is given."""
+        return self.devices()[0]
+
+    def devices(self) -> list[Device]:
+        """Every device this backend can use here."""
+        raise NotImplementedError(f"backend {self.name!r} does not list its devices")
+
+    def sync(self, device: Device | None = None) -> None:
+        """Wait until queued work on `device` (every device when None) is done."""
+
+    def seed(self, seed: int) -> None:
+        """Make random ops reproducible from now on."""
+        with self._seed_lock:
+            self.rng = np.random.default_rng(seed)
+
+    # -- decorators ---------------------------------------------------------------------------
+    @property
+    def inner(self) -> Backend:
+        """The wrapped backend for decorators (autodiff); the backend itself otherwise."""
+        return self
+
+    # -- autodiff hooks: only decorator backends with ad_enabled implement these ----------------
+    def _no_autodiff(self, what: str) -> TypeError:
+        return TypeError(
+            f"{what} needs an autodiff backend; {self.name!r} has none: "
+            f"use burn.backend('autodiff({self.name})')"
+        )
+
+    def backward(self, tensor: Any) -> Any:
+        """Run backward from a float primitive; returns a `Gradients` object."""
+        raise self._no_autodiff("backward()")
+
+    def grad(self, tensor: Any, grads: Any) -> Any:
+        """The gradient of a float primitive in `grads` as an inner primitive, or None."""
+        raise self._no_autodiff("grad()")
+
+    def grad_remove(self, tensor: Any, grads: Any) -> Any:
+        """Like `grad`, and removes it from `grads`."""
+        raise self._no_autodiff("grad_remove()")
+
+    def float_inner(self, tensor: Any) -> Any:
+        """The inner backend's primitive (identity here)."""
+        return tensor
+
+    def float_from_inner(self, tensor: Any) -> Any:
+        """Wrap an inner primitive as one of this backend, not requiring grad (identity here)."""
+        return tensor
+
+    def __repr__(self) -> str:
+        return f"<burn backend {self.name} float={self.float_dtype.value} int={self.int_dtype.value}>"
+
+    def options(self) -> dict[str, Any]:
+        """Options that rebuild an equal backend with `burn.backend(name, **options)`."""
+        return {"float_dtype": self.float_dtype.value, "int_dtype": self.int_dtype.value}
