@@ -37,3 +37,7 @@ class BackendUnavailableError(BurnError, RuntimeError):
 
 class PluginError(BurnError, RuntimeError):
     """A plugin failed to load or register (raised in strict mode, listed otherwise)."""
+
+
+class ConfigError(BurnError, ValueError):
+    """A config with a missing, mistyped or unknown field (the message names the field)."""

@@ -3,72 +3,114 @@ float ops, plus the backward helpers the autodiff decorator uses."""
 
 from __future__ import annotations
 
-from typing import Any
+import math
+from typing import TYPE_CHECKING, Any
 
 from burn.backend.contract import default
 
+if TYPE_CHECKING:
+    from burn.backend.base import Backend
+
 P = Any
+
+_INV_SQRT2 = 1.0 / math.sqrt(2.0)
+_INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
 
 
 class ActivationOps:
-    """Activation ops; every one has a default."""
+    """Activation ops; every one has a default.
 
-    # Signatures of the contract. The bodies are filled in by the module-ops work.
+    Each body starts with ``b: Backend = self``: it costs nothing at run time and lets type
+    checkers see the float ops that the defaults are written with.
+    """
+
     @default
     def relu(self, x: P) -> P:
-        raise NotImplementedError
+        b: Backend = self  # type: ignore[assignment]
+        return b.float_clamp_min(x, 0.0)  # NaN stays NaN (it is not lower than 0)
 
     @default
     def relu_backward(self, output: P, grad: P) -> P:
         """`grad` where the relu `output` is positive, else 0."""
-        raise NotImplementedError
+        b: Backend = self  # type: ignore[assignment]
+        return b.float_mask_fill(grad, b.float_lower_equal_elem(output, 0.0), 0.0)
 
     @default
     def leaky_relu(self, x: P, negative_slope: float) -> P:
-        raise NotImplementedError
+        b: Backend = self  # type: ignore[assignment]
+        return b.float_mask_where(x, b.float_lower_elem(x, 0.0), b.float_mul_scalar(x, negative_slope))
 
     @default
     def gelu(self, x: P) -> P:
         """Exact GELU: ``x * (1 + erf(x / sqrt(2))) / 2``."""
-        raise NotImplementedError
+        b: Backend = self  # type: ignore[assignment]
+        cdf = b.float_add_scalar(b.float_erf(b.float_mul_scalar(x, _INV_SQRT2)), 1.0)
+        return b.float_mul_scalar(b.float_mul(x, cdf), 0.5)
 
     @default
     def gelu_backward(self, x: P, grad: P) -> P:
-        raise NotImplementedError
+        b: Backend = self  # type: ignore[assignment]
+        # d/dx [x * Phi(x)] = Phi(x) + x * phi(x), Phi the normal CDF and phi its density.
+        erf = b.float_erf(b.float_mul_scalar(x, _INV_SQRT2))
+        cdf = b.float_mul_scalar(b.float_add_scalar(erf, 1.0), 0.5)
+        density = b.float_exp(b.float_mul_scalar(b.float_mul(x, x), -0.5))
+        pdf = b.float_mul_scalar(density, _INV_SQRT_2PI)
+        return b.float_mul(grad, b.float_add(cdf, b.float_mul(x, pdf)))
 
     @default
     def sigmoid(self, x: P) -> P:
         """Numerically stable for large ``|x|``."""
-        raise NotImplementedError
+        b: Backend = self  # type: ignore[assignment]
+        # With e = exp(-|x|) <= 1 nothing overflows: sigmoid is 1/(1+e) for x >= 0 and e/(1+e) below,
+        # which also keeps full relative precision for very negative x.
+        e = b.float_exp(b.float_neg(b.float_abs(x)))
+        positive = b.float_recip(b.float_add_scalar(e, 1.0))
+        return b.float_mask_where(positive, b.float_lower_elem(x, 0.0), b.float_mul(e, positive))
 
     @default
     def sigmoid_backward(self, output: P, grad: P) -> P:
         """``grad * output * (1 - output)``."""
-        raise NotImplementedError
+        b: Backend = self  # type: ignore[assignment]
+        one_minus = b.float_add_scalar(b.float_neg(output), 1.0)
+        return b.float_mul(grad, b.float_mul(output, one_minus))
 
     @default
     def log_sigmoid(self, x: P) -> P:
-        raise NotImplementedError
+        b: Backend = self  # type: ignore[assignment]
+        # log sigmoid(x) = min(x, 0) - log1p(exp(-|x|)): no overflow for either sign.
+        softplus_neg = b.float_log1p(b.float_exp(b.float_neg(b.float_abs(x))))
+        return b.float_sub(b.float_clamp_max(x, 0.0), softplus_neg)
 
     @default
     def silu(self, x: P) -> P:
-        raise NotImplementedError
+        b: Backend = self  # type: ignore[assignment]
+        return b.float_mul(x, b.sigmoid(x))
 
     @default
     def softplus(self, x: P, beta: float) -> P:
         """``log(1 + exp(beta * x)) / beta``, stable for large inputs."""
-        raise NotImplementedError
+        b: Backend = self  # type: ignore[assignment]
+        # log(1 + exp(z)) = max(z, 0) + log1p(exp(-|z|)) with z = beta * x: exp never overflows.
+        z = b.float_mul_scalar(x, beta)
+        tail = b.float_log1p(b.float_exp(b.float_neg(b.float_abs(z))))
+        return b.float_div_scalar(b.float_add(b.float_clamp_min(z, 0.0), tail), beta)
 
     @default
     def hard_sigmoid(self, x: P, alpha: float, beta: float) -> P:
         """``clamp(alpha * x + beta, 0, 1)``."""
-        raise NotImplementedError
+        b: Backend = self  # type: ignore[assignment]
+        return b.float_clamp(b.float_add_scalar(b.float_mul_scalar(x, alpha), beta), 0.0, 1.0)
 
     @default
     def softmax(self, x: P, dim: int) -> P:
         """Stable (max subtracted)."""
-        raise NotImplementedError
+        b: Backend = self  # type: ignore[assignment]
+        shifted = b.float_sub(x, b.float_max_dim(x, dim))
+        e = b.float_exp(shifted)
+        return b.float_div(e, b.float_sum_dim(e, dim))
 
     @default
     def log_softmax(self, x: P, dim: int) -> P:
-        raise NotImplementedError
+        b: Backend = self  # type: ignore[assignment]
+        shifted = b.float_sub(x, b.float_max_dim(x, dim))
+        return b.float_sub(shifted, b.float_log(b.float_sum_dim(b.float_exp(shifted), dim)))

@@ -32,9 +32,9 @@ class TensorData:
     def __init__(self, values: Any, dtype: DType | str | None = None) -> None:
         if dtype is not None:
             dtype = DType.from_any(dtype)
-            array = np.ascontiguousarray(values, dtype=to_numpy_dtype(dtype))
+            array = np.asarray(values, dtype=to_numpy_dtype(dtype), order="C")  # keeps rank 0
         else:
-            array = np.ascontiguousarray(values)
+            array = np.asarray(values, order="C")
             if array.dtype.kind in "US" or array.dtype == object:
                 raise TypeError(f"TensorData needs numbers or booleans, got dtype {array.dtype}")
             dtype = from_numpy_dtype(array.dtype)
@@ -45,7 +45,7 @@ class TensorData:
     def from_numpy(cls, array: np.ndarray) -> TensorData:
         """Wrap `array` without copying when it is already C-contiguous."""
         data = cls.__new__(cls)
-        data.array = np.ascontiguousarray(array)
+        data.array = np.asarray(array, order="C")
         data.dtype = from_numpy_dtype(data.array.dtype)
         return data
 

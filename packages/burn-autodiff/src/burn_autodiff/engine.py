@@ -1,0 +1,88 @@
+"""The backward pass: walk the graph from the root in reverse creation order, apply each node's
+rule once, accumulate gradients, and free everything as soon as it has been used.
+
+All state lives in locals of `backward` and in the nodes of this one graph, so two threads
+running backward on two graphs never share anything (thread safety without a global lock).
+Backward *consumes* the graph, as in Burn: each visited node drops its saved tensors and its
+parents, so the graph is released even if the caller keeps the root; a second backward through
+a consumed node raises `AutodiffError`.
+"""
+
+from __future__ import annotations
+
+from operator import attrgetter
+from typing import TYPE_CHECKING, Any
+
+from burn_autodiff.checkpoint import resolve_saved
+from burn_autodiff.errors import AutodiffError
+from burn_autodiff.gradients import Gradients
+from burn_autodiff.node import ADTensor, Node
+
+if TYPE_CHECKING:
+    from burn.backend import Backend
+
+_by_id = attrgetter("id")
+
+
+def consumed(B: Any, saved: Any, need: Any, g: Any) -> tuple:
+    """The rule of a node whose graph a previous backward already used up."""
+    raise AutodiffError(
+        "backward(): part of this graph was already consumed by a previous backward() (each graph "
+        "can be differentiated once, as in Burn); recompute the forward pass, or add the losses "
+        "and call backward() once"
+    )
+
+
+def graph_order(root: Node) -> list[Node]:
+    """Every node reachable from `root`, children before parents (ids decrease)."""
+    seen = {root}
+    stack = [root]
+    push = stack.append
+    add = seen.add
+    while stack:
+        for parent in stack.pop().parents:
+            if parent is not None and parent not in seen:
+                add(parent)
+                push(parent)
+    return sorted(seen, key=_by_id, reverse=True)
+
+
+def backward(backend: Backend, root: ADTensor) -> Gradients:
+    """Gradients of `root` (ones as the seed, whatever its shape) for the tensors requiring grad."""
+    node = root.node
+    B = backend.inner
+    if node is None:
+        x = root.p
+        raise AutodiffError(
+            f"backward(): the tensor (shape {B.float_shape(x)}, {B.float_get_dtype(x)}) has no graph: "
+            "neither it nor any tensor it was computed from requires grad; call require_grad() on "
+            "the parameters before the forward pass"
+        )
+    x = root.p
+    seed = B.float_ones(B.float_shape(x), B.float_device(x), B.float_get_dtype(x))
+    add = B.float_add
+    pending: dict[Node, Any] = {node: seed}
+    pop = pending.pop
+    kept: dict[int, Any] = {}
+    cache: dict[Node, Any] = {}  # checkpointing: outputs recomputed during this backward
+    for n in graph_order(node):
+        g = pop(n, None)
+        rule = n.rule
+        if g is not None:
+            if n.keep is not None:
+                kept[n.id] = g if B.float_get_dtype(g) == n.keep else B.float_cast(g, n.keep)
+            if rule is not None:
+                saved = resolve_saved(n, cache) if n.lazy else n.saved
+                for parent, grad in zip(n.parents, rule(B, saved, n.parents, g), strict=True):
+                    if parent is not None and grad is not None:
+                        prev = pending.get(parent)
+                        pending[parent] = grad if prev is None else add(prev, grad)
+        if rule is not None:
+            # release what this node held: the graph is consumed by this backward
+            n.saved = None
+            n.parents = ()
+            n.rule = consumed
+            n.recompute = None
+            if cache:
+                cache.pop(n, None)
+    return Gradients(backend, kept, node.id)

@@ -1,0 +1,84 @@
+"""The autodiff primitive (`ADTensor`) and the graph node (`Node`) it points to.
+
+A float tensor of the autodiff backend is an `ADTensor`: the inner backend's primitive plus the
+node that produced it, or ``None`` when no gradient flows through it (a constant). Nodes form a
+DAG through `Node.parents`; a node's id is drawn from one process-wide counter, so a parent's id
+is always smaller than its children's and sorting by id gives a topological order for free.
+
+Both classes use ``__slots__`` and plain positional construction: one node is created per
+tracked op, so their cost is the autodiff overhead.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable
+from typing import Any
+
+# `next()` on an itertools.count is atomic under the GIL, so two threads building graphs at the
+# same time still get unique, increasing ids without a lock.
+_ids = itertools.count(1)
+next_id = _ids.__next__
+
+Rule = Callable[..., tuple[Any, ...]]
+
+
+class Node:
+    """One recorded op: how to turn the gradient of its output into gradients of its inputs.
+
+    Attributes:
+        id: unique and increasing in creation order (parents have smaller ids).
+        parents: the input nodes, ``None`` where an input is a constant (no gradient needed).
+        rule: the backward rule (see `burn_autodiff.rules`); ``None`` for a leaf.
+        saved: what the rule needs (inner primitives, shapes...), freed once consumed.
+        keep: the dtype of the gradient to keep in `Gradients` for this node (leaves and
+            tensors marked with ``set_require_grad(True)``), else ``None``.
+        lazy: ``True`` when `saved` holds checkpoint markers to resolve before the rule runs.
+        recompute: with gradient checkpointing, ``(inner_op, args)`` recomputing this node's
+            output in backward instead of keeping it; ``None`` otherwise.
+    """
+
+    __slots__ = ("id", "parents", "rule", "saved", "keep", "lazy", "recompute", "__weakref__")
+
+    def __init__(self, parents: tuple[Node | None, ...], rule: Rule | None, saved: Any) -> None:
+        self.id = next_id()
+        self.parents = parents
+        self.rule = rule
+        self.saved = saved
+        self.keep = None
+        self.lazy = False
+        self.recompute = None
+
+    @classmethod
+    def leaf(cls, dtype: Any) -> Node:
+        """A node for a tensor that requires grad: its gradient is kept under its id."""
+        node = cls((), None, None)
+        node.keep = dtype
+        return node
+
+    @property
+    def is_leaf(self) -> bool:
+        return self.rule is None
+
+    def __repr__(self) -> str:
+        name = "leaf" if self.rule is None else getattr(self.rule, "__name__", "op")
+        return f"<Node {self.id} {name}>"
+
+
+class ADTensor:
+    """The float primitive of `Autodiff`: an inner primitive and its graph node (or ``None``).
+
+    Example:
+        >>> t = ADTensor("inner-primitive", None)
+        >>> t.p, t.node is None
+        ('inner-primitive', True)
+    """
+
+    __slots__ = ("p", "node")
+
+    def __init__(self, p: Any, node: Node | None) -> None:
+        self.p = p
+        self.node = node
+
+    def __repr__(self) -> str:
+        return f"ADTensor({self.p!r}, node={self.node!r})"

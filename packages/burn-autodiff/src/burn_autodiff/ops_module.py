@@ -1,0 +1,207 @@
+"""Forward side of the module ops (conv, pooling, embedding, interpolate) and activations.
+
+Same pattern as `burn_autodiff.ops_float`: compute on the inner backend, record a node with a
+rule from `burn_autodiff.rules` when an input is tracked. Rules use the inner backend's
+``*_backward`` helpers, so a backend that overrides them (a fused kernel) speeds up training too.
+
+The ``*_backward`` helper ops themselves, called on this backend, run the inner backend's
+helper when no input is tracked, and otherwise burn-core's default composition of differentiable
+ops (so a gradient of a gradient is still recorded).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from burn.backend import Backend
+
+from burn_autodiff import rules as R
+from burn_autodiff.node import ADTensor as AD
+from burn_autodiff.node import Node
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+Pair = tuple[int, int]
+
+
+class AutodiffModuleOps:
+    """Module and activation ops of `Autodiff` (mixed into it)."""
+
+    _in: Backend
+
+    # -- convolution --------------------------------------------------------------------------
+    def conv1d(self, x: AD, weight: AD, bias: AD | None, stride: int, padding: int, dilation: int, groups: int) -> AD:
+        b = None if bias is None else bias.p
+        out = self._in.conv1d(x.p, weight.p, b, stride, padding, dilation, groups)
+        parents = (x.node, weight.node, None if bias is None else bias.node)
+        if parents == (None, None, None):
+            return AD(out, None)
+        return AD(out, Node(parents, R.conv1d, (x.p, weight.p, stride, padding, dilation, groups)))
+
+    def conv2d(self, x: AD, weight: AD, bias: AD | None, stride: Pair, padding: Pair, dilation: Pair, groups: int) -> AD:
+        b = None if bias is None else bias.p
+        out = self._in.conv2d(x.p, weight.p, b, stride, padding, dilation, groups)
+        parents = (x.node, weight.node, None if bias is None else bias.node)
+        if parents == (None, None, None):
+            return AD(out, None)
+        return AD(out, Node(parents, R.conv2d, (x.p, weight.p, stride, padding, dilation, groups)))
+
+    def conv_transpose2d(
+        self, x: AD, weight: AD, bias: AD | None, stride: Pair, padding: Pair, padding_out: Pair,
+        dilation: Pair, groups: int,
+    ) -> AD:
+        b = None if bias is None else bias.p
+        out = self._in.conv_transpose2d(x.p, weight.p, b, stride, padding, padding_out, dilation, groups)
+        parents = (x.node, weight.node, None if bias is None else bias.node)
+        if parents == (None, None, None):
+            return AD(out, None)
+        saved = (x.p, weight.p, stride, padding, padding_out, dilation, groups)
+        return AD(out, Node(parents, R.conv_transpose2d, saved))
+
+    # -- pooling ------------------------------------------------------------------------------
+    def max_pool2d_with_indices(
+        self, x: AD, kernel_size: Pair, stride: Pair, padding: Pair, dilation: Pair
+    ) -> tuple[AD, Any]:
+        out, indices = self._in.max_pool2d_with_indices(x.p, kernel_size, stride, padding, dilation)
+        n = x.node
+        if n is None:
+            return AD(out, None), indices
+        saved = (x.p, indices, kernel_size, stride, padding, dilation)
+        return AD(out, Node((n,), R.max_pool2d, saved)), indices
+
+    def max_pool2d(self, x: AD, kernel_size: Pair, stride: Pair, padding: Pair, dilation: Pair) -> AD:
+        if x.node is None:
+            return AD(self._in.max_pool2d(x.p, kernel_size, stride, padding, dilation), None)
+        return self.max_pool2d_with_indices(x, kernel_size, stride, padding, dilation)[0]
+
+    def max_pool1d_with_indices(
+        self, x: AD, kernel_size: int, stride: int, padding: int, dilation: int
+    ) -> tuple[AD, Any]:
+        out, indices = self._in.max_pool1d_with_indices(x.p, kernel_size, stride, padding, dilation)
+        n = x.node
+        if n is None:
+            return AD(out, None), indices
+        saved = (x.p, indices, kernel_size, stride, padding, dilation)
+        return AD(out, Node((n,), R.max_pool1d, saved)), indices
+
+    def max_pool1d(self, x: AD, kernel_size: int, stride: int, padding: int, dilation: int) -> AD:
+        if x.node is None:
+            return AD(self._in.max_pool1d(x.p, kernel_size, stride, padding, dilation), None)
+        return self.max_pool1d_with_indices(x, kernel_size, stride, padding, dilation)[0]
+
+    def avg_pool2d(self, x: AD, kernel_size: Pair, stride: Pair, padding: Pair, count_include_pad: bool) -> AD:
+        out = self._in.avg_pool2d(x.p, kernel_size, stride, padding, count_include_pad)
+        n = x.node
+        if n is None:
+            return AD(out, None)
+        return AD(out, Node((n,), R.avg_pool2d, (x.p, kernel_size, stride, padding, count_include_pad)))
+
+    def avg_pool1d(self, x: AD, kernel_size: int, stride: int, padding: int, count_include_pad: bool) -> AD:
+        out = self._in.avg_pool1d(x.p, kernel_size, stride, padding, count_include_pad)
+        n = x.node
+        if n is None:
+            return AD(out, None)
+        return AD(out, Node((n,), R.avg_pool1d, (x.p, kernel_size, stride, padding, count_include_pad)))
+
+    def adaptive_avg_pool2d(self, x: AD, output_size: Pair) -> AD:
+        out = self._in.adaptive_avg_pool2d(x.p, output_size)
+        n = x.node
+        return AD(out, None if n is None else Node((n,), R.adaptive_avg_pool2d, (x.p,)))
+
+    def adaptive_avg_pool1d(self, x: AD, output_size: int) -> AD:
+        out = self._in.adaptive_avg_pool1d(x.p, output_size)
+        n = x.node
+        return AD(out, None if n is None else Node((n,), R.adaptive_avg_pool1d, (x.p,)))
+
+    # -- embedding, interpolation -------------------------------------------------------------
+    def embedding(self, weights: AD, indices: Any) -> AD:
+        out = self._in.embedding(weights.p, indices)
+        n = weights.node
+        return AD(out, None if n is None else Node((n,), R.embedding, (weights.p, indices)))
+
+    def interpolate(self, x: AD, output_size: Pair, mode: Any, align_corners: bool) -> AD:
+        out = self._in.interpolate(x.p, output_size, mode, align_corners)
+        n = x.node
+        if n is None:
+            return AD(out, None)
+        return AD(out, Node((n,), R.interpolate, (x.p, output_size, mode, align_corners)))
+
+    # -- activations --------------------------------------------------------------------------
+    def relu(self, x: AD) -> AD:
+        out = self._in.relu(x.p)
+        n = x.node
+        return AD(out, None if n is None else Node((n,), R.relu, (out,)))
+
+    def leaky_relu(self, x: AD, negative_slope: float) -> AD:
+        out = self._in.leaky_relu(x.p, negative_slope)
+        n = x.node
+        return AD(out, None if n is None else Node((n,), R.leaky_relu, (x.p, negative_slope)))
+
+    def gelu(self, x: AD) -> AD:
+        out = self._in.gelu(x.p)
+        n = x.node
+        return AD(out, None if n is None else Node((n,), R.gelu, (x.p,)))
+
+    def sigmoid(self, x: AD) -> AD:
+        out = self._in.sigmoid(x.p)
+        n = x.node
+        return AD(out, None if n is None else Node((n,), R.sigmoid, (out,)))
+
+    def log_sigmoid(self, x: AD) -> AD:
+        out = self._in.log_sigmoid(x.p)
+        n = x.node
+        return AD(out, None if n is None else Node((n,), R.log_sigmoid, (x.p,)))
+
+    def silu(self, x: AD) -> AD:
+        out = self._in.silu(x.p)
+        n = x.node
+        return AD(out, None if n is None else Node((n,), R.silu, (x.p,)))
+
+    def softplus(self, x: AD, beta: float) -> AD:
+        out = self._in.softplus(x.p, beta)
+        n = x.node
+        return AD(out, None if n is None else Node((n,), R.softplus, (x.p, beta)))
+
+    def hard_sigmoid(self, x: AD, alpha: float, beta: float) -> AD:
+        out = self._in.hard_sigmoid(x.p, alpha, beta)
+        n = x.node
+        return AD(out, None if n is None else Node((n,), R.hard_sigmoid, (x.p, alpha, beta)))
+
+    def softmax(self, x: AD, dim: int) -> AD:
+        out = self._in.softmax(x.p, dim)
+        n = x.node
+        return AD(out, None if n is None else Node((n,), R.softmax, (out, dim)))
+
+    def log_softmax(self, x: AD, dim: int) -> AD:
+        out = self._in.log_softmax(x.p, dim)
+        n = x.node
+        return AD(out, None if n is None else Node((n,), R.log_softmax, (out, dim)))
+
+
+# The backward helpers of the contract, called on the autodiff backend itself.
+BACKWARD_HELPERS = (
+    "conv2d_x_backward", "conv2d_weight_backward", "conv_transpose2d_x_backward",
+    "conv_transpose2d_weight_backward", "max_pool2d_with_indices_backward", "avg_pool2d_backward",
+    "adaptive_avg_pool2d_backward", "embedding_backward", "interpolate_backward", "relu_backward",
+    "gelu_backward", "sigmoid_backward",
+)
+
+
+def _helper(name: str) -> Callable[..., AD]:
+    composed = getattr(Backend, name)
+
+    def helper(self: Any, *args: Any) -> AD:
+        if any(type(a) is AD and a.node is not None for a in args):
+            return composed(self, *args)  # differentiable composition: records its own nodes
+        inner_args = [a.p if type(a) is AD else a for a in args]
+        return AD(getattr(self._in, name)(*inner_args), None)
+
+    helper.__name__ = helper.__qualname__ = name
+    helper.__doc__ = composed.__doc__
+    return helper
+
+
+for _name in BACKWARD_HELPERS:
+    setattr(AutodiffModuleOps, _name, _helper(_name))
+del _name

@@ -1,0 +1,556 @@
+"""Every backward rule of the autodiff backend, one per differentiable op, in one place.
+
+A rule turns the gradient ``g`` of an op's output into the gradients of its inputs:
+
+    rule(B, saved, need, g) -> tuple with one gradient (or None) per input
+
+- ``B`` is the *inner* backend: rules compute on inner primitives, so backward is never itself
+  recorded (no higher-order gradients through these rules).
+- ``saved`` is the tuple the forward op stored for this rule (inputs, outputs, shapes, dims...).
+- ``need[i]`` is truthy when input ``i`` needs a gradient; rules skip the work for the others.
+
+The forward side lives in `burn_autodiff.ops_float` and `burn_autodiff.ops_module`; each op
+names its rule here. Conventions where the math leaves a choice:
+
+- clamp / clamp_min / clamp_max pass the gradient where ``min <= x <= max`` (boundaries
+  included), like PyTorch; hard_sigmoid passes it strictly inside its linear part, like
+  PyTorch's hardsigmoid.
+- max/min (with or without a dim) and sort route the gradient to the one element their indices
+  name (the first extremum, as ``argmax`` picks it); ties do not share it.
+- abs has gradient ``sign(x)``, so 0 at 0; round, floor, ceil and sign have gradient 0.
+- ``x ** y`` gives ``dy = 0`` where ``x == 0`` (the limit of ``x**y * log x`` for ``y > 0``).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+P = Any  # an inner primitive
+Shape = tuple[int, ...]
+
+_TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
+
+
+# -- helpers -----------------------------------------------------------------------------------
+def unbroadcast(B: Any, g: P, shape: Shape | None) -> P:
+    """Sum `g` over the dims broadcasting added or stretched, so it has `shape` again.
+
+    `shape` None means the input already had the output's shape (the forward op checked).
+    """
+    if shape is None:
+        return g
+    gs = B.float_shape(g)
+    if gs == shape:
+        return g
+    lead = len(gs) - len(shape)
+    for d in range(len(gs)):
+        if d < lead or (shape[d - lead] == 1 and gs[d] != 1):
+            g = B.float_sum_dim(g, d)
+    return B.float_reshape(g, shape)
+
+
+def zeros_like_grad(B: Any, g: P, shape: Shape) -> P:
+    """Zeros of `shape` with `g`'s dtype and device."""
+    return B.float_zeros(shape, B.float_device(g), B.float_get_dtype(g))
+
+
+def _scalar_zero(B: Any, g: P) -> P:
+    return B.float_zeros((), B.float_device(g), B.float_get_dtype(g))
+
+
+def _where_not(B: Any, g: P, mask: P) -> P:
+    """`g` where `mask` is false, else 0 (the mask broadcasts to `g`)."""
+    return B.float_mask_where(g, mask, _scalar_zero(B, g))
+
+
+def _one_minus(B: Any, x: P) -> P:
+    return B.float_add_scalar(B.float_neg(x), 1.0)
+
+
+def _as_2d(B: Any, t: P) -> P:
+    """``[N, C, L]`` -> ``[N, C, 1, L]``: 1-D module ops reuse the 2-D backward helpers."""
+    n, c, length = B.float_shape(t)
+    return B.float_reshape(t, (n, c, 1, length))
+
+
+def _drop_h(B: Any, t: P) -> P:
+    n, c, _, length = B.float_shape(t)
+    return B.float_reshape(t, (n, c, length))
+
+
+# -- arithmetic --------------------------------------------------------------------------------
+def add(B: Any, saved: tuple, need: tuple, g: P) -> tuple:
+    ls, rs = saved
+    return (unbroadcast(B, g, ls) if need[0] else None, unbroadcast(B, g, rs) if need[1] else None)
+
+
+def sub(B: Any, saved: tuple, need: tuple, g: P) -> tuple:
+    ls, rs = saved
+    return (unbroadcast(B, g, ls) if need[0] else None,
+            unbroadcast(B, B.float_neg(g), rs) if need[1] else None)
+
+
+def mul(B: Any, saved: tuple, need: tuple, g: P) -> tuple:
+    x, y, ls, rs = saved  # d(xy)/dx = y, d(xy)/dy = x
+    return (unbroadcast(B, B.float_mul(g, y), ls) if need[0] else None,
+            unbroadcast(B, B.float_mul(g, x), rs) if need[1] else None)
+
+
+def div(B: Any, saved: tuple, need: tuple, g: P) -> tuple:
+    x, y, ls, rs = saved  # d(x/y)/dx = 1/y, d(x/y)/dy = -x/y^2
+    gx = unbroadcast(B, B.float_div(g, y), ls) if need[0] else None
+    gy = None
+    if need[1]:
+        gy = unbroadcast(B, B.float_neg(B.float_div(B.float_mul(g, x), B.float_mul(y, y))), rs)
+    return gx, gy
+
+
+def remainder(B: Any, saved: tuple, need: tuple, g: P) -> tuple:
+    x, y, ls, rs = saved  # x % y = x - floor(x/y) * y
+    gx = unbroadcast(B, g, ls) if need[0] else None
+    gy = None
+    if need[1]:
+        gy = unbroadcast(B, B.float_neg(B.float_mul(g, B.float_floor(B.float_div(x, y)))), rs)
+    return gx, gy
+
+
+def powf(B: Any, saved: tuple, need: tuple, g: P) -> tuple:
+    x, y, out, ls, rs = saved  # d(x^y)/dx = y x^(y-1), d(x^y)/dy = x^y log x
+    gx = gy = None
+    if need[0]:
+        dx = B.float_mul(y, B.float_powf(x, B.float_sub_scalar(y, 1.0)))
+        gx = unbroadcast(B, B.float_mul(g, dx), ls)
+    if need[1]:
+        dy = _where_not(B, B.float_mul(out, B.float_log(x)), B.float_equal_elem(x, 0.0))
+        gy = unbroadcast(B, B.float_mul(g, dy), rs)
+    return gx, gy
+
+
+def matmul(B: Any, saved: tuple, need: tuple, g: P) -> tuple:
+    x, y, ls, rs = saved  # dX = G Y^T, dY = X^T G (leading dims broadcast, then summed back)
+    gx = gy = None
+    if need[0]:
+        r = len(B.float_shape(y))
+        gx = unbroadcast(B, B.float_matmul(g, B.float_swap_dims(y, r - 2, r - 1)), ls)
+    if need[1]:
+        r = len(B.float_shape(x))
+        gy = unbroadcast(B, B.float_matmul(B.float_swap_dims(x, r - 2, r - 1), g), rs)
+    return gx, gy
+
+
+def identity(B: Any, saved: tuple, need: tuple, g: P) -> tuple:
+    """add_scalar, sub_scalar, remainder_scalar: d(x + c)/dx = 1."""
+    return (g,)
+
+
+def mul_scalar(B: Any, saved: tuple, need: tuple, g: P) -> tuple:
+    (c,) = saved
+    return (B.float_mul_scalar(g, c),)
+
+
+def div_scalar(B: Any, saved: tuple, need: tuple, g: P) -> tuple:
+    (c,) = saved
+    return (B.float_div_scalar(g, c),)
+
+
+def powf_scalar(B: Any, saved: tuple, need: tuple, g: P) -> tuple:
+    x, c = saved  # d(x^c)/dx = c x^(c-1); 0 for c == 0 (x^0 is constant, even at x == 0)
+    if c == 0:
+        return (zeros_like_grad(B, g, B.float_shape(g)),)
+    return (B.float_mul(g, B.float_mul_scalar(B.float_powf_scalar(x, c - 1.0), c)),)
+
+
+# -- unary math --------------------------------------------------------------------------------
+def exp(B: Any, saved: tuple, need: tuple, g: P) -> tuple:
+    (out,) = saved  # d e^x = e^x
+    return (B.float_mul(g, out),)
+
+
+def log(B: Any, saved: tuple, need: tuple, g: P) -> tuple:
+    (x,) = saved  # d log x = 1/x
+    return (B.float_div(g, x),)
+
+
+def log1p(B: Any, saved: tuple, need: tuple, g: P) -> tuple:
+    (x,) = saved  # d log(1+x) = 1/(1+x)
+    return (B.float_div(g, B.float_add_scalar(x, 1.0)),)
+
+
+def sqrt(B: Any, saved: tuple, need: tuple, g: P) -> tuple:
+    (out,) = saved  # d sqrt x = 1 / (2 sqrt x)
+    return (B.float_div(g, B.float_mul_scalar(out, 2.0)),)
+
+
+def abs_(B: Any, saved: tuple, need: tuple, g: P) -> tuple:
+    (x,) = saved  # d|x| = sign(x)
+    return (B.float_mul(g, B.float_sign(x)),)
+
+
+def sin(B: Any, saved: tuple, need: tuple, g: P) -> tuple:
+    (x,) = saved
+    return (B.float_mul(g, B.float_cos(x)),)
+
+
+def cos(B: Any, saved: tuple, need: tuple, g: P) -> tuple:
+    (x,) = saved
+    return (B.float_neg(B.float_mul(g, B.float_sin(x))),)
+
+
+def tanh(B: Any, saved: tuple, need: tuple, g: P) -> tuple:
+    (out,) = saved  # d tanh x = 1 - tanh^2 x
+    return (B.float_mul(g, _one_minus(B, B.float_mul(out, out))),)
+
+
+def erf(B: Any, saved: tuple, need: tuple, g: P) -> tuple:
+    (x,) = saved  # d erf x = 2/sqrt(pi) e^(-x^2)
+    dx = B.float_mul_scalar(B.float_exp(B.float_neg(B.float_mul(x, x))), _TWO_OVER_SQRT_PI)
+    return (B.float_mul(g, dx),)
+
+
+def zero(B: Any, saved: tuple, need: tuple, g: P) -> tuple:
+    """round, floor, ceil, sign: piecewise constant, gradient 0."""
+    return (zeros_like_grad(B, g, B.float_shape(g)),)
+
+
+def neg(B: Any, saved: tuple, need: tuple, g: P) -> tuple:
+    return (B.float_neg(g),)
+
+
+def recip(B: Any, saved: tuple, need: tuple, g: P) -> tuple:
+    (out,) = saved  # d(1/x) = -1/x^2 = -out^2
+    return (B.float_neg(B.float_mul(g, B.float_mul(out, out))),)
+
+
+def clamp_min(B: Any, saved: tuple, need: tuple, g: P) -> tuple:
+    x, lo = saved  # passes where x >= min
+    return (_where_not(B, g, B.float_lower_elem(x, lo)),)
+
+
+def clamp_max(B: Any, saved: tuple, need: tuple, g: P) -> tuple:
+    x, hi = saved  # passes where x <= max
+    return (_where_not(B, g, B.float_greater_elem(x, hi)),)
+
+
+def clamp(B: Any, saved: tuple, need: tuple, g: P) -> tuple:
+    x, lo, hi = saved  # passes where min <= x <= max
+    outside = B.bool_or(B.float_lower_elem(x, lo), B.float_greater_elem(x, hi))
+    return (_where_not(B, g, outside),)
+
+
+# -- reductions --------------------------------------------------------------------------------
+def sum_dim(B: Any, saved: tuple, need: tuple, g: P) -> tuple:
+    (shape,) = saved  # every element contributed once: broadcast g back
+    return (B.float_expand(g, shape),)
+
+
+def sum_(B: Any, saved: tuple, need: tuple, g: P) -> tuple:
+    (shape,) = saved  # g has shape (1,)
+    return (B.float_expand(B.float_reshape(g, (1,) * len(shape)), shape),)
+
+
+def mean_dim(B: Any, saved: tuple, need: tuple, g: P) -> tuple:
+    shape, dim = saved
+    return (B.float_expand(B.float_div_scalar(g, float(shape[dim])), shape),)
+
+
+def mean(B: Any, saved: tuple, need: tuple, g: P) -> tuple:
+    (shape,) = saved
+    count = float(math.prod(shape))
+    return (B.float_expand(B.float_reshape(B.float_div_scalar(g, count), (1,) * len(shape)), shape),)
+
+
+def _prod_others(B: Any, x: P, dim: int) -> P:
+    """The product of the other elements along `dim`, for each element (zero-safe).
+
+    With no zero in a slice it is ``prod / x``; with exactly one zero it is the product of the
+    nonzeros at the zero's position and 0 elsewhere; with two or more zeros it is 0 everywhere.
+    """
+    is_zero = B.float_equal_elem(x, 0.0)
+    dtype = B.float_get_dtype(x)
+    zeros_f = B.bool_into_float(is_zero, dtype)
+    count = B.float_sum_dim(zeros_f, dim)
+    nonzero = B.float_mask_fill(x, is_zero, 1.0)
+    prod_nonzero = B.float_prod_dim(nonzero, dim)
+    no_zero = B.float_div(prod_nonzero, nonzero)
+    no_zero = B.float_mul(no_zero, B.bool_into_float(B.float_equal_elem(count, 0.0), dtype))
+    one_zero = B.float_mul(zeros_f, B.float_mul(prod_nonzero, B.bool_into_float(B.float_equal_elem(count, 1.0), dtype)))
+    return B.float_add(no_zero, one_zero)
+
+
+def prod_dim(B: Any, saved: tuple, need: tuple, g: P) -> tuple:
+    x, dim = saved
+    return (B.float_mul(g, _prod_others(B, x, dim)),)
+
+
+def prod(B: Any, saved: tuple, need: tuple, g: P) -> tuple:
+    (x,) = saved
+    shape = B.float_shape(x)
+    flat = B.float_reshape(x, (-1,) if shape != () else (1,))
+    return (B.float_reshape(B.float_mul(g, _prod_others(B, flat, 0)), shape),)
+
+
+def cumsum(B: Any, saved: tuple, need: tuple, g: P) -> tuple:
+    (dim,) = saved  # each x_i feeds every out_j with j >= i: a reversed cumulative sum
+    axes = (dim,)
+    return (B.float_flip(B.float_cumsum(B.float_flip(g, axes), dim), axes),)
+
+
+def gather(B: Any, saved: tuple, need: tuple, g: P) -> tuple:
+    """out = x gathered at `indices` along `dim`: scatter (sum) g back to those positions."""
+    shape, dim, indices = saved
+    return (B.float_scatter_add(dim, zeros_like_grad(B, g, shape), indices, g),)
+
+
+# max/min along a dim (with or without indices) and sort are gathers at the indices they found.
+max_dim = min_dim = sort = gather
+
+
+def max_full(B: Any, saved: tuple, need: tuple, g: P) -> tuple:
+    """max() / min(): the extremum's flat index (shape (1,)) takes the whole gradient."""
+    shape, indices = saved
+    flat = zeros_like_grad(B, g, (math.prod(shape),))
+    return (B.float_reshape(B.float_scatter_add(0, flat, indices, g), shape),)
+
+
+# -- shape ops ---------------------------------------------------------------------------------
+def reshape(B: Any, saved: tuple, need: tuple, g: P) -> tuple:
+    (shape,) = saved
+    return (B.float_reshape(g, shape),)
+
+
+def permute(B: Any, saved: tuple, need: tuple, g: P) -> tuple:
+    (inverse,) = saved  # the inverse permutation
+    return (B.float_permute(g, inverse),)
+
+
+def swap_dims(B: Any, saved: tuple, need: tuple, g: P) -> tuple:
+    d1, d2 = saved
+    return (B.float_swap_dims(g, d1, d2),)
+
+
+def flip(B: Any, saved: tuple, need: tuple, g: P) -> tuple:
+    (axes,) = saved
+    return (B.float_flip(g, axes),)
+
+
+def expand(B: Any, saved: tuple, need: tuple, g: P) -> tuple:
+    (shape,) = saved
+    return (unbroadcast(B, g, shape),)
+
+
+def slice_(B: Any, saved: tuple, need: tuple, g: P) -> tuple:
+    shape, slices = saved
+    return (B.float_slice_assign(zeros_like_grad(B, g, shape), slices, g),)
+
+
+def slice_assign(B: Any, saved: tuple, need: tuple, g: P) -> tuple:
+    slices, value_shape = saved  # the assigned region came from `value`, the rest from `tensor`
+    gx = B.float_slice_assign(g, slices, zeros_like_grad(B, g, value_shape)) if need[0] else None
+    gv = B.float_slice(g, slices) if need[1] else None
+    return gx, gv
+
+
+def cat(B: Any, saved: tuple, need: tuple, g: P) -> tuple:
+    dim, sizes = saved  # each input gets back its own stretch of g along dim
+    shape = B.float_shape(g)
+    grads = []
+    start = 0
+    for size, needed in zip(sizes, need, strict=True):
+        if needed:
+            ranges = tuple(
+                slice(start, start + size, 1) if d == dim else slice(0, n, 1) for d, n in enumerate(shape)
+            )
+            grads.append(B.float_slice(g, ranges))
+        else:
+            grads.append(None)
+        start += size
+    return tuple(grads)
+
+
+def repeat_dim(B: Any, saved: tuple, need: tuple, g: P) -> tuple:
+    shape, dim, times = saved  # out = [x, x, ..., x] along dim: sum the copies
+    if times == 0:
+        return (zeros_like_grad(B, g, shape),)
+    split = shape[:dim] + (times, shape[dim]) + shape[dim + 1 :]
+    return (B.float_reshape(B.float_sum_dim(B.float_reshape(g, split), dim), shape),)
+
+
+# -- indexing ----------------------------------------------------------------------------------
+def scatter_add(B: Any, saved: tuple, need: tuple, g: P) -> tuple:
+    dim, indices = saved  # out = x + values summed at indices
+    return (g if need[0] else None, B.float_gather(dim, g, indices) if need[1] else None)
+
+
+def select(B: Any, saved: tuple, need: tuple, g: P) -> tuple:
+    shape, dim, indices = saved  # rows picked (maybe repeatedly): add g back into them
+    return (B.float_select_add(zeros_like_grad(B, g, shape), dim, indices, g),)
+
+
+def select_add(B: Any, saved: tuple, need: tuple, g: P) -> tuple:
+    dim, indices = saved
+    return (g if need[0] else None, B.float_select(g, dim, indices) if need[1] else None)
+
+
+def mask_where(B: Any, saved: tuple, need: tuple, g: P) -> tuple:
+    mask, ls, vs = saved  # out = value where mask else tensor
+    gx = unbroadcast(B, _where_not(B, g, mask), ls) if need[0] else None
+    gv = unbroadcast(B, _where_not(B, g, B.bool_not(mask)), vs) if need[1] else None
+    return gx, gv
+
+
+def mask_fill(B: Any, saved: tuple, need: tuple, g: P) -> tuple:
+    mask, shape = saved  # filled positions are constants
+    return (unbroadcast(B, _where_not(B, g, mask), shape),)
+
+
+# -- casts and moves ---------------------------------------------------------------------------
+def cast(B: Any, saved: tuple, need: tuple, g: P) -> tuple:
+    (dtype,) = saved  # the gradient goes back in the input's dtype
+    return (B.float_cast(g, dtype),)
+
+
+def to_device(B: Any, saved: tuple, need: tuple, g: P) -> tuple:
+    (device,) = saved
+    return (B.float_to_device(g, device),)
+
+
+# -- module ops (through the inner backend's *_backward helpers) -------------------------------
+def conv2d(B: Any, saved: tuple, need: tuple, g: P) -> tuple:
+    x, w, stride, padding, dilation, groups = saved
+    gx = B.conv2d_x_backward(x, w, g, stride, padding, dilation, groups) if need[0] else None
+    gw = B.conv2d_weight_backward(x, w, g, stride, padding, dilation, groups) if need[1] else None
+    gb = _bias_grad(B, g) if len(need) > 2 and need[2] else None
+    return gx, gw, gb
+
+
+def _bias_grad(B: Any, g: P) -> P:
+    """Sum over every dim but the channels (dim 1)."""
+    shape = B.float_shape(g)
+    for d in range(len(shape) - 1, -1, -1):
+        if d != 1:
+            g = B.float_sum_dim(g, d)
+    return B.float_reshape(g, (shape[1],))
+
+
+def conv1d(B: Any, saved: tuple, need: tuple, g: P) -> tuple:
+    x, w, stride, padding, dilation, groups = saved  # a conv2d with a height-1 kernel
+    x2, w2, g2 = _as_2d(B, x), _as_2d(B, w), _as_2d(B, g)
+    args = ((1, stride), (0, padding), (1, dilation), groups)
+    gx = _drop_h(B, B.conv2d_x_backward(x2, w2, g2, *args)) if need[0] else None
+    gw = _drop_h(B, B.conv2d_weight_backward(x2, w2, g2, *args)) if need[1] else None
+    gb = _bias_grad(B, g) if len(need) > 2 and need[2] else None
+    return gx, gw, gb
+
+
+def conv_transpose2d(B: Any, saved: tuple, need: tuple, g: P) -> tuple:
+    x, w, stride, padding, padding_out, dilation, groups = saved
+    args = (stride, padding, padding_out, dilation, groups)
+    gx = B.conv_transpose2d_x_backward(x, w, g, *args) if need[0] else None
+    gw = B.conv_transpose2d_weight_backward(x, w, g, *args) if need[1] else None
+    gb = _bias_grad(B, g) if len(need) > 2 and need[2] else None
+    return gx, gw, gb
+
+
+def max_pool2d(B: Any, saved: tuple, need: tuple, g: P) -> tuple:
+    x, indices, kernel, stride, padding, dilation = saved  # g goes to each window's argmax
+    return (B.max_pool2d_with_indices_backward(x, kernel, stride, padding, dilation, g, indices),)
+
+
+def max_pool1d(B: Any, saved: tuple, need: tuple, g: P) -> tuple:
+    x, indices, kernel, stride, padding, dilation = saved  # flat index h*W + w with h = 0
+    n, c, lo = B.int_shape(indices)
+    gx = B.max_pool2d_with_indices_backward(
+        _as_2d(B, x), (1, kernel), (1, stride), (0, padding), (1, dilation), _as_2d(B, g),
+        B.int_reshape(indices, (n, c, 1, lo)),
+    )
+    return (_drop_h(B, gx),)
+
+
+def avg_pool2d(B: Any, saved: tuple, need: tuple, g: P) -> tuple:
+    x, kernel, stride, padding, count_include_pad = saved
+    return (B.avg_pool2d_backward(x, g, kernel, stride, padding, count_include_pad),)
+
+
+def avg_pool1d(B: Any, saved: tuple, need: tuple, g: P) -> tuple:
+    x, kernel, stride, padding, count_include_pad = saved
+    gx = B.avg_pool2d_backward(
+        _as_2d(B, x), _as_2d(B, g), (1, kernel), (1, stride), (0, padding), count_include_pad
+    )
+    return (_drop_h(B, gx),)
+
+
+def adaptive_avg_pool2d(B: Any, saved: tuple, need: tuple, g: P) -> tuple:
+    (x,) = saved
+    return (B.adaptive_avg_pool2d_backward(x, g),)
+
+
+def adaptive_avg_pool1d(B: Any, saved: tuple, need: tuple, g: P) -> tuple:
+    (x,) = saved  # one row of height 1: the 2-D bins along H are the identity
+    return (_drop_h(B, B.adaptive_avg_pool2d_backward(_as_2d(B, x), _as_2d(B, g))),)
+
+
+def embedding(B: Any, saved: tuple, need: tuple, g: P) -> tuple:
+    weights, indices = saved  # rows looked up (maybe repeatedly): sum g into them
+    return (B.embedding_backward(weights, g, indices),)
+
+
+def interpolate(B: Any, saved: tuple, need: tuple, g: P) -> tuple:
+    x, output_size, mode, align_corners = saved
+    return (B.interpolate_backward(x, g, output_size, mode, align_corners),)
+
+
+# -- activations -------------------------------------------------------------------------------
+def relu(B: Any, saved: tuple, need: tuple, g: P) -> tuple:
+    (out,) = saved
+    return (B.relu_backward(out, g),)
+
+
+def leaky_relu(B: Any, saved: tuple, need: tuple, g: P) -> tuple:
+    x, slope = saved  # 1 for x > 0, slope otherwise (at 0 too, like PyTorch)
+    return (B.float_mask_where(B.float_mul_scalar(g, slope), B.float_greater_elem(x, 0.0), g),)
+
+
+def gelu(B: Any, saved: tuple, need: tuple, g: P) -> tuple:
+    (x,) = saved
+    return (B.gelu_backward(x, g),)
+
+
+def sigmoid(B: Any, saved: tuple, need: tuple, g: P) -> tuple:
+    (out,) = saved
+    return (B.sigmoid_backward(out, g),)
+
+
+def log_sigmoid(B: Any, saved: tuple, need: tuple, g: P) -> tuple:
+    (x,) = saved  # d log(sigmoid x) = 1 - sigmoid(x) = sigmoid(-x)
+    return (B.float_mul(g, B.sigmoid(B.float_neg(x))),)
+
+
+def silu(B: Any, saved: tuple, need: tuple, g: P) -> tuple:
+    (x,) = saved  # d(x s(x)) = s(x) (1 + x (1 - s(x)))
+    s = B.sigmoid(x)
+    dx = B.float_mul(s, B.float_add_scalar(B.float_mul(x, _one_minus(B, s)), 1.0))
+    return (B.float_mul(g, dx),)
+
+
+def softplus(B: Any, saved: tuple, need: tuple, g: P) -> tuple:
+    x, beta = saved  # d log(1 + e^(bx))/b = sigmoid(bx)
+    return (B.float_mul(g, B.sigmoid(B.float_mul_scalar(x, beta))),)
+
+
+def hard_sigmoid(B: Any, saved: tuple, need: tuple, g: P) -> tuple:
+    x, alpha, beta = saved  # alpha inside the linear part 0 < alpha x + beta < 1, else 0
+    lin = B.float_add_scalar(B.float_mul_scalar(x, alpha), beta)
+    outside = B.bool_or(B.float_lower_equal_elem(lin, 0.0), B.float_greater_equal_elem(lin, 1.0))
+    return (_where_not(B, B.float_mul_scalar(g, alpha), outside),)
+
+
+def softmax(B: Any, saved: tuple, need: tuple, g: P) -> tuple:
+    out, dim = saved  # dx = s * (g - sum(g * s))
+    dot = B.float_sum_dim(B.float_mul(g, out), dim)
+    return (B.float_mul(out, B.float_sub(g, dot)),)
+
+
+def log_softmax(B: Any, saved: tuple, need: tuple, g: P) -> tuple:
+    out, dim = saved  # dx = g - softmax(x) * sum(g)
+    return (B.float_sub(g, B.float_mul(B.float_exp(out), B.float_sum_dim(g, dim))),)

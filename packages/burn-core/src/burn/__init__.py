@@ -1,0 +1,77 @@
+"""burn for Python: one `Tensor` type over interchangeable backends, selected by name.
+
+Example:
+    >>> import burn
+    >>> B = burn.backend("ndarray")  # doctest: +SKIP
+    >>> x = burn.Tensor.from_data([[1.0, 2.0], [3.0, 4.0]], backend=B)  # doctest: +SKIP
+    >>> burn.activation.relu(x - 2).tolist()  # doctest: +SKIP
+    [[0.0, 0.0], [1.0, 2.0]]
+
+`burn.backend` is both the contract package (``burn.backend.Backend``) and, being a callable
+module, the selector ``burn.backend("autodiff(ndarray)")``; see `burn.plugins`.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+# `burn.backend` stays the (callable) contract package: never rebind it to a function here.
+import burn.backend as backend
+from burn import activation
+from burn._version import __version__
+from burn.backend import Backend, Device
+from burn.errors import (
+    BackendMismatchError,
+    BackendNotFoundError,
+    BackendUnavailableError,
+    BurnError,
+    DeviceError,
+    DTypeError,
+    KindError,
+    PluginError,
+    ShapeError,
+)
+from burn.plugins import backends, default_backend, hookimpl
+from burn.tensor.data import TensorData
+from burn.tensor.distribution import Bernoulli, Distribution, Normal, Uniform
+from burn.tensor.dtype import (
+    DType,
+    bfloat16,
+    bool_,
+    float16,
+    float32,
+    float64,
+    int8,
+    int16,
+    int32,
+    int64,
+    uint8,
+)
+from burn.tensor.kind import Bool, Float, Int, Kind
+from burn.tensor.tensor import Tensor
+
+# Names of the higher layers, imported on first use so that `import burn` stays light and a
+# problem in one layer does not break the tensor API.
+_LAZY = {
+    "Module": "burn.module", "ModuleMapper": "burn.module", "ModuleVisitor": "burn.module",
+    "Param": "burn.module", "ParamId": "burn.module", "config": "burn.module",
+}
+
+
+def __getattr__(name: str) -> Any:
+    source = _LAZY.get(name)
+    if source is None:
+        raise AttributeError(f"module 'burn' has no attribute {name!r}")
+    value = getattr(importlib.import_module(source), name)
+    globals()[name] = value
+    return value
+
+
+__all__ = [
+    "Backend", "BackendMismatchError", "BackendNotFoundError", "BackendUnavailableError", "Bernoulli", "Bool",
+    "BurnError", "DType", "DTypeError", "Device", "DeviceError", "Distribution", "Float", "Int", "Kind",
+    "KindError", "Normal", "PluginError", "ShapeError", "Tensor", "TensorData", "Uniform", "__version__",
+    "activation", "backend", "backends", "bfloat16", "bool_", "default_backend", "float16", "float32",
+    "float64", "hookimpl", "int8", "int16", "int32", "int64", "uint8",
+]

@@ -1,0 +1,136 @@
+"""The ``burn`` command: version, installed backends, and the conformance suite.
+
+Usage::
+
+    burn --version
+    burn backends [--json]
+    burn conformance NAME [pytest arguments...]    # e.g. burn conformance "autodiff(ndarray)" -x -q
+
+Also runs as ``python -m burn``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+from collections.abc import Sequence
+from dataclasses import asdict
+
+from burn._version import __version__
+from burn.errors import BurnError
+from burn.plugins.specs import BackendInfo
+
+_EPILOG = "Backends are separate packages: pip install burn-ndarray (NumPy, CPU), burn-opencl, burn-cuda."
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="burn",
+        description="burn for Python: tensors and models over pluggable backends.",
+        epilog=_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"burn {__version__} (burn-core)")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    listing = sub.add_parser("backends", help="list the installed backends and decorators with their status")
+    listing.add_argument("--json", action="store_true", help="print the list as JSON")
+    conf = sub.add_parser(
+        "conformance",
+        help="run the conformance suite on a backend",
+        description="Run `pytest --pyargs burn.testing --burn-backend NAME`; other arguments go to pytest.",
+    )
+    conf.add_argument(
+        "name", help="backend name, e.g. ndarray, 'autodiff(ndarray)', 'ndarray?float_dtype=float64'"
+    )
+    conf.add_argument("pytest_args", nargs=argparse.REMAINDER, help="arguments passed on to pytest")
+    return parser
+
+
+def format_table(rows: Sequence[BackendInfo]) -> str:
+    """The ``burn backends`` table: name, kind, package, version, then the status or its reason.
+
+    Example:
+        >>> print(format_table([BackendInfo("ndarray", "backend", "burn-ndarray", "0.1.0", "available")]))
+        NAME     KIND     PACKAGE       VERSION  STATUS
+        ndarray  backend  burn-ndarray  0.1.0    available
+    """
+    header = ("NAME", "KIND", "PACKAGE", "VERSION", "STATUS")
+    body = [
+        (
+            r.name,
+            r.kind,
+            r.package or "?",
+            r.version or "-",
+            f"{r.status}: {r.reason}" if r.reason else r.status,
+        )
+        for r in rows
+    ]
+    widths = [max(len(row[i]) for row in (header, *body)) for i in range(len(header) - 1)]
+    lines = [
+        "  ".join([*(c.ljust(w) for c, w in zip(row[:-1], widths, strict=True)), row[-1]])
+        for row in (header, *body)
+    ]
+    return "\n".join(lines)
+
+
+def _backends(as_json: bool) -> int:
+    from burn.plugins import backends
+
+    rows = backends()
+    if as_json:
+        print(json.dumps([asdict(r) for r in rows], indent=2))
+    elif not rows:
+        print("no burn backend is installed: pip install burn-ndarray (NumPy, on the CPU)")
+    else:
+        print(format_table(rows))
+    return 0
+
+
+def _pytest_plugin_installed() -> bool:
+    # Installed burn-core registers the suite as a pytest11 entry point; loading it a second time
+    # with -p would make pytest fail, and from a source checkout it has to be named with -p.
+    from importlib.metadata import entry_points
+
+    return any(ep.value.strip() == "burn.testing.plugin" for ep in entry_points(group="pytest11"))
+
+
+def _conformance(name: str, pytest_args: list[str]) -> int:
+    import importlib.util
+
+    from burn.plugins import registry
+
+    if importlib.util.find_spec("pytest") is None:
+        print("burn conformance needs pytest: pip install 'burn-core[test]'", file=sys.stderr)
+        return 2
+    registry.REGISTRY.resolve(name.partition("?")[0])  # an unknown or malformed name fails here, clearly
+    cmd = [sys.executable, "-m", "pytest", "--pyargs", "burn.testing", "--burn-backend", name, *pytest_args]
+    if not _pytest_plugin_installed():
+        cmd[3:3] = ["-p", "burn.testing.plugin"]
+    print("running:", subprocess.list2cmdline(cmd), file=sys.stderr, flush=True)
+    return subprocess.call(cmd)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the ``burn`` command; returns the exit status.
+
+    Example:
+        >>> main(["backends", "--json"])  # doctest: +SKIP
+        0
+    """
+    args = _parser().parse_args(argv)
+    try:
+        if args.command == "backends":
+            return _backends(args.json)
+        if args.command == "conformance":
+            return _conformance(args.name, args.pytest_args)
+    except BurnError as exc:
+        print(f"burn: error: {exc}", file=sys.stderr)
+        return 1
+    _parser().print_help()
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

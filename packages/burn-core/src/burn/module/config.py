@@ -1,0 +1,251 @@
+"""`@config`: dataclasses with JSON round trips and type validation, as Burn's ``Config``."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import tempfile
+import types
+import typing
+from collections.abc import Callable
+from typing import Any, Literal, TypeVar, Union, get_args, get_origin, get_type_hints
+
+from burn.errors import ConfigError
+
+C = TypeVar("C")
+
+_MISSING = object()
+
+
+def config(cls: type[C] | None = None, /, **dataclass_options: Any) -> Any:
+    """Turn a class into a config: a dataclass whose fields are type-checked on creation, with
+    ``to_json()``/``from_json()``, ``save(path)``/``load(path)``, ``to_dict()``/``from_dict()``
+    and ``with_<field>(value)`` builders.
+
+    Missing required fields, values of the wrong type and unknown keys raise `ConfigError` naming
+    the field. Supported annotations: bool, int, float (ints accepted), str, None, unions and
+    Optional, Literal, list[T], tuple[T, ...] and fixed tuples, dict[str, T], nested configs, Any.
+
+    Example:
+        >>> @config
+        ... class LinearConfig:
+        ...     d_input: int
+        ...     d_output: int
+        ...     bias: bool = True
+        >>> cfg = LinearConfig(4, 2).with_bias(False)
+        >>> LinearConfig.from_json(cfg.to_json()) == cfg
+        True
+        >>> LinearConfig.from_dict({"d_input": 4})
+        Traceback (most recent call last):
+        ...
+        burn.errors.ConfigError: LinearConfig: missing required field 'd_output'
+    """
+
+    def wrap(klass: type[C]) -> type[C]:
+        return _make_config(klass, dataclass_options)
+
+    return wrap if cls is None else wrap(cls)
+
+
+def is_config(obj: Any) -> bool:
+    return getattr(obj, "__burn_config__", False) is True
+
+
+def _make_config(cls: type, options: dict[str, Any]) -> type:
+    user_post_init = cls.__dict__.get("__post_init__")
+
+    def __post_init__(self: Any) -> None:
+        _validate(self)
+        if user_post_init is not None:
+            user_post_init(self)
+
+    # Set before dataclass() runs: the generated __init__ only calls a __post_init__ it can see.
+    cls.__post_init__ = __post_init__  # type: ignore[attr-defined]
+    data_cls = dataclasses.dataclass(cls, **options)
+    data_cls.__burn_config__ = True  # type: ignore[attr-defined]
+    data_cls.to_dict = _to_dict  # type: ignore[attr-defined]
+    data_cls.from_dict = classmethod(_from_dict)  # type: ignore[attr-defined]
+    data_cls.to_json = _to_json  # type: ignore[attr-defined]
+    data_cls.from_json = classmethod(_from_json)  # type: ignore[attr-defined]
+    data_cls.save = _save  # type: ignore[attr-defined]
+    data_cls.load = classmethod(_load)  # type: ignore[attr-defined]
+    for field in dataclasses.fields(data_cls):
+        name = f"with_{field.name}"
+        if name not in cls.__dict__:
+            setattr(data_cls, name, _builder(field.name))
+    return data_cls
+
+
+def _builder(name: str) -> Callable[[Any, Any], Any]:
+    def with_field(self: Any, value: Any) -> Any:
+        return dataclasses.replace(self, **{name: value})
+
+    with_field.__name__ = f"with_{name}"
+    with_field.__doc__ = f"A copy with `{name}` set to `value`."
+    return with_field
+
+
+# -- (de)serialization -----------------------------------------------------------------------------
+def _to_dict(self: Any) -> dict[str, Any]:
+    """Plain JSON-ready data (nested configs become dicts, tuples lists)."""
+    return {f.name: _encode(getattr(self, f.name)) for f in dataclasses.fields(self)}
+
+
+def _encode(value: Any) -> Any:
+    if is_config(value):
+        return value.to_dict()
+    if isinstance(value, (list, tuple)):
+        return [_encode(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): _encode(v) for k, v in value.items()}
+    return value
+
+
+def _from_dict(cls: type[C], data: Any) -> C:
+    if not isinstance(data, dict):
+        raise ConfigError(f"{cls.__name__}: expected a JSON object, got {type(data).__name__}")
+    hints = _hints(cls)
+    fields = {f.name: f for f in dataclasses.fields(cls) if f.init}  # type: ignore[arg-type]
+    unknown = sorted(set(data) - set(fields))
+    if unknown:
+        raise ConfigError(f"{cls.__name__}: unknown field(s) {', '.join(map(repr, unknown))}")
+    kwargs = {}
+    for name, field in fields.items():
+        if name in data:
+            kwargs[name] = _decode(data[name], hints.get(name, Any), f"{cls.__name__}.{name}")
+        elif field.default is dataclasses.MISSING and field.default_factory is dataclasses.MISSING:
+            raise ConfigError(f"{cls.__name__}: missing required field {name!r}")
+    return cls(**kwargs)
+
+
+def _decode(value: Any, annotation: Any, where: str) -> Any:
+    """JSON data -> the annotated Python value (lists to tuples, dicts to nested configs)."""
+    origin = get_origin(annotation)
+    if isinstance(annotation, type) and is_config(annotation) and isinstance(value, dict):
+        return annotation.from_dict(value)  # type: ignore[attr-defined]
+    if origin in (Union, types.UnionType):
+        for option in get_args(annotation):
+            try:
+                decoded = _decode(value, option, where)
+                _check(decoded, option, where)
+                return decoded
+            except ConfigError:
+                continue
+        return value
+    if origin is tuple and isinstance(value, list):
+        args = get_args(annotation)
+        if len(args) == 2 and args[1] is Ellipsis:
+            return tuple(_decode(v, args[0], f"{where}[{i}]") for i, v in enumerate(value))
+        if args and len(args) == len(value):
+            return tuple(_decode(v, a, f"{where}[{i}]") for i, (v, a) in enumerate(zip(value, args, strict=True)))
+        return tuple(value)
+    if origin is list and isinstance(value, list):
+        (item,) = get_args(annotation) or (Any,)
+        return [_decode(v, item, f"{where}[{i}]") for i, v in enumerate(value)]
+    if origin is dict and isinstance(value, dict):
+        args = get_args(annotation)
+        item = args[1] if len(args) == 2 else Any
+        return {k: _decode(v, item, f"{where}[{k!r}]") for k, v in value.items()}
+    return value
+
+
+def _to_json(self: Any, indent: int | None = 2) -> str:
+    return json.dumps(self.to_dict(), indent=indent)
+
+
+def _from_json(cls: type[C], text: str) -> C:
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ConfigError(f"{cls.__name__}: invalid JSON: {exc}") from None
+    return cls.from_dict(data)  # type: ignore[attr-defined,no-any-return]
+
+
+def _save(self: Any, path: str | os.PathLike[str]) -> None:
+    """Write the config as JSON, atomically (temp file, fsync, rename)."""
+    path = os.fspath(path)
+    directory = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".json", dir=directory)
+    try:
+        with os.fdopen(fd, "w") as f:
+            f.write(self.to_json())
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def _load(cls: type[C], path: str | os.PathLike[str]) -> C:
+    try:
+        with open(path) as f:
+            text = f.read()
+    except OSError as exc:
+        raise ConfigError(f"{cls.__name__}: cannot read {os.fspath(path)!r}: {exc.strerror}") from None
+    try:
+        return cls.from_json(text)  # type: ignore[attr-defined,no-any-return]
+    except ConfigError as exc:
+        raise ConfigError(f"{exc} (in {os.fspath(path)!r})") from None
+
+
+# -- validation ------------------------------------------------------------------------------------
+def _hints(cls: type) -> dict[str, Any]:
+    try:
+        return get_type_hints(cls)
+    except (NameError, TypeError):
+        return {}
+
+
+def _validate(self: Any) -> None:
+    hints = _hints(type(self))
+    for field in dataclasses.fields(self):
+        annotation = hints.get(field.name, Any)
+        _check(getattr(self, field.name), annotation, f"{type(self).__name__}.{field.name}")
+
+
+def _check(value: Any, annotation: Any, where: str) -> None:
+    if not _matches(value, annotation):
+        raise ConfigError(f"{where}: expected {_name(annotation)}, got {type(value).__name__} {value!r}")
+
+
+def _matches(value: Any, annotation: Any) -> bool:
+    if annotation is Any or annotation is typing.Any:
+        return True
+    if annotation is None or annotation is type(None):
+        return value is None
+    origin = get_origin(annotation)
+    args = get_args(annotation)
+    if origin in (Union, types.UnionType):
+        return any(_matches(value, a) for a in args)
+    if origin is Literal:
+        return value in args
+    if annotation is float:
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    if annotation is int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    if origin is list:
+        return isinstance(value, list) and all(_matches(v, args[0]) for v in value) if args else isinstance(value, list)
+    if origin is tuple:
+        if not isinstance(value, tuple):
+            return False
+        if len(args) == 2 and args[1] is Ellipsis:
+            return all(_matches(v, args[0]) for v in value)
+        return not args or (len(args) == len(value) and all(_matches(v, a) for v, a in zip(value, args, strict=True)))
+    if origin is dict:
+        if not isinstance(value, dict):
+            return False
+        return not args or all(_matches(k, args[0]) and _matches(v, args[1]) for k, v in value.items())
+    if origin is not None:
+        return isinstance(value, origin)
+    if isinstance(annotation, type):
+        return isinstance(value, annotation)
+    return True
+
+
+def _name(annotation: Any) -> str:
+    if isinstance(annotation, type):
+        return annotation.__name__
+    return str(annotation).replace("typing.", "")

@@ -1,0 +1,83 @@
+"""Adam (coupled L2 weight decay) and AdamW (decoupled weight decay), with AMSGrad."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from burn.module.config import config
+from burn.optim.base import OptimizerAdaptor, SimpleOptimizer
+from burn.optim.clipping import GradientClippingConfig
+from burn.optim.transforms import WeightDecayConfig, adaptive_moments
+
+if TYPE_CHECKING:
+    from burn.tensor.tensor import Tensor
+
+
+class Adam(SimpleOptimizer[dict[str, Any]]):
+    """``param -= lr * m_hat / (sqrt(v_hat) + eps)`` with ``grad += penalty * param`` first."""
+
+    def __init__(
+        self, beta_1: float, beta_2: float, epsilon: float, amsgrad: bool, weight_decay: WeightDecayConfig | None
+    ) -> None:
+        self.beta_1, self.beta_2, self.epsilon, self.amsgrad = beta_1, beta_2, epsilon, amsgrad
+        self.weight_decay = weight_decay
+
+    def step(
+        self, lr: float, tensor: Tensor, grad: Tensor, state: dict[str, Any] | None
+    ) -> tuple[Tensor, dict[str, Any]]:
+        if self.weight_decay is not None:
+            grad = self.weight_decay.transform(grad, tensor)
+        update, state = adaptive_moments(grad, state, self.beta_1, self.beta_2, self.epsilon, self.amsgrad)
+        return tensor - update * lr, state
+
+
+class AdamW(Adam):
+    """Adam with decoupled weight decay: ``param *= 1 - lr * weight_decay`` before the update."""
+
+    def __init__(self, beta_1: float, beta_2: float, epsilon: float, amsgrad: bool, weight_decay: float) -> None:
+        super().__init__(beta_1, beta_2, epsilon, amsgrad, None)
+        self.decoupled_weight_decay = weight_decay
+
+    def step(
+        self, lr: float, tensor: Tensor, grad: Tensor, state: dict[str, Any] | None
+    ) -> tuple[Tensor, dict[str, Any]]:
+        decayed = tensor * (1.0 - lr * self.decoupled_weight_decay)
+        update, state = adaptive_moments(grad, state, self.beta_1, self.beta_2, self.epsilon, self.amsgrad)
+        return decayed - update * lr, state
+
+
+@config
+class AdamConfig:
+    """Configuration of `Adam`, with Burn's defaults (note ``epsilon=1e-5``; PyTorch uses 1e-8).
+
+    Example:
+        >>> AdamConfig(weight_decay=WeightDecayConfig(1e-4)).init().optimizer.epsilon
+        1e-05
+    """
+
+    beta_1: float = 0.9
+    beta_2: float = 0.999
+    epsilon: float = 1e-5
+    amsgrad: bool = False
+    weight_decay: WeightDecayConfig | None = None
+    gradient_clipping: GradientClippingConfig | None = None
+
+    def init(self) -> OptimizerAdaptor:
+        clipping = self.gradient_clipping.init() if self.gradient_clipping is not None else None
+        return OptimizerAdaptor(Adam(self.beta_1, self.beta_2, self.epsilon, self.amsgrad, self.weight_decay), clipping)
+
+
+@config
+class AdamWConfig:
+    """Configuration of `AdamW`, with Burn's defaults (``weight_decay=1e-4``; PyTorch uses 1e-2)."""
+
+    beta_1: float = 0.9
+    beta_2: float = 0.999
+    epsilon: float = 1e-5
+    amsgrad: bool = False
+    weight_decay: float = 1e-4
+    gradient_clipping: GradientClippingConfig | None = None
+
+    def init(self) -> OptimizerAdaptor:
+        clipping = self.gradient_clipping.init() if self.gradient_clipping is not None else None
+        return OptimizerAdaptor(AdamW(self.beta_1, self.beta_2, self.epsilon, self.amsgrad, self.weight_decay), clipping)

@@ -1,0 +1,142 @@
+"""`Optimizer`, `SimpleOptimizer` and `OptimizerAdaptor`, as in Burn's optimization design.
+
+An `Optimizer` takes a learning rate, a module and its gradients and returns the updated module.
+A `SimpleOptimizer` only says how one tensor is updated from its gradient and its own state; the
+`OptimizerAdaptor` does the rest: walking the module, skipping params without gradient, moving
+gradient and state to the param's device, stepping on inner (untracked) tensors, re-wrapping the
+result as a graph leaf, and keeping one state per `ParamId`.
+"""
+
+from __future__ import annotations
+
+import abc
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
+
+from burn.module.param import Param, ParamId
+from burn.optim.grads import GradientsParams
+
+if TYPE_CHECKING:
+    from burn.backend.device import Device
+    from burn.module.base import Module
+    from burn.optim.clipping import GradientClipping
+    from burn.tensor.tensor import Tensor
+
+M = TypeVar("M", bound="Module")
+S = TypeVar("S")
+
+
+class Optimizer(abc.ABC):
+    """Updates a module from its gradients; its state is a record."""
+
+    @abc.abstractmethod
+    def step(self, lr: float, module: M, grads: GradientsParams) -> M:
+        """The module after one update with learning rate `lr`."""
+
+    @abc.abstractmethod
+    def to_record(self) -> Any:
+        """The optimizer's state as a record (nested dicts of tensors and Python values)."""
+
+    @abc.abstractmethod
+    def load_record(self, record: Any) -> Optimizer:
+        """Restore the state from `to_record()`'s output (tensors may be `TensorData`); returns self."""
+
+
+class SimpleOptimizer(abc.ABC, Generic[S]):
+    """The update rule of one tensor. Its per-param state may be anything a record can hold:
+    tensors, ints, floats, strings, lists, dicts."""
+
+    @abc.abstractmethod
+    def step(self, lr: float, tensor: Tensor, grad: Tensor, state: S | None) -> tuple[Tensor, S | None]:
+        """The updated tensor and state. `tensor` and `grad` are inner (untracked) tensors on the
+        same device; `state` is None on the first step."""
+
+    def to_device(self, state: S, device: Device) -> S:
+        """`state` with its tensors on `device` (default: walks dicts, lists and tuples)."""
+        return _state_to_device(state, device)  # type: ignore[no-any-return]
+
+
+class OptimizerAdaptor(Optimizer):
+    """Turns a `SimpleOptimizer` into an `Optimizer` over whole modules.
+
+    Example:
+        >>> from burn.optim import SgdConfig
+        >>> optimizer = SgdConfig().init()
+        >>> optimizer.to_record()
+        {}
+    """
+
+    def __init__(self, optimizer: SimpleOptimizer[Any], grad_clipping: GradientClipping | None = None) -> None:
+        self.optimizer = optimizer
+        self.grad_clipping = grad_clipping
+        self.states: dict[ParamId, Any] = {}
+
+    def step(self, lr: float, module: M, grads: GradientsParams) -> M:
+        grads = self._clip_global(grads)
+
+        def update(_path: str, param: Param) -> Param:
+            grad = grads.remove(param.id)
+            if grad is None:
+                return param
+            tensor = param.val()
+            inner = tensor.inner()
+            if grad.backend is not inner.backend or grad.device != inner.device:
+                grad = _state_to_device(grad, inner.device)
+            if self.grad_clipping is not None and not self.grad_clipping.is_global:
+                grad = self.grad_clipping.clip(grad)
+            state = self.states.get(param.id)
+            if state is not None:
+                state = self.optimizer.to_device(state, inner.device)
+            new_inner, new_state = self.optimizer.step(lr, inner, grad, state)
+            if new_state is None:
+                self.states.pop(param.id, None)
+            else:
+                self.states[param.id] = new_state
+            new_tensor = new_inner if not tensor.backend.ad_enabled else _from_inner(new_inner, tensor)
+            return param.with_value(new_tensor)
+
+        return module.map(update)
+
+    def _clip_global(self, grads: GradientsParams) -> GradientsParams:
+        if self.grad_clipping is None or not self.grad_clipping.is_global:
+            return grads
+        return self.grad_clipping.clip_global(grads)
+
+    def to_record(self) -> dict[str, Any]:
+        return {str(param_id): state for param_id, state in self.states.items()}
+
+    def load_record(self, record: Mapping[str, Any]) -> OptimizerAdaptor:
+        """States are kept as loaded (tensors may be `TensorData`) and moved onto each param's
+        device at its next step, so the record may come from any backend or device."""
+        self.states = {ParamId.parse(key): value for key, value in record.items()}
+        return self
+
+    def __repr__(self) -> str:
+        return f"OptimizerAdaptor({type(self.optimizer).__name__}, {len(self.states)} param states)"
+
+
+def _from_inner(inner: Tensor, like: Tensor) -> Tensor:
+    from burn.tensor.tensor import Tensor
+
+    return Tensor.from_inner(inner, like.backend)
+
+
+def _state_to_device(state: Any, device: Device) -> Any:
+    """Tensors (or `TensorData` loaded from a record) in nested containers, put on `device`."""
+    from burn.tensor.data import TensorData
+    from burn.tensor.tensor import Tensor
+
+    if isinstance(state, Tensor):
+        if state.backend is device.owner:
+            return state if state.device == device else state.to_device(device)
+        # Another backend (e.g. state saved on ndarray, resumed on opencl): go through the host.
+        return Tensor.from_data(state.to_data(), device=device, dtype=state.dtype)
+    if isinstance(state, TensorData):
+        return Tensor.from_data(state, device=device, dtype=state.dtype)
+    if isinstance(state, dict):
+        return {key: _state_to_device(value, device) for key, value in state.items()}
+    if isinstance(state, list):
+        return [_state_to_device(value, device) for value in state]
+    if isinstance(state, tuple):
+        return tuple(_state_to_device(value, device) for value in state)
+    return state

@@ -1,0 +1,86 @@
+"""Gradient clipping: by value and by norm per param (as Burn), or by the global norm."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal
+
+from burn.module.config import config
+from burn.optim.grads import GradientsParams
+
+if TYPE_CHECKING:
+    from burn.tensor.tensor import Tensor
+
+ClipMode = Literal["value", "norm", "global_norm"]
+
+# Burn and PyTorch add this to the norm before dividing, so a zero gradient stays finite.
+NORM_EPSILON = 1e-6
+
+
+@dataclass(frozen=True)
+class GradientClipping:
+    """How gradients are clipped before the update.
+
+    - ``value``: each element clamped to ``[-threshold, threshold]``.
+    - ``norm``: each param's gradient scaled by ``threshold / (norm + 1e-6)`` when its L2 norm
+      exceeds `threshold` (Burn's per-param clipping).
+    - ``global_norm``: all gradients scaled together when the L2 norm of their concatenation
+      exceeds `threshold` (PyTorch's ``clip_grad_norm_``).
+    """
+
+    mode: ClipMode
+    threshold: float
+
+    @property
+    def is_global(self) -> bool:
+        return self.mode == "global_norm"
+
+    def clip(self, grad: Tensor) -> Tensor:
+        """Clip one param's gradient (value and norm modes)."""
+        if self.mode == "value":
+            return grad.clamp(-self.threshold, self.threshold)
+        norm = math.sqrt(float((grad * grad).sum().item()))
+        if norm > self.threshold:
+            return grad * (self.threshold / (norm + NORM_EPSILON))
+        return grad
+
+    def clip_global(self, grads: GradientsParams) -> GradientsParams:
+        """Scale every gradient by one factor when their global L2 norm exceeds the threshold."""
+        total = math.sqrt(sum(float((g * g).sum().item()) for _, g in grads.items()))
+        if total <= self.threshold:
+            return grads
+        scale = self.threshold / (total + NORM_EPSILON)
+        return GradientsParams({param_id: grad * scale for param_id, grad in grads.items()})
+
+
+@config
+class GradientClippingConfig:
+    """Builders for `GradientClipping` (a config, so it saves with the optimizer's config).
+
+    Example:
+        >>> GradientClippingConfig.norm(1.0).init()
+        GradientClipping(mode='norm', threshold=1.0)
+    """
+
+    mode: ClipMode
+    threshold: float
+
+    def __post_init__(self) -> None:
+        if self.threshold <= 0:
+            raise ValueError(f"gradient clipping threshold must be positive, got {self.threshold}")
+
+    @classmethod
+    def value(cls, threshold: float) -> GradientClippingConfig:
+        return cls("value", threshold)
+
+    @classmethod
+    def norm(cls, threshold: float) -> GradientClippingConfig:
+        return cls("norm", threshold)
+
+    @classmethod
+    def global_norm(cls, threshold: float) -> GradientClippingConfig:
+        return cls("global_norm", threshold)
+
+    def init(self) -> GradientClipping:
+        return GradientClipping(self.mode, float(self.threshold))

@@ -1,0 +1,53 @@
+"""Stochastic gradient descent with optional momentum and weight decay (Burn's ``Sgd``)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from burn.module.config import config
+from burn.optim.base import OptimizerAdaptor, SimpleOptimizer
+from burn.optim.clipping import GradientClippingConfig
+from burn.optim.transforms import MomentumConfig, WeightDecayConfig
+
+if TYPE_CHECKING:
+    from burn.tensor.tensor import Tensor
+
+
+class Sgd(SimpleOptimizer[dict[str, Any]]):
+    """``param -= lr * update``, the update being the gradient after weight decay and momentum.
+
+    State (only with momentum): ``{"velocity": Tensor}``.
+    """
+
+    def __init__(self, momentum: MomentumConfig | None, weight_decay: WeightDecayConfig | None) -> None:
+        self.momentum = momentum
+        self.weight_decay = weight_decay
+
+    def step(
+        self, lr: float, tensor: Tensor, grad: Tensor, state: dict[str, Any] | None
+    ) -> tuple[Tensor, dict[str, Any] | None]:
+        if self.weight_decay is not None:
+            grad = self.weight_decay.transform(grad, tensor)
+        if self.momentum is not None:
+            grad, velocity = self.momentum.transform(grad, None if state is None else state["velocity"])
+            state = {"velocity": velocity}
+        return tensor - grad * lr, state
+
+
+@config
+class SgdConfig:
+    """Configuration of `Sgd`.
+
+    Example:
+        >>> optimizer = SgdConfig(momentum=MomentumConfig(0.9, 0.0, nesterov=True)).init()
+        >>> type(optimizer.optimizer).__name__
+        'Sgd'
+    """
+
+    momentum: MomentumConfig | None = None
+    weight_decay: WeightDecayConfig | None = None
+    gradient_clipping: GradientClippingConfig | None = None
+
+    def init(self) -> OptimizerAdaptor:
+        clipping = self.gradient_clipping.init() if self.gradient_clipping is not None else None
+        return OptimizerAdaptor(Sgd(self.momentum, self.weight_decay), clipping)

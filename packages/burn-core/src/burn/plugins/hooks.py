@@ -1,0 +1,50 @@
+"""The pluggy markers and hook specifications of burn's plugin system (project name ``burn``).
+
+A backend package implements `burn_backends`; a decorator package (burn-autodiff) implements
+`burn_decorators`. Both hooks take no arguments and return a list of specs.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pluggy
+
+if TYPE_CHECKING:
+    from burn.plugins.specs import BackendSpec, DecoratorSpec
+
+PROJECT = "burn"
+"""The pluggy project name: markers of another project are ignored by burn."""
+
+ENTRY_POINT_GROUP = "burn.backends"
+"""The entry-point group every burn plugin package registers its plugin module in."""
+
+hookspec = pluggy.HookspecMarker(PROJECT)
+hookimpl = pluggy.HookimplMarker(PROJECT)
+
+
+@hookspec
+def burn_backends() -> list[BackendSpec]:  # type: ignore[empty-body]
+    """Return the backends this plugin provides.
+
+    Example:
+        >>> import burn.plugins as bp
+        >>> @bp.hookimpl
+        ... def burn_backends():
+        ...     return [bp.BackendSpec(name="mine", factory=lambda **o: ..., package="burn-mine")]
+    """
+
+
+@hookspec
+def burn_decorators() -> list[DecoratorSpec]:  # type: ignore[empty-body]
+    """Return the backend decorators (backends that wrap another one) this plugin provides.
+
+    Example:
+        >>> import burn.plugins as bp
+        >>> @bp.hookimpl
+        ... def burn_decorators():
+        ...     return [bp.DecoratorSpec(name="traced", factory=lambda inner, **o: inner)]
+    """
+
+
+HOOK_NAMES = ("burn_backends", "burn_decorators")

@@ -1,0 +1,97 @@
+"""What plugins hand to burn (`BackendSpec`, `DecoratorSpec`) and what burn lists (`BackendInfo`)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:
+    from burn.backend.base import Backend
+
+Kind = Literal["backend", "decorator"]
+Status = Literal["available", "unavailable", "failed"]
+
+
+@dataclass(frozen=True)
+class BackendSpec:
+    """A backend a plugin provides.
+
+    Attributes:
+        name: the name users select it by (``burn.backend("ndarray")``): letters, digits, ``_``, ``-``.
+        factory: ``(**options) -> Backend``. It should import the heavy library (pyopencl, cupy) only
+            when called, so that discovery stays cheap.
+        probe: ``() -> None`` when the backend can run here, else a reason (and how to fix it), e.g.
+            ``"no OpenCL platform found: pip install pocl-binary-distribution"``. None: always usable.
+        description: one line shown by ``burn backends``.
+        package: the distribution providing it (``"burn-ndarray"``); filled from the entry point's
+            distribution when empty.
+
+    Example:
+        >>> spec = BackendSpec(name="ndarray", factory=lambda **o: None, description="NumPy on the CPU",
+        ...                    package="burn-ndarray")
+        >>> spec.name, spec.probe is None
+        ('ndarray', True)
+    """
+
+    name: str
+    factory: Callable[..., Backend]
+    probe: Callable[[], str | None] | None = None
+    description: str = ""
+    package: str = ""
+
+
+@dataclass(frozen=True)
+class DecoratorSpec:
+    """A backend decorator a plugin provides: a backend that wraps any other (``autodiff``).
+
+    Attributes:
+        name: the name used in the grammar ``name(inner)``, e.g. ``"autodiff"``.
+        factory: ``(inner: Backend, **options) -> Backend``. burn passes the inner backend only:
+            options given to ``burn.backend`` go to the base backend.
+        description: one line shown by ``burn backends``.
+        package: the distribution providing it; filled from the entry point's distribution when empty.
+
+    Example:
+        >>> spec = DecoratorSpec(name="autodiff", factory=lambda inner, **o: inner, package="burn-autodiff")
+        >>> spec.name
+        'autodiff'
+    """
+
+    name: str
+    factory: Callable[..., Backend]
+    description: str = ""
+    package: str = ""
+
+
+@dataclass(frozen=True)
+class BackendInfo:
+    """One row of `burn.backends()`: a discovered backend or decorator, or a plugin that failed.
+
+    Attributes:
+        name: the backend's name; for a plugin that failed to load, its entry point's name.
+        kind: ``"backend"`` or ``"decorator"``.
+        package: the distribution it comes from (``""`` when unknown).
+        version: that distribution's version, or None when unknown (e.g. registered at run time).
+        status: ``"available"`` (ready to use), ``"unavailable"`` (installed, its probe says it cannot
+            run here) or ``"failed"`` (the plugin failed to load, its hook or probe raised, or its name
+            is provided twice).
+        reason: why it is unavailable or failed; ``""`` when available.
+
+    Example:
+        >>> info = BackendInfo("cuda", "backend", "burn-cuda", "0.1.0", "unavailable", "no NVIDIA GPU")
+        >>> info.status
+        'unavailable'
+    """
+
+    name: str
+    kind: Kind
+    package: str
+    version: str | None
+    status: Status
+    reason: str = ""
+
+    @property
+    def available(self) -> bool:
+        """Whether `burn.backend(name)` can build it here."""
+        return self.status == "available"

@@ -1,0 +1,159 @@
+"""``burn record inspect FILE``: a record file's metadata and its param tree, without a model.
+
+Works on every format (gzip detected by its magic bytes), including foreign safetensors files
+and bin records, whose params are listed by position (bin stores no names).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from burn.record._io import gunzip, read_file
+from burn.record.detect import detect_encoding
+from burn.record.encodings import POSITIONAL, BinEncoding, Encoding, JsonEncoding, MpkEncoding, SafetensorsEncoding
+from burn.record.errors import RecordError
+from burn.record.items import ModuleRecord, ParamRecord, is_tensor, tensor_meta
+
+_ENCODINGS: dict[str, Encoding] = {
+    "named-mpk": MpkEncoding(),
+    "bin": BinEncoding(),
+    "json": JsonEncoding(indent=None),
+    "safetensors": SafetensorsEncoding(),
+}
+
+
+def inspect_file(path: str | os.PathLike[str], *, max_decompressed_bytes: int | None = None) -> str:
+    """A human-readable description of the record file at `path`.
+
+    Example:
+        >>> print(inspect_file("model.mpk"))  # doctest: +SKIP
+        model.mpk (2.1 KiB): burn-record v1, named-mpk, written by burn 0.1.0, FullPrecisionSettings ...
+        module record: 2 params, 12 values, 48 B of tensor data
+          linear.weight  [2, 4]  float32  8  32 B  id 1f0c...
+    """
+    source = str(path)
+    buf = read_file(Path(path))
+    size = buf.nbytes
+    try:
+        encoding = detect_encoding(buf, size)
+        compressed = encoding == "gzip"
+        if compressed:
+            buf = gunzip(buf, max_decompressed_bytes)
+            encoding = detect_encoding(buf, buf.nbytes)
+        if encoding not in _ENCODINGS:
+            raise RecordError("not a record file this burn knows (named-mpk, bin, json, safetensors, gzip)")
+        meta, record = _ENCODINGS[encoding].read(buf, POSITIONAL)
+    except RecordError as err:
+        raise err.with_source(source) from err.__cause__
+    head = f"{source} ({_size(size)}{', gzip' if compressed else ''}): "
+    head += meta.describe() if meta is not None else f"{encoding} without burn metadata (a foreign file)"
+    return "\n".join([head, *_describe(record)])
+
+
+def _describe(record: Any) -> list[str]:
+    if isinstance(record, ModuleRecord):
+        return _module_lines(record, "")
+    lines = [f"record: {_summary(record)}"]
+    _tree_lines(record, 1, lines)
+    return lines
+
+
+def _module_lines(record: ModuleRecord, pad: str) -> list[str]:
+    total_bytes = sum(_nbytes(p.tensor) for p in record.values())
+    lines = [f"{pad}module record: {len(record)} params, {record.num_params():,} values, {_size(total_bytes)} of tensor data"]
+    rows = []
+    for path, param in record.items():
+        dtype, shape = tensor_meta(param.tensor)
+        count = 1
+        for d in shape:
+            count *= d
+        rows.append((path, str(list(shape)), dtype.value, f"{count:,}", _size(_nbytes(param.tensor)), f"id {param.id or '-'}"))
+    if rows:
+        widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+        for row in rows:
+            cells = [cell.ljust(w) if i in (0, 1, 2) else cell.rjust(w) for i, (cell, w) in enumerate(zip(row, widths, strict=True))]
+            lines.append(f"{pad}  " + "  ".join(cells).rstrip())
+    return lines
+
+
+def _tree_lines(value: Any, depth: int, lines: list[str]) -> None:
+    pad = "  " * depth
+    items: list[tuple[Any, Any]]
+    if isinstance(value, dict):
+        items = list(value.items())
+    elif isinstance(value, (list, tuple)):
+        items = list(enumerate(value))
+    else:
+        return
+    for key, item in items:
+        if isinstance(item, ModuleRecord):
+            lines.append(f"{pad}{key}:")
+            lines.extend(_module_lines(item, pad + "  "))
+        else:
+            lines.append(f"{pad}{key}: {_summary(item)}")
+            _tree_lines(item, depth + 1, lines)
+
+
+def _summary(value: Any) -> str:
+    if isinstance(value, ParamRecord):
+        value = value.tensor
+    if is_tensor(value):
+        dtype, shape = tensor_meta(value)
+        return f"tensor {list(shape)} {dtype.value} ({_size(_nbytes(value))})"
+    if isinstance(value, dict):
+        return f"dict[{len(value)}]"
+    if isinstance(value, (list, tuple)):
+        return f"{type(value).__name__}[{len(value)}]"
+    if isinstance(value, bytes):
+        return f"bytes[{len(value)}]"
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _nbytes(tensor: Any) -> int:
+    dtype, shape = tensor_meta(tensor)
+    count = 1
+    for d in shape:
+        count *= d
+    return count * dtype.itemsize
+
+
+def _size(n: int) -> str:
+    value = float(n)
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if value < 1024 or unit == "GiB":
+            return f"{n} B" if unit == "B" else f"{value:.1f} {unit}"
+        value /= 1024
+    return f"{n} B"  # pragma: no cover
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of ``burn record inspect FILE...``; returns the exit status (1 if any file
+    could not be read)."""
+    parser = argparse.ArgumentParser(
+        prog="burn record inspect", description="Show a record file's metadata and param tree."
+    )
+    parser.add_argument("files", nargs="+", metavar="FILE", help="record files (any burn format, or safetensors)")
+    parser.add_argument(
+        "--max-decompressed-bytes", type=int, default=None, help="cap on the gunzipped size of .gz files"
+    )
+    args = parser.parse_args(argv)
+    status = 0
+    for i, name in enumerate(args.files):
+        try:
+            text = inspect_file(name, max_decompressed_bytes=args.max_decompressed_bytes)
+        except RecordError as err:
+            print(f"error: {err}", file=sys.stderr)
+            status = 1
+            continue
+        print(("\n" if i else "") + text)
+    return status
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

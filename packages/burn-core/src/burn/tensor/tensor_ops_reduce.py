@@ -1,0 +1,218 @@
+"""Reductions: full reductions give shape ``(1,)``; ``*_dim`` reductions keep the reduced dim."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from burn.tensor._base import wrap
+from burn.tensor._errors import kind_error
+from burn.tensor.kind import Bool, Float, Int
+from burn.tensor.tensor_ops_compare import CompareOps
+
+if TYPE_CHECKING:
+    from burn.tensor.tensor import Tensor
+
+_NUMERIC = "a Float or Int tensor"
+_BOOL_HINT = "convert with .int() first (e.g. mask.int().sum() counts true values)"
+
+
+class ReduceOps(CompareOps):
+    """Reduction ops (mixin of `burn.Tensor`)."""
+
+    __slots__ = ()
+
+    # -- full reductions ----------------------------------------------------------------------
+    def sum(self) -> Tensor:
+        """Sum of all elements, shape ``(1,)``.
+
+        Example:
+            >>> Tensor.from_data([[1, 2], [3, 4]]).sum().tolist()  # doctest: +SKIP
+            [10]
+        """
+        k = self._k
+        if k is Float:
+            return wrap(self._b.float_sum(self._p), self._b, Float)
+        if k is Int:
+            return wrap(self._b.int_sum(self._p), self._b, Int)
+        raise kind_error("sum", self, _NUMERIC, _BOOL_HINT)
+
+    def mean(self) -> Tensor:
+        """Mean of all elements, shape ``(1,)`` (Int: floor of the mean, as Burn)."""
+        k = self._k
+        if k is Float:
+            return wrap(self._b.float_mean(self._p), self._b, Float)
+        if k is Int:
+            return wrap(self._b.int_mean(self._p), self._b, Int)
+        raise kind_error("mean", self, _NUMERIC, _BOOL_HINT)
+
+    def prod(self) -> Tensor:
+        """Product of all elements, shape ``(1,)``."""
+        k = self._k
+        if k is Float:
+            return wrap(self._b.float_prod(self._p), self._b, Float)
+        if k is Int:
+            return wrap(self._b.int_prod(self._p), self._b, Int)
+        raise kind_error("prod", self, _NUMERIC, _BOOL_HINT)
+
+    def max(self) -> Tensor:
+        """Largest element, shape ``(1,)``."""
+        k = self._k
+        if k is Float:
+            return wrap(self._b.float_max(self._p), self._b, Float)
+        if k is Int:
+            return wrap(self._b.int_max(self._p), self._b, Int)
+        raise kind_error("max", self, _NUMERIC, "use any() for Bool tensors")
+
+    def min(self) -> Tensor:
+        """Smallest element, shape ``(1,)``."""
+        k = self._k
+        if k is Float:
+            return wrap(self._b.float_min(self._p), self._b, Float)
+        if k is Int:
+            return wrap(self._b.int_min(self._p), self._b, Int)
+        raise kind_error("min", self, _NUMERIC, "use all() for Bool tensors")
+
+    # -- reductions along one dim (kept with size 1) ------------------------------------------
+    def sum_dim(self, dim: int) -> Tensor:
+        """Sum along `dim`, which is kept with size 1.
+
+        Example:
+            >>> Tensor.from_data([[1, 2], [3, 4]]).sum_dim(-1).tolist()  # doctest: +SKIP
+            [[3], [7]]
+        """
+        k = self._k
+        if k is Float:
+            return wrap(self._b.float_sum_dim(self._p, self._dim(dim, "sum_dim")), self._b, Float)
+        if k is Int:
+            return wrap(self._b.int_sum_dim(self._p, self._dim(dim, "sum_dim")), self._b, Int)
+        raise kind_error("sum_dim", self, _NUMERIC, _BOOL_HINT)
+
+    def mean_dim(self, dim: int) -> Tensor:
+        """Mean along `dim` (kept with size 1)."""
+        k = self._k
+        if k is Float:
+            return wrap(self._b.float_mean_dim(self._p, self._dim(dim, "mean_dim")), self._b, Float)
+        if k is Int:
+            return wrap(self._b.int_mean_dim(self._p, self._dim(dim, "mean_dim")), self._b, Int)
+        raise kind_error("mean_dim", self, _NUMERIC, _BOOL_HINT)
+
+    def prod_dim(self, dim: int) -> Tensor:
+        """Product along `dim` (kept with size 1)."""
+        k = self._k
+        if k is Float:
+            return wrap(self._b.float_prod_dim(self._p, self._dim(dim, "prod_dim")), self._b, Float)
+        if k is Int:
+            return wrap(self._b.int_prod_dim(self._p, self._dim(dim, "prod_dim")), self._b, Int)
+        raise kind_error("prod_dim", self, _NUMERIC, _BOOL_HINT)
+
+    def max_dim(self, dim: int) -> Tensor:
+        """Largest values along `dim` (kept with size 1)."""
+        k = self._k
+        if k is Float:
+            return wrap(self._b.float_max_dim(self._p, self._dim(dim, "max_dim")), self._b, Float)
+        if k is Int:
+            return wrap(self._b.int_max_dim(self._p, self._dim(dim, "max_dim")), self._b, Int)
+        raise kind_error("max_dim", self, _NUMERIC, "use any_dim() for Bool tensors")
+
+    def min_dim(self, dim: int) -> Tensor:
+        """Smallest values along `dim` (kept with size 1)."""
+        k = self._k
+        if k is Float:
+            return wrap(self._b.float_min_dim(self._p, self._dim(dim, "min_dim")), self._b, Float)
+        if k is Int:
+            return wrap(self._b.int_min_dim(self._p, self._dim(dim, "min_dim")), self._b, Int)
+        raise kind_error("min_dim", self, _NUMERIC, "use all_dim() for Bool tensors")
+
+    def max_dim_with_indices(self, dim: int) -> tuple[Tensor, Tensor]:
+        """``(values, indices)`` of the largest values along `dim` (first one on ties)."""
+        k = self._k
+        b = self._b
+        if k is Float:
+            values, indices = b.float_max_dim_with_indices(self._p, self._dim(dim, "max_dim_with_indices"))
+        elif k is Int:
+            values, indices = b.int_max_dim_with_indices(self._p, self._dim(dim, "max_dim_with_indices"))
+        else:
+            raise kind_error("max_dim_with_indices", self, _NUMERIC)
+        return wrap(values, b, k), wrap(indices, b, Int)
+
+    def min_dim_with_indices(self, dim: int) -> tuple[Tensor, Tensor]:
+        """``(values, indices)`` of the smallest values along `dim` (first one on ties)."""
+        k = self._k
+        b = self._b
+        if k is Float:
+            values, indices = b.float_min_dim_with_indices(self._p, self._dim(dim, "min_dim_with_indices"))
+        elif k is Int:
+            values, indices = b.int_min_dim_with_indices(self._p, self._dim(dim, "min_dim_with_indices"))
+        else:
+            raise kind_error("min_dim_with_indices", self, _NUMERIC)
+        return wrap(values, b, k), wrap(indices, b, Int)
+
+    def argmax(self, dim: int) -> Tensor:
+        """Int indices of the first maximum along `dim` (kept with size 1)."""
+        k = self._k
+        if k is Float:
+            return wrap(self._b.float_argmax(self._p, self._dim(dim, "argmax")), self._b, Int)
+        if k is Int:
+            return wrap(self._b.int_argmax(self._p, self._dim(dim, "argmax")), self._b, Int)
+        raise kind_error("argmax", self, _NUMERIC, _BOOL_HINT)
+
+    def argmin(self, dim: int) -> Tensor:
+        """Int indices of the first minimum along `dim` (kept with size 1)."""
+        k = self._k
+        if k is Float:
+            return wrap(self._b.float_argmin(self._p, self._dim(dim, "argmin")), self._b, Int)
+        if k is Int:
+            return wrap(self._b.int_argmin(self._p, self._dim(dim, "argmin")), self._b, Int)
+        raise kind_error("argmin", self, _NUMERIC, _BOOL_HINT)
+
+    def cumsum(self, dim: int) -> Tensor:
+        """Cumulative sum along `dim` (same shape)."""
+        k = self._k
+        if k is Float:
+            return wrap(self._b.float_cumsum(self._p, self._dim(dim, "cumsum")), self._b, Float)
+        if k is Int:
+            return wrap(self._b.int_cumsum(self._p, self._dim(dim, "cumsum")), self._b, Int)
+        raise kind_error("cumsum", self, _NUMERIC, _BOOL_HINT)
+
+    def var(self, dim: int) -> Tensor:
+        """Unbiased variance along `dim` (divides by ``n - 1``; kept with size 1). Float only."""
+        return self._var(dim, "var", 1)
+
+    def var_bias(self, dim: int) -> Tensor:
+        """Biased (population) variance along `dim` (divides by ``n``; kept with size 1)."""
+        return self._var(dim, "var_bias", 0)
+
+    def _var(self, dim: int, op: str, correction: int) -> Tensor:
+        if self._k is not Float:
+            raise kind_error(op, self, "a Float tensor", "convert with .float() first")
+        d = self._dim(dim, op)
+        # Composed of tensor ops (not backend primitives) so autodiff backends differentiate it.
+        centered = self - self.mean_dim(d)
+        return (centered * centered).sum_dim(d) / (self.shape[d] - correction)
+
+    # -- logical reductions -------------------------------------------------------------------
+    def _truth(self) -> Tensor:
+        """Bool tensor of nonzero elements (the tensor itself when Bool)."""
+        if self._k is Bool:
+            return self  # type: ignore[return-value]
+        return self.not_equal(0)
+
+    def any(self) -> Tensor:
+        """Bool ``(1,)``: whether any element is true (nonzero, for Float/Int tensors)."""
+        t = self._truth()
+        return wrap(self._b.bool_any(t._p), self._b, Bool)
+
+    def all(self) -> Tensor:
+        """Bool ``(1,)``: whether every element is true (nonzero, for Float/Int tensors)."""
+        t = self._truth()
+        return wrap(self._b.bool_all(t._p), self._b, Bool)
+
+    def any_dim(self, dim: int) -> Tensor:
+        """Bool: whether any element along `dim` is true (kept with size 1)."""
+        t = self._truth()
+        return wrap(self._b.bool_any_dim(t._p, self._dim(dim, "any_dim")), self._b, Bool)
+
+    def all_dim(self, dim: int) -> Tensor:
+        """Bool: whether every element along `dim` is true (kept with size 1)."""
+        t = self._truth()
+        return wrap(self._b.bool_all_dim(t._p, self._dim(dim, "all_dim")), self._b, Bool)

@@ -1,0 +1,19 @@
+"""The burn conformance suite: every op of the backend contract, checked against NumPy.
+
+Run it against any installed backend (a third party's included)::
+
+    pytest --pyargs burn.testing --burn-backend ndarray
+    pytest --pyargs burn.testing --burn-backend "autodiff(ndarray)" --burn-backend "ndarray?float_dtype=float64"
+
+The pytest plugin (`burn.testing.plugin`, registered as the ``pytest11`` entry point ``burn``)
+adds ``--burn-backend`` and the `backend` fixture; without ``--burn-backend`` every conformance
+test is skipped with that reason. Tests declare the contract ops they check with `covers`; a
+meta-test fails when an op of `burn.backend.contract_ops()` has no test.
+
+This package imports only pytest at import time, so that loading the plugin costs nothing in
+projects that do not use it.
+"""
+
+from burn.testing.markers import covers
+
+__all__ = ["covers"]

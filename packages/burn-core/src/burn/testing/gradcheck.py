@@ -1,0 +1,210 @@
+"""Gradient checks: autodiff gradients against central finite differences (or a reference).
+
+`check_gradients(fn, inputs, backend)` evaluates ``loss = sum(W * fn(*tensors))`` with fixed
+random weights ``W`` (so every output element gets its own upstream gradient, not just ones),
+runs ``loss.backward()`` on `backend`, and compares each float input's gradient with
+
+    d loss / d x[i]  ~  (loss(x + eps e_i) - loss(x - eps e_i)) / (2 eps)
+
+computed in float64 on the same backend with untracked tensors. The truncation error of the
+central difference is ``O(eps^2)`` and its rounding error ``O(1e-16 |loss| / eps)``; with
+``eps = 1e-6`` both stay far below the default tolerances (``rtol=1e-5, atol=1e-7``), while a
+wrong rule is off by O(1).
+
+A backend without float64 cannot resolve finite differences; there, the gradients (computed in
+the backend's float dtype) are compared with those of the reference backend
+``autodiff(ndarray)`` in float64 at the same (rounded) inputs, within float32-like tolerances.
+
+`DIFFERENTIABLE_OPS` lists the contract ops that must have a gradient test; the meta-test of
+``test_gradients_meta.py`` enforces it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+import pytest
+
+from burn.tensor.data import TensorData
+from burn.tensor.dtype import DType
+
+# Contract ops whose result carries no gradient (metadata, creation, host exchange, int/bool
+# results), and the backward helpers the autodiff rules call (checked by the op tests).
+NOT_DIFFERENTIABLE = frozenset({
+    "float_from_data", "float_into_data", "float_device", "float_shape", "float_get_dtype",
+    "float_into_int", "float_full", "float_zeros", "float_ones", "float_empty", "float_random",
+    "float_equal", "float_not_equal", "float_greater", "float_greater_equal", "float_lower",
+    "float_lower_equal", "float_equal_elem", "float_not_equal_elem", "float_greater_elem",
+    "float_greater_equal_elem", "float_lower_elem", "float_lower_equal_elem", "float_is_nan",
+    "float_is_inf", "float_argmax", "float_argmin", "float_argsort", "float_is_require_grad",
+})
+BACKWARD_HELPERS = frozenset({
+    "conv2d_x_backward", "conv2d_weight_backward", "conv_transpose2d_x_backward",
+    "conv_transpose2d_weight_backward", "max_pool2d_with_indices_backward", "avg_pool2d_backward",
+    "adaptive_avg_pool2d_backward", "embedding_backward", "interpolate_backward", "relu_backward",
+    "gelu_backward", "sigmoid_backward",
+})
+
+
+def differentiable_ops() -> set[str]:
+    """Contract ops that produce a float result with a gradient: every float op but those in
+    `NOT_DIFFERENTIABLE`, and every module/activation op but the backward helpers. A new op
+    added to the contract is differentiable until classified otherwise."""
+    from burn.backend import contract_ops
+
+    return {
+        name for name in contract_ops()
+        if not name.startswith(("int_", "bool_")) and name not in NOT_DIFFERENTIABLE | BACKWARD_HELPERS
+    }
+
+
+def require_autodiff(backend: Any) -> None:
+    """Skip (with the reason) unless `backend` records gradients."""
+    if not getattr(backend, "ad_enabled", False):
+        pytest.skip(
+            f"backend {backend.name!r} is not ad_enabled: gradients are checked on an autodiff "
+            f"backend, e.g. --burn-backend 'autodiff({backend.name})'"
+        )
+
+
+_REFERENCE = "autodiff(ndarray)"
+
+
+def reference_backend() -> Any:
+    """``autodiff(ndarray)`` in float64, the reference for backends without float64 (skip if absent)."""
+    import burn
+    from burn.errors import BackendNotFoundError, BackendUnavailableError
+
+    try:
+        return burn.backend(_REFERENCE, float_dtype="float64")
+    except (BackendNotFoundError, BackendUnavailableError) as exc:
+        pytest.skip(f"backend has no float64 and the reference {_REFERENCE} is not available: {exc}")
+
+
+def _tensor(backend: Any, value: np.ndarray, float_dtype: DType) -> Any:
+    from burn import Tensor
+
+    value = np.asarray(value)
+    if value.dtype.kind == "f":
+        dtype = float_dtype
+    elif value.dtype.kind == "b":
+        dtype = DType.BOOL
+    else:
+        dtype = backend.int_dtype
+    return Tensor.from_data(TensorData(value, dtype), dtype=dtype, backend=backend)
+
+
+def _weights(shape: tuple[int, ...]) -> np.ndarray:
+    """Upstream gradient: fixed per shape, in +-[0.5, 1.5] (no cancellation to zero)."""
+    rng = np.random.default_rng(sum(shape) * 7919 + len(shape))
+    sign = np.where(rng.random(shape) < 0.5, -1.0, 1.0)
+    return sign * rng.uniform(0.5, 1.5, size=shape)
+
+
+def _host(tensor: Any) -> np.ndarray:
+    return np.asarray(tensor.to_data().array).astype(np.float64)
+
+
+def analytic_gradients(
+    fn: Callable[..., Any], inputs: Sequence[np.ndarray], backend: Any, float_dtype: DType, wrt: Sequence[int]
+) -> tuple[np.ndarray, list[np.ndarray | None]]:
+    """``(output, [gradient of sum(W * output) per input in wrt, or None])`` on `backend`."""
+    from burn import Tensor
+
+    tensors = [_tensor(backend, x, float_dtype) for x in inputs]
+    for i in wrt:
+        tensors[i] = tensors[i].require_grad()
+    out = fn(*tensors)
+    weights = Tensor.from_data(TensorData(_weights(tuple(out.shape)), out.dtype), dtype=out.dtype, backend=backend)
+    grads = (out * weights).sum().backward()
+    result = []
+    for i in wrt:
+        g = tensors[i].grad(grads)
+        result.append(None if g is None else _host(g))
+    return _host(out), result
+
+
+def numeric_gradient(
+    fn: Callable[..., Any], inputs: Sequence[np.ndarray], backend: Any, index: int, eps: float
+) -> np.ndarray:
+    """Central differences of ``sum(W * fn(...))`` with respect to ``inputs[index]`` (float64)."""
+    base = [np.asarray(x) for x in inputs]
+    tensors = [_tensor(backend, x, DType.F64) for x in base]
+    weights: np.ndarray | None = None
+    x = base[index].astype(np.float64)
+    grad = np.zeros_like(x)
+    flat = grad.reshape(-1)
+    for k in range(x.size):
+        values = []
+        for delta in (eps, -eps):
+            moved = x.copy().reshape(-1)
+            moved[k] += delta
+            tensors[index] = _tensor(backend, moved.reshape(x.shape), DType.F64)
+            out = _host(fn(*tensors))
+            if weights is None:
+                weights = _weights(out.shape)
+            values.append(float(np.sum(weights * out)))
+        flat[k] = (values[0] - values[1]) / (2.0 * eps)
+    return grad
+
+
+def check_gradients(
+    fn: Callable[..., Any],
+    inputs: Sequence[Any],
+    backend: Any,
+    *,
+    wrt: Sequence[int] | None = None,
+    eps: float = 1e-6,
+    rtol: float = 1e-5,
+    atol: float = 1e-7,
+    what: str = "",
+) -> None:
+    """Assert that `backend`'s gradients of `fn` at `inputs` are right.
+
+    Args:
+        fn: takes one tensor per input (float arrays become Float tensors, int arrays Int
+            tensors of the backend's int dtype, bool arrays Bool) and returns a Float tensor.
+        inputs: NumPy arrays (or nested lists) — the point to differentiate at.
+        backend: an ``ad_enabled`` backend.
+        wrt: indices of the inputs to differentiate (default: every float input).
+        eps, rtol, atol: finite-difference step and float64 tolerances.
+        what: label for failure messages (the op).
+
+    Example:
+        >>> check_gradients(lambda x: x.exp(), [np.array([0.5, -1.0])], backend)  # doctest: +SKIP
+    """
+    require_autodiff(backend)
+    arrays = [np.asarray(x) for x in inputs]
+    if wrt is None:
+        wrt = [i for i, x in enumerate(arrays) if x.dtype.kind == "f"]
+    arrays = [x.astype(np.float64) if x.dtype.kind == "f" else x for x in arrays]
+    label = f"{what}: " if what else ""
+    if backend.capabilities.supports(DType.F64):
+        _, grads = analytic_gradients(fn, arrays, backend, DType.F64, wrt)
+        for i, g in zip(wrt, grads, strict=True):
+            assert g is not None, f"{label}input {i} requires grad but got no gradient"
+            expected = numeric_gradient(fn, arrays, backend, i, eps)
+            assert g.shape == expected.shape, f"{label}gradient of input {i}: shape {g.shape}, expected {expected.shape}"
+            np.testing.assert_allclose(
+                g, expected, rtol=rtol, atol=atol,
+                err_msg=f"{label}gradient of input {i} vs central finite differences (float64)",
+            )
+        return
+    # No float64: compare with the reference autodiff backend at the same rounded inputs.
+    reference = reference_backend()
+    dtype = backend.float_dtype
+    rounded = [x.astype(dtype.numpy).astype(np.float64) if x.dtype.kind == "f" else x for x in arrays]
+    _, grads = analytic_gradients(fn, rounded, backend, dtype, wrt)
+    _, expected_grads = analytic_gradients(fn, rounded, reference, DType.F64, wrt)
+    from burn.testing.helpers import tolerance
+
+    d_rtol, d_atol = tolerance(dtype, 100)
+    for i, g, expected in zip(wrt, grads, expected_grads, strict=True):
+        assert g is not None, f"{label}input {i} requires grad but got no gradient"
+        assert expected is not None
+        np.testing.assert_allclose(
+            g, expected, rtol=max(d_rtol * 10, 1e-4), atol=d_atol,
+            err_msg=f"{label}gradient of input {i} ({dtype.value}) vs {_REFERENCE} (float64)",
+        )

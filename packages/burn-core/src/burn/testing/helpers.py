@@ -1,0 +1,173 @@
+"""Helpers of the conformance suite: tolerances, inputs, tensors from NumPy, and checks.
+
+References are computed by NumPy in float64 from the inputs *after* rounding them to the dtype
+under test, so the only error allowed is the backend's own rounding, bounded per dtype by
+`TOLERANCES`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+from burn.tensor.data import TensorData
+from burn.tensor.dtype import DType
+
+# (rtol, atol) per float dtype for one rounding of a well-conditioned op: a few ulps of the dtype
+# (float64's is far above its ulp, to admit other summation orders and libm implementations,
+# and far below what a float32 computation could reach). Ops that accumulate `n` terms allow
+# `n` times the atol (see `tolerance`).
+TOLERANCES: dict[DType, tuple[float, float]] = {
+    DType.F64: (1e-9, 1e-12),
+    DType.F32: (1e-5, 1e-6),
+    DType.F16: (1e-2, 1e-3),
+    DType.BF16: (4e-2, 1e-2),
+}
+
+FLOAT_DTYPES = (DType.F64, DType.F32, DType.F16, DType.BF16)
+INT_DTYPES = (DType.I64, DType.I32, DType.I16, DType.I8, DType.U8)
+
+
+def tolerance(dtype: DType, terms: int = 1) -> tuple[float, float]:
+    """``(rtol, atol)`` for `dtype` when a result accumulates `terms` rounded terms."""
+    rtol, atol = TOLERANCES[dtype]
+    return rtol, atol * max(1, terms)
+
+
+def require_dtype(backend: Any, dtype: DType) -> None:
+    """Skip the test, naming the capability, when `backend` does not declare `dtype`."""
+    if not backend.capabilities.supports(dtype):
+        pytest.skip(f"capability dtype:{dtype.value} not declared by backend {backend.name!r}")
+
+
+def require_feature(backend: Any, feature: str) -> None:
+    """Skip the test, naming the capability, when `backend` does not declare `feature`."""
+    if not backend.capabilities.has(feature):
+        pytest.skip(f"capability feature:{feature} not declared by backend {backend.name!r}")
+
+
+def require_devices(backend: Any, count: int) -> list[Any]:
+    """The backend's devices; skip (capability ``multi_device``) when it has fewer than `count`."""
+    devices = backend.devices()
+    if len(devices) < count:
+        pytest.skip(
+            f"capability feature:multi_device: backend {backend.name!r} has {len(devices)} device(s), "
+            f"the test needs {count}"
+        )
+    return list(devices)
+
+
+# -- inputs -----------------------------------------------------------------------------------
+def int_range(dtype: DType, low: int, high: int) -> tuple[int, int]:
+    """``[low, high]`` clipped to what `dtype` holds (unsigned: from 0)."""
+    info = np.iinfo(dtype.numpy)
+    return max(low, int(info.min)), min(high, int(info.max))
+
+
+def rand_float(rng: np.random.Generator, shape: tuple[int, ...], dtype: DType,
+               low: float = -2.0, high: float = 2.0) -> np.ndarray:
+    """Uniform values in ``[low, high)`` already rounded to `dtype` (NumPy array of that dtype)."""
+    return rng.uniform(low, high, size=shape).astype(dtype.numpy)
+
+
+def rand_nonzero(rng: np.random.Generator, shape: tuple[int, ...], dtype: DType,
+                 low: float = 0.5, high: float = 2.0) -> np.ndarray:
+    """Values with ``low <= |x| < high`` and a random sign (safe divisors)."""
+    sign = np.where(rng.random(size=shape) < 0.5, -1.0, 1.0)
+    return (sign * rng.uniform(low, high, size=shape)).astype(dtype.numpy)
+
+
+def rand_grid(rng: np.random.Generator, shape: tuple[int, ...], dtype: DType) -> np.ndarray:
+    """Values on the grid ``-2, -1.5, ..., 2`` (exact in every dtype): ties happen often."""
+    return (rng.integers(-4, 5, size=shape) / 2.0).astype(dtype.numpy)
+
+
+def rand_int(rng: np.random.Generator, shape: tuple[int, ...], dtype: DType,
+             low: int = -9, high: int = 9) -> np.ndarray:
+    """Integers in ``[low, high]`` (clipped to the dtype) of `dtype`."""
+    lo, hi = int_range(dtype, low, high)
+    return rng.integers(lo, hi + 1, size=shape).astype(dtype.numpy)
+
+
+def rand_bool(rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
+    return rng.random(size=shape) < 0.5
+
+
+def f64(array: Any) -> np.ndarray:
+    """`array` as float64 (bfloat16 included)."""
+    return np.asarray(array).astype(np.float64)
+
+
+# -- tensors ----------------------------------------------------------------------------------
+def make(backend: Any, values: Any, dtype: DType | str, device: Any = None) -> Any:
+    """A `burn.Tensor` of `backend` holding `values` with exactly `dtype` (kind follows it)."""
+    from burn import Tensor
+
+    dtype = DType.from_any(dtype)
+    data = TensorData(np.asarray(values), dtype)
+    if device is None:
+        return Tensor.from_data(data, dtype=dtype, backend=backend)
+    return Tensor.from_data(data, device, dtype=dtype, backend=backend)
+
+
+def host(tensor: Any) -> np.ndarray:
+    """The tensor's values as a NumPy array of its own dtype (through `to_data`)."""
+    data = tensor.to_data()
+    assert isinstance(data, TensorData), f"to_data() returned {type(data).__name__}, not TensorData"
+    return data.array
+
+
+def check_float(tensor: Any, expected: Any, dtype: DType, *, terms: int = 1,
+                rtol: float | None = None, atol: float | None = None, what: str = "") -> None:
+    """Assert a Float tensor of `dtype` and shape of `expected`, close to it within tolerance."""
+    from burn import Float
+
+    expected = np.asarray(expected, dtype=np.float64)
+    label = f"{what}: " if what else ""
+    assert tensor.kind is Float, f"{label}kind {tensor.kind}, expected Float"
+    assert tensor.dtype is dtype, f"{label}dtype {tensor.dtype}, expected {dtype}"
+    assert tuple(tensor.shape) == expected.shape, f"{label}shape {tuple(tensor.shape)}, expected {expected.shape}"
+    got = f64(host(tensor))
+    assert got.shape == expected.shape, f"{label}to_data() shape {got.shape}, tensor.shape {tensor.shape}"
+    d_rtol, d_atol = tolerance(dtype, terms)
+    np.testing.assert_allclose(
+        got, expected, rtol=d_rtol if rtol is None else rtol, atol=d_atol if atol is None else atol,
+        equal_nan=True, err_msg=f"{label}{dtype.value}",
+    )
+
+
+def check_exact(tensor: Any, expected: Any, dtype: DType, *, what: str = "") -> None:
+    """Assert a tensor of exactly `dtype` (kind follows it) equal to `expected`."""
+    from burn.tensor.kind import Kind
+
+    expected = np.asarray(expected)
+    label = f"{what}: " if what else ""
+    assert tensor.kind is Kind.of(dtype), f"{label}kind {tensor.kind}, expected {Kind.of(dtype)}"
+    assert tensor.dtype is dtype, f"{label}dtype {tensor.dtype}, expected {dtype}"
+    assert tuple(tensor.shape) == expected.shape, f"{label}shape {tuple(tensor.shape)}, expected {expected.shape}"
+    got = host(tensor)
+    assert got.shape == expected.shape, f"{label}to_data() shape {got.shape}, tensor.shape {tensor.shape}"
+    if dtype.is_float:
+        np.testing.assert_array_equal(f64(got), f64(expected), err_msg=f"{label}{dtype.value}")
+    else:
+        np.testing.assert_array_equal(got, expected.astype(dtype.numpy), err_msg=f"{label}{dtype.value}")
+
+
+def check_indices(tensor: Any, expected: Any, backend: Any, *, what: str = "") -> None:
+    """Assert an Int tensor of the backend's int dtype equal to `expected` indices."""
+    check_exact(tensor, np.asarray(expected, dtype=np.int64), backend.int_dtype, what=what)
+
+
+def check_bool(tensor: Any, expected: Any, *, what: str = "") -> None:
+    check_exact(tensor, np.asarray(expected, dtype=np.bool_), DType.BOOL, what=what)
+
+
+def rand_any(rng: np.random.Generator, shape: tuple[int, ...], dtype: DType) -> np.ndarray:
+    """Values of any dtype: floats in [-2, 2), small ints (from 0 if unsigned), or booleans."""
+    if dtype.is_float:
+        return rand_float(rng, shape, dtype)
+    if dtype.is_int:
+        return rand_int(rng, shape, dtype)
+    return rand_bool(rng, shape)

@@ -1,0 +1,140 @@
+"""Element-wise float ops with one tensor operand (and scalar ops), for every declared float dtype."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pytest
+
+from burn.testing import covers
+from burn.testing.helpers import check_float, f64, make, rand_float, rand_nonzero
+from burn.tensor.dtype import DType
+
+Gen = Callable[[np.random.Generator, tuple[int, ...], DType], np.ndarray]
+
+
+def uniform(low: float, high: float) -> Gen:
+    return lambda rng, shape, dtype: rand_float(rng, shape, dtype, low, high)
+
+
+def nonzero(low: float, high: float) -> Gen:
+    return lambda rng, shape, dtype: rand_nonzero(rng, shape, dtype, low, high)
+
+
+def with_specials(gen: Gen, specials: list[float]) -> Gen:
+    """`gen`'s values with the first elements replaced by `specials` (as many as fit)."""
+
+    def make_values(rng: np.random.Generator, shape: tuple[int, ...], dtype: DType) -> np.ndarray:
+        values = gen(rng, shape, dtype).reshape(-1)
+        n = min(len(specials), values.size)
+        values[:n] = np.asarray(specials[:n]).astype(dtype.numpy)
+        return values.reshape(shape)
+
+    return make_values
+
+
+def _erf(x: np.ndarray) -> np.ndarray:
+    return np.vectorize(math.erf, otypes=[np.float64])(x) if x.size else x.copy()
+
+
+@dataclass(frozen=True)
+class Unary:
+    op: str
+    call: Callable[[Any], Any]
+    ref: Callable[[np.ndarray], np.ndarray]
+    gen: Gen
+
+
+HALVES = [0.5, 1.5, 2.5, -0.5, -1.5, -2.5, 0.0, -3.5]
+
+UNARY = [
+    Unary("float_exp", lambda t: t.exp(), np.exp, uniform(-4, 4)),
+    Unary("float_log", lambda t: t.log(), np.log, uniform(0.1, 10)),
+    Unary("float_log1p", lambda t: t.log1p(), np.log1p, uniform(-0.5, 5)),
+    Unary("float_sqrt", lambda t: t.sqrt(), np.sqrt, uniform(0, 10)),
+    Unary("float_abs", lambda t: t.abs(), np.abs, uniform(-3, 3)),
+    Unary("float_neg", lambda t: -t, np.negative, uniform(-3, 3)),
+    Unary("float_recip", lambda t: t.recip(), lambda x: 1.0 / x, nonzero(0.25, 4)),
+    Unary("float_sin", lambda t: t.sin(), np.sin, uniform(-4, 4)),
+    Unary("float_cos", lambda t: t.cos(), np.cos, uniform(-4, 4)),
+    Unary("float_tanh", lambda t: t.tanh(), np.tanh, uniform(-4, 4)),
+    Unary("float_erf", lambda t: t.erf(), _erf, uniform(-3, 3)),
+    Unary("float_round", lambda t: t.round(), np.round, with_specials(uniform(-10, 10), HALVES)),
+    Unary("float_floor", lambda t: t.floor(), np.floor, with_specials(uniform(-5, 5), [-2.0, 2.0, -0.5])),
+    Unary("float_ceil", lambda t: t.ceil(), np.ceil, with_specials(uniform(-5, 5), [-2.0, 2.0, -0.5])),
+    Unary("float_sign", lambda t: t.sign(), np.sign, with_specials(uniform(-3, 3), [0.0, -0.0])),
+    Unary("float_clamp_min", lambda t: t.clamp_min(-0.5), lambda x: np.maximum(x, -0.5), uniform(-2, 2)),
+    Unary("float_clamp_max", lambda t: t.clamp_max(0.5), lambda x: np.minimum(x, 0.5), uniform(-2, 2)),
+    Unary("float_clamp", lambda t: t.clamp(-0.5, 0.75), lambda x: np.clip(x, -0.5, 0.75), uniform(-2, 2)),
+    Unary("float_add_scalar", lambda t: t + 1.5, lambda x: x + 1.5, uniform(-2, 2)),
+    Unary("float_sub_scalar", lambda t: t - 1.5, lambda x: x - 1.5, uniform(-2, 2)),
+    Unary("float_mul_scalar", lambda t: t * 1.5, lambda x: x * 1.5, uniform(-2, 2)),
+    Unary("float_div_scalar", lambda t: t / 1.5, lambda x: x / 1.5, uniform(-2, 2)),
+    Unary("float_remainder_scalar", lambda t: t % 1.5, lambda x: np.remainder(x, 1.5), uniform(-4, 4)),
+    Unary("float_powf_scalar", lambda t: t.powf_scalar(2.5), lambda x: x ** 2.5, uniform(0.1, 3)),
+]
+
+SHAPES = [(), (6,), (0, 3), (2, 3, 4)]
+
+
+@covers(*(case.op for case in UNARY))
+@pytest.mark.parametrize("shape", SHAPES, ids=str)
+@pytest.mark.parametrize("case", UNARY, ids=lambda c: c.op)
+def test_unary(backend: Any, float_dtype: DType, case: Unary, shape: tuple[int, ...], rng: Any) -> None:
+    x = case.gen(rng, shape, float_dtype)
+    out = case.call(make(backend, x, float_dtype))
+    check_float(out, case.ref(f64(x)), float_dtype, what=case.op)
+
+
+@covers("float_powf_scalar")
+@pytest.mark.parametrize("exponent", [2.0, 3.0, -1.0, 0.0])
+def test_powf_scalar_integer_exponent_on_negative_base(backend: Any, float_dtype: DType, exponent: float) -> None:
+    # x ** 2 on negative x is how squared errors are written: it must not give NaN.
+    x = np.array([-3.0, -1.5, -0.5, 0.5, 2.0]).astype(float_dtype.numpy)
+    t = make(backend, x, float_dtype)
+    check_float(t ** exponent, f64(x) ** exponent, float_dtype, what=f"x ** {exponent}")
+    check_float(t.powf_scalar(exponent), f64(x) ** exponent, float_dtype, what=f"powf_scalar({exponent})")
+
+
+@covers("float_remainder_scalar")
+@pytest.mark.parametrize("divisor", [1.5, -1.5])
+def test_remainder_scalar_takes_divisor_sign(backend: Any, float_dtype: DType, divisor: float) -> None:
+    x = np.array([-4.0, -2.5, -1.0, 0.0, 1.0, 2.5, 4.0]).astype(float_dtype.numpy)
+    out = make(backend, x, float_dtype) % divisor
+    check_float(out, np.remainder(f64(x), divisor), float_dtype)
+
+
+@covers("float_sub_scalar", "float_div_scalar", "float_add_scalar", "float_mul_scalar", "float_neg",
+        "float_recip")
+def test_reflected_scalar_operators(backend: Any, float_dtype: DType, rng: Any) -> None:
+    x = rand_nonzero(rng, (3, 4), float_dtype)
+    t = make(backend, x, float_dtype)
+    ref = f64(x)
+    check_float(2.0 - t, 2.0 - ref, float_dtype, what="2 - t")
+    check_float(2.0 / t, 2.0 / ref, float_dtype, what="2 / t")
+    check_float(2.0 + t, 2.0 + ref, float_dtype, what="2 + t")
+    check_float(2.0 * t, 2.0 * ref, float_dtype, what="2 * t")
+
+
+@covers("float_powf", "float_powf_scalar")
+def test_scalar_base_power(backend: Any, float_dtype: DType, rng: Any) -> None:
+    x = rand_float(rng, (2, 5), float_dtype, -2, 2)
+    check_float(2.0 ** make(backend, x, float_dtype), 2.0 ** f64(x), float_dtype, what="2 ** t")
+
+
+@covers("float_div", "float_log", "float_sqrt", "float_exp", "float_div_scalar")
+def test_ieee_special_values(backend: Any, float_dtype: DType) -> None:
+    one = make(backend, np.array([1.0, -1.0, 0.0]), float_dtype)
+    zero = make(backend, np.zeros(3), float_dtype)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        check_float(one / zero, np.array([1.0, -1.0, 0.0]) / 0.0, float_dtype, what="x / 0")
+        check_float(one / 0.0, np.array([1.0, -1.0, 0.0]) / 0.0, float_dtype, what="x / 0.0")
+        check_float(zero.log(), np.log(np.zeros(3)), float_dtype, what="log(0)")
+        check_float(one.sqrt(), np.sqrt(np.array([1.0, -1.0, 0.0])), float_dtype, what="sqrt(-1)")
+    big = make(backend, np.array([-1e4, 1e4]), float_dtype)
+    with np.errstate(over="ignore"):  # NumPy-based backends may warn; the values are what counts
+        check_float(big.exp(), np.array([0.0, np.inf]), float_dtype, what="exp overflow/underflow")

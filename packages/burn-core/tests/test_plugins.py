@@ -1,0 +1,673 @@
+"""The plugin registry: name grammar, selection, caching, isolation of broken plugins, strict mode.
+
+Plugins here are fake modules registered at run time, and fake entry points handed to a private
+`PluginRegistry`; `test_plugins_entry_points.py` covers real entry points in subprocesses.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+import types
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+import burn.plugins as bp
+from burn.backend import Backend, Device
+from burn.errors import BackendNotFoundError, BackendUnavailableError, PluginError
+from burn.plugins import discovery, registry
+from burn.plugins.names import BackendName, BackendNameError, parse_name
+
+
+# -- fakes ----------------------------------------------------------------------------------------
+class FakeBackend(Backend):
+    name = "fake"
+
+    def __init__(
+        self, float_dtype: str = "float32", int_dtype: str = "int64", tag: str | None = None
+    ) -> None:
+        super().__init__(float_dtype=float_dtype, int_dtype=int_dtype)
+        self.tag = tag
+
+    def devices(self) -> list[Device]:
+        return [Device("fake", "cpu", owner=self)]
+
+    def options(self) -> dict[str, Any]:
+        return {**super().options(), "tag": self.tag}
+
+
+class Wrapper(Backend):
+    """A decorator backend, like autodiff: wraps any backend."""
+
+    def __init__(self, inner: Backend) -> None:
+        super().__init__(float_dtype=inner.float_dtype, int_dtype=inner.int_dtype)
+        self._inner = inner
+        self.name = f"wrap({inner.name})"  # type: ignore[misc]
+
+    @property
+    def inner(self) -> Backend:
+        return self._inner
+
+    def devices(self) -> list[Device]:
+        return [d.with_owner(self) for d in self._inner.devices()]
+
+    def options(self) -> dict[str, Any]:
+        return self._inner.options()
+
+
+def backend_plugin(
+    name: str = "fake",
+    *,
+    factory: Callable[..., Any] | None = None,
+    probe: Callable[[], str | None] | None = None,
+    package: str = "burn-fake",
+    module: str | None = None,
+) -> types.ModuleType:
+    """A plugin module providing one backend, as a backend package's plugin.py would."""
+    mod = types.ModuleType(module or f"fake_plugin_{name}")
+    spec = bp.BackendSpec(
+        name=name,
+        factory=factory or FakeBackend,
+        probe=probe,
+        description=f"the {name} test backend",
+        package=package,
+    )
+
+    @bp.hookimpl
+    def burn_backends() -> list[bp.BackendSpec]:
+        return [spec]
+
+    mod.burn_backends = burn_backends  # type: ignore[attr-defined]
+    return mod
+
+
+def decorator_plugin(name: str = "wrap", package: str = "burn-wrap") -> types.ModuleType:
+    mod = types.ModuleType(f"fake_decorator_{name}")
+
+    @bp.hookimpl
+    def burn_decorators() -> list[bp.DecoratorSpec]:
+        return [bp.DecoratorSpec(name=name, factory=lambda inner, **o: Wrapper(inner), package=package)]
+
+    mod.burn_decorators = burn_decorators  # type: ignore[attr-defined]
+    return mod
+
+
+class FakeDist:
+    def __init__(self, name: str, version: str) -> None:
+        self.name, self.version = name, version
+
+
+class FakeEntryPoint:
+    """Stands in for importlib.metadata.EntryPoint: `load` returns (or raises) what it is given."""
+
+    def __init__(
+        self, name: str, value: str, target: object, package: str = "", version: str = "1.2.3"
+    ) -> None:
+        self.name, self.value, self._target = name, value, target
+        self.dist = FakeDist(package, version) if package else None
+        self.loads = 0
+
+    def load(self) -> object:
+        self.loads += 1
+        if isinstance(self._target, BaseException):
+            raise self._target
+        return self._target
+
+
+@pytest.fixture
+def entry_points() -> list[FakeEntryPoint]:
+    return []
+
+
+@pytest.fixture
+def reg(entry_points: list[FakeEntryPoint], monkeypatch: pytest.MonkeyPatch) -> registry.PluginRegistry:
+    """A private registry, installed as the process registry (so `burn.backend` uses it too)."""
+    monkeypatch.delenv("BURN_STRICT_PLUGINS", raising=False)
+    monkeypatch.delenv("BURN_BACKEND", raising=False)
+    r = registry.PluginRegistry(entry_points=lambda: entry_points)
+    monkeypatch.setattr(registry, "REGISTRY", r)
+    return r
+
+
+def row(reg: registry.PluginRegistry, name: str) -> bp.BackendInfo:
+    (found,) = [r for r in reg.backends() if r.name == name]
+    return found
+
+
+# -- name grammar ---------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("text", "decorators", "base"),
+    [
+        ("ndarray", (), "ndarray"),
+        ("  ndarray\t", (), "ndarray"),
+        ("autodiff(ndarray)", ("autodiff",), "ndarray"),
+        (" autodiff ( ndarray ) ", ("autodiff",), "ndarray"),
+        ("a(b(my_backend-2))", ("a", "b"), "my_backend-2"),
+    ],
+)
+def test_parse_name(text: str, decorators: tuple[str, ...], base: str) -> None:
+    parsed = parse_name(text)
+    assert parsed == BackendName(decorators, base)
+    assert parse_name(str(parsed)) == parsed
+    assert " " not in str(parsed)
+
+
+@pytest.mark.parametrize(
+    ("text", "position", "expected"),
+    [
+        ("autodiff(ndarray", 16, "expected ')'"),
+        ("ndarray)", 7, "expected the end"),
+        ("autodiff()", 9, "expected a backend name"),
+        ("autodiff(a, b)", 10, "exactly one backend"),
+        ("(ndarray)", 0, "expected a backend name"),
+        ("nd array", 3, "expected the end"),
+        ("ndarray?x=1", 7, "expected the end"),
+    ],
+)
+def test_parse_name_errors_point_at_the_position(text: str, position: int, expected: str) -> None:
+    with pytest.raises(BackendNameError) as info:
+        parse_name(text)
+    message = str(info.value)
+    assert expected in message
+    assert f"position {position}" in message
+    assert repr(text) in message
+    caret_line = message.splitlines()[2]
+    assert caret_line.index("^") - 4 == position
+
+
+def test_parse_name_rejects_empty_and_non_strings() -> None:
+    with pytest.raises(BackendNameError, match="empty backend name"):
+        parse_name("   ")
+    with pytest.raises(TypeError, match="must be a str"):
+        parse_name(3)  # type: ignore[arg-type]
+    assert issubclass(BackendNameError, ValueError)
+
+
+# -- selection and caching ------------------------------------------------------------------------
+def test_backend_by_name_is_cached(reg: registry.PluginRegistry) -> None:
+    bp.register(backend_plugin())
+    b = bp.backend("fake")
+    assert isinstance(b, FakeBackend)
+    assert bp.backend("fake") is b
+    assert bp.backend(" fake ") is b  # normalized name
+    assert bp.backend("fake", float_dtype="float32") is b  # the defaults spelled out: same backend
+    b64 = bp.backend("fake", float_dtype="float64")
+    assert b64 is not b and b64.float_dtype.value == "float64"
+    assert bp.backend("fake", float_dtype="float64") is b64
+    assert bp.backend("fake", tag="x") is not bp.backend("fake", tag="y")
+
+
+def test_decorator_wraps_the_cached_base_instance(reg: registry.PluginRegistry) -> None:
+    bp.register(backend_plugin())
+    bp.register(decorator_plugin())
+    wrapped = bp.backend("wrap(fake)")
+    assert isinstance(wrapped, Wrapper)
+    assert wrapped.inner is bp.backend("fake")
+    assert bp.backend(" wrap( fake ) ") is wrapped
+    # options go to the base backend
+    w64 = bp.backend("wrap(fake)", float_dtype="float64")
+    assert w64.inner is bp.backend("fake", float_dtype="float64")
+    assert w64 is not wrapped
+    # decorators nest
+    twice = bp.backend("wrap(wrap(fake))")
+    assert twice.inner is wrapped
+
+
+def test_selection_order_name_then_env_then_ndarray(
+    reg: registry.PluginRegistry, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    bp.register(backend_plugin())
+    bp.register(backend_plugin("other"))
+    with pytest.raises(BackendNotFoundError, match="'ndarray'"):
+        bp.default_backend()
+    monkeypatch.setenv("BURN_BACKEND", "other")
+    assert bp.default_backend() is bp.backend("other")
+    assert bp.backend() is bp.backend("other")
+    assert bp.backend("fake") is not bp.backend("other")
+    monkeypatch.setenv("BURN_BACKEND", "wrap(")
+    with pytest.raises(BackendNameError, match="BURN_BACKEND"):
+        bp.default_backend()
+
+
+def test_thread_safe_single_instance(reg: registry.PluginRegistry) -> None:
+    calls = []
+
+    def slow_factory(**options: Any) -> FakeBackend:
+        calls.append(1)
+        time.sleep(0.02)  # widen the race window
+        return FakeBackend(**options)
+
+    bp.register(backend_plugin(factory=slow_factory))
+    results: list[Backend] = []
+    barrier = threading.Barrier(8)
+
+    def worker() -> None:
+        barrier.wait()
+        results.append(bp.backend("fake"))
+
+    threads = [threading.Thread(target=worker) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(results) == 8 and all(r is results[0] for r in results)
+    assert len(calls) == 1
+
+
+def test_factory_must_return_a_backend(reg: registry.PluginRegistry) -> None:
+    bp.register(backend_plugin(factory=lambda **o: object()))
+    with pytest.raises(PluginError, match=r"factory of backend 'fake' \(package burn-fake\) returned object"):
+        bp.backend("fake")
+
+
+def test_factory_errors_propagate_unchanged(reg: registry.PluginRegistry) -> None:
+    bp.register(backend_plugin())
+    with pytest.raises(ValueError, match="float_dtype must be a float type"):
+        bp.backend("fake", float_dtype="int32")
+    with pytest.raises(TypeError):
+        bp.backend("fake", no_such_option=1)
+
+
+def test_non_string_name(reg: registry.PluginRegistry) -> None:
+    with pytest.raises(TypeError, match="must be a str"):
+        bp.backend(["fake"])  # type: ignore[arg-type]
+
+
+# -- errors for names that cannot be served ---------------------------------------------------------
+def test_unknown_name_lists_installed_and_suggests(reg: registry.PluginRegistry) -> None:
+    bp.register(backend_plugin())
+    bp.register(decorator_plugin())
+    with pytest.raises(BackendNotFoundError) as info:
+        bp.backend("fak")
+    msg = str(info.value)
+    assert "no backend named 'fak'" in msg
+    assert "installed backends: fake; decorators: wrap" in msg
+    assert "Did you mean 'fake'?" in msg
+    assert "pip install" not in msg
+
+
+@pytest.mark.parametrize(
+    ("name", "package"),
+    [
+        ("ndarray", "burn-ndarray"),
+        ("opencl", "burn-opencl"),
+        ("cuda", "burn-cuda"),
+        ("autodiff(fake)", "burn-autodiff"),
+        ("autodiff(cuda)", "burn-autodiff"),
+    ],
+)
+def test_known_names_say_which_package(reg: registry.PluginRegistry, name: str, package: str) -> None:
+    bp.register(backend_plugin())
+    with pytest.raises(BackendNotFoundError, match=f"pip install {package}$"):
+        bp.backend(name)
+
+
+def test_nothing_installed(reg: registry.PluginRegistry) -> None:
+    assert bp.backends() == []
+    with pytest.raises(BackendNotFoundError, match=r"no burn backend is installed.*pip install burn-ndarray"):
+        bp.backend("ndarray")
+
+
+def test_decorator_and_backend_positions(reg: registry.PluginRegistry) -> None:
+    bp.register(backend_plugin())
+    bp.register(decorator_plugin())
+    with pytest.raises(BackendNotFoundError, match=r"'wrap' is a decorator, not a backend.*'wrap\(fake\)'"):
+        bp.backend("wrap")
+    with pytest.raises(
+        BackendNotFoundError, match="'fake' in 'fake\\(fake\\)' is a backend, not a decorator"
+    ):
+        bp.backend("fake(fake)")
+
+
+def test_unknown_decorator_fails_before_building_the_base(reg: registry.PluginRegistry) -> None:
+    built = []
+    bp.register(backend_plugin(factory=lambda **o: built.append(1) or FakeBackend(**o)))
+    with pytest.raises(BackendNotFoundError, match="no decorator named 'autodiff'"):
+        bp.backend("autodiff(fake)")
+    assert built == []
+
+
+def test_probe_unavailable(reg: registry.PluginRegistry) -> None:
+    bp.register(backend_plugin("gpu", probe=lambda: "no GPU here: install a driver", package="burn-gpu"))
+    bp.register(backend_plugin())
+    with pytest.raises(
+        BackendUnavailableError, match=r"backend 'gpu' \(package burn-gpu\).*no GPU here: install a driver"
+    ):
+        bp.backend("gpu")
+    gpu = row(reg, "gpu")
+    assert (gpu.status, gpu.reason, gpu.kind, gpu.package) == (
+        "unavailable",
+        "no GPU here: install a driver",
+        "backend",
+        "burn-gpu",
+    )
+    assert not gpu.available
+    assert row(reg, "fake").available
+
+
+def test_probe_runs_once_and_empty_reason_means_available(reg: registry.PluginRegistry) -> None:
+    calls = []
+    bp.register(backend_plugin(probe=lambda: calls.append(1) or None))
+    bp.backends()
+    bp.backends()
+    bp.backend("fake")
+    assert calls == [1]
+    assert row(reg, "fake").status == "available"
+
+
+# -- isolation of broken plugins --------------------------------------------------------------------
+def _raise(exc: BaseException) -> Any:
+    raise exc
+
+
+def test_probe_that_raises_is_isolated(reg: registry.PluginRegistry) -> None:
+    bp.register(
+        backend_plugin("flaky", probe=lambda: _raise(RuntimeError("driver crashed")), package="burn-flaky")
+    )
+    bp.register(backend_plugin())
+    flaky = row(reg, "flaky")
+    assert flaky.status == "failed"
+    assert "probe raised RuntimeError: driver crashed" in flaky.reason
+    with pytest.raises(PluginError, match=r"backend 'flaky' \(package burn-flaky\).*driver crashed") as info:
+        bp.backend("flaky")
+    assert isinstance(info.value.__cause__, RuntimeError)
+    assert isinstance(bp.backend("fake"), FakeBackend)
+
+
+def test_entry_point_that_raises_on_import(
+    reg: registry.PluginRegistry, entry_points: list[FakeEntryPoint]
+) -> None:
+    entry_points += [
+        FakeEntryPoint(
+            "broken", "burn_broken.plugin", ImportError("No module named 'cupy'"), "burn-broken", "0.9.1"
+        ),
+        FakeEntryPoint("fake", "fake_plugin", backend_plugin(), "burn-fake", "2.0.0"),
+    ]
+    rows = {r.name: r for r in bp.backends()}
+    assert rows["fake"].status == "available" and rows["fake"].version == "2.0.0"
+    broken = rows["broken"]
+    assert (broken.status, broken.package, broken.version) == ("failed", "burn-broken", "0.9.1")
+    assert "entry point broken = burn_broken.plugin" in broken.reason
+    assert "ImportError: No module named 'cupy'" in broken.reason
+    with pytest.raises(
+        PluginError,
+        match=r"could not be loaded: entry point broken = burn_broken.plugin \(package "
+        r"burn-broken 0.9.1\): failed to import: ImportError",
+    ):
+        bp.backend("broken")
+    assert isinstance(bp.backend("fake"), FakeBackend)
+
+
+def test_entry_point_calling_sys_exit_is_isolated(
+    reg: registry.PluginRegistry, entry_points: list[FakeEntryPoint]
+) -> None:
+    entry_points.append(FakeEntryPoint("quits", "quits", SystemExit(3), "burn-quits"))
+    assert row(reg, "quits").status == "failed"
+
+
+def test_hook_that_raises_is_isolated(
+    reg: registry.PluginRegistry, entry_points: list[FakeEntryPoint]
+) -> None:
+    bad = types.ModuleType("bad_hooks")
+    bad.burn_backends = bp.hookimpl(lambda: _raise(KeyError("boom")))  # type: ignore[attr-defined]
+    entry_points += [
+        FakeEntryPoint("bad", "bad_hooks", bad, "burn-bad"),
+        FakeEntryPoint("fake", "fake_plugin", backend_plugin(), "burn-fake"),
+    ]
+    bad_row = row(reg, "bad")
+    assert bad_row.status == "failed" and bad_row.package == "burn-bad"
+    assert "burn_backends() raised KeyError: 'boom'" in bad_row.reason
+    assert bp.backend("fake").name == "fake"
+
+
+def test_plugin_without_hooks_or_with_unknown_hooks(
+    reg: registry.PluginRegistry, entry_points: list[FakeEntryPoint]
+) -> None:
+    typo = types.ModuleType("typo")
+    typo.burn_backend = bp.hookimpl(lambda: [])  # type: ignore[attr-defined]
+    entry_points += [
+        FakeEntryPoint("empty", "empty", types.ModuleType("empty"), "burn-empty"),
+        FakeEntryPoint("typo", "typo", typo, "burn-typo"),
+    ]
+    rows = {r.name: r for r in bp.backends()}
+    assert "implements none of burn's hooks" in rows["empty"].reason
+    assert "unknown hook(s) burn_backend" in rows["typo"].reason
+
+
+@pytest.mark.parametrize(
+    ("result", "problem"),
+    [
+        ([42], "returned int 42, expected burn.plugins.BackendSpec"),
+        ([bp.DecoratorSpec("d", factory=Wrapper)], "expected burn.plugins.BackendSpec"),
+        ([bp.BackendSpec("bad name", factory=FakeBackend)], "invalid name 'bad name'"),
+        ([bp.BackendSpec("nofactory", factory=None)], "factory is not callable"),  # type: ignore[arg-type]
+    ],
+)
+def test_malformed_specs_are_failures(
+    reg: registry.PluginRegistry, entry_points: list[FakeEntryPoint], result: Any, problem: str
+) -> None:
+    mod = types.ModuleType("malformed")
+    mod.burn_backends = bp.hookimpl(lambda: [*result, bp.BackendSpec("good", factory=FakeBackend)])  # type: ignore[attr-defined]
+    entry_points.append(FakeEntryPoint("malformed", "malformed", mod, "burn-malformed"))
+    failed = [r for r in bp.backends() if r.status == "failed"]
+    assert len(failed) == 1 and problem in failed[0].reason
+    assert isinstance(bp.backend("good"), FakeBackend)  # the plugin's valid spec still counts
+
+
+def test_hook_may_return_a_single_spec(reg: registry.PluginRegistry) -> None:
+    mod = types.ModuleType("single")
+    mod.burn_backends = bp.hookimpl(lambda: bp.BackendSpec("single", factory=FakeBackend))  # type: ignore[attr-defined]
+    bp.register(mod)
+    assert isinstance(bp.backend("single"), FakeBackend)
+
+
+def test_duplicate_names_name_both_packages(
+    reg: registry.PluginRegistry, entry_points: list[FakeEntryPoint]
+) -> None:
+    entry_points += [
+        FakeEntryPoint("fake", "one", backend_plugin(package="", module="one"), "burn-fake-one", "1.0"),
+        FakeEntryPoint("fake", "two", backend_plugin(package="", module="two"), "burn-fake-two", "2.0"),
+        FakeEntryPoint("other", "other", backend_plugin("other"), "burn-other"),
+    ]
+    with pytest.raises(PluginError, match="burn-fake-one 1.0.*burn-fake-two 2.0"):
+        bp.backend("fake")
+    dups = [r for r in bp.backends() if r.name == "fake"]
+    assert {r.package for r in dups} == {"burn-fake-one", "burn-fake-two"}
+    assert all(r.status == "failed" and "also provided by" in r.reason for r in dups)
+    assert isinstance(bp.backend("other"), FakeBackend)
+
+
+def test_register_rejects_duplicates_and_broken_plugins(reg: registry.PluginRegistry) -> None:
+    bp.register(backend_plugin())
+    with pytest.raises(PluginError, match=r"'fake' is also provided by backend 'fake' \(package burn-fake\)"):
+        bp.register(backend_plugin(module="again", package="burn-again"))
+    broken = types.ModuleType("broken_hook")
+    broken.burn_backends = bp.hookimpl(lambda: _raise(ValueError("nope")))  # type: ignore[attr-defined]
+    with pytest.raises(PluginError, match="burn_backends\\(\\) raised ValueError: nope"):
+        bp.register(broken)
+    with pytest.raises(PluginError, match="implements none of burn's hooks"):
+        bp.register(types.ModuleType("nothing"))
+    assert [r.name for r in bp.backends()] == ["fake"]  # none of the rejected ones stayed
+
+
+# -- strict mode ------------------------------------------------------------------------------------
+def test_strict_mode_raises_naming_entry_point_and_package(
+    reg: registry.PluginRegistry, entry_points: list[FakeEntryPoint], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    entry_points += [
+        FakeEntryPoint("broken", "burn_broken.plugin", ImportError("no cupy"), "burn-broken", "0.9.1"),
+        FakeEntryPoint("fake", "fake_plugin", backend_plugin(), "burn-fake"),
+    ]
+    monkeypatch.setenv("BURN_STRICT_PLUGINS", "1")
+    for call in (bp.backends, lambda: bp.backend("fake")):
+        with pytest.raises(
+            PluginError, match=r"entry point broken = burn_broken.plugin \(package burn-broken 0.9.1\)"
+        ):
+            call()
+    monkeypatch.setenv("BURN_STRICT_PLUGINS", "0")
+    assert isinstance(bp.backend("fake"), FakeBackend)
+
+
+def test_strict_mode_and_raising_probes(
+    reg: registry.PluginRegistry, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    bp.register(backend_plugin("flaky", probe=lambda: _raise(OSError("bad driver")), package="burn-flaky"))
+    bp.register(backend_plugin("gpu", probe=lambda: "no GPU", package="burn-gpu"))
+    monkeypatch.setenv("BURN_STRICT_PLUGINS", "true")
+    with pytest.raises(
+        PluginError, match=r"backend 'flaky' \(package burn-flaky\) failed: its probe raised OSError"
+    ):
+        bp.backends()
+    # an unavailable backend is not a plugin failure, strict or not
+    with pytest.raises(BackendUnavailableError, match="no GPU"):
+        bp.backend("gpu")
+
+
+# -- discovery is lazy; register / unregister / refresh --------------------------------------------
+def test_discovery_waits_for_the_first_call(
+    entry_points: list[FakeEntryPoint], reg: registry.PluginRegistry
+) -> None:
+    ep = FakeEntryPoint("fake", "fake_plugin", backend_plugin(), "burn-fake")
+    entry_points.append(ep)
+    assert ep.loads == 0
+    bp.backend("fake")
+    bp.backends()
+    bp.backend("fake", float_dtype="float64")
+    assert ep.loads == 1
+
+
+def test_unregister_forgets_instances_built_from_the_plugin(reg: registry.PluginRegistry) -> None:
+    fake, wrap = backend_plugin(), decorator_plugin()
+    bp.register(fake)
+    bp.register(wrap)
+    b, w = bp.backend("fake"), bp.backend("wrap(fake)")
+    bp.unregister(wrap)
+    assert bp.backend("fake") is b  # untouched: it does not depend on `wrap`
+    with pytest.raises(BackendNotFoundError, match="no decorator named 'wrap'"):
+        bp.backend("wrap(fake)")
+    bp.register(wrap)
+    assert bp.backend("wrap(fake)") is not w
+    bp.unregister("fake_plugin_fake")  # by name
+    with pytest.raises(BackendNotFoundError):
+        bp.backend("fake")
+    with pytest.raises(ValueError, match="not registered"):
+        bp.unregister(fake)
+
+
+def test_register_twice_is_a_no_op(reg: registry.PluginRegistry) -> None:
+    mod = backend_plugin()
+    assert bp.register(mod) == "fake_plugin_fake"
+    assert bp.register(mod) == "fake_plugin_fake"
+    assert (
+        bp.register(backend_plugin("x", module="fake_plugin_fake")) != "fake_plugin_fake"
+    )  # same module name
+
+
+def test_class_based_plugin(reg: registry.PluginRegistry) -> None:
+    class Plugin:
+        @bp.hookimpl
+        def burn_backends(self) -> list[bp.BackendSpec]:
+            return [bp.BackendSpec("classy", factory=FakeBackend)]
+
+    bp.register(Plugin())
+    assert isinstance(bp.backend("classy"), FakeBackend)
+
+
+def test_runtime_plugin_learns_its_package_from_a_matching_entry_point(
+    reg: registry.PluginRegistry, entry_points: list[FakeEntryPoint]
+) -> None:
+    mod = backend_plugin(package="")
+    entry_points.append(FakeEntryPoint("fake", "fake_plugin", mod, "burn-fake", "3.1"))
+    bp.register(mod)  # e.g. a conftest registering a plugin that is also installed
+    assert [(r.name, r.package, r.version) for r in bp.backends()] == [("fake", "burn-fake", "3.1")]
+
+
+def test_refresh_discovers_again(reg: registry.PluginRegistry, entry_points: list[FakeEntryPoint]) -> None:
+    runtime = backend_plugin("runtime")
+    bp.register(runtime)
+    assert [r.name for r in bp.backends()] == ["runtime"]
+    entry_points.append(FakeEntryPoint("fake", "fake_plugin", backend_plugin(), "burn-fake"))
+    assert [r.name for r in bp.backends()] == ["runtime"]  # discovered once
+    before = bp.backend("runtime")
+    bp.refresh()
+    assert [r.name for r in bp.backends()] == ["fake", "runtime"]
+    assert bp.backend("runtime") is not before
+
+
+def test_listing_order_and_decorator_rows(reg: registry.PluginRegistry) -> None:
+    bp.register(decorator_plugin())
+    bp.register(backend_plugin("zeta"))
+    bp.register(backend_plugin("alpha"))
+    rows = bp.backends()
+    assert [(r.name, r.kind) for r in rows] == [
+        ("alpha", "backend"),
+        ("zeta", "backend"),
+        ("wrap", "decorator"),
+    ]
+    assert rows[2] == bp.BackendInfo("wrap", "decorator", "burn-wrap", None, "available", "")
+
+
+def test_listing_entry_points_that_cannot_be_listed(reg: registry.PluginRegistry) -> None:
+    def broken() -> list[FakeEntryPoint]:
+        raise OSError("unreadable METADATA")
+
+    r = registry.PluginRegistry(entry_points=broken)
+    (only,) = r.backends()
+    assert only.status == "failed" and "unreadable METADATA" in only.reason
+
+
+def test_default_entry_points_come_from_the_burn_backends_group(monkeypatch: pytest.MonkeyPatch) -> None:
+    seen = []
+    monkeypatch.setattr(discovery, "iter_entry_points", lambda: seen.append(1) or [])
+    r = registry.PluginRegistry()
+    assert r.backends() == [] and seen == [1]
+    assert bp.ENTRY_POINT_GROUP == "burn.backends"
+
+
+def test_resolve_builds_nothing(reg: registry.PluginRegistry) -> None:
+    built = []
+    bp.register(backend_plugin(factory=lambda **o: built.append(1) or FakeBackend(**o)))
+    bp.register(decorator_plugin())
+    entries = reg.resolve("wrap(fake)")
+    assert [(e.kind, e.spec.name) for e in entries] == [("decorator", "wrap"), ("backend", "fake")]
+    assert built == []
+
+
+# -- the public names on `burn` ----------------------------------------------------------------------
+def test_burn_backend_is_both_the_contract_package_and_the_selector(reg: registry.PluginRegistry) -> None:
+    import burn
+    import burn.backend.base as base_module
+
+    bp.register(backend_plugin())
+    assert burn.backend.Backend is Backend is base_module.Backend
+    assert callable(burn.backend)
+    assert burn.backend("fake") is bp.backend("fake")
+    assert burn.backend("fake", float_dtype="float64") is bp.backend("fake", float_dtype="float64")
+
+
+def test_burn_exports_the_plugin_api() -> None:
+    import burn
+
+    assert burn.backends is bp.backends
+    assert burn.default_backend is bp.default_backend
+    assert burn.hookimpl is bp.hookimpl
+
+
+def test_burn_plugins_env_loads_plugin_modules(
+    reg: registry.PluginRegistry, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import sys
+
+    monkeypatch.setitem(sys.modules, "envplug_mod", backend_plugin("envplug", module="envplug_mod"))
+    monkeypatch.setenv("BURN_PLUGINS", " envplug_mod , no_such_module_xyz,")
+    rows = {r.name: r for r in bp.backends()}
+    assert rows["envplug"].status == "available" and rows["envplug"].package == "burn-fake"
+    missing = rows["no_such_module_xyz"]
+    assert missing.status == "failed"
+    assert missing.reason.startswith(
+        "plugin module no_such_module_xyz (from BURN_PLUGINS): failed to import: "
+    )
+    assert "ModuleNotFoundError" in missing.reason
+    assert isinstance(bp.backend("envplug"), FakeBackend)

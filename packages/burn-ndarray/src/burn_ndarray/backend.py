@@ -1,0 +1,58 @@
+"""`NdArray`: burn's NumPy backend (CPU)."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from burn.backend.base import Backend
+from burn.backend.capabilities import Capabilities
+from burn.backend.device import Device
+from burn.tensor.dtype import DType
+
+from burn_ndarray._activation_ops import ActivationOps
+from burn_ndarray._bool_ops import BoolOps
+from burn_ndarray._dtypes import ALL_DTYPES, NP_OF
+from burn_ndarray._float_ops import FloatOps
+from burn_ndarray._int_ops import IntOps
+from burn_ndarray._module_ops import ModuleOps
+
+CAPABILITIES = Capabilities(dtypes=ALL_DTYPES, features=frozenset({"dlpack"}))
+
+
+class NdArray(FloatOps, IntOps, BoolOps, ModuleOps, ActivationOps, Backend):
+    """The NumPy backend: primitives are NumPy arrays on the CPU (one device, ``ndarray:cpu``).
+
+    Every dtype of burn is supported; float16 and bfloat16 (``ml_dtypes``) reductions, matmul and
+    module ops compute in float32 and round back. Primitives may be views and are never written
+    to. A 0-d result of a NumPy ufunc is a NumPy scalar (``np.float32(1.0)``), and every op accepts
+    those as primitives too: wrapping them back into 0-d arrays would cost every op a check.
+
+    Args:
+        float_dtype: element type of float tensors created without a dtype (default float32).
+        int_dtype: element type of int tensors created without a dtype, and of indices (default int64).
+
+    Example:
+        >>> from burn_ndarray import NdArray
+        >>> from burn.tensor import TensorData
+        >>> B = NdArray(float_dtype="float64")
+        >>> str(B.default_device())
+        'ndarray:cpu'
+        >>> a = B.float_from_data(TensorData([1.0, 2.0]), B.default_device())
+        >>> B.float_into_data(B.float_add(a, a)).to_list()
+        [2.0, 4.0]
+    """
+
+    name: ClassVar[str] = "ndarray"
+
+    def __init__(self, float_dtype: DType | str = DType.F32, int_dtype: DType | str = DType.I64) -> None:
+        super().__init__(float_dtype=float_dtype, int_dtype=int_dtype, capabilities=CAPABILITIES)
+        self._device = Device("ndarray", "cpu", owner=self)
+        self._devices = [self._device]
+        self._int_np = NP_OF[self.int_dtype]
+
+    def devices(self) -> list[Device]:
+        """The one device, ``ndarray:cpu``."""
+        return list(self._devices)
+
+    def default_device(self) -> Device:
+        return self._device

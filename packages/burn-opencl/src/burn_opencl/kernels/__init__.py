@@ -1,0 +1,1 @@
+"""Kernel generators and launchers, one module per op family."""

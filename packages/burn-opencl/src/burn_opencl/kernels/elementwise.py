@@ -1,0 +1,290 @@
+"""Elementwise kernels: one generated kernel per op, dtypes and layout, with broadcasting and strides.
+
+Each op is a C expression over its inputs ``a``, ``b``, ``c`` (in the compute type ``T``), its
+scalar arguments ``s0``, ``s1`` and the flat output index ``i``. Ops of one `group` share a
+program: pocl compiles a program once and each kernel on first launch, so a group costs one
+compiler run however many of its ops are used.
+
+Layouts: *flat* when every input is contiguous with the output's shape or holds one element
+(its stride is then 1 or 0); otherwise *strided*, with the dims collapsed as far as every operand
+allows and one kernel per remaining rank.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from burn.errors import DeviceError
+from burn.tensor.dtype import DType
+from burn_opencl.dtypes import COMPUTE, SCALAR_NP, STORAGE, build_options, load, store, wider
+from burn_opencl.kernels.common import (
+    I64, LOCAL, broadcast_shape, broadcast_strides, collapse, global_size, index_code, index_params, new,
+)
+from burn_opencl.tensor import CLTensor
+
+
+@dataclass(frozen=True)
+class Ew:
+    """An elementwise op.
+
+    Attributes:
+        name: kernel name.
+        expr: C expression of the result, in the compute type.
+        arity: number of tensor inputs.
+        group: ops compiled into one program (same arity, scalars and type signature).
+        nscalars: number of scalar arguments.
+        promote: per input, whether it is converted to the compute type (False: read as is, e.g.
+            a bool mask).
+        int_scalars: scalars are passed as ``long`` and converted in the kernel (int ops).
+    """
+
+    name: str
+    expr: str
+    arity: int
+    group: str
+    nscalars: int = 0
+    promote: tuple[bool, ...] = (True, True, True)
+    int_scalars: bool = False
+
+    @property
+    def cname(self) -> str:
+        return "k_" + self.name
+
+
+def _ops(group: str, arity: int, table: dict[str, str], **kw: Any) -> dict[str, Ew]:
+    return {name: Ew(name, expr, arity, group, **kw) for name, expr in table.items()}
+
+
+# -- helpers emitted into every program, specialised to its compute type T ------------------------
+_FLOAT_HELPERS = r"""
+inline T b_rem(T a, T b) { T r = fmod(a, b); if (r != (T)0 && ((r < (T)0) != (b < (T)0))) r += b; return r; }
+inline T b_sign(T a) { return isnan(a) ? a : (T)((a > (T)0) - (a < (T)0)); }
+inline T b_sigmoid(T a) { if (a >= (T)0) return (T)1 / ((T)1 + exp(-a)); T e = exp(a); return e / ((T)1 + e); }
+inline T b_softplus(T a, T beta) { T z = a * beta; return (fmax(z, (T)0) + log1p(exp(-fabs(z)))) / beta; }
+inline T b_gelu_grad(T x) {
+  return (T)0.5 * ((T)1 + erf(x * (T)0.70710678118654752440)) + x * exp((T)-0.5 * x * x) * (T)0.39894228040143267794;
+}
+"""
+_INT_HELPERS = r"""
+inline T b_idiv(T a, T b) {
+  if (b == (T)0) return (T)0;
+  if (b == (T)-1) return (T)((T)0 - a);
+  T q = a / b;
+  if ((a % b != (T)0) && ((a < (T)0) != (b < (T)0))) q -= (T)1;
+  return q;
+}
+inline T b_irem(T a, T b) {
+  if (b == (T)0 || b == (T)-1) return (T)0;
+  T r = a % b;
+  if (r != (T)0 && ((r < (T)0) != (b < (T)0))) r += b;
+  return r;
+}
+"""
+
+FLOAT_UNARY = _ops("fu", 1, {
+    "exp": "exp(a)", "log": "log(a)", "sqrt": "sqrt(a)", "abs": "fabs(a)", "sin": "sin(a)", "cos": "cos(a)",
+    "tanh": "tanh(a)", "erf": "erf(a)", "round": "rint(a)", "floor": "floor(a)", "ceil": "ceil(a)",
+    "neg": "-a", "recip": "(T)1 / a", "log1p": "log1p(a)", "sign": "b_sign(a)",
+    "relu": "a < (T)0 ? (T)0 : a", "gelu": "(T)0.5 * a * ((T)1 + erf(a * (T)0.70710678118654752440))",
+    "sigmoid": "b_sigmoid(a)", "log_sigmoid": "fmin(a, (T)0) - log1p(exp(-fabs(a)))",
+    "silu": "a * b_sigmoid(a)",
+})
+FLOAT_SCALAR = _ops("fus", 1, {
+    "add_s": "a + s0", "sub_s": "a - s0", "mul_s": "a * s0", "div_s": "a / s0", "rem_s": "b_rem(a, s0)",
+    "pow_s": "pow(a, s0)", "clamp_min": "a < s0 ? s0 : a", "clamp_max": "a > s0 ? s0 : a",
+    "leaky_relu": "a < (T)0 ? a * s0 : a", "softplus": "b_softplus(a, s0)", "rsub_s": "s0 - a",
+}, nscalars=1)
+FLOAT_SCALAR2 = _ops("fus2", 1, {
+    "clamp": "a < s0 ? s0 : (a > s1 ? s1 : a)", "hard_sigmoid": "clamp(s0 * a + s1, (T)0, (T)1)",
+}, nscalars=2)
+FLOAT_BINARY = _ops("fb", 2, {
+    "add": "a + b", "sub": "a - b", "mul": "a * b", "div": "a / b", "rem": "b_rem(a, b)", "pow": "pow(a, b)",
+    "relu_backward": "a > (T)0 ? b : (T)0", "sigmoid_backward": "b * a * ((T)1 - a)",
+    "gelu_backward": "b * b_gelu_grad(a)", "exp_sub": "exp(a - b)",
+})
+# log_softmax's last step: x - max - log(sum(exp(x - max))).
+LOG_SOFTMAX_OUT = Ew("log_softmax_out", "a - b - log(c)", 3, "ft")
+FLOAT_TEST = _ops("fub", 1, {"is_nan": "isnan(a)", "is_inf": "isinf(a)"})
+COMPARE = _ops("cmp", 2, {
+    "eq": "a == b", "ne": "a != b", "gt": "a > b", "ge": "a >= b", "lt": "a < b", "le": "a <= b",
+})
+COMPARE_SCALAR = _ops("cmps", 1, {
+    "eq_s": "a == s0", "ne_s": "a != s0", "gt_s": "a > s0", "ge_s": "a >= s0", "lt_s": "a < s0", "le_s": "a <= s0",
+}, nscalars=1)
+INT_COMPARE_SCALAR = _ops("icmps", 1, {
+    "eq_s": "a == s0", "ne_s": "a != s0", "gt_s": "a > s0", "ge_s": "a >= s0", "lt_s": "a < s0", "le_s": "a <= s0",
+}, nscalars=1, int_scalars=True)
+INT_UNARY = _ops("iu", 1, {
+    "abs": "a < (T)0 ? (T)((T)0 - a) : a", "neg": "(T)((T)0 - a)", "sign": "(T)((a > (T)0) - (a < (T)0))",
+})
+INT_SCALAR = _ops("ius", 1, {
+    "add_s": "a + s0", "sub_s": "a - s0", "mul_s": "a * s0", "div_s": "b_idiv(a, s0)", "rem_s": "b_irem(a, s0)",
+    "clamp_min": "a < s0 ? s0 : a", "clamp_max": "a > s0 ? s0 : a",
+}, nscalars=1, int_scalars=True)
+INT_SCALAR2 = _ops("ius2", 1, {"clamp": "a < s0 ? s0 : (a > s1 ? s1 : a)"}, nscalars=2, int_scalars=True)
+INT_BINARY = _ops("ib", 2, {
+    "add": "a + b", "sub": "a - b", "mul": "a * b", "div": "b_idiv(a, b)", "rem": "b_irem(a, b)",
+})
+BOOL_UNARY = _ops("bu", 1, {"not": "!a"})
+BOOL_BINARY = _ops("bb", 2, {"and": "a && b", "or": "a || b", "eq": "a == b", "ne": "a != b"})
+CAST = Ew("cast", "a", 1, "cast")
+MASK_WHERE = Ew("mask_where", "b ? c : a", 3, "mw", promote=(True, False, True))
+MASK_FILL = Ew("mask_fill", "b ? s0 : a", 2, "mf", nscalars=1, promote=(True, False))
+INT_MASK_FILL = Ew("mask_fill", "b ? s0 : a", 2, "imf", nscalars=1, promote=(True, False), int_scalars=True)
+FILL = Ew("fill", "s0", 0, "fill", nscalars=1)
+INT_FILL = Ew("fill", "s0", 0, "ifill", nscalars=1, int_scalars=True)
+ARANGE = Ew("arange", "s0 + (T)i * s1", 0, "arange", nscalars=2, int_scalars=True)
+
+GROUPS: dict[str, list[Ew]] = {}
+for _table in (
+    FLOAT_UNARY, FLOAT_SCALAR, FLOAT_SCALAR2, FLOAT_BINARY, FLOAT_TEST, COMPARE, COMPARE_SCALAR,
+    INT_COMPARE_SCALAR, INT_UNARY, INT_SCALAR, INT_SCALAR2, INT_BINARY, BOOL_UNARY, BOOL_BINARY,
+    {"cast": CAST, "log_softmax_out": LOG_SOFTMAX_OUT, "mask_where": MASK_WHERE, "mask_fill": MASK_FILL, "imask_fill": INT_MASK_FILL, "fill": FILL,
+     "ifill": INT_FILL, "arange": ARANGE},
+):
+    for _op in _table.values():
+        GROUPS.setdefault(_op.group, []).append(_op)
+
+
+def _source(group: str, ins: tuple[DType, ...], out: DType, compute: DType, rank: int) -> str:
+    """Program text of every op of `group` for these dtypes; rank -1 is the flat layout."""
+    t = COMPUTE[compute]
+    is_float = compute.is_float
+    helpers = _FLOAT_HELPERS if is_float else (_INT_HELPERS if compute.is_int else "")
+    parts = [f"#define T {t}", helpers]
+    names = ["o"] + [f"x{k}" for k in range(len(ins))]
+    for op in GROUPS[group]:
+        params = [f"__global {STORAGE[out]}* o"]
+        params += [f"__global const {STORAGE[d]}* x{k}" for k, d in enumerate(ins)]
+        params += ["long n"] + [f"long {nm}_off" for nm in names]
+        if rank < 0:
+            params += [f"long x{k}_st" for k in range(len(ins))]
+        stype = "long" if op.int_scalars else t
+        params += [f"{stype} s{j}_" for j in range(op.nscalars)]
+        if rank >= 0:
+            params.append(index_params(rank, names))
+        body = ["long i = get_global_id(0);", "if (i >= n) return;"]
+        if rank < 0:
+            body.append("long o_i = o_off + i;")
+            body.extend(f"long x{k}_i = x{k}_off + i * x{k}_st;" for k in range(len(ins)))
+        else:
+            body.append(index_code(rank, names))
+        body.extend(f"T s{j} = (T)s{j}_;" for j in range(op.nscalars))
+        for k, d in enumerate(ins):
+            var = "abc"[k]
+            if op.promote[k]:
+                body.append(f"T {var} = (T){load(d, f'x{k}', f'x{k}_i')};")
+            else:
+                body.append(f"{COMPUTE[d]} {var} = {load(d, f'x{k}', f'x{k}_i')};")
+        value = f"(({COMPUTE[out]})(({op.expr}) ? 1 : 0))" if out is DType.BOOL else f"(({COMPUTE[out]})({op.expr}))"
+        body.append(store(out, "o", "o_i", value))
+        parts.append(f"__kernel void k_{op.name}({', '.join(p for p in params if p)}) {{\n  " + "\n  ".join(body) + "\n}")
+    return "\n".join(parts)
+
+
+def _arg_types(group: str, nins: int, compute: DType, rank: int) -> Any:
+    def types(name: str) -> list[Any]:
+        op = next(o for o in GROUPS[group] if "k_" + o.name == name)
+        stype = I64 if op.int_scalars else SCALAR_NP[COMPUTE[compute]]
+        args: list[Any] = [None] * (1 + nins) + [I64] * (2 + nins)
+        if rank < 0:
+            args += [I64] * nins
+        args += [stype] * op.nscalars
+        if rank >= 0:
+            args += [I64] * (rank * (2 + nins))
+        return args
+
+    return types
+
+
+def run(
+    op: Ew,
+    ins: Sequence[CLTensor],
+    out_dtype: DType | None = None,
+    scalars: Sequence[Any] = (),
+    compute: DType | None = None,
+    out: CLTensor | None = None,
+    shape: tuple[int, ...] | None = None,
+    rt: Any = None,
+) -> CLTensor:
+    """Apply `op` elementwise, broadcasting `ins`.
+
+    Args:
+        op: the op.
+        ins: input tensors (all on one device).
+        out_dtype: result dtype; default the wider promoted input dtype.
+        scalars: values of the op's scalar arguments.
+        compute: dtype whose compute type the op runs in; default the wider promoted input.
+        out: write into this (possibly strided) view instead of a new tensor; it must have the
+            broadcast shape.
+        shape: output shape when there are no inputs.
+        rt: the runtime when there are no inputs.
+    """
+    if ins:
+        first = ins[0]
+        rt = first.rt
+        out_shape = first.shape
+        for t in ins:
+            if t.rt is not rt:
+                raise DeviceError(f"{op.name}: tensors on {first.rt.device} and {t.rt.device}")
+            if t.shape != out_shape:
+                out_shape = broadcast_shape(op.name, [x.shape for x in ins])
+                break
+        if compute is None:
+            compute = first.dtype
+            for k in range(1, len(ins)):
+                if op.promote[k]:
+                    compute = wider(compute, ins[k].dtype)
+    else:
+        assert shape is not None and compute is not None
+        out_shape = shape
+    if out_dtype is None:
+        out_dtype = compute
+    if out is None:
+        out = new(rt, out_shape, out_dtype, f"the result of {op.name}")
+    elif out.shape != out_shape:
+        raise ValueError(f"{op.name}: cannot write shape {out_shape} into a view of shape {out.shape}")
+    n = out.n
+    if n == 0:
+        return out
+    dtypes = tuple(t.dtype for t in ins)
+    flat = out.contig
+    if flat:
+        steps = []
+        for t in ins:
+            if t.n == 1:
+                steps.append(0)
+            elif t.contig and t.shape == out_shape:
+                steps.append(1)
+            else:
+                flat = False
+                break
+    if flat:
+        key = (op.group, dtypes, out_dtype, compute, -1)
+        kernel = rt.kernels.get((key, op.cname))
+        if kernel is None:
+            kernel = rt.build(
+                key, [o.cname for o in GROUPS[op.group]],
+                lambda: _source(op.group, dtypes, out_dtype, compute, -1),
+                build_options(compute, out_dtype, *dtypes), _arg_types(op.group, len(ins), compute, -1),
+            )[op.cname]
+        args = [out.buf, *[t.buf for t in ins], n, out.offset, *[t.offset for t in ins], *steps, *scalars]
+    else:
+        dims, strides = collapse(out_shape, [out.strides] + [broadcast_strides(t, out_shape) for t in ins])
+        rank = len(dims)
+        key = (op.group, dtypes, out_dtype, compute, rank)
+        kernel = rt.kernels.get((key, op.cname))
+        if kernel is None:
+            kernel = rt.build(
+                key, [o.cname for o in GROUPS[op.group]],
+                lambda: _source(op.group, dtypes, out_dtype, compute, rank),
+                build_options(compute, out_dtype, *dtypes), _arg_types(op.group, len(ins), compute, rank),
+            )[op.cname]
+        args = [out.buf, *[t.buf for t in ins], n, out.offset, *[t.offset for t in ins], *scalars, *dims]
+        for s in strides:
+            args.extend(s)
+    with rt.lock:
+        kernel(rt.queue, global_size(n), (LOCAL,), *args)
+    return out
