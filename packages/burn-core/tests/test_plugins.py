@@ -616,6 +616,8 @@ def test_listing_entry_points_that_cannot_be_listed(reg: registry.PluginRegistry
     r = registry.PluginRegistry(entry_points=broken)
     (only,) = r.backends()
     assert only.status == "failed" and "unreadable METADATA" in only.reason
+    r.register(backend_plugin())  # run-time plugins still work
+    assert isinstance(r.backend("fake"), FakeBackend)
 
 
 def test_default_entry_points_come_from_the_burn_backends_group(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -113,9 +113,20 @@ def test_matmul_errors(B, f, i):
 @pytest.mark.parametrize(
     ("name", "ref"),
     [
-        ("exp", np.exp), ("log", np.log), ("log1p", np.log1p), ("sqrt", np.sqrt), ("neg", np.negative),
-        ("recip", np.reciprocal), ("sin", np.sin), ("cos", np.cos), ("tanh", np.tanh), ("round", np.round),
-        ("floor", np.floor), ("ceil", np.ceil), ("sign", np.sign), ("abs", np.abs),
+        ("exp", np.exp),
+        ("log", np.log),
+        ("log1p", np.log1p),
+        ("sqrt", np.sqrt),
+        ("neg", np.negative),
+        ("recip", np.reciprocal),
+        ("sin", np.sin),
+        ("cos", np.cos),
+        ("tanh", np.tanh),
+        ("round", np.round),
+        ("floor", np.floor),
+        ("ceil", np.ceil),
+        ("sign", np.sign),
+        ("abs", np.abs),
     ],
 )
 def test_float_unary_ops(B, name, ref):
@@ -125,7 +136,9 @@ def test_float_unary_ops(B, name, ref):
     np.testing.assert_allclose(out.to_numpy(), ref(x), rtol=1e-6)
 
 
-@pytest.mark.parametrize("name", ["exp", "log", "log1p", "sqrt", "recip", "sin", "cos", "tanh", "erf", "round"])
+@pytest.mark.parametrize(
+    "name", ["exp", "log", "log1p", "sqrt", "recip", "sin", "cos", "tanh", "erf", "round"]
+)
 def test_float_only_ops_reject_int(i, name):
     with pytest.raises(KindError, match=f"{name}: expects a Float tensor, got a Int tensor of shape"):
         getattr(i, name)()
@@ -168,7 +181,9 @@ def test_int_tensor_with_float_scalar_is_a_kind_error(i):
 
 
 def test_float_and_int_tensors_do_not_mix(f, i):
-    with pytest.raises(KindError, match=r"sub: a Float tensor of shape \(2, 2\).* and a Int tensor of shape \(2, 2\)"):
+    with pytest.raises(
+        KindError, match=r"sub: a Float tensor of shape \(2, 2\).* and a Int tensor of shape \(2, 2\)"
+    ):
         f - i
     with pytest.raises(KindError, match="same kind"):
         i.greater(f)
@@ -193,7 +208,13 @@ def test_unsupported_operands_raise_type_error(f):
 # -- backend mismatch and diagnosis ----------------------------------------------------------------
 def test_mixing_backends_is_an_error_even_where_numpy_would_work(f):
     other = Tensor.from_data([[1.0, 1.0], [1.0, 1.0]], backend=burn_ndarray.NdArray())
-    for op in (lambda: f + other, lambda: f.mul(other), lambda: f == other, lambda: f @ other, lambda: f < other):
+    for op in (
+        lambda: f + other,
+        lambda: f.mul(other),
+        lambda: f == other,
+        lambda: f @ other,
+        lambda: f < other,
+    ):
         with pytest.raises(BackendMismatchError, match="two backends, 'ndarray' .* and 'ndarray'"):
             op()
 
@@ -201,11 +222,13 @@ def test_mixing_backends_is_an_error_even_where_numpy_would_work(f):
 def test_broadcast_failure_names_op_and_shapes(B):
     a = Tensor.zeros((2, 3), backend=B)
     b = Tensor.zeros((4,), backend=B)
-    with pytest.raises(ShapeError, match=r"add: shapes \(2, 3\) and \(4,\) cannot be broadcast together") as info:
+    with pytest.raises(
+        ShapeError, match=r"add: shapes \(2, 3\) and \(4,\) cannot be broadcast together"
+    ) as info:
         a + b
     assert info.value.__cause__ is not None  # the backend's own error stays attached
     with pytest.raises(ShapeError, match="greater_equal: shapes"):
-        a >= b
+        _ = a >= b
 
 
 def test_device_mismatch_is_diagnosed_after_a_backend_failure():
@@ -258,10 +281,15 @@ def test_other_backend_failures_keep_their_type_with_a_note(B):
 @pytest.mark.parametrize(
     ("op", "ref"),
     [
-        (lambda a, b: a == b, np.equal), (lambda a, b: a != b, np.not_equal), (lambda a, b: a > b, np.greater),
-        (lambda a, b: a >= b, np.greater_equal), (lambda a, b: a < b, np.less),
-        (lambda a, b: a <= b, np.less_equal), (lambda a, b: a.equal_elem(b), np.equal),
-        (lambda a, b: a.lower_elem(b), np.less), (lambda a, b: a.greater_equal_elem(b), np.greater_equal),
+        (lambda a, b: a == b, np.equal),
+        (lambda a, b: a != b, np.not_equal),
+        (lambda a, b: a > b, np.greater),
+        (lambda a, b: a >= b, np.greater_equal),
+        (lambda a, b: a < b, np.less),
+        (lambda a, b: a <= b, np.less_equal),
+        (lambda a, b: a.equal_elem(b), np.equal),
+        (lambda a, b: a.lower_elem(b), np.less),
+        (lambda a, b: a.greater_equal_elem(b), np.greater_equal),
     ],
 )
 @pytest.mark.parametrize("kind", [Float, Int])
@@ -289,11 +317,11 @@ def test_bool_equality(B):
     assert (m == False).tolist() == [False, True]  # noqa: E712
     assert (m != 1).tolist() == [False, True]
     with pytest.raises(KindError, match="not ordered"):
-        m > m
+        _ = m > m
     with pytest.raises(KindError, match="Bool"):
-        m < 1
+        _ = m < 1
     with pytest.raises(KindError, match="bool"):
-        m == 2
+        _ = m == 2
 
 
 def test_eq_with_foreign_objects_is_false_and_hash_is_identity(f):
@@ -323,7 +351,7 @@ def test_bool_logic(B):
 def test_bool_logic_errors(B, i):
     a = Tensor.from_data([True], backend=B)
     with pytest.raises(KindError, match="bool_not: expects a Bool tensor"):
-        ~i
+        _ = ~i
     with pytest.raises(KindError, match="bool_and: expects Bool tensors"):
         i & a
     with pytest.raises(KindError, match="Bool"):

@@ -149,8 +149,13 @@ def test_int_and_bool_tensors_cannot_require_grad(AD):
 def test_plain_backends_explain_how_to_get_autodiff():
     B = burn_ndarray.NdArray()
     x = Tensor.from_data([1.0], backend=B)
-    for op in (x.require_grad, x.backward, lambda: x.grad({}), lambda: x.grad_remove({}),
-               lambda: x.set_require_grad(True)):
+    for op in (
+        x.require_grad,
+        x.backward,
+        lambda: x.grad({}),
+        lambda: x.grad_remove({}),
+        lambda: x.set_require_grad(True),
+    ):
         with pytest.raises(TypeError, match=r"has no autodiff; use burn.backend\('autodiff\(ndarray\)'\)"):
             op()
     assert x.detach().tolist() == [1.0] and x.inner().backend is B and not x.is_require_grad()

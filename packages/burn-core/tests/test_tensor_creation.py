@@ -81,7 +81,9 @@ def test_dtype_the_backend_does_not_declare():
     from burn.backend import Capabilities
 
     narrow = burn_ndarray.NdArray()
-    object.__setattr__(narrow, "capabilities", Capabilities(dtypes=frozenset({DType.F32, DType.I64, DType.BOOL})))
+    object.__setattr__(
+        narrow, "capabilities", Capabilities(dtypes=frozenset({DType.F32, DType.I64, DType.BOOL}))
+    )
     with pytest.raises(DTypeError, match="does not support float64"):
         Tensor.from_data([1.0], backend=narrow, dtype="float64")
 

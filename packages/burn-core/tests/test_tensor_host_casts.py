@@ -127,7 +127,14 @@ def test_float_cast_to_the_backend_dtype(B):
 
 @pytest.mark.parametrize(
     ("dtype", "kind"),
-    [("float64", Float), ("float16", Float), ("bfloat16", Float), ("int32", Int), ("uint8", Int), ("bool", Bool)],
+    [
+        ("float64", Float),
+        ("float16", Float),
+        ("bfloat16", Float),
+        ("int32", Int),
+        ("uint8", Int),
+        ("bool", Bool),
+    ],
 )
 def test_cast_changes_kind_as_needed(t, dtype, kind):
     for source in (t, t.int(), t > 0):

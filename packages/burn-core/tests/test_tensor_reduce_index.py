@@ -28,7 +28,9 @@ def t(B, x):
 
 
 # -- reductions -------------------------------------------------------------------------------------
-@pytest.mark.parametrize(("name", "ref"), [("sum", np.sum), ("mean", np.mean), ("prod", np.prod), ("max", np.max), ("min", np.min)])
+@pytest.mark.parametrize(
+    ("name", "ref"), [("sum", np.sum), ("mean", np.mean), ("prod", np.prod), ("max", np.max), ("min", np.min)]
+)
 def test_full_reductions_have_shape_one(t, x, name, ref):
     out = getattr(t, name)()
     assert out.shape == (1,) and out.kind is Float
@@ -38,8 +40,14 @@ def test_full_reductions_have_shape_one(t, x, name, ref):
 
 @pytest.mark.parametrize(
     ("name", "ref"),
-    [("sum_dim", np.sum), ("mean_dim", np.mean), ("prod_dim", np.prod), ("max_dim", np.max), ("min_dim", np.min),
-     ("cumsum", np.cumsum)],
+    [
+        ("sum_dim", np.sum),
+        ("mean_dim", np.mean),
+        ("prod_dim", np.prod),
+        ("max_dim", np.max),
+        ("min_dim", np.min),
+        ("cumsum", np.cumsum),
+    ],
 )
 @pytest.mark.parametrize("dim", [0, 1, -1, -2])
 def test_dim_reductions_keep_the_dim(t, x, name, ref, dim):
@@ -78,9 +86,17 @@ def test_any_all(B, t):
 
 def test_bool_reductions_point_at_casts(t):
     m = t > 0
-    with pytest.raises(KindError, match=r"sum: expects a Float or Int tensor, got a Bool tensor.*mask.int\(\).sum\(\)"):
+    with pytest.raises(
+        KindError, match=r"sum: expects a Float or Int tensor, got a Bool tensor.*mask.int\(\).sum\(\)"
+    ):
         m.sum()
-    for op in (lambda: m.mean_dim(0), lambda: m.argmax(0), lambda: m.max(), lambda: m.cumsum(0), lambda: m.sort()):
+    for op in (
+        lambda: m.mean_dim(0),
+        lambda: m.argmax(0),
+        lambda: m.max(),
+        lambda: m.cumsum(0),
+        lambda: m.sort(),
+    ):
         with pytest.raises(KindError):
             op()
 
@@ -99,7 +115,9 @@ def test_gather_and_scatter(B, t, x):
 
 
 def test_gather_scatter_errors(B, t):
-    with pytest.raises(ShapeError, match=r"gather: indices of shape \(2,\) must have the rank of the tensor \(2, 3\)"):
+    with pytest.raises(
+        ShapeError, match=r"gather: indices of shape \(2,\) must have the rank of the tensor \(2, 3\)"
+    ):
         t.gather(1, [0, 1])
     with pytest.raises(KindError, match="indices must be a Int tensor"):
         t.gather(1, t)
@@ -153,7 +171,9 @@ def test_mask_errors(B, t):
         t.int().mask_fill(m, 0.5)
     with pytest.raises(KindError, match="value must be a Float tensor"):
         t.mask_where(m, m)
-    with pytest.raises(ShapeError, match=r"mask_where: shapes \(2, 3\), \(2,\), \(2, 3\) .* do not broadcast"):
+    with pytest.raises(
+        ShapeError, match=r"mask_where: shapes \(2, 3\), \(2,\), \(2, 3\) .* do not broadcast"
+    ):
         t.mask_where(Tensor.from_data([True, False], backend=B), t)
     with pytest.raises(KindError, match="Bool tensor needs a bool value"):
         m.mask_fill(m, 2)

@@ -61,7 +61,9 @@ def test_swap_dims_transpose_permute(t, x):
 
 
 def test_dims_are_normalized_and_checked(t):
-    with pytest.raises(ShapeError, match=r"swap_dims: dim 3 is out of range for a tensor of rank 3 \(shape \(2, 3, 4\)\)"):
+    with pytest.raises(
+        ShapeError, match=r"swap_dims: dim 3 is out of range for a tensor of rank 3 \(shape \(2, 3, 4\)\)"
+    ):
         t.swap_dims(3, 0)
     with pytest.raises(ShapeError, match="sum_dim: dim -4 is out of range"):
         t.sum_dim(-4)
@@ -169,7 +171,9 @@ def test_slice_assign(B, t, x):
 
 
 def test_slice_assign_errors(B, t):
-    with pytest.raises(ShapeError, match=r"slice_assign: value of shape \(3,\) does not fit the region \(1, 3, 4\)"):
+    with pytest.raises(
+        ShapeError, match=r"slice_assign: value of shape \(3,\) does not fit the region \(1, 3, 4\)"
+    ):
         t.slice_assign([(0, 1)], Tensor.from_data([1, 2, 3], backend=B))
     with pytest.raises(KindError, match="value must be a Int tensor"):
         t.slice_assign([(0, 1)], Tensor.zeros((1, 3, 4), backend=B))
@@ -228,11 +232,34 @@ def test_repeat(B):
 @pytest.mark.parametrize(
     "key",
     [
-        0, -1, (1, 2), (1, 2, 3), (-1, -1, -1), np.s_[:], np.s_[1:], np.s_[:, 1], np.s_[..., 0], np.s_[0, ...],
-        np.s_[0, ..., 1], np.s_[None], np.s_[:, None, 1], np.s_[..., None], np.s_[::-1], np.s_[:, ::-2],
-        np.s_[:, 2:0:-1], np.s_[:, ::-1, 1::2], np.s_[1, ::-1, -1], np.s_[:, 5:], np.s_[:, -100:100],
-        np.s_[:, [2, 0, 2]], np.s_[[1, -2]], np.s_[:, []], np.s_[None, 1, None, [0], :2],
-        (), np.s_[...], np.s_[np.int64(1)],
+        0,
+        -1,
+        (1, 2),
+        (1, 2, 3),
+        (-1, -1, -1),
+        np.s_[:],
+        np.s_[1:],
+        np.s_[:, 1],
+        np.s_[..., 0],
+        np.s_[0, ...],
+        np.s_[0, ..., 1],
+        np.s_[None],
+        np.s_[:, None, 1],
+        np.s_[..., None],
+        np.s_[::-1],
+        np.s_[:, ::-2],
+        np.s_[:, 2:0:-1],
+        np.s_[:, ::-1, 1::2],
+        np.s_[1, ::-1, -1],
+        np.s_[:, 5:],
+        np.s_[:, -100:100],
+        np.s_[:, [2, 0, 2]],
+        np.s_[[1, -2]],
+        np.s_[:, []],
+        np.s_[None, 1, None, [0], :2],
+        (),
+        np.s_[...],
+        np.s_[np.int64(1)],
     ],
 )
 def test_getitem_matches_numpy(t, x, key):

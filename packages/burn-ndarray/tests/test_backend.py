@@ -88,7 +88,7 @@ def test_selected_by_name_through_burn() -> None:
         bp.register(plugin)
     except Exception:  # already registered (installed entry point, or another test)
         pass
-    backend = burn.backend("ndarray", float_dtype="float64")
+    backend = burn.backend("ndarray", float_dtype="float64")  # type: ignore[operator]
     assert isinstance(backend, NdArray) and backend.float_dtype is DType.F64
     t = burn.Tensor.from_data([1.0, 2.0], device=backend.default_device())
     assert (t + t).to_data().to_list() == [2.0, 4.0]

@@ -7,6 +7,8 @@ them and that `*_shape` / `*_into_data` report rank 0.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 
@@ -15,12 +17,12 @@ from burn_ndarray import NdArray
 
 
 @pytest.fixture
-def scalar(B: NdArray) -> object:
+def scalar(B: NdArray) -> Any:
     zero_d = B.float_reshape(np.array([2.0], np.float32), ())
     return B.float_exp(zero_d)  # a NumPy scalar, not an ndarray
 
 
-def test_ufunc_results_are_numpy_scalars_with_rank_0(B: NdArray, scalar: object) -> None:
+def test_ufunc_results_are_numpy_scalars_with_rank_0(B: NdArray, scalar: Any) -> None:
     assert isinstance(scalar, np.generic)
     assert B.float_shape(scalar) == ()
     data = B.float_into_data(scalar)
@@ -28,7 +30,7 @@ def test_ufunc_results_are_numpy_scalars_with_rank_0(B: NdArray, scalar: object)
     assert B.float_get_dtype(scalar) is DType.F32
 
 
-def test_every_family_accepts_numpy_scalars(B: NdArray, scalar: object) -> None:
+def test_every_family_accepts_numpy_scalars(B: NdArray, scalar: Any) -> None:
     s = scalar
     assert B.float_add(s, s) == pytest.approx(2 * np.exp(2.0))
     assert B.float_add_scalar(s, 1.0).dtype == np.float32
@@ -59,7 +61,9 @@ def test_size_zero_shapes(B: NdArray) -> None:
     assert B.float_add(e, np.ones(3, np.float32)).shape == (0, 3)
     assert B.float_cat([e, np.ones((2, 3), np.float32)], 0).shape == (2, 3)
     assert B.float_matmul(e, np.ones((3, 4), np.float32)).shape == (0, 4)
-    assert B.float_matmul(np.ones((2, 0), np.float32), np.ones((0, 4), np.float32)).tolist() == [[0.0] * 4] * 2
+    assert (
+        B.float_matmul(np.ones((2, 0), np.float32), np.ones((0, 4), np.float32)).tolist() == [[0.0] * 4] * 2
+    )
     assert B.float_sort(e, 0, True).shape == (0, 3) and B.float_argsort(e, 1, False).shape == (0, 3)
     assert B.float_into_data(e).shape == (0, 3)
     assert B.float_scatter_add(0, e, np.zeros((0, 3), np.int64), np.zeros((0, 3), np.float32)).shape == (0, 3)

@@ -18,10 +18,14 @@ ERF_MAX_REL_F32 = 3e-7
 
 
 def _grid() -> np.ndarray:
-    return np.concatenate([
-        np.linspace(-7.0, 7.0, 40001), np.geomspace(1e-300, 30.0, 2000), -np.geomspace(1e-300, 30.0, 2000),
-        [0.0, -0.0, 1.9999999999999998, 2.0, 5.999999999999999, 6.0, 1e300],
-    ])
+    return np.concatenate(
+        [
+            np.linspace(-7.0, 7.0, 40001),
+            np.geomspace(1e-300, 30.0, 2000),
+            -np.geomspace(1e-300, 30.0, 2000),
+            [0.0, -0.0, 1.9999999999999998, 2.0, 5.999999999999999, 6.0, 1e300],
+        ]
+    )
 
 
 def test_erf_float64_against_math_erf() -> None:
@@ -49,7 +53,7 @@ def test_small_arrays_take_the_per_element_path_with_the_same_results() -> None:
     x = np.linspace(-7.0, 7.0, _erf.SMALL_SIZE)
     big = erf(np.concatenate([x, x]))[: x.size]  # over SMALL_SIZE: the polynomial path
     np.testing.assert_allclose(erf(x), big, rtol=ERF_MAX_REL_F64)
-    assert erf(x.astype(np.float32)).dtype == np.float32 and erf(np.float64(0.5)).shape == ()
+    assert erf(x.astype(np.float32)).dtype == np.float32 and erf(np.asarray(0.5)).shape == ()
 
 
 def test_erf_special_values_and_shapes() -> None:
@@ -63,8 +67,9 @@ def test_erf_special_values_and_shapes() -> None:
 
 
 def _sigmoid(x: np.ndarray) -> np.ndarray:
-    return np.array([1 / (1 + math.exp(-v)) if v >= 0 else math.exp(v) / (1 + math.exp(v)) for v in x.ravel()]
-                    ).reshape(x.shape)
+    return np.array(
+        [1 / (1 + math.exp(-v)) if v >= 0 else math.exp(v) / (1 + math.exp(v)) for v in x.ravel()]
+    ).reshape(x.shape)
 
 
 def test_activations_against_formulas(B64: NdArray) -> None:
@@ -72,7 +77,9 @@ def test_activations_against_formulas(B64: NdArray) -> None:
     x = np.array([-800.0, -30.0, -3.0, -0.5, 0.0, 0.25, 2.0, 30.0, 800.0])
     sig = _sigmoid(x)
     np.testing.assert_allclose(B.sigmoid(x), sig, rtol=1e-14)  # no overflow at +-800
-    log_sig = np.array([-math.log1p(math.exp(-v)) if v >= 0 else v - math.log1p(math.exp(v)) for v in x[1:-1]])
+    log_sig = np.array(
+        [-math.log1p(math.exp(-v)) if v >= 0 else v - math.log1p(math.exp(v)) for v in x[1:-1]]
+    )
     np.testing.assert_allclose(B.log_sigmoid(x[1:-1]), log_sig, rtol=1e-14)
     assert B.log_sigmoid(x)[0] == -800.0 and B.log_sigmoid(x)[-1] == 0.0
     np.testing.assert_allclose(B.silu(x[1:-1]), x[1:-1] * sig[1:-1], rtol=1e-14)
@@ -115,11 +122,20 @@ def test_softmax_is_stable_and_normalized(B: NdArray) -> None:
 
 @pytest.mark.parametrize("dtype", [np.float16, ml_dtypes.bfloat16])
 def test_activations_keep_low_precision_dtypes(B: NdArray, dtype: type) -> None:
-    x = np.linspace(-4, 4, 9).astype(dtype)
+    x: np.ndarray = np.linspace(-4, 4, 9).astype(dtype)
     x32 = x.astype(np.float32)
-    for name, args in [("relu", ()), ("gelu", ()), ("sigmoid", ()), ("silu", ()), ("log_sigmoid", ()),
-                       ("softplus", (1.0,)), ("hard_sigmoid", (0.2, 0.5)), ("softmax", (0,)),
-                       ("log_softmax", (0,)), ("leaky_relu", (0.1,))]:
+    for name, args in [
+        ("relu", ()),
+        ("gelu", ()),
+        ("sigmoid", ()),
+        ("silu", ()),
+        ("log_sigmoid", ()),
+        ("softplus", (1.0,)),
+        ("hard_sigmoid", (0.2, 0.5)),
+        ("softmax", (0,)),
+        ("log_softmax", (0,)),
+        ("leaky_relu", (0.1,)),
+    ]:
         got = getattr(B, name)(x, *args)
         want = getattr(B, name)(x32, *args)
         assert got.dtype == dtype, name
@@ -132,9 +148,14 @@ def test_against_torch_when_available(B64: NdArray, rng: np.random.Generator) ->
     x = rng.standard_normal((4, 6)) * 5
     t = torch.tensor(x)
     for ours, theirs in [
-        (B64.gelu(x), F.gelu(t)), (B64.sigmoid(x), torch.sigmoid(t)), (B64.silu(x), F.silu(t)),
-        (B64.log_sigmoid(x), F.logsigmoid(t)), (B64.softmax(x, 1), F.softmax(t, 1)),
-        (B64.log_softmax(x, 0), F.log_softmax(t, 0)), (B64.hard_sigmoid(x, 1 / 6, 0.5), F.hardsigmoid(t)),
-        (B64.softplus(x, 1.0), F.softplus(t)), (B64.leaky_relu(x, 0.2), F.leaky_relu(t, 0.2)),
+        (B64.gelu(x), F.gelu(t)),
+        (B64.sigmoid(x), torch.sigmoid(t)),
+        (B64.silu(x), F.silu(t)),
+        (B64.log_sigmoid(x), F.logsigmoid(t)),
+        (B64.softmax(x, 1), F.softmax(t, 1)),
+        (B64.log_softmax(x, 0), F.log_softmax(t, 0)),
+        (B64.hard_sigmoid(x, 1 / 6, 0.5), F.hardsigmoid(t)),
+        (B64.softplus(x, 1.0), F.softplus(t)),
+        (B64.leaky_relu(x, 0.2), F.leaky_relu(t, 0.2)),
     ]:
         np.testing.assert_allclose(ours, theirs.numpy(), rtol=1e-10, atol=1e-12)

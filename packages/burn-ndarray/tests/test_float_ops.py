@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import ml_dtypes
 import numpy as np
@@ -44,13 +45,20 @@ def test_binary_and_scalar_ops_keep_dtype(B: NdArray, dtype: DType) -> None:
     a, b = arr([[1.5, -2.0, 3.25]], dtype), arr([[0.5], [2.0]], dtype)
     a64, b64 = a.astype(np.float64), b.astype(np.float64)
     cases = [
-        (B.float_add(a, b), a64 + b64), (B.float_sub(a, b), a64 - b64), (B.float_mul(a, b), a64 * b64),
-        (B.float_div(a, b), a64 / b64), (B.float_remainder(a, b), np.remainder(a64, b64)),
+        (B.float_add(a, b), a64 + b64),
+        (B.float_sub(a, b), a64 - b64),
+        (B.float_mul(a, b), a64 * b64),
+        (B.float_div(a, b), a64 / b64),
+        (B.float_remainder(a, b), np.remainder(a64, b64)),
         (B.float_powf(np.abs(a), b), np.abs(a64) ** b64),
-        (B.float_add_scalar(a, 2.5), a64 + 2.5), (B.float_sub_scalar(a, 2.5), a64 - 2.5),
-        (B.float_mul_scalar(a, -3.0), a64 * -3.0), (B.float_div_scalar(a, 4.0), a64 / 4.0),
-        (B.float_remainder_scalar(a, 1.5), np.remainder(a64, 1.5)), (B.float_powf_scalar(a, 2.0), a64**2),
-        (B.float_clamp(a, -1.0, 2.0), np.clip(a64, -1, 2)), (B.float_clamp_min(a, 0.0), np.maximum(a64, 0)),
+        (B.float_add_scalar(a, 2.5), a64 + 2.5),
+        (B.float_sub_scalar(a, 2.5), a64 - 2.5),
+        (B.float_mul_scalar(a, -3.0), a64 * -3.0),
+        (B.float_div_scalar(a, 4.0), a64 / 4.0),
+        (B.float_remainder_scalar(a, 1.5), np.remainder(a64, 1.5)),
+        (B.float_powf_scalar(a, 2.0), a64**2),
+        (B.float_clamp(a, -1.0, 2.0), np.clip(a64, -1, 2)),
+        (B.float_clamp_min(a, 0.0), np.maximum(a64, 0)),
         (B.float_clamp_max(a, 0.0), np.minimum(a64, 0)),
         (B.float_mask_fill(a, a > 0, 7.0), np.where(a64 > 0, 7.0, a64)),
     ]
@@ -73,11 +81,18 @@ def test_remainder_takes_the_sign_of_the_divisor(B: NdArray) -> None:
 def test_unary_math(B: NdArray, dtype: DType) -> None:
     x = arr(np.linspace(0.1, 3.0, 7), dtype)
     x64 = x.astype(np.float64)
-    for op, ref in [
-        (B.float_exp, np.exp), (B.float_log, np.log), (B.float_log1p, np.log1p), (B.float_sqrt, np.sqrt),
-        (B.float_sin, np.sin), (B.float_cos, np.cos), (B.float_tanh, np.tanh), (B.float_recip, np.reciprocal),
+    ops: list[tuple[Any, Any]] = [
+        (B.float_exp, np.exp),
+        (B.float_log, np.log),
+        (B.float_log1p, np.log1p),
+        (B.float_sqrt, np.sqrt),
+        (B.float_sin, np.sin),
+        (B.float_cos, np.cos),
+        (B.float_tanh, np.tanh),
+        (B.float_recip, np.reciprocal),
         (B.float_erf, np.vectorize(math.erf)),
-    ]:
+    ]
+    for op, ref in ops:
         got = op(x)
         assert got.dtype == dtype.numpy, op
         np.testing.assert_allclose(got.astype(np.float64), ref(x64), rtol=TOL[dtype], atol=TOL[dtype])
@@ -144,8 +159,13 @@ def test_reductions(B: NdArray, rng: np.random.Generator, dtype: DType) -> None:
         assert indices.dtype == np.int64 and np.array_equal(np.take_along_axis(x, indices, dim), values)
         values, indices = B.float_min_dim_with_indices(x, dim)
         assert np.array_equal(values.astype(np.float64), x64.min(dim, keepdims=True))
-    for got, want in [(B.float_sum(x), x64.sum()), (B.float_mean(x), x64.mean()), (B.float_prod(x), x64.prod()),
-                      (B.float_max(x), x64.max()), (B.float_min(x), x64.min())]:
+    for got, want in [
+        (B.float_sum(x), x64.sum()),
+        (B.float_mean(x), x64.mean()),
+        (B.float_prod(x), x64.prod()),
+        (B.float_max(x), x64.max()),
+        (B.float_min(x), x64.min()),
+    ]:
         assert got.shape == (1,) and got.dtype == dtype.numpy
         np.testing.assert_allclose(got.astype(np.float64), [want], rtol=tol * 10)
 
@@ -176,8 +196,12 @@ def test_shape_ops(B: NdArray) -> None:
     assert np.array_equal(B.float_cat([x, x[:1]], 0), np.concatenate([x, x[:1]]))
     for dim in range(3):
         for times in (0, 1, 3):
-            assert np.array_equal(B.float_repeat_dim(x, dim, times), np.concatenate([x] * times, dim) if times
-                                  else np.zeros(x.shape[:dim] + (0,) + x.shape[dim + 1:]))
+            assert np.array_equal(
+                B.float_repeat_dim(x, dim, times),
+                np.concatenate([x] * times, dim)
+                if times
+                else np.zeros(x.shape[:dim] + (0,) + x.shape[dim + 1 :]),
+            )
 
 
 def test_slice_assign_leaves_the_input_alone(B: NdArray) -> None:
@@ -284,7 +308,9 @@ def test_random_is_seeded_and_in_range(dtype: DType) -> None:
     u64 = u.astype(np.float64)
     assert u64.min() >= -2.0 and u64.max() < 3.0 and abs(u64.mean() - 0.5) < 0.15
     assert abs(n.astype(np.float64).mean() - 1.0) < 0.2 and abs(n.astype(np.float64).std() - 2.0) < 0.2
-    assert set(np.unique(b.astype(np.float64))) <= {0.0, 1.0} and abs(b.astype(np.float64).mean() - 0.25) < 0.05
+    assert (
+        set(np.unique(b.astype(np.float64))) <= {0.0, 1.0} and abs(b.astype(np.float64).mean() - 0.25) < 0.05
+    )
 
 
 def test_uniform_never_reaches_high_after_rounding() -> None:
@@ -305,4 +331,6 @@ def test_non_contiguous_inputs(B: NdArray, rng: np.random.Generator) -> None:
     assert np.array_equal(B.float_gather(1, x, idx), np.take_along_axis(x, idx, 1))
     want = x.astype(np.float64).copy()
     np.add.at(want, (np.arange(8)[:, None], idx), 1.0)
-    np.testing.assert_allclose(B.float_scatter_add(1, x, idx, np.ones((8, 3), np.float32)[:, ::-1]), want, rtol=1e-6)
+    np.testing.assert_allclose(
+        B.float_scatter_add(1, x, idx, np.ones((8, 3), np.float32)[:, ::-1]), want, rtol=1e-6
+    )

@@ -42,14 +42,34 @@ def test_floor_division_and_remainder_follow_python(B: NdArray) -> None:
 def test_int_ops_keep_the_int_type(B: NdArray, dtype: DType) -> None:
     x = np.array([[1, 2, 3], [4, 5, 6]], dtype=dtype.numpy)
     for got in [
-        B.int_add(x, x), B.int_sub(x, x), B.int_mul(x, x), B.int_add_scalar(x, 3), B.int_sub_scalar(x, 1),
-        B.int_mul_scalar(x, 2), B.int_div_scalar(x, 2), B.int_remainder_scalar(x, 4), B.int_abs(x),
-        B.int_sum_dim(x, 0), B.int_sum(x), B.int_prod_dim(x, 1), B.int_prod(x), B.int_cumsum(x, 1),
-        B.int_mean_dim(x, 1), B.int_mean(x), B.int_clamp(x, 2, 4), B.int_clamp_min(x, 2), B.int_clamp_max(x, 4),
-        B.int_max_dim(x, 1), B.int_min(x), B.int_sign(x), B.int_mask_fill(x, x > 2, 0),
+        B.int_add(x, x),
+        B.int_sub(x, x),
+        B.int_mul(x, x),
+        B.int_add_scalar(x, 3),
+        B.int_sub_scalar(x, 1),
+        B.int_mul_scalar(x, 2),
+        B.int_div_scalar(x, 2),
+        B.int_remainder_scalar(x, 4),
+        B.int_abs(x),
+        B.int_sum_dim(x, 0),
+        B.int_sum(x),
+        B.int_prod_dim(x, 1),
+        B.int_prod(x),
+        B.int_cumsum(x, 1),
+        B.int_mean_dim(x, 1),
+        B.int_mean(x),
+        B.int_clamp(x, 2, 4),
+        B.int_clamp_min(x, 2),
+        B.int_clamp_max(x, 4),
+        B.int_max_dim(x, 1),
+        B.int_min(x),
+        B.int_sign(x),
+        B.int_mask_fill(x, x > 2, 0),
     ]:
         assert got.dtype == dtype.numpy
-    assert B.int_sum(x).tolist() == [21] and B.int_prod(x).tolist() == [np.array(720).astype(dtype.numpy).item()]  # wraps like the type
+    assert B.int_sum(x).tolist() == [21] and B.int_prod(x).tolist() == [
+        np.array(720).astype(dtype.numpy).item()
+    ]  # wraps like the type
     assert B.int_mean_dim(x, 1).tolist() == [[2], [5]] and B.int_mean(x).tolist() == [3]
     assert B.int_clamp(x, 2, 4).tolist() == [[2, 2, 3], [4, 4, 4]]
     assert B.int_cumsum(x, 1).tolist() == [[1, 3, 6], [4, 9, 15]]
@@ -89,7 +109,9 @@ def test_int_indexing(B: NdArray) -> None:
     assert got[:, 0].tolist() == [2, 6, 10] and got.dtype == np.int32
     assert B.int_gather(0, x, np.array([[2, 0, 1, 1]])).tolist() == [[8, 1, 6, 7]]
     assert B.int_mask_where(x, x > 5, -x).max() == 5
-    assert B.int_slice_assign(x, (slice(0, 1), slice(0, 4)), np.zeros((1, 4), np.int32))[0].tolist() == [0] * 4
+    assert (
+        B.int_slice_assign(x, (slice(0, 1), slice(0, 4)), np.zeros((1, 4), np.int32))[0].tolist() == [0] * 4
+    )
 
 
 @pytest.mark.parametrize("dtype", INTS)
@@ -118,7 +140,9 @@ def test_bool_ops(B: NdArray) -> None:
     assert B.bool_equal(a, b).tolist() == [[False, True], [True, False]]
     assert B.bool_not_equal(a, b).tolist() == [[True, False], [False, True]]
     assert B.bool_any(b).tolist() == [True] and B.bool_all(a).tolist() == [False]
-    assert B.bool_any_dim(b, 1).tolist() == [[False], [True]] and B.bool_all_dim(a, 0).tolist() == [[True, False]]
+    assert B.bool_any_dim(b, 1).tolist() == [[False], [True]] and B.bool_all_dim(a, 0).tolist() == [
+        [True, False]
+    ]
     assert B.bool_argwhere(a).tolist() == [[0, 0], [1, 0], [1, 1]] and B.bool_argwhere(a).dtype == np.int64
     assert B.bool_argwhere(np.zeros((2, 3), bool)).shape == (0, 2)
     assert B.bool_into_int(a, DType.I8).tolist() == [[1, 0], [1, 1]]
@@ -131,8 +155,14 @@ def test_bool_ops(B: NdArray) -> None:
     assert B.bool_full((2,), True, B.default_device()).tolist() == [True, True]
     assert not B.bool_zeros((3,), B.default_device()).any() and B.bool_ones((3,), B.default_device()).all()
     assert B.bool_empty((0, 3), B.default_device()).shape == (0, 3)
-    assert B.bool_cat([a, b], 1).shape == (2, 4) and B.bool_flip(a, (1,)).tolist() == [[False, True], [True, True]]
+    assert B.bool_cat([a, b], 1).shape == (2, 4) and B.bool_flip(a, (1,)).tolist() == [
+        [False, True],
+        [True, True],
+    ]
     assert B.bool_expand(a[:1], (3, 2)).shape == (3, 2) and B.bool_permute(a, (1, 0)).tolist() == a.T.tolist()
     assert B.bool_slice(a, (slice(1, 2), slice(0, 2))).tolist() == [[True, True]]
-    assert B.bool_slice_assign(a, (slice(0, 1), slice(0, 2)), b[:1]).tolist() == [[False, False], [True, True]]
+    assert B.bool_slice_assign(a, (slice(0, 1), slice(0, 2)), b[:1]).tolist() == [
+        [False, False],
+        [True, True],
+    ]
     assert B.bool_reshape(a, (4,)).tolist() == [True, False, True, True]

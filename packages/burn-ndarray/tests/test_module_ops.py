@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+from typing import Any
 
 import ml_dtypes
 import numpy as np
@@ -31,8 +32,10 @@ def naive_conv2d(x, w, b, stride, padding, dilation, groups):  # type: ignore[no
     for bi, oc, i, j in itertools.product(range(n), range(o), range(oh), range(ow)):
         g = oc // og
         for ci, ki, kj in itertools.product(range(cg), range(kh), range(kw)):
-            out[bi, oc, i, j] += w[oc, ci, ki, kj] * xp[bi, g * cg + ci, i * stride[0] + ki * dilation[0],
-                                                        j * stride[1] + kj * dilation[1]]
+            out[bi, oc, i, j] += (
+                w[oc, ci, ki, kj]
+                * xp[bi, g * cg + ci, i * stride[0] + ki * dilation[0], j * stride[1] + kj * dilation[1]]
+            )
     return out + (0 if b is None else b.reshape(-1, 1, 1))
 
 
@@ -40,17 +43,21 @@ def naive_conv_transpose2d(x, w, b, stride, padding, padding_out, dilation, grou
     n, cin, h, wd = x.shape
     _, og, kh, kw = w.shape
     ig = cin // groups
-    full = ((h - 1) * stride[0] + dilation[0] * (kh - 1) + 1 + padding_out[0],
-            (wd - 1) * stride[1] + dilation[1] * (kw - 1) + 1 + padding_out[1])
+    full = (
+        (h - 1) * stride[0] + dilation[0] * (kh - 1) + 1 + padding_out[0],
+        (wd - 1) * stride[1] + dilation[1] * (kw - 1) + 1 + padding_out[1],
+    )
     out = np.zeros((n, og * groups) + full)
-    for bi, ci, i, j, co, ki, kj in itertools.product(range(n), range(cin), range(h), range(wd), range(og),
-                                                       range(kh), range(kw)):
+    for bi, ci, i, j, co, ki, kj in itertools.product(
+        range(n), range(cin), range(h), range(wd), range(og), range(kh), range(kw)
+    ):
         g = ci // ig
-        out[bi, g * og + co, i * stride[0] + ki * dilation[0], j * stride[1] + kj * dilation[1]] += \
+        out[bi, g * og + co, i * stride[0] + ki * dilation[0], j * stride[1] + kj * dilation[1]] += (
             x[bi, ci, i, j] * w[ci, co, ki, kj]
+        )
     oh = full[0] - padding_out[0] - 2 * padding[0] + padding_out[0]
     ow = full[1] - padding_out[1] - 2 * padding[1] + padding_out[1]
-    out = out[:, :, padding[0]:padding[0] + oh, padding[1]:padding[1] + ow]
+    out = out[:, :, padding[0] : padding[0] + oh, padding[1] : padding[1] + ow]
     return out + (0 if b is None else b.reshape(-1, 1, 1))
 
 
@@ -74,8 +81,9 @@ def test_conv2d_against_loops_and_its_adjoints(B64: NdArray, rng: np.random.Gene
 
 @pytest.mark.parametrize("case", CONV_CASES)
 @pytest.mark.parametrize("padding_out", [(0, 0), (1, 0)])
-def test_conv_transpose2d_against_loops_and_adjoints(B64: NdArray, rng: np.random.Generator, case: tuple,
-                                                     padding_out: tuple[int, int]) -> None:
+def test_conv_transpose2d_against_loops_and_adjoints(
+    B64: NdArray, rng: np.random.Generator, case: tuple, padding_out: tuple[int, int]
+) -> None:
     n, c, h, w, o, k, s, p, d, g = case
     if padding_out[0] >= max(s[0], d[0]):
         pytest.skip("output padding must be smaller than stride or dilation")
@@ -83,8 +91,9 @@ def test_conv_transpose2d_against_loops_and_adjoints(B64: NdArray, rng: np.rando
     wt = rng.standard_normal((c, o // g) + k)
     b = rng.standard_normal(o)
     out = B64.conv_transpose2d(x, wt, b, s, p, padding_out, d, g)
-    np.testing.assert_allclose(out, naive_conv_transpose2d(x, wt, b, s, p, padding_out, d, g), rtol=1e-12,
-                               atol=1e-12)
+    np.testing.assert_allclose(
+        out, naive_conv_transpose2d(x, wt, b, s, p, padding_out, d, g), rtol=1e-12, atol=1e-12
+    )
     gy = rng.standard_normal(out.shape)
     dx = B64.conv_transpose2d_x_backward(x, wt, gy, s, p, padding_out, d, g)
     dw = B64.conv_transpose2d_weight_backward(x, wt, gy, s, p, padding_out, d, g)
@@ -108,9 +117,13 @@ def test_conv_dtypes_and_non_contiguous_inputs(B: NdArray, rng: np.random.Genera
     w = rng.standard_normal((4, 3, 3, 3)).astype(np.float32)
     ref = naive_conv2d(x.astype(np.float64), w.astype(np.float64), None, (1, 1), (1, 1), (1, 1), 1)
     xt = np.ascontiguousarray(x.transpose(0, 1, 3, 2)).transpose(0, 1, 3, 2)  # same values, other strides
-    for xs, ws, tol in [(x, w, 1e-5), (xt, w[:, :, ::-1, ::-1][:, :, ::-1, ::-1], 1e-5),
-                        (x.astype(np.float16), w.astype(np.float16), 2e-2),
-                        (x.astype(ml_dtypes.bfloat16), w.astype(ml_dtypes.bfloat16), 1e-1)]:
+    cases: list[tuple[Any, Any, float]] = [
+        (x, w, 1e-5),
+        (xt, w[:, :, ::-1, ::-1][:, :, ::-1, ::-1], 1e-5),
+        (x.astype(np.float16), w.astype(np.float16), 2e-2),
+        (x.astype(ml_dtypes.bfloat16), w.astype(ml_dtypes.bfloat16), 1e-1),
+    ]
+    for xs, ws, tol in cases:
         got = B.conv2d(xs, ws, None, (1, 1), (1, 1), (1, 1), 1)
         assert got.dtype == xs.dtype
         np.testing.assert_allclose(got.astype(np.float64), ref, rtol=tol, atol=tol * 5)
@@ -122,7 +135,9 @@ def naive_max_pool2d(x, k, s, p, d):  # type: ignore[no-untyped-def]
     ow = (w + 2 * p[1] - d[1] * (k[1] - 1) - 1) // s[1] + 1
     out = np.full((n, c, oh, ow), -np.inf)
     idx = np.zeros((n, c, oh, ow), np.int64)
-    for bi, ci, i, j, ki, kj in itertools.product(range(n), range(c), range(oh), range(ow), range(k[0]), range(k[1])):
+    for bi, ci, i, j, ki, kj in itertools.product(
+        range(n), range(c), range(oh), range(ow), range(k[0]), range(k[1])
+    ):
         r, q = i * s[0] - p[0] + ki * d[0], j * s[1] - p[1] + kj * d[1]
         if 0 <= r < h and 0 <= q < w and x[bi, ci, r, q] > out[bi, ci, i, j]:
             out[bi, ci, i, j] = x[bi, ci, r, q]
@@ -145,7 +160,11 @@ def naive_avg_pool2d(x, k, s, p, count_include_pad):  # type: ignore[no-untyped-
     return out
 
 
-POOL_CASES = [((3, 3), (2, 2), (1, 1), (1, 1)), ((2, 3), (1, 2), (0, 1), (2, 1)), ((2, 2), (2, 2), (0, 0), (1, 1))]
+POOL_CASES = [
+    ((3, 3), (2, 2), (1, 1), (1, 1)),
+    ((2, 3), (1, 2), (0, 1), (2, 1)),
+    ((2, 2), (2, 2), (0, 0), (1, 1)),
+]
 
 
 @pytest.mark.parametrize("k, s, p, d", POOL_CASES)
@@ -165,7 +184,9 @@ def test_max_pool2d_with_indices_and_backward(B64: NdArray, rng: np.random.Gener
     np.testing.assert_allclose(dx, ref, rtol=1e-12)
 
 
-@pytest.mark.parametrize("k, s, p", [((3, 3), (2, 2), (1, 1)), ((2, 3), (1, 2), (0, 1)), ((2, 2), (2, 2), (1, 0))])
+@pytest.mark.parametrize(
+    "k, s, p", [((3, 3), (2, 2), (1, 1)), ((2, 3), (1, 2), (0, 1)), ((2, 2), (2, 2), (1, 0))]
+)
 @pytest.mark.parametrize("count_include_pad", [True, False])
 def test_avg_pool2d_and_adjoint(B64: NdArray, rng: np.random.Generator, k, s, p, count_include_pad) -> None:  # type: ignore[no-untyped-def]
     x = rng.standard_normal((2, 3, 9, 8))
@@ -183,15 +204,20 @@ def test_pool1d(B64: NdArray, rng: np.random.Generator) -> None:
     values, indices = B64.max_pool1d_with_indices(x, 3, 2, 1, 2)
     np.testing.assert_array_equal(values, want[:, :, 0])
     np.testing.assert_array_equal(indices, want_idx[:, :, 0])
-    np.testing.assert_allclose(B64.avg_pool1d(x, 3, 2, 1, False),
-                               naive_avg_pool2d(x[:, :, None], (1, 3), (1, 2), (0, 1), False)[:, :, 0], rtol=1e-12)
+    np.testing.assert_allclose(
+        B64.avg_pool1d(x, 3, 2, 1, False),
+        naive_avg_pool2d(x[:, :, None], (1, 3), (1, 2), (0, 1), False)[:, :, 0],
+        rtol=1e-12,
+    )
     ada = B64.adaptive_avg_pool1d(x, 4)
     bins = [(0, 3), (2, 6), (5, 9), (8, 11)]  # floor(i*11/4) .. ceil((i+1)*11/4)
     np.testing.assert_allclose(ada, np.stack([x[:, :, a:b].mean(2) for a, b in bins], 2), rtol=1e-12)
 
 
 @pytest.mark.parametrize("out", [(3, 4), (5, 7), (9, 8), (1, 1), (12, 10)])
-def test_adaptive_avg_pool2d_against_bins(B64: NdArray, rng: np.random.Generator, out: tuple[int, int]) -> None:
+def test_adaptive_avg_pool2d_against_bins(
+    B64: NdArray, rng: np.random.Generator, out: tuple[int, int]
+) -> None:
     x = rng.standard_normal((2, 3, 9, 8))
     want = np.zeros((2, 3) + out)
     for i, j in np.ndindex(*out):
@@ -219,8 +245,9 @@ def naive_bilinear(x, out, align_corners):  # type: ignore[no-untyped-def]
         y0, x0 = min(int(sy), h - 1), min(int(sx), w - 1)
         y1, x1 = min(y0 + 1, h - 1), min(x0 + 1, w - 1)
         ly, lx = sy - y0, sx - x0
-        res[:, :, i, j] = ((1 - ly) * ((1 - lx) * x[:, :, y0, x0] + lx * x[:, :, y0, x1])
-                           + ly * ((1 - lx) * x[:, :, y1, x0] + lx * x[:, :, y1, x1]))
+        res[:, :, i, j] = (1 - ly) * ((1 - lx) * x[:, :, y0, x0] + lx * x[:, :, y0, x1]) + ly * (
+            (1 - lx) * x[:, :, y1, x0] + lx * x[:, :, y1, x1]
+        )
     return res
 
 
@@ -266,20 +293,30 @@ def test_against_torch_when_available(B64: NdArray, rng: np.random.Generator) ->
     out = F.conv2d(tx, tw, None, (2, 1), (1, 0), (1, 2), 2)
     gy = rng.standard_normal(out.shape)
     out.backward(torch.tensor(gy))
-    np.testing.assert_allclose(B64.conv2d(x, w, None, (2, 1), (1, 0), (1, 2), 2), out.detach().numpy(), rtol=1e-10)
-    np.testing.assert_allclose(B64.conv2d_x_backward(x, w, gy, (2, 1), (1, 0), (1, 2), 2), tx.grad.numpy(), rtol=1e-10)
-    np.testing.assert_allclose(B64.conv2d_weight_backward(x, w, gy, (2, 1), (1, 0), (1, 2), 2), tw.grad.numpy(),
-                               rtol=1e-10)
+    np.testing.assert_allclose(
+        B64.conv2d(x, w, None, (2, 1), (1, 0), (1, 2), 2), out.detach().numpy(), rtol=1e-10
+    )
+    np.testing.assert_allclose(
+        B64.conv2d_x_backward(x, w, gy, (2, 1), (1, 0), (1, 2), 2), tx.grad.numpy(), rtol=1e-10
+    )
+    np.testing.assert_allclose(
+        B64.conv2d_weight_backward(x, w, gy, (2, 1), (1, 0), (1, 2), 2), tw.grad.numpy(), rtol=1e-10
+    )
     wt = rng.standard_normal((4, 3, 3, 3))
     ref = F.conv_transpose2d(torch.tensor(x), torch.tensor(wt), None, 2, 1, 1, 2, 1)
-    np.testing.assert_allclose(B64.conv_transpose2d(x, wt, None, (2, 2), (1, 1), (1, 1), (1, 1), 2), ref.numpy(),
-                               rtol=1e-10)
+    np.testing.assert_allclose(
+        B64.conv_transpose2d(x, wt, None, (2, 2), (1, 1), (1, 1), (1, 1), 2), ref.numpy(), rtol=1e-10
+    )
     _, idx = F.max_pool2d(torch.tensor(x), 3, 2, 1, 1, return_indices=True)
-    np.testing.assert_array_equal(B64.max_pool2d_with_indices(x, (3, 3), (2, 2), (1, 1), (1, 1))[1], idx.numpy())
+    np.testing.assert_array_equal(
+        B64.max_pool2d_with_indices(x, (3, 3), (2, 2), (1, 1), (1, 1))[1], idx.numpy()
+    )
     for size in [(5, 7), (14, 20)]:
         for ac in (False, True):
             ref = F.interpolate(torch.tensor(x), size=size, mode="bilinear", align_corners=ac)
-            np.testing.assert_allclose(B64.interpolate(x, size, "bilinear", ac), ref.numpy(), rtol=1e-10, atol=1e-12)
+            np.testing.assert_allclose(
+                B64.interpolate(x, size, "bilinear", ac), ref.numpy(), rtol=1e-10, atol=1e-12
+            )
         ref = F.interpolate(torch.tensor(x), size=size, mode="nearest")
         np.testing.assert_array_equal(B64.interpolate(x, size, "nearest", False), ref.numpy())
     ref = F.adaptive_avg_pool2d(torch.tensor(x), (3, 4))

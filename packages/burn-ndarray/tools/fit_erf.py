@@ -37,7 +37,7 @@ def fit(f, lo: float, hi: float, degree: int, keep: float) -> tuple[np.ndarray, 
     # Truncate where the tail cannot matter at the target accuracy (float32 variant).
     tail = np.cumsum(np.abs(coeffs[::-1]))[::-1]
     n = int(np.argmax(tail < keep)) if np.any(tail < keep) else len(coeffs)
-    mono = cheb.cheb2poly(coeffs[:max(n, 1)])
+    mono = cheb.cheb2poly(coeffs[: max(n, 1)])
     grid = np.linspace(-1, 1, 20001)
     ref = np.array([float(f(mpmath.mpf((lo + hi) / 2 + (hi - lo) / 2 * v))) for v in grid[::10]])
     approx = np.polynomial.polynomial.polyval(grid[::10], mono)

@@ -54,8 +54,12 @@ from burn.tensor.tensor import Tensor
 # Names of the higher layers, imported on first use so that `import burn` stays light and a
 # problem in one layer does not break the tensor API.
 _LAZY = {
-    "Module": "burn.module", "ModuleMapper": "burn.module", "ModuleVisitor": "burn.module",
-    "Param": "burn.module", "ParamId": "burn.module", "config": "burn.module",
+    "Module": "burn.module",
+    "ModuleMapper": "burn.module",
+    "ModuleVisitor": "burn.module",
+    "Param": "burn.module",
+    "ParamId": "burn.module",
+    "config": "burn.module",
 }
 
 
@@ -69,9 +73,42 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
-    "Backend", "BackendMismatchError", "BackendNotFoundError", "BackendUnavailableError", "Bernoulli", "Bool",
-    "BurnError", "DType", "DTypeError", "Device", "DeviceError", "Distribution", "Float", "Int", "Kind",
-    "KindError", "Normal", "PluginError", "ShapeError", "Tensor", "TensorData", "Uniform", "__version__",
-    "activation", "backend", "backends", "bfloat16", "bool_", "default_backend", "float16", "float32",
-    "float64", "hookimpl", "int8", "int16", "int32", "int64", "uint8",
+    "Backend",
+    "BackendMismatchError",
+    "BackendNotFoundError",
+    "BackendUnavailableError",
+    "Bernoulli",
+    "Bool",
+    "BurnError",
+    "DType",
+    "DTypeError",
+    "Device",
+    "DeviceError",
+    "Distribution",
+    "Float",
+    "Int",
+    "Kind",
+    "KindError",
+    "Normal",
+    "PluginError",
+    "ShapeError",
+    "Tensor",
+    "TensorData",
+    "Uniform",
+    "__version__",
+    "activation",
+    "backend",
+    "backends",
+    "bfloat16",
+    "bool_",
+    "default_backend",
+    "float16",
+    "float32",
+    "float64",
+    "hookimpl",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "uint8",
 ]

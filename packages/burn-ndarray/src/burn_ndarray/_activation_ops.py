@@ -14,6 +14,7 @@ import numpy as np
 
 from burn_ndarray._dtypes import BF16, BF16_SCALAR, F32, LOW
 from burn_ndarray._erf import SMALL_SIZE, erf
+from burn_ndarray._select import where
 
 Array = Any
 _SQRT1_2 = 1.0 / math.sqrt(2.0)
@@ -31,7 +32,7 @@ def _sigmoid(x: np.ndarray) -> np.ndarray:
     # precision in both tails.
     e = np.exp(-np.abs(x))
     r = 1.0 / (1.0 + e)
-    return np.where(x >= 0, r, e * r)  # type: ignore[no-any-return]
+    return where(x >= 0, r, e * r)  # type: ignore[no-any-return]
 
 
 def _softplus_unit(x: np.ndarray) -> np.ndarray:
@@ -46,10 +47,10 @@ class ActivationOps:
         return np.maximum(x, BF16_SCALAR(0) if x.dtype is BF16 else 0)
 
     def relu_backward(self, output: Array, grad: Array) -> Array:
-        return np.where(output > 0, grad, grad.dtype.type(0))
+        return where(output > 0, grad, grad.dtype.type(0))
 
     def leaky_relu(self, x: Array, negative_slope: float) -> Array:
-        return np.where(x >= 0, x, x * (BF16_SCALAR(negative_slope) if x.dtype is BF16 else negative_slope))
+        return where(x >= 0, x, x * (BF16_SCALAR(negative_slope) if x.dtype is BF16 else negative_slope))
 
     def gelu(self, x: Array) -> Array:
         if x.size <= SMALL_SIZE:  # per-op overhead dominates: one Python pass beats ~8 NumPy calls

@@ -10,7 +10,6 @@ import numpy as np
 from burn.backend.device import Device
 from burn.tensor.data import TensorData
 from burn.tensor.dtype import DType
-
 from burn_ndarray import _common as c
 from burn_ndarray._dtypes import BOOL, BOOL_DTYPES, NP_OF
 
@@ -84,4 +83,7 @@ class BoolOps:
     bool_repeat_dim = c.repeat_dim
     bool_select = c.select
     bool_gather = c.gather
-    bool_mask_where = c.mask_where
+
+    def bool_mask_where(self, tensor: Array, mask: Array, value: Array) -> Array:
+        # Logical ops never branch (np.where does, and crawls on random masks).
+        return (value & mask) | (tensor & ~mask)

@@ -18,8 +18,8 @@ from burn.backend.device import Device
 from burn.errors import DeviceError, DTypeError, ShapeError
 from burn.tensor.data import TensorData
 from burn.tensor.dtype import DType
-
-from burn_ndarray._dtypes import DTYPE_OF, FLOATS
+from burn_ndarray._dtypes import BF16, DTYPE_OF, F32, FLOATS
+from burn_ndarray._select import where
 
 Array = Any  # np.ndarray or a NumPy scalar (0-d results)
 _REVERSE = slice(None, None, -1)
@@ -108,13 +108,15 @@ def repeat_dim(self: Any, tensor: Array, dim: int, times: int) -> Array:
     # A broadcast view with a new axis before `dim`, flattened into it: exactly one copy.
     shape = tensor.shape
     tiled = np.broadcast_to(tensor[(_ALL,) * dim + (None,)], shape[:dim] + (times,) + shape[dim:])
-    return tiled.reshape(shape[:dim] + (times * shape[dim],) + shape[dim + 1:])
+    return tiled.reshape(shape[:dim] + (times * shape[dim],) + shape[dim + 1 :])
 
 
 def _gather_source(tensor: Array, dim: int, indices: Array) -> Array:
     """`tensor` cut to the index's extent in the dims other than `dim` (PyTorch allows smaller)."""
     if indices.ndim != tensor.ndim:
-        raise ShapeError(f"gather: indices of shape {indices.shape} must have the rank of the tensor {tensor.shape}")
+        raise ShapeError(
+            f"gather: indices of shape {indices.shape} must have the rank of the tensor {tensor.shape}"
+        )
     if indices.shape != tensor.shape:
         cut = tuple(_ALL if d == dim else slice(0, n) for d, n in enumerate(indices.shape))
         tensor = tensor[cut]
@@ -171,43 +173,51 @@ def select_add(self: Any, tensor: Array, dim: int, indices: Array, values: Array
     check_bounds("select_add", indices, tensor.shape[dim])
     out = np.array(tensor)
     # A view of our fresh copy with `dim` first: np.add.at accumulates repeated rows.
-    np.add.at(np.moveaxis(out, dim, 0), indices, np.moveaxis(np.asarray(values), dim, 0).astype(out.dtype, copy=False))
+    np.add.at(
+        np.moveaxis(out, dim, 0),
+        indices,
+        np.moveaxis(np.asarray(values), dim, 0).astype(out.dtype, copy=False),
+    )
     return out
 
 
 def mask_where(self: Any, tensor: Array, mask: Array, value: Array) -> Array:
-    return np.where(mask, value, tensor)
+    return where(mask, value, tensor)
 
 
 def mask_fill(self: Any, tensor: Array, mask: Array, value: Any) -> Array:
     # The value typed like the tensor: np.where would widen bfloat16 (and ints) otherwise.
-    return np.where(mask, tensor.dtype.type(value), tensor)
+    return where(mask, tensor.dtype.type(value), tensor)
+
+
+def _sort_keys(tensor: Array) -> Array:
+    # ml_dtypes' bfloat16 sort mishandles NaN (the order comes out scrambled): sort float32 keys.
+    return tensor.astype(F32) if tensor.dtype is BF16 else tensor
+
+
+def _argsort(tensor: Array, dim: int, descending: bool) -> Array:
+    keys = _sort_keys(tensor)
+    if not descending:
+        return np.argsort(keys, axis=dim, kind="stable")
+    # Stable descending: sort the reversed axis ascending, reverse the order, map positions back.
+    # Ties keep their original order, and NaNs (largest for NumPy) come first.
+    rev = (_ALL,) * dim + (_REVERSE,)
+    return (tensor.shape[dim] - 1) - np.argsort(keys[rev], axis=dim, kind="stable")[rev]
 
 
 def sort_with_indices(self: Any, tensor: Array, dim: int, descending: bool) -> tuple[Array, Array]:
-    if descending:
-        # Stable descending: sort the reversed axis ascending, reverse the order, map positions back.
-        # Ties keep their original order, and NaNs (largest for NumPy) come first.
-        n = tensor.shape[dim]
-        rev = (_ALL,) * dim + (_REVERSE,)
-        order = np.argsort(tensor[rev], axis=dim, kind="stable")[rev]
-        indices = (n - 1) - order
-    else:
-        indices = np.argsort(tensor, axis=dim, kind="stable")
-    values = np.take_along_axis(tensor, indices, axis=dim)
-    return values, indices.astype(self._int_np, copy=False)
+    indices = _argsort(tensor, dim, descending)
+    return np.take_along_axis(tensor, indices, axis=dim), indices.astype(self._int_np, copy=False)
 
 
 def sort(self: Any, tensor: Array, dim: int, descending: bool) -> Array:
-    if descending:
-        return sort_with_indices(self, tensor, dim, True)[0]
+    if descending or tensor.dtype is BF16:
+        return np.take_along_axis(tensor, _argsort(tensor, dim, descending), axis=dim)
     return np.sort(tensor, axis=dim, kind="stable")
 
 
 def argsort(self: Any, tensor: Array, dim: int, descending: bool) -> Array:
-    if descending:
-        return sort_with_indices(self, tensor, dim, True)[1]
-    return np.argsort(tensor, axis=dim, kind="stable").astype(self._int_np, copy=False)
+    return _argsort(tensor, dim, descending).astype(self._int_np, copy=False)
 
 
 def argmax(self: Any, tensor: Array, dim: int) -> Array:
@@ -227,11 +237,15 @@ def min_dim(self: Any, tensor: Array, dim: int) -> Array:
 
 
 def max_dim_with_indices(self: Any, tensor: Array, dim: int) -> tuple[Array, Array]:
-    return tensor.max(axis=dim, keepdims=True), tensor.argmax(axis=dim, keepdims=True).astype(self._int_np, copy=False)
+    return tensor.max(axis=dim, keepdims=True), tensor.argmax(axis=dim, keepdims=True).astype(
+        self._int_np, copy=False
+    )
 
 
 def min_dim_with_indices(self: Any, tensor: Array, dim: int) -> tuple[Array, Array]:
-    return tensor.min(axis=dim, keepdims=True), tensor.argmin(axis=dim, keepdims=True).astype(self._int_np, copy=False)
+    return tensor.min(axis=dim, keepdims=True), tensor.argmin(axis=dim, keepdims=True).astype(
+        self._int_np, copy=False
+    )
 
 
 def max_(self: Any, tensor: Array) -> Array:

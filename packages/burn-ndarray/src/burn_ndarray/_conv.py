@@ -19,7 +19,9 @@ from burn_ndarray._windows import Pair, col2im, out_size, pad, windows, work_dty
 Array = Any
 
 
-def _columns(xp: np.ndarray, kernel: Pair, out: Pair, stride: Pair, dilation: Pair, groups: int) -> np.ndarray:
+def _columns(
+    xp: np.ndarray, kernel: Pair, out: Pair, stride: Pair, dilation: Pair, groups: int
+) -> np.ndarray:
     """im2col: ``[G, C/G * KH * KW, N * OH * OW]`` (the one copy of the windows)."""
     n, c = xp.shape[:2]
     win = windows(xp, kernel, out, stride, dilation)  # [N, C, KH, KW, OH, OW], a view
@@ -32,8 +34,9 @@ def _channels_first(x: np.ndarray, groups: int) -> np.ndarray:
     return x.reshape(n, c, -1).transpose(1, 0, 2).reshape(groups, c // groups, -1)
 
 
-def conv2d(x: Array, weight: Array, bias: Array | None, stride: Pair, padding: Pair, dilation: Pair,
-           groups: int) -> Array:
+def conv2d(
+    x: Array, weight: Array, bias: Array | None, stride: Pair, padding: Pair, dilation: Pair, groups: int
+) -> Array:
     n, c, h, w = x.shape
     o, cg, kh, kw = weight.shape
     if c != cg * groups or o % groups:
@@ -53,8 +56,9 @@ def conv2d(x: Array, weight: Array, bias: Array | None, stride: Pair, padding: P
     return out.astype(np.result_type(x, weight), copy=False)
 
 
-def conv2d_x_backward(x: Array, weight: Array, output_grad: Array, stride: Pair, padding: Pair,
-                      dilation: Pair, groups: int) -> Array:
+def conv2d_x_backward(
+    x: Array, weight: Array, output_grad: Array, stride: Pair, padding: Pair, dilation: Pair, groups: int
+) -> Array:
     n, c, h, w = x.shape
     o, cg, kh, kw = weight.shape
     _, _, oh, ow = output_grad.shape
@@ -63,11 +67,12 @@ def conv2d_x_backward(x: Array, weight: Array, output_grad: Array, stride: Pair,
     cols = np.matmul(wt, _channels_first(output_grad.astype(dtype, copy=False), groups))
     cols = cols.reshape(c, kh, kw, n, oh, ow).transpose(3, 0, 1, 2, 4, 5)
     plane = col2im(cols, (h + 2 * padding[0], w + 2 * padding[1]), stride, dilation)
-    return plane[:, :, padding[0]:padding[0] + h, padding[1]:padding[1] + w].astype(x.dtype, copy=False)
+    return plane[:, :, padding[0] : padding[0] + h, padding[1] : padding[1] + w].astype(x.dtype, copy=False)
 
 
-def _weight_grad(inp: Array, out_grad: Array, kernel: Pair, stride: Pair, padding: Pair, dilation: Pair,
-                 groups: int) -> np.ndarray:
+def _weight_grad(
+    inp: Array, out_grad: Array, kernel: Pair, stride: Pair, padding: Pair, dilation: Pair, groups: int
+) -> np.ndarray:
     """``dW[o, c, kh, kw] = sum over n, l of out_grad[n, o, l] * window(inp)[n, c, kh, kw, l]``."""
     c = inp.shape[1]
     o, oh, ow = out_grad.shape[1:]
@@ -77,14 +82,23 @@ def _weight_grad(inp: Array, out_grad: Array, kernel: Pair, stride: Pair, paddin
     return np.matmul(grads, cols.transpose(0, 2, 1)).reshape(o, c // groups, *kernel)  # type: ignore[no-any-return]
 
 
-def conv2d_weight_backward(x: Array, weight: Array, output_grad: Array, stride: Pair, padding: Pair,
-                           dilation: Pair, groups: int) -> Array:
+def conv2d_weight_backward(
+    x: Array, weight: Array, output_grad: Array, stride: Pair, padding: Pair, dilation: Pair, groups: int
+) -> Array:
     grad = _weight_grad(x, output_grad, weight.shape[2:], stride, padding, dilation, groups)
     return grad.astype(weight.dtype, copy=False)
 
 
-def conv_transpose2d(x: Array, weight: Array, bias: Array | None, stride: Pair, padding: Pair,
-                     padding_out: Pair, dilation: Pair, groups: int) -> Array:
+def conv_transpose2d(
+    x: Array,
+    weight: Array,
+    bias: Array | None,
+    stride: Pair,
+    padding: Pair,
+    padding_out: Pair,
+    dilation: Pair,
+    groups: int,
+) -> Array:
     n, c_in, h, w = x.shape
     c_in_w, og, kh, kw = weight.shape
     if c_in != c_in_w or c_in % groups:
@@ -102,21 +116,37 @@ def conv_transpose2d(x: Array, weight: Array, bias: Array | None, stride: Pair, 
     plane = col2im(cols, (full_h + padding_out[0], full_w + padding_out[1]), stride, dilation)
     oh = full_h - 2 * padding[0] + padding_out[0]
     ow = full_w - 2 * padding[1] + padding_out[1]
-    out = plane[:, :, padding[0]:padding[0] + oh, padding[1]:padding[1] + ow]
+    out = plane[:, :, padding[0] : padding[0] + oh, padding[1] : padding[1] + ow]
     if bias is not None:
         out = out + bias.astype(dtype, copy=False).reshape(-1, 1, 1)
     return out.astype(np.result_type(x, weight), copy=False)
 
 
-def conv_transpose2d_x_backward(x: Array, weight: Array, output_grad: Array, stride: Pair, padding: Pair,
-                                padding_out: Pair, dilation: Pair, groups: int) -> Array:
+def conv_transpose2d_x_backward(
+    x: Array,
+    weight: Array,
+    output_grad: Array,
+    stride: Pair,
+    padding: Pair,
+    padding_out: Pair,
+    dilation: Pair,
+    groups: int,
+) -> Array:
     # The adjoint of a transposed convolution is the convolution with the same weight.
     grad = conv2d(output_grad, weight, None, stride, padding, dilation, groups)
-    return grad[:, :, :x.shape[2], :x.shape[3]].astype(x.dtype, copy=False)
+    return grad[:, :, : x.shape[2], : x.shape[3]].astype(x.dtype, copy=False)
 
 
-def conv_transpose2d_weight_backward(x: Array, weight: Array, output_grad: Array, stride: Pair, padding: Pair,
-                                     padding_out: Pair, dilation: Pair, groups: int) -> Array:
+def conv_transpose2d_weight_backward(
+    x: Array,
+    weight: Array,
+    output_grad: Array,
+    stride: Pair,
+    padding: Pair,
+    padding_out: Pair,
+    dilation: Pair,
+    groups: int,
+) -> Array:
     # dW[ci, co, k] = sum x[n, ci, l] * window(output_grad)[n, co, k, l]: conv2d's weight gradient
     # with the roles of input and output gradient swapped.
     grad = _weight_grad(output_grad, x, weight.shape[2:], stride, padding, dilation, groups)

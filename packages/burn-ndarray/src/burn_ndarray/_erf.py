@@ -116,6 +116,8 @@ def erf(x: np.ndarray) -> np.ndarray:
         values = np.fromiter(map(math.erf, x.ravel().tolist()), dtype=F64, count=x.size)
         return values.astype(work, copy=False).reshape(shape)
     x = x.reshape(-1)  # flat (a copy only for non-contiguous input): the tail is patched by position
+    small: tuple[float, ...]
+    large: tuple[float, ...]
     if x.dtype == F64:
         small, large, work = _SMALL_64, _LARGE_64, F64
     else:

@@ -19,7 +19,6 @@ from burn.backend.device import Device
 from burn.tensor.data import TensorData
 from burn.tensor.distribution import Bernoulli, Distribution, Normal, Uniform
 from burn.tensor.dtype import DType
-
 from burn_ndarray import _common as c
 from burn_ndarray._dtypes import BF16, BF16_SCALAR, F32, F64, FLOAT_DTYPES, LOW, NP_OF
 from burn_ndarray._erf import erf
@@ -65,7 +64,9 @@ class FloatOps:
     def float_empty(self, shape: tuple[int, ...], device: Device, dtype: DType) -> Array:
         return np.empty(shape, NP_OF[dtype])
 
-    def float_random(self, shape: tuple[int, ...], distribution: Distribution, device: Device, dtype: DType) -> Array:
+    def float_random(
+        self, shape: tuple[int, ...], distribution: Distribution, device: Device, dtype: DType
+    ) -> Array:
         target = NP_OF[dtype]
         work = F64 if target is F64 else F32  # the generator draws float32 natively: half the work
         rng = self.rng

@@ -17,7 +17,6 @@ from burn.backend.device import Device
 from burn.tensor.data import TensorData
 from burn.tensor.distribution import Bernoulli, Distribution, Normal, Uniform
 from burn.tensor.dtype import DType
-
 from burn_ndarray import _common as c
 from burn_ndarray._dtypes import INT_DTYPES, NP_OF
 
@@ -65,12 +64,16 @@ class IntOps:
     def int_arange(self, start: int, end: int, step: int, device: Device, dtype: DType) -> Array:
         return np.arange(start, end, step, dtype=NP_OF[dtype])
 
-    def int_random(self, shape: tuple[int, ...], distribution: Distribution, device: Device, dtype: DType) -> Array:
+    def int_random(
+        self, shape: tuple[int, ...], distribution: Distribution, device: Device, dtype: DType
+    ) -> Array:
         """Uniform(low, high) draws integers in ``[low, high)``; Normal rounds; Bernoulli gives 0/1."""
         target = NP_OF[dtype]
         rng = self.rng
         if isinstance(distribution, Uniform):
-            return rng.integers(int(distribution.low), int(distribution.high), size=shape).astype(target, copy=False)
+            return rng.integers(int(distribution.low), int(distribution.high), size=shape).astype(
+                target, copy=False
+            )
         if isinstance(distribution, Normal):
             return np.rint(rng.normal(distribution.mean, distribution.std, size=shape)).astype(target)
         if isinstance(distribution, Bernoulli):

@@ -69,7 +69,9 @@ def interpolate(x: Array, output_size: Pair, mode: str, align_corners: bool) -> 
     return out.astype(x.dtype, copy=False)
 
 
-def interpolate_backward(x: Array, output_grad: Array, output_size: Pair, mode: str, align_corners: bool) -> Array:
+def interpolate_backward(
+    x: Array, output_grad: Array, output_size: Pair, mode: str, align_corners: bool
+) -> Array:
     _check_mode(mode)
     dtype = work_dtype(x, output_grad)
     ah = _matrix(x.shape[2], output_size[0], mode, align_corners, dtype)

@@ -20,10 +20,19 @@ class ModuleOps:
     _int_np: np.dtype
 
     # -- convolution --------------------------------------------------------------------------
-    def conv1d(self, x: Array, weight: Array, bias: Array | None, stride: int, padding: int, dilation: int,
-               groups: int) -> Array:
-        out = _conv.conv2d(x[:, :, None, :], weight[:, :, None, :], bias, (1, stride), (0, padding),
-                           (1, dilation), groups)
+    def conv1d(
+        self,
+        x: Array,
+        weight: Array,
+        bias: Array | None,
+        stride: int,
+        padding: int,
+        dilation: int,
+        groups: int,
+    ) -> Array:
+        out = _conv.conv2d(
+            x[:, :, None, :], weight[:, :, None, :], bias, (1, stride), (0, padding), (1, dilation), groups
+        )
         return out[:, :, 0, :]
 
     conv2d = staticmethod(_conv.conv2d)
@@ -36,12 +45,21 @@ class ModuleOps:
     # -- pooling ------------------------------------------------------------------------------
     max_pool2d = staticmethod(_pool.max_pool2d)
 
-    def max_pool2d_with_indices(self, x: Array, kernel_size: Pair, stride: Pair, padding: Pair,
-                                dilation: Pair) -> tuple[Array, Array]:
+    def max_pool2d_with_indices(
+        self, x: Array, kernel_size: Pair, stride: Pair, padding: Pair, dilation: Pair
+    ) -> tuple[Array, Array]:
         return _pool.max_pool2d_with_indices(x, kernel_size, stride, padding, dilation, self._int_np)
 
-    def max_pool2d_with_indices_backward(self, x: Array, kernel_size: Pair, stride: Pair, padding: Pair,
-                                         dilation: Pair, output_grad: Array, indices: Array) -> Array:
+    def max_pool2d_with_indices_backward(
+        self,
+        x: Array,
+        kernel_size: Pair,
+        stride: Pair,
+        padding: Pair,
+        dilation: Pair,
+        output_grad: Array,
+        indices: Array,
+    ) -> Array:
         return _pool.max_pool2d_backward(x, output_grad, indices)
 
     avg_pool2d = staticmethod(_pool.avg_pool2d)
@@ -50,18 +68,24 @@ class ModuleOps:
     adaptive_avg_pool2d_backward = staticmethod(_pool.adaptive_avg_pool2d_backward)
 
     def max_pool1d(self, x: Array, kernel_size: int, stride: int, padding: int, dilation: int) -> Array:
-        return _pool.max_pool2d(x[:, :, None, :], (1, kernel_size), (1, stride), (0, padding), (1, dilation))[:, :, 0]
+        return _pool.max_pool2d(x[:, :, None, :], (1, kernel_size), (1, stride), (0, padding), (1, dilation))[
+            :, :, 0
+        ]
 
-    def max_pool1d_with_indices(self, x: Array, kernel_size: int, stride: int, padding: int,
-                                dilation: int) -> tuple[Array, Array]:
+    def max_pool1d_with_indices(
+        self, x: Array, kernel_size: int, stride: int, padding: int, dilation: int
+    ) -> tuple[Array, Array]:
         values, indices = _pool.max_pool2d_with_indices(
             x[:, :, None, :], (1, kernel_size), (1, stride), (0, padding), (1, dilation), self._int_np
         )
         return values[:, :, 0], indices[:, :, 0]  # with a height of 1, h * W + w is w
 
-    def avg_pool1d(self, x: Array, kernel_size: int, stride: int, padding: int, count_include_pad: bool) -> Array:
-        return _pool.avg_pool2d(x[:, :, None, :], (1, kernel_size), (1, stride), (0, padding),
-                                count_include_pad)[:, :, 0]
+    def avg_pool1d(
+        self, x: Array, kernel_size: int, stride: int, padding: int, count_include_pad: bool
+    ) -> Array:
+        return _pool.avg_pool2d(
+            x[:, :, None, :], (1, kernel_size), (1, stride), (0, padding), count_include_pad
+        )[:, :, 0]
 
     def adaptive_avg_pool1d(self, x: Array, output_size: int) -> Array:
         return _pool.adaptive_avg_pool2d(x[:, :, None, :], (1, output_size))[:, :, 0]

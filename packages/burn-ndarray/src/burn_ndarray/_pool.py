@@ -30,8 +30,9 @@ def max_pool2d(x: Array, kernel: Pair, stride: Pair, padding: Pair, dilation: Pa
     return _view(np.asarray(x), kernel, stride, padding, dilation, -np.inf).max(axis=(4, 5))
 
 
-def max_pool2d_with_indices(x: Array, kernel: Pair, stride: Pair, padding: Pair, dilation: Pair,
-                            index_dtype: np.dtype) -> tuple[Array, Array]:
+def max_pool2d_with_indices(
+    x: Array, kernel: Pair, stride: Pair, padding: Pair, dilation: Pair, index_dtype: np.dtype
+) -> tuple[Array, Array]:
     x = np.asarray(x)
     w_in = x.shape[3]
     win = _view(x, kernel, stride, padding, dilation, -np.inf)
@@ -54,8 +55,9 @@ def max_pool2d_backward(x: Array, output_grad: Array, indices: Array) -> Array:
     return sums.reshape(x.shape).astype(x.dtype, copy=False)
 
 
-def _avg_divisor(size: Pair, kernel: Pair, stride: Pair, padding: Pair, out: Pair,
-                 count_include_pad: bool) -> float | np.ndarray:
+def _avg_divisor(
+    size: Pair, kernel: Pair, stride: Pair, padding: Pair, out: Pair, count_include_pad: bool
+) -> float | np.ndarray:
     if count_include_pad:
         return float(kernel[0] * kernel[1])
     counts = []
@@ -73,16 +75,19 @@ def avg_pool2d(x: Array, kernel: Pair, stride: Pair, padding: Pair, count_includ
     return sums.astype(x.dtype, copy=False)
 
 
-def avg_pool2d_backward(x: Array, output_grad: Array, kernel: Pair, stride: Pair, padding: Pair,
-                        count_include_pad: bool) -> Array:
+def avg_pool2d_backward(
+    x: Array, output_grad: Array, kernel: Pair, stride: Pair, padding: Pair, count_include_pad: bool
+) -> Array:
     n, c, h, w = x.shape
     oh, ow = output_grad.shape[2:]
     dtype = work_dtype(x, output_grad)
-    grad = output_grad.astype(dtype) / _avg_divisor((h, w), kernel, stride, padding, (oh, ow), count_include_pad)
+    grad = output_grad.astype(dtype) / _avg_divisor(
+        (h, w), kernel, stride, padding, (oh, ow), count_include_pad
+    )
     # Every tap of a window receives the window's gradient: a broadcast view, summed by col2im.
     cols = np.broadcast_to(grad[:, :, None, None], (n, c, kernel[0], kernel[1], oh, ow))
     plane = col2im(cols, (h + 2 * padding[0], w + 2 * padding[1]), stride, (1, 1))
-    return plane[:, :, padding[0]:padding[0] + h, padding[1]:padding[1] + w].astype(x.dtype, copy=False)
+    return plane[:, :, padding[0] : padding[0] + h, padding[1] : padding[1] + w].astype(x.dtype, copy=False)
 
 
 def adaptive_matrix(size: int, out: int, dtype: np.dtype) -> np.ndarray:

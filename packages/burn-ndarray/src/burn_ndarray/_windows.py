@@ -35,7 +35,7 @@ def pad(x: np.ndarray, padding: Pair, value: float = 0.0) -> np.ndarray:
         return x
     n, c, h, w = x.shape
     out = np.full((n, c, h + 2 * ph, w + 2 * pw), value, dtype=x.dtype)
-    out[:, :, ph:ph + h, pw:pw + w] = x
+    out[:, :, ph : ph + h, pw : pw + w] = x
     return out
 
 
@@ -61,5 +61,5 @@ def col2im(cols: np.ndarray, size: Pair, stride: Pair, dilation: Pair) -> np.nda
         rows = slice(h0, h0 + sh * (oh - 1) + 1, sh)
         for j in range(kw):
             w0 = j * dilation[1]
-            out[:, :, rows, w0:w0 + sw * (ow - 1) + 1:sw] += cols[:, :, i, j]
+            out[:, :, rows, w0 : w0 + sw * (ow - 1) + 1 : sw] += cols[:, :, i, j]
     return out

@@ -8,7 +8,6 @@ from burn.backend.base import Backend
 from burn.backend.capabilities import Capabilities
 from burn.backend.device import Device
 from burn.tensor.dtype import DType
-
 from burn_ndarray._activation_ops import ActivationOps
 from burn_ndarray._bool_ops import BoolOps
 from burn_ndarray._dtypes import ALL_DTYPES, NP_OF
@@ -19,7 +18,8 @@ from burn_ndarray._module_ops import ModuleOps
 CAPABILITIES = Capabilities(dtypes=ALL_DTYPES, features=frozenset({"dlpack"}))
 
 
-class NdArray(FloatOps, IntOps, BoolOps, ModuleOps, ActivationOps, Backend):
+# Ops bound to ufuncs (``float_add = np.add``) differ in type from the contract's methods on purpose.
+class NdArray(FloatOps, IntOps, BoolOps, ModuleOps, ActivationOps, Backend):  # type: ignore[misc]
     """The NumPy backend: primitives are NumPy arrays on the CPU (one device, ``ndarray:cpu``).
 
     Every dtype of burn is supported; float16 and bfloat16 (``ml_dtypes``) reductions, matmul and

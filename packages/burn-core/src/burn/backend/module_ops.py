@@ -205,8 +205,10 @@ class ModuleOps:
         cols = unfold(b, pad2d(b, x, padding, float("-inf")), kernel_size, stride, dilation, out)
         k = b.float_argmax(cols, 2)  # [N, C, 1, OH, OW]: first maximum in kernel order, as PyTorch
         values = b.float_reshape(b.float_gather(2, cols, k), (n, c, *out))
-        # Kernel position -> flat input index, through a host table of the window geometry.
-        table = max_pool_index((h, w), kernel_size, stride, padding, dilation, out)
+        # Kernel position -> flat input index, through a (cached, so hashable) host table of the
+        # window geometry.
+        geometry = (tuple(kernel_size), tuple(stride), tuple(padding), tuple(dilation))
+        table = max_pool_index((h, w), *geometry, out)
         table = b.int_expand(
             int_table(b, table.reshape(1, 1, *table.shape), b.float_device(x)), b.float_shape(cols)
         )
@@ -373,9 +375,9 @@ def _check_groups(op: str, x_shape: tuple[int, ...], w_shape: tuple[int, ...], c
 def _divide_by_window(b: Backend, t: P, size: Pair, kernel: Pair, stride: Pair, padding: Pair,
                       count_include_pad: bool) -> P:
     """`t` ``[N, C, OH, OW]`` divided by each window's element count (padding counted or not)."""
-    if count_include_pad or padding == (0, 0):
+    if count_include_pad or (padding[0] == 0 and padding[1] == 0):
         return b.float_div_scalar(t, float(kernel[0] * kernel[1]))
-    counts = avg_pool_counts(size, kernel, stride, padding, b.float_shape(t)[2:])
+    counts = avg_pool_counts(size, tuple(kernel), tuple(stride), tuple(padding), b.float_shape(t)[2:])
     counts_p = float_table(b, counts.reshape(1, 1, *counts.shape), b.float_device(t), b.float_get_dtype(t))
     return b.float_div(t, counts_p)
 

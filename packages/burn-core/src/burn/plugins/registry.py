@@ -97,21 +97,14 @@ class PluginRegistry:
     # -- discovery --------------------------------------------------------------------------------
     def _discover(self) -> None:
         find = self._entry_points or discovery.iter_entry_points
+        entry_points: list[discovery.EntryPointLike] = []
         try:
-            entry_points = [*find(), *discovery.env_entry_points(os.environ.get("BURN_PLUGINS"))]
+            entry_points += find()
         except Exception as exc:  # unreadable metadata in site-packages must not break burn
-            entry_points = []
-            self._load_failures = [
-                PluginFailure(
-                    "?",
-                    "backend",
-                    "",
-                    None,
-                    f"the {hooks.ENTRY_POINT_GROUP!r} entry points",
-                    f"could not be listed: {describe_exception(exc)}",
-                    exception=exc,
-                )
-            ]
+            where = f"the {hooks.ENTRY_POINT_GROUP!r} entry points"
+            error = f"could not be listed: {describe_exception(exc)}"
+            self._load_failures.append(PluginFailure("?", "backend", "", None, where, error, exception=exc))
+        entry_points += discovery.env_entry_points(os.environ.get("BURN_PLUGINS"))
         sources, failures = discovery.load_entry_points(self._pm, entry_points)
         self._sources.update(sources)
         self._load_failures += failures

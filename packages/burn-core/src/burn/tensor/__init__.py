@@ -8,6 +8,15 @@ from burn.tensor.kind import Bool, Float, Int, Kind
 from burn.tensor.tensor import Tensor
 
 __all__ = [
-    "Bernoulli", "Bool", "DType", "Distribution", "Float", "Int", "Kind", "Normal", "Tensor", "TensorData",
+    "Bernoulli",
+    "Bool",
+    "DType",
+    "Distribution",
+    "Float",
+    "Int",
+    "Kind",
+    "Normal",
+    "Tensor",
+    "TensorData",
     "Uniform",
 ]

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from burn.errors import ShapeError
 from burn.tensor.dtype import DType
-from burn.tensor.kind import Bool, Float, Int, Kind
+from burn.tensor.kind import Float, Int, Kind
 
 if TYPE_CHECKING:
     from burn.backend.base import Backend
@@ -30,7 +30,7 @@ _cls: type = object
 
 def wrap(p: Any, b: Backend, k: Kind) -> Tensor:
     """A tensor around primitive `p` without running any check (the hot path of every op)."""
-    t = _new(_cls)
+    t: Any = _new(_cls)
     t._p = p
     t._b = b
     t._k = k

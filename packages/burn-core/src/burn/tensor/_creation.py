@@ -63,7 +63,9 @@ def resolve_dtype(op: str, backend: Backend, kind: Kind | None, dtype: Any) -> t
             raise DTypeError(f"{op}: dtype {dt.value} is not a {kind.name} dtype")
         if not backend.capabilities.supports(dt):
             declared = ", ".join(d.value for d in DType if backend.capabilities.supports(d))
-            raise DTypeError(f"{op}: backend {backend.name!r} does not support {dt.value} (it declares {declared})")
+            raise DTypeError(
+                f"{op}: backend {backend.name!r} does not support {dt.value} (it declares {declared})"
+            )
         return of, dt
     if kind is Float:
         return Float, backend.float_dtype
@@ -89,7 +91,9 @@ def host_array(op: str, data: Any) -> np.ndarray:
         try:
             array = np.from_dlpack(data)
         except (BufferError, RuntimeError, TypeError) as exc:
-            raise TypeError(f"{op}: cannot read {type(data).__name__} through DLPack on the CPU: {exc}") from exc
+            raise TypeError(
+                f"{op}: cannot read {type(data).__name__} through DLPack on the CPU: {exc}"
+            ) from exc
     else:
         raise TypeError(
             f"{op}: cannot make a tensor from {type(data).__name__}; pass a TensorData, a NumPy "
@@ -130,8 +134,10 @@ def owned_data(array: np.ndarray, dtype: DType, source: Any) -> TensorData:
 def as_shape(op: str, shape: Any) -> tuple[int, ...]:
     """A creation shape: an int or a sequence of non-negative ints."""
     try:
-        dims = (operator.index(shape),) if isinstance(shape, numbers.Integral) else tuple(
-            operator.index(s) for s in shape
+        dims = (
+            (operator.index(shape),)
+            if isinstance(shape, numbers.Integral)
+            else tuple(operator.index(s) for s in shape)
         )
     except TypeError:
         raise TypeError(f"{op}: a shape must be an int or a sequence of ints, got {shape!r}") from None

@@ -56,7 +56,9 @@ def binary_error(op: str, a: TensorBase, b: TensorBase, exc: BaseException) -> B
     try:
         da, db = a.device, b.device
         if da != db:
-            err: BurnError = DeviceError(f"{op}: tensors on two devices, {da} and {db} ({describe(a)}; {describe(b)})")
+            err: BurnError = DeviceError(
+                f"{op}: tensors on two devices, {da} and {db} ({describe(a)}; {describe(b)})"
+            )
             err.__cause__ = exc
             return err
         sa, sb = a.shape, b.shape

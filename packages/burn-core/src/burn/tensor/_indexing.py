@@ -44,7 +44,9 @@ def normalize_ranges(op: str, ranges: Any, shape: Shape) -> tuple[slice, ...]:
     if isinstance(ranges, slice) or ranges is None:
         ranges = (ranges,)
     elif not isinstance(ranges, Sequence) or isinstance(ranges, str):
-        raise TypeError(f"{op}: ranges must be a sequence of (start, end) pairs, slices or None, got {ranges!r}")
+        raise TypeError(
+            f"{op}: ranges must be a sequence of (start, end) pairs, slices or None, got {ranges!r}"
+        )
     if len(ranges) > len(shape):
         raise ShapeError(f"{op}: {len(ranges)} ranges for a tensor of rank {len(shape)} (shape {shape})")
     return tuple(

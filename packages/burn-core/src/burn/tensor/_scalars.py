@@ -36,7 +36,9 @@ def scalar_operand(op: str, t: TensorBase, value: Any) -> Any:
                 f".float() or pass an int (got a {describe(t)})"
             )
     else:
-        raise KindError(f"{op}: not defined for Bool tensors (got a {describe(t)}); convert with .int() or .float()")
+        raise KindError(
+            f"{op}: not defined for Bool tensors (got a {describe(t)}); convert with .int() or .float()"
+        )
     if isinstance(value, TensorBase):  # a tensor reaching a scalar path: a subclass or a bug
         raise TypeError(f"{op}: unexpected tensor operand {value!r}")
     raise TypeError(

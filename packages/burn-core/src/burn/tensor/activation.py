@@ -24,8 +24,19 @@ if TYPE_CHECKING:
     from burn.tensor.tensor import Tensor
 
 __all__ = [
-    "gelu", "hard_sigmoid", "leaky_relu", "log_sigmoid", "log_softmax", "mish", "prelu", "relu", "sigmoid",
-    "silu", "softmax", "softplus", "tanh",
+    "gelu",
+    "hard_sigmoid",
+    "leaky_relu",
+    "log_sigmoid",
+    "log_softmax",
+    "mish",
+    "prelu",
+    "relu",
+    "sigmoid",
+    "silu",
+    "softmax",
+    "softplus",
+    "tanh",
 ]
 
 
@@ -132,7 +143,8 @@ def prelu(x: Tensor, alpha: Tensor | float) -> Tensor:
         if n != 1:
             if len(shape) < 2 or len(a.shape) != 1 or shape[1] != n:
                 raise ShapeError(
-                    f"prelu: alpha of shape {a.shape} must have 1 element or one per channel (dim 1 of {shape})"
+                    f"prelu: alpha of shape {a.shape} must have 1 element or one per channel "
+                    f"(dim 1 of {shape})"
                 )
             a = a.reshape((1, n) + (1,) * (len(shape) - 2))
         elif len(a.shape) > len(shape):

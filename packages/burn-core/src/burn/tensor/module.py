@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 from burn.errors import ShapeError
 from burn.tensor._base import TensorBase, wrap
@@ -28,8 +28,18 @@ if TYPE_CHECKING:
     from burn.tensor.tensor import Tensor
 
 __all__ = [
-    "adaptive_avg_pool1d", "adaptive_avg_pool2d", "avg_pool1d", "avg_pool2d", "conv1d", "conv2d",
-    "conv_transpose2d", "embedding", "interpolate", "max_pool1d", "max_pool1d_with_indices", "max_pool2d",
+    "adaptive_avg_pool1d",
+    "adaptive_avg_pool2d",
+    "avg_pool1d",
+    "avg_pool2d",
+    "conv1d",
+    "conv2d",
+    "conv_transpose2d",
+    "embedding",
+    "interpolate",
+    "max_pool1d",
+    "max_pool1d_with_indices",
+    "max_pool2d",
     "max_pool2d_with_indices",
 ]
 
@@ -69,7 +79,9 @@ def _input(op: str, x: Any, rank: int, layout: str) -> tuple[int, ...]:
     return shape
 
 
-def _param(op: str, x: TensorBase, t: Any, name: str, shape: tuple[int, ...] | None, rank: int) -> tuple[int, ...]:
+def _param(
+    op: str, x: TensorBase, t: Any, name: str, shape: tuple[int, ...] | None, rank: int
+) -> tuple[int, ...]:
     """The shape of parameter `t` (a Float tensor of `x`'s backend, of `rank` dims or exactly `shape`)."""
     expect_same(op, x, t, Float, name)
     got = t.shape
@@ -91,7 +103,9 @@ def _out_size(op: str, size: int, kernel: int, stride: int, padding: int, dilati
 
 def _groups(op: str, c_in: int, c_out: int, groups: int) -> None:
     if c_in % groups or c_out % groups:
-        raise ShapeError(f"{op}: {c_in} input and {c_out} output channels are not divisible by groups={groups}")
+        raise ShapeError(
+            f"{op}: {c_in} input and {c_out} output channels are not divisible by groups={groups}"
+        )
 
 
 def _pool_padding(op: str, kernel: Pair, padding: Pair) -> None:
@@ -101,14 +115,23 @@ def _pool_padding(op: str, kernel: Pair, padding: Pair) -> None:
 
 # -- convolution ------------------------------------------------------------------------------
 def conv1d(
-    x: Tensor, weight: Tensor, bias: Tensor | None = None, stride: int = 1, padding: int = 0,
-    dilation: int = 1, groups: int = 1,
+    x: Tensor,
+    weight: Tensor,
+    bias: Tensor | None = None,
+    stride: int = 1,
+    padding: int = 0,
+    dilation: int = 1,
+    groups: int = 1,
 ) -> Tensor:
     """1-D convolution: ``x [N, C_in, L]``, ``weight [C_out, C_in / groups, K]``, ``bias [C_out]``
     -> ``[N, C_out, L_out]``."""
     op = "conv1d"
     _, c_in, length = _input(op, x, 3, "[N, C_in, L]")
-    s, p, d = _int(op, "stride", stride, 1), _int(op, "padding", padding, 0), _int(op, "dilation", dilation, 1)
+    s, p, d = (
+        _int(op, "stride", stride, 1),
+        _int(op, "padding", padding, 0),
+        _int(op, "dilation", dilation, 1),
+    )
     g = _int(op, "groups", groups, 1)
     c_out, c_per_group, k = _param(op, x, weight, "weight", None, 3)
     _check_conv_channels(op, c_in, c_out, c_per_group, g, x.shape, weight.shape)
@@ -131,8 +154,13 @@ def _check_conv_channels(
 
 
 def conv2d(
-    x: Tensor, weight: Tensor, bias: Tensor | None = None, stride: IntOrPair = 1, padding: IntOrPair = 0,
-    dilation: IntOrPair = 1, groups: int = 1,
+    x: Tensor,
+    weight: Tensor,
+    bias: Tensor | None = None,
+    stride: IntOrPair = 1,
+    padding: IntOrPair = 0,
+    dilation: IntOrPair = 1,
+    groups: int = 1,
 ) -> Tensor:
     """2-D convolution: ``x [N, C_in, H, W]``, ``weight [C_out, C_in / groups, KH, KW]``,
     ``bias [C_out]`` -> ``[N, C_out, H_out, W_out]``; sizes are ints or (height, width) pairs.
@@ -142,7 +170,11 @@ def conv2d(
     """
     op = "conv2d"
     _, c_in, h, w = _input(op, x, 4, "[N, C_in, H, W]")
-    s, p, d = _pair(op, "stride", stride, 1), _pair(op, "padding", padding, 0), _pair(op, "dilation", dilation, 1)
+    s, p, d = (
+        _pair(op, "stride", stride, 1),
+        _pair(op, "padding", padding, 0),
+        _pair(op, "dilation", dilation, 1),
+    )
     g = _int(op, "groups", groups, 1)
     c_out, c_per_group, kh, kw = _param(op, x, weight, "weight", None, 4)
     _check_conv_channels(op, c_in, c_out, c_per_group, g, x.shape, weight.shape)
@@ -155,20 +187,32 @@ def conv2d(
 
 
 def conv_transpose2d(
-    x: Tensor, weight: Tensor, bias: Tensor | None = None, stride: IntOrPair = 1, padding: IntOrPair = 0,
-    padding_out: IntOrPair = 0, dilation: IntOrPair = 1, groups: int = 1,
+    x: Tensor,
+    weight: Tensor,
+    bias: Tensor | None = None,
+    stride: IntOrPair = 1,
+    padding: IntOrPair = 0,
+    padding_out: IntOrPair = 0,
+    dilation: IntOrPair = 1,
+    groups: int = 1,
 ) -> Tensor:
     """2-D transposed convolution: ``x [N, C_in, H, W]``, ``weight [C_in, C_out / groups, KH, KW]``
     -> ``[N, C_out, H_out, W_out]`` with
     ``H_out = (H - 1) * stride - 2 * padding + dilation * (KH - 1) + padding_out + 1``."""
     op = "conv_transpose2d"
     _, c_in, h, w = _input(op, x, 4, "[N, C_in, H, W]")
-    s, p, d = _pair(op, "stride", stride, 1), _pair(op, "padding", padding, 0), _pair(op, "dilation", dilation, 1)
+    s, p, d = (
+        _pair(op, "stride", stride, 1),
+        _pair(op, "padding", padding, 0),
+        _pair(op, "dilation", dilation, 1),
+    )
     po = _pair(op, "padding_out", padding_out, 0)
     g = _int(op, "groups", groups, 1)
     w_in, c_out_per_group, kh, kw = _param(op, x, weight, "weight", None, 4)
     if w_in != c_in:
-        raise ShapeError(f"{op}: weight {weight.shape} expects {w_in} input channels, the input {x.shape} has {c_in}")
+        raise ShapeError(
+            f"{op}: weight {weight.shape} expects {w_in} input channels, the input {x.shape} has {c_in}"
+        )
     c_out = c_out_per_group * g
     _groups(op, c_in, c_out, g)
     if bias is not None:
@@ -179,14 +223,23 @@ def conv_transpose2d(
         size = (h, w)[i]
         out = (size - 1) * s[i] - 2 * p[i] + d[i] * ((kh, kw)[i] - 1) + po[i] + 1
         if out < 1:
-            raise ShapeError(f"{op}: the output {axis} would be {out} for input shape {x.shape}, weight {weight.shape}")
+            raise ShapeError(
+                f"{op}: the output {axis} would be {out} for input shape {x.shape}, weight {weight.shape}"
+            )
     b = x._b
-    return wrap(b.conv_transpose2d(x._p, weight._p, None if bias is None else bias._p, s, p, po, d, g), b, Float)
+    return wrap(
+        b.conv_transpose2d(x._p, weight._p, None if bias is None else bias._p, s, p, po, d, g), b, Float
+    )
 
 
 # -- pooling ----------------------------------------------------------------------------------
 def _max_pool2d_args(
-    op: str, x: Tensor, kernel_size: IntOrPair, stride: IntOrPair | None, padding: IntOrPair, dilation: IntOrPair
+    op: str,
+    x: Tensor,
+    kernel_size: IntOrPair,
+    stride: IntOrPair | None,
+    padding: IntOrPair,
+    dilation: IntOrPair,
 ) -> tuple[Pair, Pair, Pair, Pair]:
     _, _, h, w = _input(op, x, 4, "[N, C, H, W]")
     k = _pair(op, "kernel_size", kernel_size, 1)
@@ -211,7 +264,10 @@ def _max_pool1d_args(
 
 
 def max_pool2d(
-    x: Tensor, kernel_size: IntOrPair, stride: IntOrPair | None = None, padding: IntOrPair = 0,
+    x: Tensor,
+    kernel_size: IntOrPair,
+    stride: IntOrPair | None = None,
+    padding: IntOrPair = 0,
     dilation: IntOrPair = 1,
 ) -> Tensor:
     """2-D max pooling of ``[N, C, H, W]``; `stride` defaults to the kernel size; padding
@@ -221,7 +277,10 @@ def max_pool2d(
 
 
 def max_pool2d_with_indices(
-    x: Tensor, kernel_size: IntOrPair, stride: IntOrPair | None = None, padding: IntOrPair = 0,
+    x: Tensor,
+    kernel_size: IntOrPair,
+    stride: IntOrPair | None = None,
+    padding: IntOrPair = 0,
     dilation: IntOrPair = 1,
 ) -> tuple[Tensor, Tensor]:
     """`max_pool2d` and the Int indices of the maxima (flat ``h * W + w`` in each input plane)."""
@@ -230,7 +289,9 @@ def max_pool2d_with_indices(
     return wrap(out, x._b, Float), wrap(indices, x._b, Int)
 
 
-def max_pool1d(x: Tensor, kernel_size: int, stride: int | None = None, padding: int = 0, dilation: int = 1) -> Tensor:
+def max_pool1d(
+    x: Tensor, kernel_size: int, stride: int | None = None, padding: int = 0, dilation: int = 1
+) -> Tensor:
     """1-D max pooling of ``[N, C, L]``; `stride` defaults to the kernel size."""
     k, s, p, d = _max_pool1d_args("max_pool1d", x, kernel_size, stride, padding, dilation)
     return wrap(x._b.max_pool1d(x._p, k, s, p, d), x._b, Float)
@@ -246,7 +307,10 @@ def max_pool1d_with_indices(
 
 
 def avg_pool2d(
-    x: Tensor, kernel_size: IntOrPair, stride: IntOrPair | None = None, padding: IntOrPair = 0,
+    x: Tensor,
+    kernel_size: IntOrPair,
+    stride: IntOrPair | None = None,
+    padding: IntOrPair = 0,
     count_include_pad: bool = True,
 ) -> Tensor:
     """2-D average pooling of ``[N, C, H, W]``; with `count_include_pad` the zero padding counts
@@ -313,7 +377,9 @@ def embedding(weights: Tensor, indices: Tensor) -> Tensor:
 _MODES = ("nearest", "bilinear")
 
 
-def interpolate(x: Tensor, output_size: IntOrPair, mode: str = "nearest", align_corners: bool = False) -> Tensor:
+def interpolate(
+    x: Tensor, output_size: IntOrPair, mode: str = "nearest", align_corners: bool = False
+) -> Tensor:
     """Resize ``[N, C, H, W]`` to `output_size` with ``"nearest"`` (PyTorch's) or
     ``"bilinear"`` interpolation (`align_corners` as in PyTorch)."""
     op = "interpolate"
@@ -323,4 +389,5 @@ def interpolate(x: Tensor, output_size: IntOrPair, mode: str = "nearest", align_
     if shape[2] == 0 or shape[3] == 0:
         raise ShapeError(f"{op}: the input {shape} has an empty spatial dim")
     out = _pair(op, "output_size", output_size, 1)
-    return wrap(x._b.interpolate(x._p, out, mode, bool(align_corners)), x._b, Float)
+    checked = cast(Literal["nearest", "bilinear"], mode)
+    return wrap(x._b.interpolate(x._p, out, checked, bool(align_corners)), x._b, Float)

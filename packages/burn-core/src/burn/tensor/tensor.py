@@ -107,7 +107,14 @@ class Tensor(AutodiffOps):
 
     @classmethod
     def _filled(
-        cls, op: str, shape: ShapeLike, value: Any, device: Device | None, dtype: Any, kind: Kind, backend: Any
+        cls,
+        op: str,
+        shape: ShapeLike,
+        value: Any,
+        device: Device | None,
+        dtype: Any,
+        kind: Kind,
+        backend: Any,
     ) -> Tensor:
         b, dev = resolve_backend(op, device, backend)
         k, dt = resolve_dtype(op, b, kind if dtype is None else None, dtype)
@@ -128,7 +135,12 @@ class Tensor(AutodiffOps):
 
     @classmethod
     def zeros(
-        cls, shape: ShapeLike, device: Device | None = None, *, dtype: Any = None, kind: Kind = Float,
+        cls,
+        shape: ShapeLike,
+        device: Device | None = None,
+        *,
+        dtype: Any = None,
+        kind: Kind = Float,
         backend: Backend | str | None = None,
     ) -> Tensor:
         """A tensor of zeros (False for Bool). `dtype`, when given, decides the kind.
@@ -141,7 +153,12 @@ class Tensor(AutodiffOps):
 
     @classmethod
     def ones(
-        cls, shape: ShapeLike, device: Device | None = None, *, dtype: Any = None, kind: Kind = Float,
+        cls,
+        shape: ShapeLike,
+        device: Device | None = None,
+        *,
+        dtype: Any = None,
+        kind: Kind = Float,
         backend: Backend | str | None = None,
     ) -> Tensor:
         """A tensor of ones (True for Bool)."""
@@ -149,7 +166,12 @@ class Tensor(AutodiffOps):
 
     @classmethod
     def empty(
-        cls, shape: ShapeLike, device: Device | None = None, *, dtype: Any = None, kind: Kind = Float,
+        cls,
+        shape: ShapeLike,
+        device: Device | None = None,
+        *,
+        dtype: Any = None,
+        kind: Kind = Float,
         backend: Backend | str | None = None,
     ) -> Tensor:
         """A tensor with unspecified contents (backends may give zeros)."""
@@ -157,16 +179,28 @@ class Tensor(AutodiffOps):
 
     @classmethod
     def full(
-        cls, shape: ShapeLike, value: Any, device: Device | None = None, *, dtype: Any = None,
-        kind: Kind = Float, backend: Backend | str | None = None,
+        cls,
+        shape: ShapeLike,
+        value: Any,
+        device: Device | None = None,
+        *,
+        dtype: Any = None,
+        kind: Kind = Float,
+        backend: Backend | str | None = None,
     ) -> Tensor:
         """A tensor with every element equal to `value` (an int for Int, a bool for Bool)."""
         return cls._filled("full", shape, value, device, dtype, kind, backend)
 
     @classmethod
     def arange(
-        cls, start: int, end: int | None = None, step: int = 1, device: Device | None = None, *,
-        dtype: Any = None, backend: Backend | str | None = None,
+        cls,
+        start: int,
+        end: int | None = None,
+        step: int = 1,
+        device: Device | None = None,
+        *,
+        dtype: Any = None,
+        backend: Backend | str | None = None,
     ) -> Tensor:
         """Int tensor ``start, start + step, ...`` below `end` (``arange(5)`` is 0..4), as Burn.
 
@@ -181,13 +215,21 @@ class Tensor(AutodiffOps):
         b, dev = resolve_backend("arange", device, backend)
         k, dt = resolve_dtype("arange", b, Int if dtype is None else None, dtype)
         if k is not Int:
-            raise KindError(f"arange: gives Int tensors; dtype {dt.value} is not an int dtype (use .float() after)")
+            raise KindError(
+                f"arange: gives Int tensors; dtype {dt.value} is not an int dtype (use .float() after)"
+            )
         return wrap(b.int_arange(int(start), int(end), int(step), dev, dt), b, Int)
 
     @classmethod
     def random(
-        cls, shape: ShapeLike, distribution: Distribution | None = None, device: Device | None = None, *,
-        dtype: Any = None, kind: Kind = Float, backend: Backend | str | None = None,
+        cls,
+        shape: ShapeLike,
+        distribution: Distribution | None = None,
+        device: Device | None = None,
+        *,
+        dtype: Any = None,
+        kind: Kind = Float,
+        backend: Backend | str | None = None,
     ) -> Tensor:
         """Samples of `distribution` (default ``Uniform(0, 1)``) from the backend's seeded
         generator (``backend.seed(n)``). Int draws integers; Bool is ``draw != 0``.
@@ -243,7 +285,9 @@ class Tensor(AutodiffOps):
         d = first._dim(dim, "cat")
         ref = shapes[0]
         for t, s in zip(tensors, shapes, strict=True):
-            if len(s) != len(ref) or any(a != c for i, (a, c) in enumerate(zip(s, ref, strict=True)) if i != d):
+            if len(s) != len(ref) or any(
+                a != c for i, (a, c) in enumerate(zip(s, ref, strict=True)) if i != d
+            ):
                 raise ShapeError(
                     f"cat: shapes {shapes} differ outside dim {dim} ({describe(t)} vs {describe(first)})"
                 )
@@ -299,7 +343,8 @@ def _check_join(op: str, tensors: Sequence[Tensor]) -> list[Tensor]:
             raise TypeError(f"{op}: expects burn.Tensor values, got {type(t).__name__}")
         if t._b is not first._b:
             raise BackendMismatchError(
-                f"{op}: tensors of two backends, {first._b.name!r} and {t._b.name!r} ({describe(first)}; {describe(t)})"
+                f"{op}: tensors of two backends, {first._b.name!r} and {t._b.name!r} "
+                f"({describe(first)}; {describe(t)})"
             )
         if t._k is not first._k:
             raise KindError(f"{op}: tensors of two kinds ({describe(first)}; {describe(t)})")

@@ -83,7 +83,9 @@ class CastOps(IndexOps):
         b = self._b
         if not b.capabilities.supports(target):
             declared = ", ".join(d.value for d in DType if b.capabilities.supports(d))
-            raise DTypeError(f"cast: backend {b.name!r} does not support {target.value} (it declares {declared})")
+            raise DTypeError(
+                f"cast: backend {b.name!r} does not support {target.value} (it declares {declared})"
+            )
         k = self._k
         if target is DType.BOOL:
             return self.bool()

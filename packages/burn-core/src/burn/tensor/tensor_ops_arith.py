@@ -136,7 +136,9 @@ class ArithOps(HostOps):
         """Elementwise ``self ** exponent`` for a Python number (Float only)."""
         if self._k is not Float:
             raise kind_error("powf_scalar", self, _FLOAT, "convert with .float() first")
-        return wrap(self._b.float_powf_scalar(self._p, scalar_operand("powf_scalar", self, exponent)), self._b, Float)
+        return wrap(
+            self._b.float_powf_scalar(self._p, scalar_operand("powf_scalar", self, exponent)), self._b, Float
+        )
 
     def matmul(self, other: Tensor) -> Tensor:
         """Matrix product over the last two dims; leading (batch) dims broadcast. Float, rank >= 2.

@@ -91,7 +91,11 @@ class CompareOps(ArithOps):
         k = self._k
         if isinstance(other, TensorBase):
             if other._b is not b or other._k is not k or k is Bool:
-                raise operand_error("greater", self, other) if k is not Bool else kind_error("greater", self, _ORDERED)
+                raise (
+                    operand_error("greater", self, other)
+                    if k is not Bool
+                    else kind_error("greater", self, _ORDERED)
+                )
             try:
                 p = b.float_greater(self._p, other._p) if k is Float else b.int_greater(self._p, other._p)
             except Exception as exc:
@@ -130,7 +134,11 @@ class CompareOps(ArithOps):
         k = self._k
         if isinstance(other, TensorBase):
             if other._b is not b or other._k is not k or k is Bool:
-                raise operand_error("lower", self, other) if k is not Bool else kind_error("lower", self, _ORDERED)
+                raise (
+                    operand_error("lower", self, other)
+                    if k is not Bool
+                    else kind_error("lower", self, _ORDERED)
+                )
             try:
                 p = b.float_lower(self._p, other._p) if k is Float else b.int_lower(self._p, other._p)
             except Exception as exc:
@@ -152,7 +160,11 @@ class CompareOps(ArithOps):
                     else kind_error("lower_equal", self, _ORDERED)
                 )
             try:
-                p = b.float_lower_equal(self._p, other._p) if k is Float else b.int_lower_equal(self._p, other._p)
+                p = (
+                    b.float_lower_equal(self._p, other._p)
+                    if k is Float
+                    else b.int_lower_equal(self._p, other._p)
+                )
             except Exception as exc:
                 raise binary_error("lower_equal", self, other, exc)  # noqa: B904
         else:
@@ -200,7 +212,11 @@ class CompareOps(ArithOps):
             raise kind_error(op, self, "Bool tensors", "compare first, e.g. (t > 0)")
         if isinstance(other, TensorBase):
             if other._b is not self._b or other._k is not Bool:
-                raise operand_error(op, self, other) if other._b is not self._b else kind_error(op, other, "Bool tensors")
+                raise (
+                    operand_error(op, self, other)
+                    if other._b is not self._b
+                    else kind_error(op, other, "Bool tensors")
+                )
             return other
         if isinstance(other, bool) or (isinstance(other, numbers.Integral) and other in (0, 1)):
             return bool(other)

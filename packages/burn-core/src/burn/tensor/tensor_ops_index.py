@@ -53,7 +53,9 @@ class IndexOps(ShapeOps):
         idx = self._index_tensor("gather", indices)
         d = self._dim(dim, "gather")
         if len(idx.shape) != len(self.shape):
-            raise ShapeError(f"gather: indices of shape {idx.shape} must have the rank of the tensor {self.shape}")
+            raise ShapeError(
+                f"gather: indices of shape {idx.shape} must have the rank of the tensor {self.shape}"
+            )
         try:
             p = self._kind_op("gather")(d, self._p, idx._p)
         except Exception as exc:
@@ -164,7 +166,9 @@ class IndexOps(ShapeOps):
         try:
             np.broadcast_shapes(*shapes)
         except ValueError:
-            err = ShapeError(f"{op}: shapes {', '.join(map(str, shapes))} (tensor, mask, value) do not broadcast")
+            err = ShapeError(
+                f"{op}: shapes {', '.join(map(str, shapes))} (tensor, mask, value) do not broadcast"
+            )
             err.__cause__ = exc
             return err
         return note_failure(exc, op, self, mask)

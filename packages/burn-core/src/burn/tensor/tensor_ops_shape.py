@@ -7,6 +7,7 @@ others go through `_kind_op`, a `getattr` on the kind's prefix, which is fine of
 
 from __future__ import annotations
 
+import builtins
 import math
 import operator
 from collections.abc import Sequence
@@ -216,7 +217,7 @@ class ShapeOps(ReduceOps):
             return self  # type: ignore[return-value]
         return self._slice(slices)
 
-    def _slice(self, slices: tuple[slice, ...]) -> Tensor:
+    def _slice(self, slices: tuple[builtins.slice, ...]) -> Tensor:  # `slice` is a method here
         b = self._b
         k = self._k
         if k is Float:
@@ -270,8 +271,12 @@ class ShapeOps(ReduceOps):
         n = shape[d]
         begin = start + n if start < 0 else start
         if begin < 0 or length < 0 or begin + length > n:
-            raise ShapeError(f"narrow: start {start} and length {length} do not fit dim {dim} of shape {shape}")
-        slices = tuple(slice(begin, begin + length, 1) if i == d else slice(0, m, 1) for i, m in enumerate(shape))
+            raise ShapeError(
+                f"narrow: start {start} and length {length} do not fit dim {dim} of shape {shape}"
+            )
+        slices = tuple(
+            slice(begin, begin + length, 1) if i == d else slice(0, m, 1) for i, m in enumerate(shape)
+        )
         return self._slice(slices) if begin or length != n else self  # type: ignore[return-value]
 
     def _split_at(self, d: int, sizes: Sequence[int]) -> list[Tensor]:

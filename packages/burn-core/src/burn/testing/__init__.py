@@ -3,7 +3,9 @@
 Run it against any installed backend (a third party's included)::
 
     pytest --pyargs burn.testing --burn-backend ndarray
-    pytest --pyargs burn.testing --burn-backend "autodiff(ndarray)" --burn-backend "ndarray?float_dtype=float64"
+    pytest --pyargs burn.testing --burn-backend "autodiff(ndarray)"
+    pytest --pyargs burn.testing --burn-backend "ndarray?float_dtype=float64"
+    pytest --pyargs burn.testing --burn-plugin my_backend.plugin --burn-backend mine  # not installed
 
 The pytest plugin (`burn.testing.plugin`, registered as the ``pytest11`` entry point ``burn``)
 adds ``--burn-backend`` and the `backend` fixture; without ``--burn-backend`` every conformance

@@ -66,14 +66,16 @@ def int_range(dtype: DType, low: int, high: int) -> tuple[int, int]:
     return max(low, int(info.min)), min(high, int(info.max))
 
 
-def rand_float(rng: np.random.Generator, shape: tuple[int, ...], dtype: DType,
-               low: float = -2.0, high: float = 2.0) -> np.ndarray:
+def rand_float(
+    rng: np.random.Generator, shape: tuple[int, ...], dtype: DType, low: float = -2.0, high: float = 2.0
+) -> np.ndarray:
     """Uniform values in ``[low, high)`` already rounded to `dtype` (NumPy array of that dtype)."""
     return rng.uniform(low, high, size=shape).astype(dtype.numpy)
 
 
-def rand_nonzero(rng: np.random.Generator, shape: tuple[int, ...], dtype: DType,
-                 low: float = 0.5, high: float = 2.0) -> np.ndarray:
+def rand_nonzero(
+    rng: np.random.Generator, shape: tuple[int, ...], dtype: DType, low: float = 0.5, high: float = 2.0
+) -> np.ndarray:
     """Values with ``low <= |x| < high`` and a random sign (safe divisors)."""
     sign = np.where(rng.random(size=shape) < 0.5, -1.0, 1.0)
     return (sign * rng.uniform(low, high, size=shape)).astype(dtype.numpy)
@@ -84,8 +86,9 @@ def rand_grid(rng: np.random.Generator, shape: tuple[int, ...], dtype: DType) ->
     return (rng.integers(-4, 5, size=shape) / 2.0).astype(dtype.numpy)
 
 
-def rand_int(rng: np.random.Generator, shape: tuple[int, ...], dtype: DType,
-             low: int = -9, high: int = 9) -> np.ndarray:
+def rand_int(
+    rng: np.random.Generator, shape: tuple[int, ...], dtype: DType, low: int = -9, high: int = 9
+) -> np.ndarray:
     """Integers in ``[low, high]`` (clipped to the dtype) of `dtype`."""
     lo, hi = int_range(dtype, low, high)
     return rng.integers(lo, hi + 1, size=shape).astype(dtype.numpy)
@@ -119,8 +122,16 @@ def host(tensor: Any) -> np.ndarray:
     return data.array
 
 
-def check_float(tensor: Any, expected: Any, dtype: DType, *, terms: int = 1,
-                rtol: float | None = None, atol: float | None = None, what: str = "") -> None:
+def check_float(
+    tensor: Any,
+    expected: Any,
+    dtype: DType,
+    *,
+    terms: int = 1,
+    rtol: float | None = None,
+    atol: float | None = None,
+    what: str = "",
+) -> None:
     """Assert a Float tensor of `dtype` and shape of `expected`, close to it within tolerance."""
     from burn import Float
 
@@ -128,13 +139,19 @@ def check_float(tensor: Any, expected: Any, dtype: DType, *, terms: int = 1,
     label = f"{what}: " if what else ""
     assert tensor.kind is Float, f"{label}kind {tensor.kind}, expected Float"
     assert tensor.dtype is dtype, f"{label}dtype {tensor.dtype}, expected {dtype}"
-    assert tuple(tensor.shape) == expected.shape, f"{label}shape {tuple(tensor.shape)}, expected {expected.shape}"
+    assert tuple(tensor.shape) == expected.shape, (
+        f"{label}shape {tuple(tensor.shape)}, expected {expected.shape}"
+    )
     got = f64(host(tensor))
     assert got.shape == expected.shape, f"{label}to_data() shape {got.shape}, tensor.shape {tensor.shape}"
     d_rtol, d_atol = tolerance(dtype, terms)
     np.testing.assert_allclose(
-        got, expected, rtol=d_rtol if rtol is None else rtol, atol=d_atol if atol is None else atol,
-        equal_nan=True, err_msg=f"{label}{dtype.value}",
+        got,
+        expected,
+        rtol=d_rtol if rtol is None else rtol,
+        atol=d_atol if atol is None else atol,
+        equal_nan=True,
+        err_msg=f"{label}{dtype.value}",
     )
 
 
@@ -146,7 +163,9 @@ def check_exact(tensor: Any, expected: Any, dtype: DType, *, what: str = "") -> 
     label = f"{what}: " if what else ""
     assert tensor.kind is Kind.of(dtype), f"{label}kind {tensor.kind}, expected {Kind.of(dtype)}"
     assert tensor.dtype is dtype, f"{label}dtype {tensor.dtype}, expected {dtype}"
-    assert tuple(tensor.shape) == expected.shape, f"{label}shape {tuple(tensor.shape)}, expected {expected.shape}"
+    assert tuple(tensor.shape) == expected.shape, (
+        f"{label}shape {tuple(tensor.shape)}, expected {expected.shape}"
+    )
     got = host(tensor)
     assert got.shape == expected.shape, f"{label}to_data() shape {got.shape}, tensor.shape {tensor.shape}"
     if dtype.is_float:

@@ -14,8 +14,15 @@ import numpy as np
 Pair = tuple[int, int]
 
 
-def conv2d(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, stride: Pair, padding: Pair, dilation: Pair,
-           groups: int) -> np.ndarray:
+def conv2d(
+    x: np.ndarray,
+    w: np.ndarray,
+    b: np.ndarray | None,
+    stride: Pair,
+    padding: Pair,
+    dilation: Pair,
+    groups: int,
+) -> np.ndarray:
     n, _, h, wd = x.shape
     c_out, c_in_g, kh, kw = w.shape
     (sh, sw), (ph, pw), (dh, dw) = stride, padding, dilation
@@ -25,42 +32,59 @@ def conv2d(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, stride: Pair, pad
     out = np.zeros((n, c_out, ho, wo))
     og = c_out // groups
     for g in range(groups):
-        xg = xp[:, g * c_in_g:(g + 1) * c_in_g]
-        wg = w[g * og:(g + 1) * og]
+        xg = xp[:, g * c_in_g : (g + 1) * c_in_g]
+        wg = w[g * og : (g + 1) * og]
         for i in range(kh):
             for j in range(kw):
-                patch = xg[:, :, i * dh: i * dh + sh * (ho - 1) + 1: sh, j * dw: j * dw + sw * (wo - 1) + 1: sw]
-                out[:, g * og:(g + 1) * og] += np.einsum("nchw,oc->nohw", patch, wg[:, :, i, j])
+                patch = xg[
+                    :, :, i * dh : i * dh + sh * (ho - 1) + 1 : sh, j * dw : j * dw + sw * (wo - 1) + 1 : sw
+                ]
+                out[:, g * og : (g + 1) * og] += np.einsum("nchw,oc->nohw", patch, wg[:, :, i, j])
     if b is not None:
         out += b[None, :, None, None]
     return out
 
 
-def conv_transpose2d(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, stride: Pair, padding: Pair,
-                     padding_out: Pair, dilation: Pair, groups: int) -> np.ndarray:
+def conv_transpose2d(
+    x: np.ndarray,
+    w: np.ndarray,
+    b: np.ndarray | None,
+    stride: Pair,
+    padding: Pair,
+    padding_out: Pair,
+    dilation: Pair,
+    groups: int,
+) -> np.ndarray:
     n, c_in, h, wd = x.shape
     _, c_out_g, kh, kw = w.shape
     (sh, sw), (ph, pw), (oh, ow), (dh, dw) = stride, padding, padding_out, dilation
     ho = (h - 1) * sh - 2 * ph + dh * (kh - 1) + oh + 1
     wo = (wd - 1) * sw - 2 * pw + dw * (kw - 1) + ow + 1
-    full = np.zeros((n, c_out_g * groups, (h - 1) * sh + dh * (kh - 1) + 1 + oh, (wd - 1) * sw + dw * (kw - 1) + 1 + ow))
+    full = np.zeros(
+        (n, c_out_g * groups, (h - 1) * sh + dh * (kh - 1) + 1 + oh, (wd - 1) * sw + dw * (kw - 1) + 1 + ow)
+    )
     cig = c_in // groups
     for g in range(groups):
-        xg = x[:, g * cig:(g + 1) * cig]
-        wg = w[g * cig:(g + 1) * cig]
+        xg = x[:, g * cig : (g + 1) * cig]
+        wg = w[g * cig : (g + 1) * cig]
         for i in range(kh):
             for j in range(kw):
                 part = np.einsum("nchw,co->nohw", xg, wg[:, :, i, j])
-                full[:, g * c_out_g:(g + 1) * c_out_g, i * dh: i * dh + sh * (h - 1) + 1: sh,
-                     j * dw: j * dw + sw * (wd - 1) + 1: sw] += part
-    out = full[:, :, ph:ph + ho, pw:pw + wo]
+                full[
+                    :,
+                    g * c_out_g : (g + 1) * c_out_g,
+                    i * dh : i * dh + sh * (h - 1) + 1 : sh,
+                    j * dw : j * dw + sw * (wd - 1) + 1 : sw,
+                ] += part
+    out = full[:, :, ph : ph + ho, pw : pw + wo]
     if b is not None:
         out = out + b[None, :, None, None]
     return out
 
 
-def max_pool2d_with_indices(x: np.ndarray, kernel: Pair, stride: Pair, padding: Pair,
-                            dilation: Pair) -> tuple[np.ndarray, np.ndarray]:
+def max_pool2d_with_indices(
+    x: np.ndarray, kernel: Pair, stride: Pair, padding: Pair, dilation: Pair
+) -> tuple[np.ndarray, np.ndarray]:
     """Values and flat ``h * W + w`` indices of the first maximum in scan order."""
     n, c, h, wd = x.shape
     (kh, kw), (sh, sw), (ph, pw), (dh, dw) = kernel, stride, padding, dilation
@@ -73,14 +97,16 @@ def max_pool2d_with_indices(x: np.ndarray, kernel: Pair, stride: Pair, padding: 
     cols = np.arange(wo)[None, :] * sw - pw
     for i in range(kh):
         for j in range(kw):
-            v = xp[:, :, i * dh: i * dh + sh * (ho - 1) + 1: sh, j * dw: j * dw + sw * (wo - 1) + 1: sw]
+            v = xp[:, :, i * dh : i * dh + sh * (ho - 1) + 1 : sh, j * dw : j * dw + sw * (wo - 1) + 1 : sw]
             better = v > best
             best = np.where(better, v, best)
             index = np.where(better, (rows + i * dh) * wd + (cols + j * dw), index)
     return best, index
 
 
-def avg_pool2d(x: np.ndarray, kernel: Pair, stride: Pair, padding: Pair, count_include_pad: bool) -> np.ndarray:
+def avg_pool2d(
+    x: np.ndarray, kernel: Pair, stride: Pair, padding: Pair, count_include_pad: bool
+) -> np.ndarray:
     n, c, h, wd = x.shape
     (kh, kw), (sh, sw), (ph, pw) = kernel, stride, padding
     ho = (h + 2 * ph - kh) // sh + 1
@@ -91,8 +117,8 @@ def avg_pool2d(x: np.ndarray, kernel: Pair, stride: Pair, padding: Pair, count_i
     count = np.zeros((ho, wo))
     for i in range(kh):
         for j in range(kw):
-            total += xp[:, :, i: i + sh * (ho - 1) + 1: sh, j: j + sw * (wo - 1) + 1: sw]
-            count += ones[i: i + sh * (ho - 1) + 1: sh, j: j + sw * (wo - 1) + 1: sw]
+            total += xp[:, :, i : i + sh * (ho - 1) + 1 : sh, j : j + sw * (wo - 1) + 1 : sw]
+            count += ones[i : i + sh * (ho - 1) + 1 : sh, j : j + sw * (wo - 1) + 1 : sw]
     return total / (kh * kw) if count_include_pad else total / count
 
 
@@ -108,7 +134,9 @@ def adaptive_avg_pool2d(x: np.ndarray, output_size: Pair) -> np.ndarray:
     return out
 
 
-def _bilinear_source(out_size: int, in_size: int, align_corners: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _bilinear_source(
+    out_size: int, in_size: int, align_corners: bool
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     i = np.arange(out_size, dtype=np.float64)
     if align_corners:
         src = i * (in_size - 1) / (out_size - 1) if out_size > 1 else np.zeros(out_size)

@@ -127,12 +127,12 @@ def backend(request: pytest.FixtureRequest) -> Any:
     spec = getattr(request, "param", None)
     if spec is None:
         pytest.skip(NO_BACKEND)
-    import burn
     from burn.errors import BackendUnavailableError
+    from burn.plugins import backend as select_backend
 
     name, options = parse_backend_arg(spec)
     try:
-        return burn.backend(name, **options)
+        return select_backend(name, **options)
     except BackendUnavailableError as exc:
         pytest.skip(f"backend {spec!r} cannot run here: {exc}")
 
@@ -149,8 +149,8 @@ _INTS = ["int64", "int32", "int16", "int8", "uint8"]
 
 
 def _dtype_param(request: pytest.FixtureRequest, backend: Any) -> Any:
-    from burn.testing.helpers import require_dtype
     from burn.tensor.dtype import DType
+    from burn.testing.helpers import require_dtype
 
     dtype = DType(request.param)
     require_dtype(backend, dtype)

@@ -9,10 +9,10 @@ from typing import Any
 import numpy as np
 import pytest
 
+from burn.tensor.dtype import DType
 from burn.testing import covers
 from burn.testing import nn_reference as ref
 from burn.testing.helpers import check_float, f64, make, rand_float
-from burn.tensor.dtype import DType
 
 
 def _act() -> Any:
@@ -39,8 +39,11 @@ ACTIVATIONS = [
     Activation("softplus", lambda a, t: a.softplus(t), lambda x: ref.softplus(x, 1.0)),
     Activation("softplus", lambda a, t: a.softplus(t, beta=2.0), lambda x: ref.softplus(x, 2.0)),
     Activation("hard_sigmoid", lambda a, t: a.hard_sigmoid(t), lambda x: np.clip(0.2 * x + 0.5, 0, 1)),
-    Activation("hard_sigmoid", lambda a, t: a.hard_sigmoid(t, alpha=0.5, beta=0.25),
-               lambda x: np.clip(0.5 * x + 0.25, 0, 1)),
+    Activation(
+        "hard_sigmoid",
+        lambda a, t: a.hard_sigmoid(t, alpha=0.5, beta=0.25),
+        lambda x: np.clip(0.5 * x + 0.25, 0, 1),
+    ),
     Activation("softmax", lambda a, t: a.softmax(t, -1), lambda x: ref.softmax(x, -1)),
     Activation("softmax", lambda a, t: a.softmax(t, 0), lambda x: ref.softmax(x, 0)),
     Activation("log_softmax", lambda a, t: a.log_softmax(t, -1), lambda x: ref.log_softmax(x, -1)),
@@ -83,7 +86,9 @@ def test_activations_are_stable_for_large_inputs(backend: Any, float_dtype: DTyp
     rows = make(backend, np.array([[big, big - 1.0, 0.0], [-big, -big, -big]]), float_dtype)
     wide = f64(np.array([[big, big - 1.0, 0.0], [-big, -big, -big]]).astype(float_dtype.numpy))
     check_float(a.softmax(rows, 1), ref.softmax(wide, 1), float_dtype, what="softmax with large logits")
-    check_float(a.log_softmax(rows, 1), ref.log_softmax(wide, 1), float_dtype, what="log_softmax with large logits")
+    check_float(
+        a.log_softmax(rows, 1), ref.log_softmax(wide, 1), float_dtype, what="log_softmax with large logits"
+    )
 
 
 def _wrap_float(backend: Any, primitive: Any) -> Any:
@@ -102,9 +107,18 @@ def test_activation_backward_helpers(backend: Any, float_dtype: DType, shape: An
     relu_out = np.maximum(x, 0.0)
     sig_out = f64(ref.sigmoid(x).astype(float_dtype.numpy))
     relu_grad = backend.relu_backward(make(backend, relu_out, float_dtype)._p, tg._p)
-    check_float(_wrap_float(backend, relu_grad), np.where(relu_out > 0, g, 0.0), float_dtype, what="relu_backward")
+    check_float(
+        _wrap_float(backend, relu_grad), np.where(relu_out > 0, g, 0.0), float_dtype, what="relu_backward"
+    )
     sig_grad = backend.sigmoid_backward(make(backend, sig_out, float_dtype)._p, tg._p)
-    check_float(_wrap_float(backend, sig_grad), g * sig_out * (1 - sig_out), float_dtype, terms=2,
-                what="sigmoid_backward")
+    check_float(
+        _wrap_float(backend, sig_grad),
+        g * sig_out * (1 - sig_out),
+        float_dtype,
+        terms=2,
+        what="sigmoid_backward",
+    )
     gelu_grad = backend.gelu_backward(make(backend, x, float_dtype)._p, tg._p)
-    check_float(_wrap_float(backend, gelu_grad), g * ref.gelu_grad(x), float_dtype, terms=4, what="gelu_backward")
+    check_float(
+        _wrap_float(backend, gelu_grad), g * ref.gelu_grad(x), float_dtype, terms=4, what="gelu_backward"
+    )

@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from burn.tensor.dtype import DType
 from burn.testing import covers
 from burn.testing.helpers import (
     FLOAT_DTYPES,
@@ -21,7 +22,6 @@ from burn.testing.helpers import (
     rand_int,
     require_dtype,
 )
-from burn.tensor.dtype import DType
 
 SHAPE_PAIRS = [((3, 4), (3, 4)), ((2, 3, 4), (4,)), ((2, 1), (1, 3)), ((), (2, 2)), ((0, 2), (1, 2))]
 

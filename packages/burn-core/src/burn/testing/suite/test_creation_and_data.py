@@ -7,17 +7,28 @@ from typing import Any
 import numpy as np
 import pytest
 
-from burn.testing import covers
-from burn.testing.helpers import check_exact, host, make, rand_any
 from burn.tensor.data import TensorData
 from burn.tensor.dtype import DType
 from burn.tensor.kind import Kind
+from burn.testing import covers
+from burn.testing.helpers import check_exact, host, make, rand_any
 
 ROUND_TRIP_SHAPES = [(), (0,), (1,), (5,), (3, 0, 2), (2, 3, 4), (1, 2, 1, 3, 2)]
 
 
-@covers("float_from_data", "float_into_data", "int_from_data", "int_into_data", "bool_from_data",
-        "bool_into_data", "float_shape", "int_shape", "bool_shape", "float_get_dtype", "int_get_dtype")
+@covers(
+    "float_from_data",
+    "float_into_data",
+    "int_from_data",
+    "int_into_data",
+    "bool_from_data",
+    "bool_into_data",
+    "float_shape",
+    "int_shape",
+    "bool_shape",
+    "float_get_dtype",
+    "int_get_dtype",
+)
 @pytest.mark.parametrize("shape", ROUND_TRIP_SHAPES, ids=str)
 def test_tensor_data_round_trip(backend: Any, any_dtype: DType, shape: Any, rng: Any) -> None:
     x = rand_any(rng, shape, any_dtype)
@@ -32,8 +43,9 @@ def test_tensor_data_round_trip(backend: Any, any_dtype: DType, shape: Any, rng:
     assert TensorData.from_bytes(back.to_bytes(), back.shape, back.dtype) == data
 
 
-@covers("float_from_data", "float_into_data", "int_from_data", "int_into_data", "bool_from_data",
-        "bool_into_data")
+@covers(
+    "float_from_data", "float_into_data", "int_from_data", "int_into_data", "bool_from_data", "bool_into_data"
+)
 def test_host_views(backend: Any, any_dtype: DType, rng: Any) -> None:
     x = rand_any(rng, (2, 3), any_dtype)
     t = make(backend, x, any_dtype)
@@ -72,12 +84,25 @@ def test_from_data_infers_kind_and_backend_dtypes(backend: Any) -> None:
     ]
     for value, kind, dtype, shape in cases:
         t = Tensor.from_data(value, backend=backend)
-        assert (t.kind, t.dtype, t.shape) == (kind, dtype, shape), f"from_data({value!r}): {t.kind} {t.dtype} {t.shape}"
-        np.testing.assert_array_equal(host(t), np.asarray(value.array if isinstance(value, TensorData) else value))
+        assert (t.kind, t.dtype, t.shape) == (kind, dtype, shape), (
+            f"from_data({value!r}): {t.kind} {t.dtype} {t.shape}"
+        )
+        np.testing.assert_array_equal(
+            host(t), np.asarray(value.array if isinstance(value, TensorData) else value)
+        )
 
 
-@covers("float_full", "int_full", "bool_full", "float_zeros", "int_zeros", "bool_zeros", "float_ones",
-        "int_ones", "bool_ones")
+@covers(
+    "float_full",
+    "int_full",
+    "bool_full",
+    "float_zeros",
+    "int_zeros",
+    "bool_zeros",
+    "float_ones",
+    "int_ones",
+    "bool_ones",
+)
 @pytest.mark.parametrize("shape", [(), (0, 3), (2, 3), (1, 2, 1, 2, 1)], ids=str)
 def test_full_zeros_ones(backend: Any, any_dtype: DType, shape: Any) -> None:
     from burn import Tensor
@@ -85,8 +110,12 @@ def test_full_zeros_ones(backend: Any, any_dtype: DType, shape: Any) -> None:
     kind = Kind.of(any_dtype)
     value = 2.5 if any_dtype.is_float else (7 if any_dtype.is_int else True)
     opts = {"dtype": any_dtype, "kind": kind, "backend": backend}
-    check_exact(Tensor.full(shape, value, **opts), np.full(shape, value, dtype=any_dtype.numpy), any_dtype,
-                what="full")
+    check_exact(
+        Tensor.full(shape, value, **opts),
+        np.full(shape, value, dtype=any_dtype.numpy),
+        any_dtype,
+        what="full",
+    )
     check_exact(Tensor.zeros(shape, **opts), np.zeros(shape, dtype=any_dtype.numpy), any_dtype, what="zeros")
     check_exact(Tensor.ones(shape, **opts), np.ones(shape, dtype=any_dtype.numpy), any_dtype, what="ones")
 
@@ -118,20 +147,35 @@ def test_creation_defaults_and_like(backend: Any) -> None:
 
 
 @covers("int_arange")
-@pytest.mark.parametrize(("args", "expected"), [((5,), range(5)), ((2, 10, 3), range(2, 10, 3)), ((3, 3), range(0)),
-                                                ((-4, 2), range(-4, 2)), ((0, 1), range(1))], ids=str)
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        ((5,), range(5)),
+        ((2, 10, 3), range(2, 10, 3)),
+        ((3, 3), range(0)),
+        ((-4, 2), range(-4, 2)),
+        ((0, 1), range(1)),
+    ],
+    ids=str,
+)
 def test_arange(backend: Any, args: Any, expected: range) -> None:
     from burn import Tensor
 
-    check_exact(Tensor.arange(*args, backend=backend), np.array(list(expected), dtype=np.int64),
-                backend.int_dtype, what=f"arange{args}")
+    check_exact(
+        Tensor.arange(*args, backend=backend),
+        np.array(list(expected), dtype=np.int64),
+        backend.int_dtype,
+        what=f"arange{args}",
+    )
 
 
 @covers("int_arange")
 def test_arange_dtype(backend: Any, int_dtype: DType) -> None:
     from burn import Tensor
 
-    check_exact(Tensor.arange(1, 6, dtype=int_dtype, backend=backend), np.arange(1, 6), int_dtype, what="arange")
+    check_exact(
+        Tensor.arange(1, 6, dtype=int_dtype, backend=backend), np.arange(1, 6), int_dtype, what="arange"
+    )
 
 
 @covers("float_from_data", "int_from_data", "float_zeros")

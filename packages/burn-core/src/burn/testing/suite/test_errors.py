@@ -11,9 +11,9 @@ from typing import Any
 import numpy as np
 import pytest
 
+from burn.tensor.dtype import DType
 from burn.testing import covers
 from burn.testing.helpers import make
-from burn.tensor.dtype import DType
 
 
 def _f(backend: Any, shape: tuple[int, ...]) -> Any:
@@ -56,9 +56,22 @@ def _cat(tensors: list[Any], dim: int) -> Any:
     return Tensor.cat(tensors, dim)
 
 
-@covers("float_add", "int_mul", "float_matmul", "float_reshape", "float_cat", "float_sum_dim",
-        "float_permute", "float_expand", "float_slice", "float_slice_assign", "float_mask_where",
-        "float_gather", "float_select", "bool_and")
+@covers(
+    "float_add",
+    "int_mul",
+    "float_matmul",
+    "float_reshape",
+    "float_cat",
+    "float_sum_dim",
+    "float_permute",
+    "float_expand",
+    "float_slice",
+    "float_slice_assign",
+    "float_mask_where",
+    "float_gather",
+    "float_select",
+    "bool_and",
+)
 @pytest.mark.parametrize(("label", "action", "words"), SHAPE_ERRORS, ids=[e[0] for e in SHAPE_ERRORS])
 def test_shape_errors(backend: Any, label: str, action: Any, words: list[str]) -> None:
     from burn.errors import ShapeError
@@ -108,7 +121,9 @@ def test_mixing_backends_is_an_error(backend: Any) -> None:
     b = make(other, np.zeros(2), other.float_dtype)
     with pytest.raises(BackendMismatchError) as err:
         _ = a + b
-    assert backend.name in str(err.value) or other.name in str(err.value), f"message names no backend: {err.value}"
+    assert backend.name in str(err.value) or other.name in str(err.value), (
+        f"message names no backend: {err.value}"
+    )
     with pytest.raises(BackendMismatchError):
         _cat([a, b], 0)
     with pytest.raises(BackendMismatchError):
@@ -118,7 +133,7 @@ def test_mixing_backends_is_an_error(backend: Any) -> None:
 def _other_backend(backend: Any) -> Any:
     """A backend distinct from `backend`: its inner one (decorators) or the same name with another
     float dtype; skip when neither exists."""
-    import burn
+    from burn.plugins import backend as select_backend
     from burn.testing.plugin import parse_backend_arg
 
     if backend.inner is not backend:
@@ -128,7 +143,7 @@ def _other_backend(backend: Any) -> Any:
         if dtype is backend.float_dtype:
             continue
         try:
-            other = burn.backend(name, **{**backend.options(), "float_dtype": dtype.value})
+            other = select_backend(name, **{**backend.options(), "float_dtype": dtype.value})
         except Exception:  # noqa: BLE001 - any refusal means this variant does not exist
             continue
         if other is not backend:

@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from burn.tensor.dtype import DType
 from burn.testing import covers
 from burn.testing.helpers import (
     check_bool,
@@ -20,7 +21,6 @@ from burn.testing.helpers import (
     rand_nonzero,
     require_dtype,
 )
-from burn.tensor.dtype import DType
 
 
 @dataclass(frozen=True)
@@ -112,19 +112,38 @@ def test_comparison_with_scalar(
     check_bool(out, ref(f64(a), 0.5), what=f"{method}(0.5)")
 
 
-@covers("float_equal", "float_not_equal", "float_greater", "float_greater_equal", "float_lower",
-        "float_lower_equal", "float_equal_elem", "float_not_equal_elem", "float_greater_elem",
-        "float_greater_equal_elem", "float_lower_elem", "float_lower_equal_elem")
+@covers(
+    "float_equal",
+    "float_not_equal",
+    "float_greater",
+    "float_greater_equal",
+    "float_lower",
+    "float_lower_equal",
+    "float_equal_elem",
+    "float_not_equal_elem",
+    "float_greater_elem",
+    "float_greater_equal_elem",
+    "float_lower_elem",
+    "float_lower_equal_elem",
+)
 def test_comparison_operators(backend: Any, float_dtype: DType, rng: Any) -> None:
     a = rand_grid(rng, (4, 5), float_dtype)
     b = rand_grid(rng, (4, 5), float_dtype)
     ta, tb = make(backend, a, float_dtype), make(backend, b, float_dtype)
     x, y = f64(a), f64(b)
     for got, want, what in [
-        (ta == tb, x == y, "=="), (ta != tb, x != y, "!="), (ta < tb, x < y, "<"), (ta <= tb, x <= y, "<="),
-        (ta > tb, x > y, ">"), (ta >= tb, x >= y, ">="), (ta == 0.5, x == 0.5, "== 0.5"),
-        (ta != 0.5, x != 0.5, "!= 0.5"), (ta < 0.5, x < 0.5, "< 0.5"), (ta <= 0.5, x <= 0.5, "<= 0.5"),
-        (ta > 0.5, x > 0.5, "> 0.5"), (ta >= 0.5, x >= 0.5, ">= 0.5"),
+        (ta == tb, x == y, "=="),
+        (ta != tb, x != y, "!="),
+        (ta < tb, x < y, "<"),
+        (ta <= tb, x <= y, "<="),
+        (ta > tb, x > y, ">"),
+        (ta >= tb, x >= y, ">="),
+        (ta == 0.5, x == 0.5, "== 0.5"),
+        (ta != 0.5, x != 0.5, "!= 0.5"),
+        (ta < 0.5, x < 0.5, "< 0.5"),
+        (ta <= 0.5, x <= 0.5, "<= 0.5"),
+        (ta > 0.5, x > 0.5, "> 0.5"),
+        (ta >= 0.5, x >= 0.5, ">= 0.5"),
     ]:
         check_bool(got, want, what=what)
 
@@ -177,6 +196,10 @@ def test_mixed_float_dtypes_promote_to_the_wider(backend: Any, rng: Any) -> None
     a = rand_float(rng, (2, 3), DType.F32)
     b = rand_nonzero(rng, (2, 3), DType.F64)
     ta, tb = make(backend, a, DType.F32), make(backend, b, DType.F64)
-    for got, want, what in [(ta + tb, f64(a) + b, "+"), (tb - ta, b - f64(a), "-"),
-                            (ta * tb, f64(a) * b, "*"), (ta / tb, f64(a) / b, "/")]:
+    for got, want, what in [
+        (ta + tb, f64(a) + b, "+"),
+        (tb - ta, b - f64(a), "-"),
+        (ta * tb, f64(a) * b, "*"),
+        (ta / tb, f64(a) / b, "/"),
+    ]:
         check_float(got, want, DType.F64, rtol=1e-6, atol=1e-7, what=f"float32 {what} float64")

@@ -10,9 +10,9 @@ from typing import Any
 import numpy as np
 import pytest
 
+from burn.tensor.dtype import DType
 from burn.testing import covers
 from burn.testing.helpers import check_float, f64, make, rand_float, rand_nonzero
-from burn.tensor.dtype import DType
 
 Gen = Callable[[np.random.Generator, tuple[int, ...], DType], np.ndarray]
 
@@ -75,7 +75,7 @@ UNARY = [
     Unary("float_mul_scalar", lambda t: t * 1.5, lambda x: x * 1.5, uniform(-2, 2)),
     Unary("float_div_scalar", lambda t: t / 1.5, lambda x: x / 1.5, uniform(-2, 2)),
     Unary("float_remainder_scalar", lambda t: t % 1.5, lambda x: np.remainder(x, 1.5), uniform(-4, 4)),
-    Unary("float_powf_scalar", lambda t: t.powf_scalar(2.5), lambda x: x ** 2.5, uniform(0.1, 3)),
+    Unary("float_powf_scalar", lambda t: t.powf_scalar(2.5), lambda x: x**2.5, uniform(0.1, 3)),
 ]
 
 SHAPES = [(), (6,), (0, 3), (2, 3, 4)]
@@ -92,11 +92,13 @@ def test_unary(backend: Any, float_dtype: DType, case: Unary, shape: tuple[int, 
 
 @covers("float_powf_scalar")
 @pytest.mark.parametrize("exponent", [2.0, 3.0, -1.0, 0.0])
-def test_powf_scalar_integer_exponent_on_negative_base(backend: Any, float_dtype: DType, exponent: float) -> None:
+def test_powf_scalar_integer_exponent_on_negative_base(
+    backend: Any, float_dtype: DType, exponent: float
+) -> None:
     # x ** 2 on negative x is how squared errors are written: it must not give NaN.
     x = np.array([-3.0, -1.5, -0.5, 0.5, 2.0]).astype(float_dtype.numpy)
     t = make(backend, x, float_dtype)
-    check_float(t ** exponent, f64(x) ** exponent, float_dtype, what=f"x ** {exponent}")
+    check_float(t**exponent, f64(x) ** exponent, float_dtype, what=f"x ** {exponent}")
     check_float(t.powf_scalar(exponent), f64(x) ** exponent, float_dtype, what=f"powf_scalar({exponent})")
 
 
@@ -108,8 +110,9 @@ def test_remainder_scalar_takes_divisor_sign(backend: Any, float_dtype: DType, d
     check_float(out, np.remainder(f64(x), divisor), float_dtype)
 
 
-@covers("float_sub_scalar", "float_div_scalar", "float_add_scalar", "float_mul_scalar", "float_neg",
-        "float_recip")
+@covers(
+    "float_sub_scalar", "float_div_scalar", "float_add_scalar", "float_mul_scalar", "float_neg", "float_recip"
+)
 def test_reflected_scalar_operators(backend: Any, float_dtype: DType, rng: Any) -> None:
     x = rand_nonzero(rng, (3, 4), float_dtype)
     t = make(backend, x, float_dtype)

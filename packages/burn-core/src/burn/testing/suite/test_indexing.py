@@ -7,9 +7,18 @@ from typing import Any
 import numpy as np
 import pytest
 
-from burn.testing import covers
-from burn.testing.helpers import check_bool, check_exact, check_float, f64, make, rand_any, rand_bool, rand_int
 from burn.tensor.dtype import DType
+from burn.testing import covers
+from burn.testing.helpers import (
+    check_bool,
+    check_exact,
+    check_float,
+    f64,
+    make,
+    rand_any,
+    rand_bool,
+    rand_int,
+)
 
 
 def _check(out: Any, expected: np.ndarray, dtype: DType, what: str, terms: int = 1) -> None:
@@ -23,8 +32,13 @@ def _indices(backend: Any, values: Any) -> Any:
     return make(backend, np.asarray(values, dtype=np.int64), backend.int_dtype)
 
 
-GATHER = [((4, 3), 0, (2, 3)), ((4, 3), 1, (4, 5)), ((2, 3, 4), 2, (2, 3, 2)), ((2, 3, 4), 1, (2, 1, 4)),
-          ((5,), 0, (0,))]
+GATHER = [
+    ((4, 3), 0, (2, 3)),
+    ((4, 3), 1, (4, 5)),
+    ((2, 3, 4), 2, (2, 3, 2)),
+    ((2, 3, 4), 1, (2, 1, 4)),
+    ((5,), 0, (0,)),
+]
 
 
 @covers("float_gather", "int_gather", "bool_gather")
@@ -38,7 +52,7 @@ def test_gather(backend: Any, any_dtype: DType, shape: Any, dim: int, idx_shape:
 
 def _scatter_ref(x: np.ndarray, dim: int, idx: np.ndarray, values: np.ndarray) -> np.ndarray:
     out = x.astype(np.float64 if x.dtype.kind == "f" or x.dtype.name == "bfloat16" else np.int64)
-    grid = list(np.indices(idx.shape, sparse=True))
+    grid: list[Any] = list(np.indices(idx.shape, sparse=True))
     grid[dim] = idx
     np.add.at(out, tuple(grid), values.astype(out.dtype))
     return out
@@ -49,8 +63,9 @@ SCATTER = [((4, 3), 0, (6, 3)), ((4, 3), 1, (4, 5)), ((2, 3, 4), 2, (2, 3, 3)), 
 
 @covers("float_scatter_add", "int_scatter_add")
 @pytest.mark.parametrize(("shape", "dim", "idx_shape"), SCATTER, ids=str)
-def test_scatter_adds_repeated_indices(backend: Any, any_dtype: DType, shape: Any, dim: int, idx_shape: Any,
-                                       rng: Any) -> None:
+def test_scatter_adds_repeated_indices(
+    backend: Any, any_dtype: DType, shape: Any, dim: int, idx_shape: Any, rng: Any
+) -> None:
     if any_dtype.is_bool:
         pytest.skip("scatter is not a Bool op")
     x = rand_any(rng, shape, any_dtype)
@@ -62,8 +77,13 @@ def test_scatter_adds_repeated_indices(backend: Any, any_dtype: DType, shape: An
     _check(t, x, any_dtype, "scatter leaves its input unchanged")
 
 
-SELECT = [((5, 3), 0, [4, 0, 0, 2]), ((5, 3), 1, [2, 1]), ((2, 3, 4), 2, [3, 3, 3]), ((4,), 0, []),
-          ((2, 3, 4), 1, [1])]
+SELECT = [
+    ((5, 3), 0, [4, 0, 0, 2]),
+    ((5, 3), 1, [2, 1]),
+    ((2, 3, 4), 2, [3, 3, 3]),
+    ((4,), 0, []),
+    ((2, 3, 4), 1, [1]),
+]
 
 
 @covers("float_select", "int_select", "bool_select")
@@ -76,8 +96,9 @@ def test_select(backend: Any, any_dtype: DType, shape: Any, dim: int, idx: list[
 
 @covers("float_select_add", "int_select_add")
 @pytest.mark.parametrize(("shape", "dim", "idx"), SELECT[:3], ids=str)
-def test_select_add_accumulates(backend: Any, any_dtype: DType, shape: Any, dim: int, idx: list[int],
-                                rng: Any) -> None:
+def test_select_add_accumulates(
+    backend: Any, any_dtype: DType, shape: Any, dim: int, idx: list[int], rng: Any
+) -> None:
     if any_dtype.is_bool:
         pytest.skip("select_add is not a Bool op")
     x = rand_any(rng, shape, any_dtype)
@@ -88,28 +109,39 @@ def test_select_add_accumulates(backend: Any, any_dtype: DType, shape: Any, dim:
     out = t.select_add(dim, _indices(backend, idx), make(backend, values, any_dtype))
     wide = np.float64 if any_dtype.is_float else np.int64
     expected = np.asarray(x).astype(wide)
-    np.add.at(expected, (slice(None),) * dim + (np.asarray(idx),), values.astype(wide))
+    index: Any = (slice(None),) * dim + (np.asarray(idx),)
+    np.add.at(expected, index, values.astype(wide))
     _check(out, expected, any_dtype, "select_add", terms=4)
     _check(t, x, any_dtype, "select_add leaves its input unchanged")
 
 
-MASK = [((3, 4), (3, 4), (3, 4)), ((3, 4), (4,), (3, 4)), ((3, 4), (3, 4), (1,)), ((2, 3, 4), (3, 1), (4,)),
-        ((0, 2), (0, 2), (0, 2))]
+MASK = [
+    ((3, 4), (3, 4), (3, 4)),
+    ((3, 4), (4,), (3, 4)),
+    ((3, 4), (3, 4), (1,)),
+    ((2, 3, 4), (3, 1), (4,)),
+    ((0, 2), (0, 2), (0, 2)),
+]
 
 
 @covers("float_mask_where", "int_mask_where", "bool_mask_where")
 @pytest.mark.parametrize(("shape", "mask_shape", "value_shape"), MASK, ids=str)
-def test_mask_where(backend: Any, any_dtype: DType, shape: Any, mask_shape: Any, value_shape: Any, rng: Any) -> None:
+def test_mask_where(
+    backend: Any, any_dtype: DType, shape: Any, mask_shape: Any, value_shape: Any, rng: Any
+) -> None:
     x = rand_any(rng, shape, any_dtype)
     mask = rand_bool(rng, mask_shape)
     value = rand_any(rng, value_shape, any_dtype)
-    out = make(backend, x, any_dtype).mask_where(make(backend, mask, DType.BOOL), make(backend, value, any_dtype))
+    out = make(backend, x, any_dtype).mask_where(
+        make(backend, mask, DType.BOOL), make(backend, value, any_dtype)
+    )
     check_exact(out, np.where(mask, value, x), any_dtype, what="mask_where")
 
 
 @covers("float_mask_fill", "int_mask_fill")
-@pytest.mark.parametrize(("shape", "mask_shape"), [((3, 4), (3, 4)), ((3, 4), (1, 4)), ((), ()), ((0, 3), (0, 3))],
-                         ids=str)
+@pytest.mark.parametrize(
+    ("shape", "mask_shape"), [((3, 4), (3, 4)), ((3, 4), (1, 4)), ((), ()), ((0, 3), (0, 3))], ids=str
+)
 def test_mask_fill(backend: Any, any_dtype: DType, shape: Any, mask_shape: Any, rng: Any) -> None:
     if any_dtype.is_bool:
         pytest.skip("mask_fill is not a Bool op")
@@ -149,5 +181,8 @@ def test_gather_with_int_values(backend: Any, int_dtype: DType, rng: Any) -> Non
     idx = np.array([[4, 0], [1, 1], [3, 2]])
     out = make(backend, x, int_dtype).gather(1, _indices(backend, idx))
     check_exact(out, np.take_along_axis(x, idx, axis=1), int_dtype, what="gather")
-    check_bool(make(backend, x > 2, DType.BOOL).gather(1, _indices(backend, idx)),
-               np.take_along_axis(x > 2, idx, axis=1), what="bool gather")
+    check_bool(
+        make(backend, x > 2, DType.BOOL).gather(1, _indices(backend, idx)),
+        np.take_along_axis(x > 2, idx, axis=1),
+        what="bool gather",
+    )

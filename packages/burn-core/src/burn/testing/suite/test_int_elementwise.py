@@ -13,9 +13,9 @@ from typing import Any
 import numpy as np
 import pytest
 
+from burn.tensor.dtype import DType
 from burn.testing import covers
 from burn.testing.helpers import check_bool, check_exact, int_range, make, rand_int, require_dtype
-from burn.tensor.dtype import DType
 
 
 @dataclass(frozen=True)
@@ -91,22 +91,38 @@ ELEM = [
 @covers(*(op for op, _, _ in ELEM))
 @pytest.mark.parametrize("shape", [(), (0,), (3, 5)], ids=str)
 @pytest.mark.parametrize(("op", "method", "ref"), ELEM, ids=[e[0] for e in ELEM])
-def test_int_comparison_with_scalar(backend: Any, int_dtype: DType, op: str, method: str, ref: Any,
-                                    shape: Any, rng: Any) -> None:
+def test_int_comparison_with_scalar(
+    backend: Any, int_dtype: DType, op: str, method: str, ref: Any, shape: Any, rng: Any
+) -> None:
     a = rand_int(rng, shape, int_dtype, -3, 3)
     t = make(backend, a, int_dtype)
     check_bool(getattr(t, method)(1), ref(a, 1), what=f"{method}(1)")
 
 
-@covers("int_equal_elem", "int_not_equal_elem", "int_greater_elem", "int_greater_equal_elem",
-        "int_lower_elem", "int_lower_equal_elem", "int_equal", "int_lower")
+@covers(
+    "int_equal_elem",
+    "int_not_equal_elem",
+    "int_greater_elem",
+    "int_greater_equal_elem",
+    "int_lower_elem",
+    "int_lower_equal_elem",
+    "int_equal",
+    "int_lower",
+)
 def test_int_comparison_operators(backend: Any, int_dtype: DType, rng: Any) -> None:
     a = rand_int(rng, (4, 5), int_dtype, -3, 3)
     b = rand_int(rng, (4, 5), int_dtype, -3, 3)
     ta, tb = make(backend, a, int_dtype), make(backend, b, int_dtype)
-    for got, want, what in [(ta == tb, a == b, "=="), (ta < tb, a < b, "<"), (ta == 1, a == 1, "== 1"),
-                            (ta != 1, a != 1, "!= 1"), (ta > 1, a > 1, "> 1"), (ta >= 1, a >= 1, ">= 1"),
-                            (ta < 1, a < 1, "< 1"), (ta <= 1, a <= 1, "<= 1")]:
+    for got, want, what in [
+        (ta == tb, a == b, "=="),
+        (ta < tb, a < b, "<"),
+        (ta == 1, a == 1, "== 1"),
+        (ta != 1, a != 1, "!= 1"),
+        (ta > 1, a > 1, "> 1"),
+        (ta >= 1, a >= 1, ">= 1"),
+        (ta < 1, a < 1, "< 1"),
+        (ta <= 1, a <= 1, "<= 1"),
+    ]:
         check_bool(got, want, what=what)
 
 
@@ -129,11 +145,16 @@ UNSIGNED_UNDEFINED = {"int_neg"}
 @covers(*(op for op, _, _ in SCALAR))
 @pytest.mark.parametrize("shape", [(), (0,), (7,), (2, 3, 4)], ids=str)
 @pytest.mark.parametrize(("op", "call", "ref"), SCALAR, ids=[s[0] for s in SCALAR])
-def test_int_unary_and_scalar(backend: Any, int_dtype: DType, op: str, call: Any, ref: Any, shape: Any,
-                              rng: Any) -> None:
+def test_int_unary_and_scalar(
+    backend: Any, int_dtype: DType, op: str, call: Any, ref: Any, shape: Any, rng: Any
+) -> None:
     if int_dtype is DType.U8 and op in UNSIGNED_UNDEFINED:
         pytest.skip(f"{op} of an unsigned dtype leaves its range")
-    x = rand_int(rng, shape, int_dtype, -9, 9) if int_dtype is not DType.U8 else rand_int(rng, shape, int_dtype, 3, 12)
+    x = (
+        rand_int(rng, shape, int_dtype, -9, 9)
+        if int_dtype is not DType.U8
+        else rand_int(rng, shape, int_dtype, 3, 12)
+    )
     expected = ref(x.astype(np.int64))
     lo, hi = int_range(int_dtype, -1000, 1000)
     assert expected.size == 0 or (expected.min() >= lo and expected.max() <= hi)

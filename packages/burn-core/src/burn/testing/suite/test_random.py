@@ -11,10 +11,10 @@ from typing import Any
 import numpy as np
 import pytest
 
-from burn.testing import covers
-from burn.testing.helpers import f64, host
 from burn.tensor.distribution import Bernoulli, Normal, Uniform
 from burn.tensor.dtype import DType
+from burn.testing import covers
+from burn.testing.helpers import f64, host
 
 N = 20_000
 
@@ -27,8 +27,11 @@ def _draw(backend: Any, shape: tuple[int, ...], dist: Any, dtype: DType) -> Any:
 
 
 @covers("float_random")
-@pytest.mark.parametrize("dist", [Uniform(0.0, 1.0), Uniform(-3.0, 5.0), Normal(0.0, 1.0), Normal(2.0, 0.5),
-                                  Bernoulli(0.3)], ids=repr)
+@pytest.mark.parametrize(
+    "dist",
+    [Uniform(0.0, 1.0), Uniform(-3.0, 5.0), Normal(0.0, 1.0), Normal(2.0, 0.5), Bernoulli(0.3)],
+    ids=repr,
+)
 def test_float_random_moments(backend: Any, float_dtype: DType, dist: Any) -> None:
     backend.seed(1234)
     t = _draw(backend, (N // 100, 100), dist, float_dtype)
@@ -58,7 +61,9 @@ def test_int_random_uniform(backend: Any, int_dtype: DType, low: int, high: int)
     t = _draw(backend, (N,), Uniform(low, high), int_dtype)
     x = host(t).astype(np.int64)
     assert t.dtype is int_dtype
-    assert set(np.unique(x)) == set(range(low, high)), f"values {sorted(set(np.unique(x)))}, expected [{low}, {high})"
+    assert set(np.unique(x)) == set(range(low, high)), (
+        f"values {sorted(set(np.unique(x)))}, expected [{low}, {high})"
+    )
     assert abs(x.mean() - (low + high - 1) / 2) < 6 * (high - low) / np.sqrt(12 * N)
 
 

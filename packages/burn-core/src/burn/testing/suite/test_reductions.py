@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from burn.tensor.dtype import DType
 from burn.testing import covers
 from burn.testing.helpers import (
     check_bool,
@@ -20,7 +21,6 @@ from burn.testing.helpers import (
     rand_float,
     rand_int,
 )
-from burn.tensor.dtype import DType
 
 Ref = Callable[[np.ndarray, int], np.ndarray]
 
@@ -46,8 +46,16 @@ FLOAT_DIM = [
     DimReduce("float_cumsum", lambda t, d: t.cumsum(d), lambda x, d: np.cumsum(x, axis=d)),
 ]
 
-DIM_CASES = [((7,), 0), ((3, 4), 0), ((3, 4), 1), ((2, 3, 4), 1), ((2, 3, 4), 2), ((2, 1, 3, 2, 2), 3),
-             ((0, 3), 0), ((3, 0), 0)]
+DIM_CASES = [
+    ((7,), 0),
+    ((3, 4), 0),
+    ((3, 4), 1),
+    ((2, 3, 4), 1),
+    ((2, 3, 4), 2),
+    ((2, 1, 3, 2, 2), 3),
+    ((0, 3), 0),
+    ((3, 0), 0),
+]
 
 
 def _float_inputs(op: str, rng: Any, shape: tuple[int, ...], dtype: DType) -> np.ndarray:
@@ -60,7 +68,9 @@ def _float_inputs(op: str, rng: Any, shape: tuple[int, ...], dtype: DType) -> np
 @covers(*(c.op for c in FLOAT_DIM))
 @pytest.mark.parametrize(("shape", "dim"), DIM_CASES, ids=str)
 @pytest.mark.parametrize("case", FLOAT_DIM, ids=lambda c: c.op)
-def test_float_reduce_dim(backend: Any, float_dtype: DType, case: DimReduce, shape: Any, dim: int, rng: Any) -> None:
+def test_float_reduce_dim(
+    backend: Any, float_dtype: DType, case: DimReduce, shape: Any, dim: int, rng: Any
+) -> None:
     if shape[dim] == 0 and not case.empty_ok:
         pytest.skip(f"{case.op} is undefined over a size-0 dim")
     x = _float_inputs(case.op, rng, shape, float_dtype)
@@ -80,8 +90,9 @@ FLOAT_FULL = [
 @covers(*(op for op, _, _ in FLOAT_FULL))
 @pytest.mark.parametrize("shape", [(), (1,), (7,), (3, 4), (2, 3, 2)], ids=str)
 @pytest.mark.parametrize(("op", "call", "ref"), FLOAT_FULL, ids=[f[0] for f in FLOAT_FULL])
-def test_float_reduce_full(backend: Any, float_dtype: DType, op: str, call: Any, ref: Any, shape: Any,
-                           rng: Any) -> None:
+def test_float_reduce_full(
+    backend: Any, float_dtype: DType, op: str, call: Any, ref: Any, shape: Any, rng: Any
+) -> None:
     x = _float_inputs(op, rng, shape, float_dtype)
     out = call(make(backend, x, float_dtype))
     n = int(np.prod(shape))
@@ -154,7 +165,9 @@ INT_DIM_CASES = [((7,), 0), ((3, 4), 1), ((2, 3, 4), 1), ((2, 1, 3, 2, 2), 3), (
 @covers(*(c.op for c in INT_DIM))
 @pytest.mark.parametrize(("shape", "dim"), INT_DIM_CASES, ids=str)
 @pytest.mark.parametrize("case", INT_DIM, ids=lambda c: c.op)
-def test_int_reduce_dim(backend: Any, int_dtype: DType, case: DimReduce, shape: Any, dim: int, rng: Any) -> None:
+def test_int_reduce_dim(
+    backend: Any, int_dtype: DType, case: DimReduce, shape: Any, dim: int, rng: Any
+) -> None:
     if shape[dim] == 0 and not case.empty_ok:
         pytest.skip(f"{case.op} is undefined over a size-0 dim")
     x = _int_inputs(case.op, rng, shape, int_dtype)
@@ -174,7 +187,9 @@ INT_FULL = [
 @covers(*(op for op, _, _ in INT_FULL))
 @pytest.mark.parametrize("shape", [(), (1,), (4,), (2, 2)], ids=str)
 @pytest.mark.parametrize(("op", "call", "ref"), INT_FULL, ids=[f[0] for f in INT_FULL])
-def test_int_reduce_full(backend: Any, int_dtype: DType, op: str, call: Any, ref: Any, shape: Any, rng: Any) -> None:
+def test_int_reduce_full(
+    backend: Any, int_dtype: DType, op: str, call: Any, ref: Any, shape: Any, rng: Any
+) -> None:
     x = _int_inputs(op, rng, shape, int_dtype)
     out = call(make(backend, x, int_dtype))
     check_exact(out, np.reshape(ref(x.astype(np.int64)), (1,)), int_dtype, what=f"{op} gives shape (1,)")
@@ -212,8 +227,9 @@ def test_int_arg_extrema(backend: Any, int_dtype: DType, shape: Any, dim: int, r
 
 # -- bool ------------------------------------------------------------------------------------------
 @covers("bool_any", "bool_all", "bool_any_dim", "bool_all_dim")
-@pytest.mark.parametrize(("shape", "dim"), [((5,), 0), ((3, 4), 1), ((2, 3, 4), 0), ((0, 3), 0), ((3, 0), 1)],
-                         ids=str)
+@pytest.mark.parametrize(
+    ("shape", "dim"), [((5,), 0), ((3, 4), 1), ((2, 3, 4), 0), ((0, 3), 0), ((3, 0), 1)], ids=str
+)
 def test_bool_any_all(backend: Any, shape: Any, dim: int, rng: Any) -> None:
     # Rows all true and all false occur with a skewed draw.
     x = rng.random(size=shape) < rng.choice([0.1, 0.5, 0.95])

@@ -9,9 +9,9 @@ from typing import Any
 import numpy as np
 import pytest
 
+from burn.tensor.dtype import DType
 from burn.testing import covers
 from burn.testing.helpers import check_exact, make, rand_any
-from burn.tensor.dtype import DType
 
 
 def _all_kinds(op: str) -> tuple[str, ...]:
@@ -33,10 +33,14 @@ CASES = [
     ShapeCase("reshape-rank0", (), lambda t: t.reshape((1,)), lambda x: x.reshape(1)),
     ShapeCase("reshape-to-rank0", (1,), lambda t: t.reshape(()), lambda x: x.reshape(())),
     ShapeCase("reshape-empty", (0, 3), lambda t: t.reshape((3, 0)), lambda x: x.reshape(3, 0)),
-    ShapeCase("reshape-rank5", (6,), lambda t: t.reshape((1, 2, 1, 3, 1)), lambda x: x.reshape(1, 2, 1, 3, 1)),
+    ShapeCase(
+        "reshape-rank5", (6,), lambda t: t.reshape((1, 2, 1, 3, 1)), lambda x: x.reshape(1, 2, 1, 3, 1)
+    ),
     ShapeCase("permute", (2, 3, 4), lambda t: t.permute((2, 0, 1)), lambda x: x.transpose(2, 0, 1)),
     ShapeCase("permute-neg", (2, 3, 4), lambda t: t.permute((-1, 0, 1)), lambda x: x.transpose(2, 0, 1)),
-    ShapeCase("permute-rank5", (1, 2, 3, 2, 1), lambda t: t.permute((4, 3, 2, 1, 0)), lambda x: x.transpose()),
+    ShapeCase(
+        "permute-rank5", (1, 2, 3, 2, 1), lambda t: t.permute((4, 3, 2, 1, 0)), lambda x: x.transpose()
+    ),
     ShapeCase("permute-empty", (0, 2), lambda t: t.permute((1, 0)), lambda x: x.T),
     ShapeCase("flip-0", (2, 3, 4), lambda t: t.flip((0,)), lambda x: np.flip(x, 0)),
     ShapeCase("flip-02", (2, 3, 4), lambda t: t.flip((0, 2)), lambda x: np.flip(x, (0, 2))),
@@ -50,13 +54,18 @@ CASES = [
     ShapeCase("slice-range", (5, 4), lambda t: t.slice([(1, 3)]), lambda x: x[1:3]),
     ShapeCase("slice-second", (5, 4), lambda t: t.slice([None, (0, 2)]), lambda x: x[:, 0:2]),
     ShapeCase("slice-step", (7,), lambda t: t.slice([slice(0, 6, 2)]), lambda x: x[0:6:2]),
-    ShapeCase("slice-step3", (4, 8), lambda t: t.slice([slice(1, None), slice(None, None, 3)]),
-              lambda x: x[1:, ::3]),
+    ShapeCase(
+        "slice-step3", (4, 8), lambda t: t.slice([slice(1, None), slice(None, None, 3)]), lambda x: x[1:, ::3]
+    ),
     ShapeCase("slice-negative", (5, 4), lambda t: t.slice([(-3, -1)]), lambda x: x[-3:-1]),
     ShapeCase("slice-clamped", (5,), lambda t: t.slice([(1, 100)]), lambda x: x[1:100]),
     ShapeCase("slice-empty", (5, 4), lambda t: t.slice([(2, 2)]), lambda x: x[2:2]),
-    ShapeCase("slice-rank4", (2, 3, 4, 5), lambda t: t.slice([None, (1, 3), None, (1, 4)]),
-              lambda x: x[:, 1:3, :, 1:4]),
+    ShapeCase(
+        "slice-rank4",
+        (2, 3, 4, 5),
+        lambda t: t.slice([None, (1, 3), None, (1, 4)]),
+        lambda x: x[:, 1:3, :, 1:4],
+    ),
     ShapeCase("swap_dims", (2, 3, 4), lambda t: t.swap_dims(0, 2), lambda x: np.swapaxes(x, 0, 2)),
     ShapeCase("swap_dims-neg", (2, 3), lambda t: t.swap_dims(-1, 0), lambda x: x.T),
     ShapeCase("swap_dims-same", (2, 3), lambda t: t.swap_dims(1, 1), lambda x: x),
@@ -67,8 +76,13 @@ CASES = [
 ]
 
 
-@covers(*(op for n in ("reshape", "permute", "flip", "expand", "slice", "swap_dims", "repeat_dim")
-          for op in _all_kinds(n)))
+@covers(
+    *(
+        op
+        for n in ("reshape", "permute", "flip", "expand", "slice", "swap_dims", "repeat_dim")
+        for op in _all_kinds(n)
+    )
+)
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
 def test_shape_op(backend: Any, any_dtype: DType, case: ShapeCase, rng: Any) -> None:
     x = rand_any(rng, case.shape, any_dtype)
@@ -116,7 +130,9 @@ SLICE_ASSIGN = [
 
 
 @covers(*_all_kinds("slice_assign"))
-@pytest.mark.parametrize(("shape", "ranges", "index"), SLICE_ASSIGN, ids=lambda v: str(v) if not callable(v) else "")
+@pytest.mark.parametrize(
+    ("shape", "ranges", "index"), SLICE_ASSIGN, ids=lambda v: str(v) if not callable(v) else ""
+)
 def test_slice_assign(backend: Any, any_dtype: DType, shape: Any, ranges: Any, index: Any, rng: Any) -> None:
     x = rand_any(rng, shape, any_dtype)
     region = x[index(x)]

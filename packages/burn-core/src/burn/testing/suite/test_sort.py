@@ -7,9 +7,9 @@ from typing import Any
 import numpy as np
 import pytest
 
+from burn.tensor.dtype import DType
 from burn.testing import covers
 from burn.testing.helpers import check_exact, check_indices, f64, make, rand_grid, rand_int
-from burn.tensor.dtype import DType
 
 
 def stable_order(x: np.ndarray, dim: int, descending: bool) -> np.ndarray:
@@ -24,7 +24,9 @@ CASES = [((9,), 0), ((4, 6), 1), ((4, 6), 0), ((2, 3, 5), 2), ((2, 3, 5), 1), ((
 @covers("float_sort_with_indices", "float_sort", "float_argsort")
 @pytest.mark.parametrize("descending", [False, True], ids=["asc", "desc"])
 @pytest.mark.parametrize(("shape", "dim"), CASES, ids=str)
-def test_float_sort(backend: Any, float_dtype: DType, shape: Any, dim: int, descending: bool, rng: Any) -> None:
+def test_float_sort(
+    backend: Any, float_dtype: DType, shape: Any, dim: int, descending: bool, rng: Any
+) -> None:
     x = rand_grid(rng, shape, float_dtype)  # many ties: stability is visible
     t = make(backend, x, float_dtype)
     order = stable_order(f64(x), dim, descending)
