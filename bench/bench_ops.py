@@ -40,7 +40,11 @@ def run(backend_name: str, size: int, min_time: float) -> list[Row]:
             (lambda: xa.sum(1, keepdim=True)) if torch else None,
             lambda: np.sum(a, axis=1, keepdims=True),
         ),
-        "reshape": (lambda: ta.reshape(flat), (lambda: xa.reshape(flat)) if torch else None, lambda: a.reshape(flat)),
+        "reshape": (
+            lambda: ta.reshape(flat),
+            (lambda: xa.reshape(flat)) if torch else None,
+            lambda: a.reshape(flat),
+        ),
     }
     rows = []
     for name, (fb, ft, fn) in ops.items():

@@ -12,8 +12,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 from burn.backend import contract_ops, implemented_ops, required_ops
 
 HERE = Path(__file__).resolve().parent

@@ -44,8 +44,10 @@ def test_sigkill_mid_save_leaves_the_previous_file_loadable(tmp_path):
         class Big(Module):
             params: list
         rng = np.random.default_rng(0)
-        big = Big([Param.from_tensor(burn.Tensor.from_data(rng.standard_normal(1 << 20).astype("float32"), backend=B))
-                   for _ in range(12)])
+        def param():
+            values = rng.standard_normal(1 << 20, dtype="float32")
+            return Param.from_tensor(burn.Tensor.from_data(values, backend=B))
+        big = Big([param() for _ in range(12)])
         print("saving", flush=True)
         big.save_file({str(tmp_path / "model")!r}, record.NamedMpkGzFileRecorder())
         print("saved", flush=True)
@@ -128,12 +130,17 @@ class _Wide(Module):
 
 @pytest.mark.parametrize("recorder_cls", FILE_RECORDERS, ids=lambda c: c.__name__)
 def test_half_precision_save_holds_one_converted_tensor_at_a_time(recorder_cls, tmp_path):
-    """16 float32 params of 1 MiB: all of them converted to float16 would be 8 MiB; the save may
+    """8 float32 params of 1 MiB: all of them converted to float16 would be 4 MiB; the save may
     hold one converted tensor (0.5 MiB) plus encoder buffers, never all of them."""
     B = backend("ndarray")  # noqa: N806
     rng = np.random.default_rng(0)
     model = _Wide(
-        [Param.from_tensor(burn.Tensor.from_data(rng.standard_normal(1 << 18).astype(np.float32), backend=B)) for _ in range(16)]
+        [
+            Param.from_tensor(
+                burn.Tensor.from_data(rng.standard_normal(1 << 18).astype(np.float32), backend=B)
+            )
+            for _ in range(8)
+        ]
     )
     recorder = recorder_cls(record.HalfPrecisionSettings())
     rec = model.into_record()
@@ -145,11 +152,12 @@ def test_half_precision_save_holds_one_converted_tensor_at_a_time(recorder_cls, 
         tracemalloc.stop()
     one_f32 = 4 << 18
     assert peak < 2 * one_f32, f"peak {peak} bytes: more than one converted tensor held at once"
-    loaded = _Wide([Param.from_tensor(burn.Tensor.zeros((1 << 18,), backend=B)) for _ in range(16)]).load_file(
+    loaded = _Wide([Param.from_tensor(burn.Tensor.zeros((1 << 18,), backend=B)) for _ in range(8)]).load_file(
         tmp_path / "wide", recorder
     )
     np.testing.assert_array_equal(
-        loaded.params[3].val().to_numpy(), model.params[3].val().to_numpy().astype(np.float16).astype(np.float32)
+        loaded.params[3].val().to_numpy(),
+        model.params[3].val().to_numpy().astype(np.float16).astype(np.float32),
     )
 
 
@@ -159,7 +167,12 @@ def test_loading_builds_params_one_at_a_time(tmp_path):
     B = backend("ndarray")  # noqa: N806
     rng = np.random.default_rng(0)
     n, size = 16, 1 << 18
-    model = _Wide([Param.from_tensor(burn.Tensor.from_data(rng.standard_normal(size).astype(np.float32), backend=B)) for _ in range(n)])
+    model = _Wide(
+        [
+            Param.from_tensor(burn.Tensor.from_data(rng.standard_normal(size).astype(np.float32), backend=B))
+            for _ in range(n)
+        ]
+    )
     recorder = record.NamedMpkFileRecorder(record.HalfPrecisionSettings())
     path = model.save_file(tmp_path / "wide", recorder)
     target = _Wide([Param.from_tensor(burn.Tensor.zeros((size,), backend=B)) for _ in range(n)])

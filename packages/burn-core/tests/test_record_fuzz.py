@@ -2,7 +2,8 @@
 
 Whatever the input, loading (and loading into a module) either succeeds or raises RecordError,
 and never through the catch-all that turns an unexpected exception into one (``internal``): each
-malformed input must be caught where it is understood. CI-sized: a few seconds in all.
+malformed input must be caught where it is understood. CI-sized: a few seconds in all. It runs
+on the minimal backend of this directory, so it needs no backend package.
 """
 
 from __future__ import annotations
@@ -53,7 +54,7 @@ def _state(B):  # noqa: N803
 @pytest.fixture(scope="module")
 def valid() -> dict[type, tuple[bytes, bytes]]:
     """For each format: a module record file and a nested-record file."""
-    B = backend("ndarray")  # noqa: N806
+    B = backend("minimal")  # noqa: N806
     out = {}
     for cls in FORMATS:
         recorder = cls(record.HalfPrecisionSettings())
@@ -62,7 +63,7 @@ def valid() -> dict[type, tuple[bytes, bytes]]:
 
 
 def _load(cls: type, raw: bytes) -> None:
-    B = backend("ndarray")  # noqa: N806
+    B = backend("minimal")  # noqa: N806
     template = make_net(B)
     recorder = cls(max_decompressed_bytes=1 << 20)
     try:
@@ -80,7 +81,7 @@ def _load(cls: type, raw: bytes) -> None:
 
 
 def _load_nested(cls: type, raw: bytes) -> None:
-    B = backend("ndarray")  # noqa: N806
+    B = backend("minimal")  # noqa: N806
     try:
         cls(max_decompressed_bytes=1 << 20).load(raw, template={"model": make_net(B)})
     except RecordError as err:
@@ -111,14 +112,16 @@ def test_truncations(cls, valid, cut, nested):
     inner = _inner(cls, raw)
     n = int(cut * len(inner))
     with pytest.raises(RecordError):
-        cls().load(_regzip(cls, inner[:n]), template=make_net(backend("ndarray")))
+        cls().load(_regzip(cls, inner[:n]), template=make_net(backend("minimal")))
     _load(cls, raw[: int(cut * len(raw))])
 
 
 @pytest.mark.parametrize("cls", FORMATS, ids=lambda c: c.__name__)
 @FUZZ
 @given(
-    flips=st.lists(st.tuples(st.floats(0.0, 1.0, exclude_max=True), st.integers(0, 7)), min_size=1, max_size=4),
+    flips=st.lists(
+        st.tuples(st.floats(0.0, 1.0, exclude_max=True), st.integers(0, 7)), min_size=1, max_size=4
+    ),
     nested=st.booleans(),
 )
 def test_bit_flips(cls, valid, flips, nested):

@@ -161,6 +161,8 @@ def _state(B):  # noqa: N802, N803
         "data": TensorData([1.5, 2.5], dtype="float64"),
         "model": make_net(B).into_record(),
         "empty": burn.Tensor.zeros((0, 3), backend=B),
+        "scalar": burn.Tensor.from_data(3.5, backend=B),  # rank 0
+        "transposed": np.arange(6.0).reshape(2, 3).T,  # not C-contiguous
     }
 
 
@@ -187,6 +189,8 @@ def test_nested_record_round_trip(recorder_cls, settings, tmp_path):
         assert back["numpy"].dtype == settings.saved_dtype(burn.float64)
         assert back["data"].array.tolist() == [1.5, 2.5]
         assert back["empty"].shape == (0, 3)
+        assert back["scalar"].shape == () and back["scalar"].array.item() == 3.5
+        assert back["transposed"].array.tolist() == [[0.0, 3.0], [1.0, 4.0], [2.0, 5.0]]
         model = back["model"]
         assert isinstance(model, ModuleRecord) and list(model) == list(state["model"])
         assert all(isinstance(p, ParamRecord) and p.id == state["model"][k].id for k, p in model.items())
@@ -232,7 +236,11 @@ def test_metadata_is_written_and_read(tmp_path):
     meta, rec = recorder.load_with_metadata(path)
     assert meta is not None
     assert (meta.format, meta.format_version, meta.encoding) == ("burn-record", record.FORMAT_VERSION, "json")
-    assert (meta.settings, meta.float_dtype, meta.int_dtype) == ("BFloat16PrecisionSettings", "bfloat16", "int16")
+    assert (meta.settings, meta.float_dtype, meta.int_dtype) == (
+        "BFloat16PrecisionSettings",
+        "bfloat16",
+        "int16",
+    )
     assert meta.burn_version == burn.__version__
     assert rec["layers.0.weight"].dtype == burn.bfloat16
 

@@ -257,12 +257,19 @@ def test_device_mismatch_is_diagnosed_after_a_backend_failure():
                 raise RuntimeError("kernel launched with buffers of two contexts")
             return lhs + rhs
 
+        def float_mask_where(self, tensor, mask, value):
+            if self.float_device(tensor) != self.float_device(value):
+                raise RuntimeError("kernel launched with buffers of two contexts")
+            return super().float_mask_where(tensor, mask, value)
+
     D = TwoDevices()
     a = Tensor.zeros((2,), backend=D)
     b = a.to_device(D.devices()[1])
     assert b.device == D.devices()[1]
     with pytest.raises(DeviceError, match="add: tensors on two devices, ndarray:cpu and ndarray:other"):
         a + b
+    with pytest.raises(DeviceError, match="mask_where: tensors on several devices .* on ndarray:other"):
+        a.mask_where(a > 0, b)
 
 
 def test_other_backend_failures_keep_their_type_with_a_note(B):
@@ -360,3 +367,18 @@ def test_bool_logic_errors(B, i):
         a ^ Tensor.from_data([True], backend=burn_ndarray.NdArray())
     with pytest.raises(TypeError, match="unsupported operand"):
         a & "x"
+
+
+def test_numpy_scalars_on_the_left_use_the_reflected_operators(B):
+    t = Tensor.from_data([1.0, 2.0], backend=B, dtype="bfloat16")
+    for out in (np.float32(2) * t, np.float64(3) - t, 2 - t, 2 / t):
+        assert out.kind is Float and out.dtype is DType.BF16  # scalars keep the tensor's dtype
+    assert (np.float64(3) - t).tolist() == [2.0, 1.0]
+    i = Tensor.from_data([3, -3], backend=B, dtype="int32")
+    assert (np.int64(2) * i).dtype is DType.I32 and (7 % i).tolist() == [1, -2]
+
+
+def test_a_tensor_is_three_slots(f):
+    assert not hasattr(f, "__dict__")
+    with pytest.raises(AttributeError):
+        f.extra = 1

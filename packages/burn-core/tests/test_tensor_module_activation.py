@@ -25,7 +25,8 @@ class Recording(burn_ndarray.NdArray):
     def _record(name):  # noqa: N805 - a decorator factory used in the class body
         def method(self, *args):
             self.calls.append((name, args[1:]))  # everything but the input primitive
-            return getattr(super(Recording, self), name)  # noqa: UP008 - no __class__ cell here(*args)
+            parent = super(Recording, self)  # noqa: UP008 - a closure has no __class__ cell
+            return getattr(parent, name)(*args)
 
         return method
 

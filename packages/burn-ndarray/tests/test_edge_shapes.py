@@ -46,6 +46,16 @@ def test_every_family_accepts_numpy_scalars(B: NdArray, scalar: Any) -> None:
     assert B.float_mask_fill(s, np.bool_(True), 1.0) == 1.0
     assert B.float_matmul(B.float_reshape(s, (1, 1)), np.ones((1, 2), np.float32)).shape == (1, 2)
     assert B.float_erf(s).shape == () and B.sigmoid(s).shape == () and B.gelu(s).shape == ()
+    for name, args in [
+        ("silu", ()),
+        ("log_sigmoid", ()),
+        ("softplus", (2.0,)),
+        ("relu", ()),
+        ("leaky_relu", (0.1,)),
+        ("hard_sigmoid", (0.2, 0.5)),
+    ]:
+        assert np.shape(getattr(B, name)(s, *args)) == (), name
+    assert np.shape(B.gelu_backward(s, s)) == () and np.shape(B.sigmoid_backward(s, s)) == ()
     b = B.float_greater_elem(s, 0.0)
     assert B.bool_shape(b) == () and B.bool_into_data(b).shape == () and B.bool_any(b).tolist() == [True]
     assert B.bool_not(b) == np.False_

@@ -8,7 +8,9 @@ Needs mpmath (``pip install mpmath``); run ``python tools/fit_erf.py``.
 
 from __future__ import annotations
 
-import mpmath
+from collections.abc import Callable
+
+import mpmath  # type: ignore[import-untyped]
 import numpy as np
 from numpy.polynomial import chebyshev as cheb
 
@@ -30,7 +32,9 @@ def large(u: mpmath.mpf) -> mpmath.mpf:
     return mpmath.erfc(x) * mpmath.exp(x * x)
 
 
-def fit(f, lo: float, hi: float, degree: int, keep: float) -> tuple[np.ndarray, float]:
+def fit(
+    f: Callable[[mpmath.mpf], mpmath.mpf], lo: float, hi: float, degree: int, keep: float
+) -> tuple[np.ndarray, float]:
     s = np.cos(np.pi * (np.arange(NODES) + 0.5) / NODES)
     y = np.array([float(f(mpmath.mpf((lo + hi) / 2 + (hi - lo) / 2 * v))) for v in s])
     coeffs = cheb.chebfit(s, y, degree)

@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from burn.backend import Backend, Capabilities, Device, contract_ops
 
+from burn.backend import Backend, Capabilities, Device, contract_ops
 from burn_autodiff import checkpoint, engine
 from burn_autodiff.errors import AutodiffError
 from burn_autodiff.gradients import Gradients, check_gradients

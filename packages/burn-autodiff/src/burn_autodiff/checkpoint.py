@@ -117,7 +117,7 @@ def install(backend: Backend) -> None:
 def resolve_saved(node: Node, cache: dict[Node, Any]) -> tuple:
     """`node.saved` with markers replaced by the (re)computed outputs they stand for."""
     return tuple(
-        value(node if s is SELF else s, cache) if s is SELF or type(s) is Node else s for s in node.saved
+        value(node, cache) if s is SELF else value(s, cache) if type(s) is Node else s for s in node.saved
     )
 
 

@@ -10,7 +10,7 @@ a consumed node raises `AutodiffError`.
 
 from __future__ import annotations
 
-from operator import attrgetter
+from heapq import heappop, heappush
 from typing import TYPE_CHECKING, Any
 
 from burn_autodiff.checkpoint import resolve_saved
@@ -21,8 +21,6 @@ from burn_autodiff.node import ADTensor, Node
 if TYPE_CHECKING:
     from burn.backend import Backend
 
-_by_id = attrgetter("id")
-
 
 def consumed(B: Any, saved: Any, need: Any, g: Any) -> tuple:
     """The rule of a node whose graph a previous backward already used up."""
@@ -31,20 +29,6 @@ def consumed(B: Any, saved: Any, need: Any, g: Any) -> tuple:
         "can be differentiated once, as in Burn); recompute the forward pass, or add the losses "
         "and call backward() once"
     )
-
-
-def graph_order(root: Node) -> list[Node]:
-    """Every node reachable from `root`, children before parents (ids decrease)."""
-    seen = {root}
-    stack = [root]
-    push = stack.append
-    add = seen.add
-    while stack:
-        for parent in stack.pop().parents:
-            if parent is not None and parent not in seen:
-                add(parent)
-                push(parent)
-    return sorted(seen, key=_by_id, reverse=True)
 
 
 def backward(backend: Backend, root: ADTensor) -> Gradients:
@@ -61,28 +45,36 @@ def backward(backend: Backend, root: ADTensor) -> Gradients:
     x = root.p
     seed = B.float_ones(B.float_shape(x), B.float_device(x), B.float_get_dtype(x))
     add = B.float_add
+    # Nodes wait in a max-heap on id until every consumer has run: a consumer always has a larger
+    # id than its inputs, so when a node is popped its gradient is complete.
+    heap: list[tuple[int, Node]] = [(-node.id, node)]
     pending: dict[Node, Any] = {node: seed}
-    pop = pending.pop
+    get = pending.get
     kept: dict[int, Any] = {}
     cache: dict[Node, Any] = {}  # checkpointing: outputs recomputed during this backward
-    for n in graph_order(node):
-        g = pop(n, None)
+    while heap:
+        n = heappop(heap)[1]
+        g = pending.pop(n)
+        if n.keep is not None:
+            kept[n.id] = g if B.float_get_dtype(g) == n.keep else B.float_cast(g, n.keep)
         rule = n.rule
-        if g is not None:
-            if n.keep is not None:
-                kept[n.id] = g if B.float_get_dtype(g) == n.keep else B.float_cast(g, n.keep)
-            if rule is not None:
-                saved = resolve_saved(n, cache) if n.lazy else n.saved
-                for parent, grad in zip(n.parents, rule(B, saved, n.parents, g), strict=True):
-                    if parent is not None and grad is not None:
-                        prev = pending.get(parent)
-                        pending[parent] = grad if prev is None else add(prev, grad)
-        if rule is not None:
-            # release what this node held: the graph is consumed by this backward
-            n.saved = None
-            n.parents = ()
-            n.rule = consumed
-            n.recompute = None
-            if cache:
-                cache.pop(n, None)
+        if rule is None:  # a leaf
+            continue
+        parents = n.parents
+        grads = rule(B, resolve_saved(n, cache) if n.lazy else n.saved, parents, g)
+        # the graph is consumed: drop what this node held as soon as its rule has run
+        n.saved = None
+        n.parents = ()
+        n.rule = consumed
+        n.recompute = None
+        if cache:
+            cache.pop(n, None)
+        for parent, grad in zip(parents, grads, strict=False):
+            if parent is not None and grad is not None:
+                prev = get(parent)
+                if prev is None:
+                    pending[parent] = grad
+                    heappush(heap, (-parent.id, parent))
+                else:
+                    pending[parent] = add(prev, grad)
     return Gradients(backend, kept, node.id)

@@ -5,12 +5,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from burn.errors import BackendMismatchError
-
 from burn_autodiff.errors import AutodiffError
 
 if TYPE_CHECKING:
     from burn.backend import Backend
-
     from burn_autodiff.node import Node
 
 

@@ -40,6 +40,14 @@ class Node:
 
     __slots__ = ("id", "parents", "rule", "saved", "keep", "lazy", "recompute", "__weakref__")
 
+    id: int
+    parents: tuple[Node | None, ...]
+    rule: Rule | None
+    saved: Any
+    keep: Any  # a burn DType or None
+    lazy: bool
+    recompute: tuple[Callable[..., Any], tuple[Any, ...]] | None
+
     def __init__(self, parents: tuple[Node | None, ...], rule: Rule | None, saved: Any) -> None:
         self.id = next_id()
         self.parents = parents

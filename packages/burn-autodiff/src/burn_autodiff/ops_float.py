@@ -9,7 +9,7 @@ the inner primitives and return the inner result.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from burn_autodiff import rules as R
@@ -30,10 +30,8 @@ class AutodiffFloatOps:
     """The float op family of `Autodiff` (mixed into it; see `burn.backend.float_ops`)."""
 
     _in: Backend
-
-    def _own_device(self, device: Device) -> Device: ...  # provided by Autodiff
-
-    def _inner_device(self, device: Device) -> Device: ...  # provided by Autodiff
+    _own_device: Callable[[Device], Device]  # provided by Autodiff
+    _inner_device: Callable[[Device], Device]
 
     def _shapes(self, a: Any, b: Any) -> tuple[Shape | None, Shape | None]:
         """Input shapes for un-broadcasting, or `_SAME` when no broadcast happened."""
@@ -146,11 +144,19 @@ class AutodiffFloatOps:
 
     def float_matmul(self, lhs: AD, rhs: AD) -> AD:
         a, b = lhs.p, rhs.p
-        out = self._in.float_matmul(a, b)
+        i = self._in
+        out = i.float_matmul(a, b)
         na, nb = lhs.node, rhs.node
         if na is None and nb is None:
             return AD(out, None)
-        saved = (a if nb is not None else None, b if na is not None else None, *self._shapes(a, b))
+        # dX needs Y and X's shape, dY needs X and Y's shape: keep an operand or just its shape
+        saved: tuple[Any, ...]
+        if na is None:
+            saved = (a, None, None, i.float_shape(b))
+        elif nb is None:
+            saved = (None, b, i.float_shape(a), None)
+        else:
+            saved = (a, b, None, None)
         return AD(out, Node((na, nb), R.matmul, saved))
 
     def float_add_scalar(self, lhs: AD, rhs: float) -> AD:

@@ -14,7 +14,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from burn.backend import Backend
-
 from burn_autodiff import rules as R
 from burn_autodiff.node import ADTensor as AD
 from burn_autodiff.node import Node
@@ -31,7 +30,9 @@ class AutodiffModuleOps:
     _in: Backend
 
     # -- convolution --------------------------------------------------------------------------
-    def conv1d(self, x: AD, weight: AD, bias: AD | None, stride: int, padding: int, dilation: int, groups: int) -> AD:
+    def conv1d(
+        self, x: AD, weight: AD, bias: AD | None, stride: int, padding: int, dilation: int, groups: int
+    ) -> AD:
         b = None if bias is None else bias.p
         out = self._in.conv1d(x.p, weight.p, b, stride, padding, dilation, groups)
         parents = (x.node, weight.node, None if bias is None else bias.node)
@@ -39,7 +40,9 @@ class AutodiffModuleOps:
             return AD(out, None)
         return AD(out, Node(parents, R.conv1d, (x.p, weight.p, stride, padding, dilation, groups)))
 
-    def conv2d(self, x: AD, weight: AD, bias: AD | None, stride: Pair, padding: Pair, dilation: Pair, groups: int) -> AD:
+    def conv2d(
+        self, x: AD, weight: AD, bias: AD | None, stride: Pair, padding: Pair, dilation: Pair, groups: int
+    ) -> AD:
         b = None if bias is None else bias.p
         out = self._in.conv2d(x.p, weight.p, b, stride, padding, dilation, groups)
         parents = (x.node, weight.node, None if bias is None else bias.node)
@@ -90,7 +93,9 @@ class AutodiffModuleOps:
             return AD(self._in.max_pool1d(x.p, kernel_size, stride, padding, dilation), None)
         return self.max_pool1d_with_indices(x, kernel_size, stride, padding, dilation)[0]
 
-    def avg_pool2d(self, x: AD, kernel_size: Pair, stride: Pair, padding: Pair, count_include_pad: bool) -> AD:
+    def avg_pool2d(
+        self, x: AD, kernel_size: Pair, stride: Pair, padding: Pair, count_include_pad: bool
+    ) -> AD:
         out = self._in.avg_pool2d(x.p, kernel_size, stride, padding, count_include_pad)
         n = x.node
         if n is None:

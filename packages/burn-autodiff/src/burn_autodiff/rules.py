@@ -4,8 +4,9 @@ A rule turns the gradient ``g`` of an op's output into the gradients of its inpu
 
     rule(B, saved, need, g) -> tuple with one gradient (or None) per input
 
-- ``B`` is the *inner* backend: rules compute on inner primitives, so backward is never itself
-  recorded (no higher-order gradients through these rules).
+- ``B`` is the *inner* backend: rules compute on inner primitives, so backward is not recorded
+  on this backend. When the inner backend is itself an autodiff backend
+  (``Autodiff(Autodiff(x))``), it records the rules' ops: gradients of gradients.
 - ``saved`` is the tuple the forward op stored for this rule (inputs, outputs, shapes, dims...).
 - ``need[i]`` is truthy when input ``i`` needs a gradient; rules skip the work for the others.
 
@@ -82,6 +83,8 @@ def _drop_h(B: Any, t: P) -> P:
 # -- arithmetic --------------------------------------------------------------------------------
 def add(B: Any, saved: tuple, need: tuple, g: P) -> tuple:
     ls, rs = saved
+    if ls is None:  # no broadcast (the common case): g as it is
+        return g, g
     return (unbroadcast(B, g, ls) if need[0] else None, unbroadcast(B, g, rs) if need[1] else None)
 
 
@@ -122,20 +125,23 @@ def powf(B: Any, saved: tuple, need: tuple, g: P) -> tuple:
         dx = B.float_mul(y, B.float_powf(x, B.float_sub_scalar(y, 1.0)))
         gx = unbroadcast(B, B.float_mul(g, dx), ls)
     if need[1]:
-        dy = _where_not(B, B.float_mul(out, B.float_log(x)), B.float_equal_elem(x, 0.0))
-        gy = unbroadcast(B, B.float_mul(g, dy), rs)
+        safe = B.float_mask_fill(x, B.float_equal_elem(x, 0.0), 1.0)  # log 1 = 0 where x == 0
+        gy = unbroadcast(B, B.float_mul(g, B.float_mul(out, B.float_log(safe))), rs)
     return gx, gy
 
 
 def matmul(B: Any, saved: tuple, need: tuple, g: P) -> tuple:
     x, y, ls, rs = saved  # dX = G Y^T, dY = X^T G (leading dims broadcast, then summed back)
+    # the forward op kept an operand, or only its shape when the operand itself is not needed
     gx = gy = None
     if need[0]:
         r = len(B.float_shape(y))
-        gx = unbroadcast(B, B.float_matmul(g, B.float_swap_dims(y, r - 2, r - 1)), ls)
+        gx = B.float_matmul(g, B.float_swap_dims(y, r - 2, r - 1))
+        gx = unbroadcast(B, gx, B.float_shape(x) if ls is None else ls)
     if need[1]:
         r = len(B.float_shape(x))
-        gy = unbroadcast(B, B.float_matmul(B.float_swap_dims(x, r - 2, r - 1), g), rs)
+        gy = B.float_matmul(B.float_swap_dims(x, r - 2, r - 1), g)
+        gy = unbroadcast(B, gy, B.float_shape(y) if rs is None else rs)
     return gx, gy
 
 
@@ -199,7 +205,7 @@ def cos(B: Any, saved: tuple, need: tuple, g: P) -> tuple:
 
 def tanh(B: Any, saved: tuple, need: tuple, g: P) -> tuple:
     (out,) = saved  # d tanh x = 1 - tanh^2 x
-    return (B.float_mul(g, _one_minus(B, B.float_mul(out, out))),)
+    return (B.float_sub(g, B.float_mul(B.float_mul(g, out), out)),)
 
 
 def erf(B: Any, saved: tuple, need: tuple, g: P) -> tuple:
@@ -245,8 +251,8 @@ def sum_dim(B: Any, saved: tuple, need: tuple, g: P) -> tuple:
 
 
 def sum_(B: Any, saved: tuple, need: tuple, g: P) -> tuple:
-    (shape,) = saved  # g has shape (1,)
-    return (B.float_expand(B.float_reshape(g, (1,) * len(shape)), shape),)
+    (shape,) = saved  # g has shape (1,), which broadcasts to any shape but ()
+    return (B.float_expand(g, shape) if shape else B.float_reshape(g, shape),)
 
 
 def mean_dim(B: Any, saved: tuple, need: tuple, g: P) -> tuple:
@@ -274,7 +280,8 @@ def _prod_others(B: Any, x: P, dim: int) -> P:
     prod_nonzero = B.float_prod_dim(nonzero, dim)
     no_zero = B.float_div(prod_nonzero, nonzero)
     no_zero = B.float_mul(no_zero, B.bool_into_float(B.float_equal_elem(count, 0.0), dtype))
-    one_zero = B.float_mul(zeros_f, B.float_mul(prod_nonzero, B.bool_into_float(B.float_equal_elem(count, 1.0), dtype)))
+    one_zero_rows = B.bool_into_float(B.float_equal_elem(count, 1.0), dtype)
+    one_zero = B.float_mul(zeros_f, B.float_mul(prod_nonzero, one_zero_rows))
     return B.float_add(no_zero, one_zero)
 
 

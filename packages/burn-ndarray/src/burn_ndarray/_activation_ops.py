@@ -28,16 +28,33 @@ def _work(x: Array) -> Array:
 
 
 def _sigmoid(x: np.ndarray) -> np.ndarray:
-    # exp(-|x|) never overflows; 1/(1+e) for x >= 0 and e/(1+e) for x < 0 keep full relative
-    # precision in both tails.
-    e = np.exp(-np.abs(x))
-    r = 1.0 / (1.0 + e)
-    return where(x >= 0, r, e * r)  # type: ignore[no-any-return]
+    """``exp(min(x, 0)) / (1 + exp(-|x|))``: never overflows, full relative precision in both
+    tails (``1/(1+e)`` for x >= 0, ``e/(1+e)`` for x < 0), and no per-element branch or select."""
+    if x.ndim == 0:  # NumPy returns scalars for 0-d: the in-place updates below need arrays
+        return _sigmoid(x.reshape(1)).reshape(())
+    # Three allocations, everything else in place on our own temporaries: fresh large buffers
+    # cost page faults on top of the copy.
+    den = np.abs(x)
+    np.negative(den, out=den)
+    np.exp(den, out=den)
+    den += 1.0
+    out = np.minimum(x, 0)
+    np.exp(out, out=out)
+    out /= den
+    return out
 
 
 def _softplus_unit(x: np.ndarray) -> np.ndarray:
     """log(1 + exp(x)) without overflow: max(x, 0) + log1p(exp(-|x|))."""
-    return np.maximum(x, 0) + np.log1p(np.exp(-np.abs(x)))  # type: ignore[no-any-return]
+    if x.ndim == 0:
+        return _softplus_unit(x.reshape(1)).reshape(())
+    tail = np.abs(x)
+    np.negative(tail, out=tail)
+    np.exp(tail, out=tail)
+    np.log1p(tail, out=tail)
+    out = np.maximum(x, 0)
+    out += tail
+    return out  # type: ignore[no-any-return]
 
 
 class ActivationOps:
@@ -87,7 +104,9 @@ class ActivationOps:
 
     def silu(self, x: Array) -> Array:
         w = _work(x)
-        return (w * _sigmoid(w)).astype(x.dtype, copy=False)
+        out = _sigmoid(w)
+        out *= w
+        return out.astype(x.dtype, copy=False)
 
     def softplus(self, x: Array, beta: float) -> Array:
         w = _work(x)

@@ -1,8 +1,8 @@
 """Convolutions, transposed convolutions and their gradients: im2col + one matmul per call.
 
 Weights are grouped as ``[G, out/G, in/G * KH * KW]`` and the columns as ``[G, in/G * KH * KW, N * L]``
-(batch and positions side by side), so each group is ONE large GEMM over the whole batch: faster in
-OpenBLAS than a batched matmul of N small ones. The ``[C_out, N, L]`` result is returned as a
+(batch and positions side by side), so each group is ONE large 2-D GEMM over the whole batch: faster
+in OpenBLAS than a stacked matmul of N small ones. The ``[C_out, N, L]`` result is returned as a
 ``[N, C_out, OH, OW]`` transposed view (primitives may be views; whoever needs it contiguous copies
 once). Gradients with respect to the input go back through `col2im`; gradients with respect to the
 weight contract over batch and positions in the same single matmul per group.
@@ -17,6 +17,20 @@ import numpy as np
 from burn_ndarray._windows import Pair, col2im, out_size, pad, windows, work_dtype
 
 Array = Any
+
+
+def _gemm(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``a @ b`` over a leading group axis: one 2-D matmul (one BLAS GEMM) per group.
+
+    NumPy's stacked matmul is slower than its 2-D one here (a batch of one, transposed operands);
+    the per-group products land in one fresh output buffer.
+    """
+    if a.shape[0] == 1:
+        return (a[0] @ b[0])[None]  # type: ignore[no-any-return]
+    out = np.empty((a.shape[0], a.shape[1], b.shape[2]), dtype=np.result_type(a, b))
+    for g in range(a.shape[0]):
+        np.matmul(a[g], b[g], out=out[g])
+    return out
 
 
 def _columns(
@@ -48,7 +62,7 @@ def conv2d(
     oh = out_size(h, kh, stride[0], padding[0], dilation[0])
     ow = out_size(w, kw, stride[1], padding[1], dilation[1])
     cols = _columns(pad(x.astype(dtype, copy=False), padding), (kh, kw), (oh, ow), stride, dilation, groups)
-    out = np.matmul(weight.astype(dtype, copy=False).reshape(groups, o // groups, cg * kh * kw), cols)
+    out = _gemm(weight.astype(dtype, copy=False).reshape(groups, o // groups, cg * kh * kw), cols)
     if bias is not None:
         out = out.reshape(o, -1)
         out += bias.astype(dtype, copy=False).reshape(o, 1)  # `out` is our own fresh result
@@ -64,7 +78,7 @@ def conv2d_x_backward(
     _, _, oh, ow = output_grad.shape
     dtype = work_dtype(weight, output_grad)
     wt = weight.astype(dtype, copy=False).reshape(groups, o // groups, cg * kh * kw).transpose(0, 2, 1)
-    cols = np.matmul(wt, _channels_first(output_grad.astype(dtype, copy=False), groups))
+    cols = _gemm(wt, _channels_first(output_grad.astype(dtype, copy=False), groups))
     cols = cols.reshape(c, kh, kw, n, oh, ow).transpose(3, 0, 1, 2, 4, 5)
     plane = col2im(cols, (h + 2 * padding[0], w + 2 * padding[1]), stride, dilation)
     return plane[:, :, padding[0] : padding[0] + h, padding[1] : padding[1] + w].astype(x.dtype, copy=False)
@@ -79,7 +93,8 @@ def _weight_grad(
     dtype = work_dtype(inp, out_grad)
     cols = _columns(pad(inp.astype(dtype, copy=False), padding), kernel, (oh, ow), stride, dilation, groups)
     grads = _channels_first(out_grad.astype(dtype, copy=False), groups)  # [G, O/G, N * L]
-    return np.matmul(grads, cols.transpose(0, 2, 1)).reshape(o, c // groups, *kernel)  # type: ignore[no-any-return]
+    # The transposed operand costs nothing: 2-D matmul hands BLAS a transpose flag.
+    return _gemm(grads, cols.transpose(0, 2, 1)).reshape(o, c // groups, *kernel)
 
 
 def conv2d_weight_backward(
@@ -109,7 +124,7 @@ def conv_transpose2d(
     ig = c_in // groups
     dtype = work_dtype(x, weight) if bias is None else work_dtype(x, weight, bias)
     wt = weight.astype(dtype, copy=False).reshape(groups, ig, og * kh * kw).transpose(0, 2, 1)
-    cols = np.matmul(wt, _channels_first(x.astype(dtype, copy=False), groups))  # [G, OG*KH*KW, N*H*W]
+    cols = _gemm(wt, _channels_first(x.astype(dtype, copy=False), groups))  # [G, OG*KH*KW, N*H*W]
     cols = cols.reshape(groups * og, kh, kw, n, h, w).transpose(3, 0, 1, 2, 4, 5)
     full_h = (h - 1) * stride[0] + dilation[0] * (kh - 1) + 1
     full_w = (w - 1) * stride[1] + dilation[1] * (kw - 1) + 1

@@ -94,10 +94,11 @@ _LARGE_32 = (
 
 
 def _horner(coeffs: tuple[float, ...], s: np.ndarray) -> np.ndarray:
-    acc = coeffs[0] * s + coeffs[1]
-    for c in coeffs[2:]:
-        acc *= s  # acc is our own temporary: in-place keeps this loop allocation-free
+    acc = s * coeffs[0]  # the one allocation: acc is our own temporary, updated in place
+    for c in coeffs[1:-1]:
         acc += c
+        acc *= s
+    acc += coeffs[-1]
     return acc
 
 
@@ -124,7 +125,8 @@ def erf(x: np.ndarray) -> np.ndarray:
         small, large, work = _SMALL_32, _LARGE_32, np.dtype(np.float32)
         x = x.astype(work, copy=False)
     ax = np.abs(x)
-    # Clamping t keeps the polynomial finite on elements that the large piece overwrites.
+    # Clamping t keeps the polynomial finite on elements that the large piece overwrites (NaN
+    # passes through np.minimum, so NaN inputs give NaN without a separate pass).
     t = np.minimum(ax, 2.0)
     t *= t
     t *= 0.5
@@ -142,7 +144,4 @@ def erf(x: np.ndarray) -> np.ndarray:
         value = 1.0 - e * _horner(large, 6.0 / xt - 2.0)
         value[xt >= 6.0] = 1.0
         out[tail] = np.copysign(value, x.take(tail))
-    nan = np.flatnonzero(np.isnan(ax))
-    if nan.size:
-        out[nan] = np.nan
     return out.reshape(shape)

@@ -26,17 +26,19 @@ _ONES: dict[int, np.unsignedinteger] = {
 def where(mask: Any, a: Any, b: Any) -> Any:
     """Elementwise `a` where `mask` is true, else `b`, broadcast; dtype ``np.result_type(a, b)``.
 
+    All three are NumPy arrays or NumPy scalars (anything with ``size``, ``shape`` and ``dtype``).
+
     Example:
         >>> where(np.array([True, False]), np.array([1.0, 2.0]), np.float64(0.0)).tolist()
         [1.0, 0.0]
     """
+    if mask.size < BRANCH_FREE_MIN and a.size < BRANCH_FREE_MIN and b.size < BRANCH_FREE_MIN:
+        return np.where(mask, a, b)  # small: keep the per-op overhead at one NumPy call
     dtype = np.result_type(a, b)
     uint = _UINT.get(dtype.itemsize)
     if uint is None or dtype.kind == "b":
         return np.where(mask, a, b)
-    shape = np.broadcast_shapes(np.shape(mask), np.shape(a), np.shape(b))
-    if len(shape) == 0 or np.prod(shape) < BRANCH_FREE_MIN:
-        return np.where(mask, a, b)
+    shape = np.broadcast_shapes(mask.shape, a.shape, b.shape)
     ones = np.broadcast_to(mask, shape).astype(uint)  # 0 / 1, then all bits set where true
     ones *= _ONES[dtype.itemsize]
     out = np.bitwise_and(np.asarray(a).astype(dtype, copy=False).view(uint), ones)

@@ -21,6 +21,7 @@ from burn_opencl.runtime import Runtime
 from burn_opencl.tensor_ops import TensorOps
 
 ENV_DEVICE = "BURN_OPENCL_DEVICE"
+ENV_FLOAT16 = "BURN_OPENCL_FLOAT16"
 _MASK64 = (1 << 64) - 1
 
 # Runtimes are per physical device and shared by every OpenCL backend instance, so tensors of
@@ -34,7 +35,7 @@ def cl_devices() -> list[tuple[int, int, Any]]:
     """Every OpenCL device here as ``(platform index, device index in platform, device)``."""
     global _DEVICES
     if _DEVICES is None:
-        found = []
+        found: list[tuple[int, int, Any]] = []
         try:
             platforms = cl.get_platforms()
         except cl.Error:
@@ -90,7 +91,9 @@ def runtime(index: int, device: Device) -> Runtime:
             cl_device = cl_devices()[index][2]
             error = fix_device(cl, cl_device)
             if error is not None:
-                raise BackendUnavailableError(f"opencl: {cl_device.name.strip()} cannot build kernels:\n{error}")
+                raise BackendUnavailableError(
+                    f"opencl: {cl_device.name.strip()} cannot build kernels:\n{error}"
+                )
             found = Runtime(Device("opencl", index), cl_device)
             _RUNTIMES[index] = found
     return found
@@ -119,8 +122,12 @@ class OpenCL(TensorOps, ModuleOps, Backend):
 
     name = "opencl"
 
-    def __init__(self, float_dtype: DType | str = DType.F32, int_dtype: DType | str = DType.I64,
-                 device: int | str | None = None) -> None:
+    def __init__(
+        self,
+        float_dtype: DType | str = DType.F32,
+        int_dtype: DType | str = DType.I64,
+        device: int | str | None = None,
+    ) -> None:
         self._device_spec = device
         self._index = resolve_device(device)
         self._devices = [Device("opencl", i, self) for i in range(len(cl_devices()))]
@@ -128,7 +135,9 @@ class OpenCL(TensorOps, ModuleOps, Backend):
         dtypes = {DType.F32, DType.I64, DType.I32, DType.I16, DType.I8, DType.U8, DType.BOOL}
         if rt.fp64:
             dtypes.add(DType.F64)
-        if rt.fp16:
+        # float16 is stored as half and computed in float (vload_half/vstore_half are core OpenCL), so
+        # it works everywhere; it is declared where the device has cl_khr_fp16, or on request.
+        if rt.fp16 or os.environ.get(ENV_FLOAT16, "") not in ("", "0"):
             dtypes.add(DType.F16)
         features = {"async"} | ({"multi_device"} if len(self._devices) > 1 else set())
         self._matrix_cache: dict[Any, Any] = {}
@@ -153,7 +162,11 @@ class OpenCL(TensorOps, ModuleOps, Backend):
         ]
 
     def _rt(self, device: Device) -> Runtime:
-        if device.backend != "opencl" or not isinstance(device.id, int) or not 0 <= device.id < len(self._devices):
+        if (
+            device.backend != "opencl"
+            or not isinstance(device.id, int)
+            or not 0 <= device.id < len(self._devices)
+        ):
             raise DeviceError(f"opencl: {device} is not an OpenCL device here (devices: {self._devices})")
         return _RUNTIMES.get(device.id) or runtime(device.id, self._devices[device.id])
 

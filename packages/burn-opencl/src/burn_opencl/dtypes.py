@@ -9,8 +9,14 @@ from burn.tensor.dtype import DType
 # Storage type of each dtype in device buffers. float16 is stored as `half` and read and written
 # with vload_half/vstore_half, which are core OpenCL (no cl_khr_fp16 needed); bool is one byte 0/1.
 STORAGE: dict[DType, str] = {
-    DType.F64: "double", DType.F32: "float", DType.F16: "half",
-    DType.I64: "long", DType.I32: "int", DType.I16: "short", DType.I8: "char", DType.U8: "uchar",
+    DType.F64: "double",
+    DType.F32: "float",
+    DType.F16: "half",
+    DType.I64: "long",
+    DType.I32: "int",
+    DType.I16: "short",
+    DType.I8: "char",
+    DType.U8: "uchar",
     DType.BOOL: "uchar",
 }
 
@@ -19,14 +25,27 @@ COMPUTE: dict[DType, str] = {**STORAGE, DType.F16: "float"}
 
 # NumPy type of a scalar kernel argument in the compute type.
 SCALAR_NP: dict[str, type] = {
-    "double": np.float64, "float": np.float32, "long": np.int64, "int": np.int32, "short": np.int16,
-    "char": np.int8, "uchar": np.uint8,
+    "double": np.float64,
+    "float": np.float32,
+    "long": np.int64,
+    "int": np.int32,
+    "short": np.int16,
+    "char": np.int8,
+    "uchar": np.uint8,
 }
 
 # Rank used by `wider`: floats beat ints beat bool; within a kind, more bytes win.
 _RANK = {
-    DType.BOOL: 0, DType.U8: 1, DType.I8: 1, DType.I16: 2, DType.I32: 3, DType.I64: 4,
-    DType.F16: 10, DType.BF16: 10, DType.F32: 11, DType.F64: 12,
+    DType.BOOL: 0,
+    DType.U8: 1,
+    DType.I8: 1,
+    DType.I16: 2,
+    DType.I32: 3,
+    DType.I64: 4,
+    DType.F16: 10,
+    DType.BF16: 10,
+    DType.F32: 11,
+    DType.F64: 12,
 }
 
 

@@ -145,17 +145,19 @@ def cat(tensors: Sequence[CLTensor], dim: int) -> CLTensor:
     total = 0
     for t in tensors:
         if len(t.shape) != len(first.shape) or any(
-            a != b for d, (a, b) in enumerate(zip(t.shape, first.shape)) if d != dim
+            a != b for d, (a, b) in enumerate(zip(t.shape, first.shape, strict=True)) if d != dim
         ):
             raise ShapeError(f"cat: shapes {[x.shape for x in tensors]} differ outside dim {dim}")
         total += t.shape[dim]
-    shape = first.shape[:dim] + (total,) + first.shape[dim + 1:]
+    shape = first.shape[:dim] + (total,) + first.shape[dim + 1 :]
     out = new(first.rt, shape, dtype, "the result of cat")
     start = 0
     for t in tensors:
         size = t.shape[dim]
         if size and t.n:
-            region = slice_(out, [slice(start, start + size) if d == dim else slice(None) for d in range(len(shape))])
+            region = slice_(
+                out, [slice(start, start + size) if d == dim else slice(None) for d in range(len(shape))]
+            )
             ew.run(_COPY, [t], dtype, compute=t.dtype, out=region)
         start += size
     return out
@@ -166,7 +168,7 @@ def repeat_dim(t: CLTensor, dim: int, times: int) -> CLTensor:
     shape = t.shape[:dim] + (times,) + t.shape[dim:]
     strides = t.strides[:dim] + (0,) + t.strides[dim:]
     copy = ew.run(_COPY, [t.view(shape, strides, t.offset)], t.dtype)
-    return reshape(copy, t.shape[:dim] + (t.shape[dim] * times,) + t.shape[dim + 1:])
+    return reshape(copy, t.shape[:dim] + (t.shape[dim] * times,) + t.shape[dim + 1 :])
 
 
 def cast(t: CLTensor, dtype: DType) -> CLTensor:

@@ -72,23 +72,30 @@ class ModuleOps:
             return layout.contiguous(x)  # im2col of a 1x1 kernel is the input itself
         return nn.im2col(x, grid, kernel, stride, padding, dilation)
 
-    def conv2d(self, x: P, weight: P, bias: P | None, stride: Pair, padding: Pair, dilation: Pair, groups: int) -> P:
+    def conv2d(
+        self, x: P, weight: P, bias: P | None, stride: Pair, padding: Pair, dilation: Pair, groups: int
+    ) -> P:
         N, C, H, W = x.shape
         Cout, Cg, KH, KW = weight.shape
         if C != Cg * groups or Cout % groups:
-            raise ShapeError(f"conv2d: input {x.shape}, weight {weight.shape} and groups={groups} do not match")
+            raise ShapeError(
+                f"conv2d: input {x.shape}, weight {weight.shape} and groups={groups} do not match"
+            )
         OH = nn.out_size(H, KH, stride[0], padding[0], dilation[0])
         OW = nn.out_size(W, KW, stride[1], padding[1], dilation[1])
         if OH <= 0 or OW <= 0:
             raise ShapeError(f"conv2d: kernel {weight.shape[2:]} does not fit the padded input {x.shape}")
         g = groups
-        cols = _as(self._cols(x, (OH, OW), (KH, KW), stride, padding, dilation), (N, g, Cg * KH * KW, OH * OW))
+        cols = _as(
+            self._cols(x, (OH, OW), (KH, KW), stride, padding, dilation), (N, g, Cg * KH * KW, OH * OW)
+        )
         w = _as(weight, (1, g, Cout // g, Cg * KH * KW))
         out = _as(_mm(w, cols), (N, Cout, OH, OW))
         return _add_bias(out, bias)
 
-    def conv2d_x_backward(self, x: P, weight: P, output_grad: P, stride: Pair, padding: Pair, dilation: Pair,
-                          groups: int) -> P:
+    def conv2d_x_backward(
+        self, x: P, weight: P, output_grad: P, stride: Pair, padding: Pair, dilation: Pair, groups: int
+    ) -> P:
         N, C, H, W = x.shape
         Cout, Cg, KH, KW = weight.shape
         OH, OW = output_grad.shape[2:]
@@ -97,42 +104,78 @@ class ModuleOps:
         cols = _mm(w, _as(output_grad, (N, g, Cout // g, OH * OW)))
         return nn.col2im(_as(cols, (N, C, KH, KW, OH, OW)), (N, C, H, W), (KH, KW), stride, padding, dilation)
 
-    def conv2d_weight_backward(self, x: P, weight: P, output_grad: P, stride: Pair, padding: Pair, dilation: Pair,
-                               groups: int) -> P:
+    def conv2d_weight_backward(
+        self, x: P, weight: P, output_grad: P, stride: Pair, padding: Pair, dilation: Pair, groups: int
+    ) -> P:
         N, C, H, W = x.shape
         Cout, Cg, KH, KW = weight.shape
         OH, OW = output_grad.shape[2:]
         g = groups
-        cols = _as(self._cols(x, (OH, OW), (KH, KW), stride, padding, dilation), (N, g, Cg * KH * KW, OH * OW))
+        cols = _as(
+            self._cols(x, (OH, OW), (KH, KW), stride, padding, dilation), (N, g, Cg * KH * KW, OH * OW)
+        )
         per_sample = _mm(_as(output_grad, (N, g, Cout // g, OH * OW)), _swap_last(cols))
         total = rd.reduce_dim("sum", per_sample, 0)[0] if N > 1 else per_sample
         return _as(total, weight.shape)
 
-    def conv1d(self, x: P, weight: P, bias: P | None, stride: int, padding: int, dilation: int, groups: int) -> P:
+    def conv1d(
+        self, x: P, weight: P, bias: P | None, stride: int, padding: int, dilation: int, groups: int
+    ) -> P:
         w = _as(weight, (weight.shape[0], weight.shape[1], 1, weight.shape[2]))
         return _from2d(self.conv2d(_to2d(x), w, bias, (1, stride), (0, padding), (1, dilation), groups))
 
-    def conv_transpose2d(self, x: P, weight: P, bias: P | None, stride: Pair, padding: Pair, padding_out: Pair,
-                         dilation: Pair, groups: int) -> P:
+    def conv_transpose2d(
+        self,
+        x: P,
+        weight: P,
+        bias: P | None,
+        stride: Pair,
+        padding: Pair,
+        padding_out: Pair,
+        dilation: Pair,
+        groups: int,
+    ) -> P:
         N, Cin, H, W = x.shape
         _, Cog, KH, KW = weight.shape
         g = groups
         if Cin % g or weight.shape[0] != Cin:
-            raise ShapeError(f"conv_transpose2d: input {x.shape}, weight {weight.shape} and groups={g} do not match")
+            raise ShapeError(
+                f"conv_transpose2d: input {x.shape}, weight {weight.shape} and groups={g} do not match"
+            )
         Cout = Cog * g
         OH = (H - 1) * stride[0] - 2 * padding[0] + dilation[0] * (KH - 1) + padding_out[0] + 1
         OW = (W - 1) * stride[1] - 2 * padding[1] + dilation[1] * (KW - 1) + padding_out[1] + 1
         w = _swap_last(_as(weight, (1, g, Cin // g, Cog * KH * KW)))
         cols = _mm(w, _as(x, (N, g, Cin // g, H * W)))
-        out = nn.col2im(_as(cols, (N, Cout, KH, KW, H, W)), (N, Cout, OH, OW), (KH, KW), stride, padding, dilation)
+        out = nn.col2im(
+            _as(cols, (N, Cout, KH, KW, H, W)), (N, Cout, OH, OW), (KH, KW), stride, padding, dilation
+        )
         return _add_bias(out, bias)
 
-    def conv_transpose2d_x_backward(self, x: P, weight: P, output_grad: P, stride: Pair, padding: Pair,
-                                    padding_out: Pair, dilation: Pair, groups: int) -> P:
+    def conv_transpose2d_x_backward(
+        self,
+        x: P,
+        weight: P,
+        output_grad: P,
+        stride: Pair,
+        padding: Pair,
+        padding_out: Pair,
+        dilation: Pair,
+        groups: int,
+    ) -> P:
         return self.conv2d(output_grad, weight, None, stride, padding, dilation, groups)
 
-    def conv_transpose2d_weight_backward(self, x: P, weight: P, output_grad: P, stride: Pair, padding: Pair,
-                                         padding_out: Pair, dilation: Pair, groups: int) -> P:
+    def conv_transpose2d_weight_backward(
+        self,
+        x: P,
+        weight: P,
+        output_grad: P,
+        stride: Pair,
+        padding: Pair,
+        padding_out: Pair,
+        dilation: Pair,
+        groups: int,
+    ) -> P:
         N, Cin, H, W = x.shape
         _, Cog, KH, KW = weight.shape
         g = groups
@@ -146,33 +189,49 @@ class ModuleOps:
     def max_pool2d(self, x: P, kernel_size: Pair, stride: Pair, padding: Pair, dilation: Pair) -> P:
         return nn.max_pool2d(x, kernel_size, stride, padding, dilation, self.int_dtype)[0]
 
-    def max_pool2d_with_indices(self, x: P, kernel_size: Pair, stride: Pair, padding: Pair,
-                                dilation: Pair) -> tuple[P, P]:
+    def max_pool2d_with_indices(
+        self, x: P, kernel_size: Pair, stride: Pair, padding: Pair, dilation: Pair
+    ) -> tuple[P, P]:
         return nn.max_pool2d(x, kernel_size, stride, padding, dilation, self.int_dtype)
 
-    def max_pool2d_with_indices_backward(self, x: P, kernel_size: Pair, stride: Pair, padding: Pair, dilation: Pair,
-                                         output_grad: P, indices: P) -> P:
-        return nn.max_pool2d_backward(x.shape, layout.contiguous(output_grad), layout.contiguous(indices),
-                                      kernel_size, stride, padding, dilation)
+    def max_pool2d_with_indices_backward(
+        self, x: P, kernel_size: Pair, stride: Pair, padding: Pair, dilation: Pair, output_grad: P, indices: P
+    ) -> P:
+        return nn.max_pool2d_backward(
+            x.shape,
+            layout.contiguous(output_grad),
+            layout.contiguous(indices),
+            kernel_size,
+            stride,
+            padding,
+            dilation,
+        )
 
     def avg_pool2d(self, x: P, kernel_size: Pair, stride: Pair, padding: Pair, count_include_pad: bool) -> P:
         return nn.avg_pool2d(x, kernel_size, stride, padding, count_include_pad, self.int_dtype)
 
-    def avg_pool2d_backward(self, x: P, output_grad: P, kernel_size: Pair, stride: Pair, padding: Pair,
-                            count_include_pad: bool) -> P:
-        return nn.avg_pool2d_backward(x.shape, output_grad, kernel_size, stride, padding, count_include_pad,
-                                      self.int_dtype)
+    def avg_pool2d_backward(
+        self, x: P, output_grad: P, kernel_size: Pair, stride: Pair, padding: Pair, count_include_pad: bool
+    ) -> P:
+        return nn.avg_pool2d_backward(
+            x.shape, output_grad, kernel_size, stride, padding, count_include_pad, self.int_dtype
+        )
 
     def max_pool1d(self, x: P, kernel_size: int, stride: int, padding: int, dilation: int) -> P:
         return _from2d(self.max_pool2d(_to2d(x), (1, kernel_size), (1, stride), (0, padding), (1, dilation)))
 
-    def max_pool1d_with_indices(self, x: P, kernel_size: int, stride: int, padding: int,
-                                dilation: int) -> tuple[P, P]:
-        out, idx = self.max_pool2d_with_indices(_to2d(x), (1, kernel_size), (1, stride), (0, padding), (1, dilation))
+    def max_pool1d_with_indices(
+        self, x: P, kernel_size: int, stride: int, padding: int, dilation: int
+    ) -> tuple[P, P]:
+        out, idx = self.max_pool2d_with_indices(
+            _to2d(x), (1, kernel_size), (1, stride), (0, padding), (1, dilation)
+        )
         return _from2d(out), _from2d(idx)
 
     def avg_pool1d(self, x: P, kernel_size: int, stride: int, padding: int, count_include_pad: bool) -> P:
-        return _from2d(self.avg_pool2d(_to2d(x), (1, kernel_size), (1, stride), (0, padding), count_include_pad))
+        return _from2d(
+            self.avg_pool2d(_to2d(x), (1, kernel_size), (1, stride), (0, padding), count_include_pad)
+        )
 
     # -- separable linear maps: out = Mh @ x @ Mw^T, backward = Mh^T @ g @ Mw --------------------
     def _matrix(self, kind: str, size_in: int, size_out: int, dtype: DType, rt: Any, *extra: Any) -> P:
@@ -215,14 +274,16 @@ class ModuleOps:
         mh = self._matrix(kind, H, OH, dtype, x.rt, *extra)
         mw = self._matrix(kind, W, OW, dtype, x.rt, *extra)
         if backward:
-            return _mm(_mm(_swap_last(mh), x), mw)
-        return _mm(_mm(mh, x), _swap_last(mw))
+            out = _mm(_mm(_swap_last(mh), x), mw)
+        else:
+            out = _mm(_mm(mh, x), _swap_last(mw))
+        return layout.cast(out, x.dtype)  # float16 went through float32 matrices
 
     def adaptive_avg_pool2d(self, x: P, output_size: Pair) -> P:
         return self._separable(x, tuple(output_size), "adaptive", False)  # type: ignore[arg-type]
 
     def adaptive_avg_pool2d_backward(self, x: P, output_grad: P) -> P:
-        return self._separable(output_grad, x.shape[2:], "adaptive", True)
+        return self._separable(output_grad, (x.shape[2], x.shape[3]), "adaptive", True)
 
     def adaptive_avg_pool1d(self, x: P, output_size: int) -> P:
         return _from2d(self.adaptive_avg_pool2d(_to2d(x), (1, output_size)))
@@ -233,9 +294,11 @@ class ModuleOps:
         extra = () if mode == "nearest" else (bool(align_corners),)
         return self._separable(x, tuple(output_size), mode, False, *extra)  # type: ignore[arg-type]
 
-    def interpolate_backward(self, x: P, output_grad: P, output_size: Pair, mode: str, align_corners: bool) -> P:
+    def interpolate_backward(
+        self, x: P, output_grad: P, output_size: Pair, mode: str, align_corners: bool
+    ) -> P:
         extra = () if mode == "nearest" else (bool(align_corners),)
-        return self._separable(output_grad, x.shape[2:], mode, True, *extra)
+        return self._separable(output_grad, (x.shape[2], x.shape[3]), mode, True, *extra)
 
     # -- embedding --------------------------------------------------------------------------------
     def embedding(self, weights: P, indices: P) -> P:
@@ -243,8 +306,15 @@ class ModuleOps:
         return _as(ix.select(weights, 0, flat), indices.shape + (weights.shape[1],))
 
     def embedding_backward(self, weights: P, output_grad: P, indices: P) -> P:
-        zeros = _run(ew.FILL, [], output_grad.dtype, (0.0,), compute=output_grad.dtype, shape=weights.shape,
-                     rt=weights.rt)
+        zeros = _run(
+            ew.FILL,
+            [],
+            output_grad.dtype,
+            (0.0,),
+            compute=output_grad.dtype,
+            shape=weights.shape,
+            rt=weights.rt,
+        )
         flat = _as(indices, (indices.n,))
         return ix.select_add(zeros, 0, flat, _as(output_grad, (indices.n, weights.shape[1])))
 
@@ -290,4 +360,3 @@ class ModuleOps:
         m = rd.reduce_dim("max", x, dim)[0]
         s = rd.reduce_dim("sum", _run(_FB["exp_sub"], (x, m)), dim)[0]
         return _run(ew.LOG_SOFTMAX_OUT, (x, m, s))
-

@@ -49,8 +49,20 @@ class Runtime:
     """
 
     __slots__ = (
-        "device", "cl_device", "ctx", "queue", "pool", "lock", "kernels", "programs", "fp64", "fp16",
-        "is_cpu", "max_alloc", "max_group", "description",
+        "device",
+        "cl_device",
+        "ctx",
+        "queue",
+        "pool",
+        "lock",
+        "kernels",
+        "programs",
+        "fp64",
+        "fp16",
+        "is_cpu",
+        "max_alloc",
+        "max_group",
+        "description",
     )
 
     def __init__(self, device: Device, cl_device: Any) -> None:
@@ -160,8 +172,9 @@ class Runtime:
             kernel = self.build(key, (name,), source, options, types)[name]
         return kernel
 
-    def launch(self, kernel: cl.Kernel, global_size: tuple[int, ...], local_size: tuple[int, ...] | None,
-               *args: Any) -> None:
+    def launch(
+        self, kernel: cl.Kernel, global_size: tuple[int, ...], local_size: tuple[int, ...] | None, *args: Any
+    ) -> None:
         """Enqueue `kernel`; returns at once (the queue is asynchronous)."""
         with self.lock:
             kernel(self.queue, global_size, local_size, *args)

@@ -45,6 +45,7 @@ class TensorOps:
 
     int_dtype: DType
     capabilities: Any
+    _devices: list[Device]
 
     def _rt(self, device: Device) -> Runtime:  # provided by the backend
         raise NotImplementedError
@@ -68,7 +69,8 @@ class TensorOps:
     int_into_data = bool_into_data = float_into_data
 
     def float_device(self, tensor: P) -> Device:
-        return tensor.rt.device
+        # The runtime is shared by every OpenCL backend; the device handed out is this backend's.
+        return self._devices[tensor.rt.device.id]  # type: ignore[index]
 
     int_device = bool_device = float_device
 
@@ -142,7 +144,9 @@ class TensorOps:
         return self.int_full(shape, 0, device, dtype)
 
     def bool_full(self, shape: Shape, value: bool, device: Device) -> P:
-        return _run(ew.INT_FILL, [], _BOOL, (int(bool(value)),), compute=_I64, shape=tuple(shape), rt=self._rt(device))
+        return _run(
+            ew.INT_FILL, [], _BOOL, (int(bool(value)),), compute=_I64, shape=tuple(shape), rt=self._rt(device)
+        )
 
     def bool_zeros(self, shape: Shape, device: Device) -> P:
         return self.bool_full(shape, False, device)

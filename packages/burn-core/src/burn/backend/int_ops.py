@@ -78,7 +78,7 @@ class IntOps:
         elif isinstance(distribution, Normal):
             values = np.rint(rng.normal(distribution.mean, distribution.std, size=shape))
         elif isinstance(distribution, Bernoulli):
-            values = rng.random(size=shape) < distribution.prob
+            values = (rng.random(size=shape) < distribution.prob).astype(np.int64)
         else:
             raise TypeError(f"unknown distribution {distribution!r}")
         return self.int_from_data(TensorData(values.astype(dtype.numpy)), device)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar, dataclass_transform, runtime_checkable
 
 from burn.module.param import Param
 
@@ -33,6 +33,7 @@ MapFn = Callable[[str, Param], Param]
 VisitFn = Callable[[str, Param], None]
 
 
+@dataclass_transform(eq_default=False)  # subclasses with annotations become dataclasses
 class Module:
     """Base class of models and layers.
 
@@ -175,7 +176,9 @@ class Module:
 
         return save_file(self, path, recorder)
 
-    def load_file(self: M, path: Any, recorder: Any = None, device: Device | None = None, **options: Any) -> M:
+    def load_file(
+        self: M, path: Any, recorder: Any = None, device: Device | None = None, **options: Any
+    ) -> M:
         """Load params saved with `save_file` onto `device` (default: where the params are)."""
         from burn.module.persistence import load_file
 

@@ -9,7 +9,7 @@ import tempfile
 import types
 import typing
 from collections.abc import Callable
-from typing import Any, Literal, TypeVar, Union, get_args, get_origin, get_type_hints
+from typing import Any, Literal, TypeVar, Union, dataclass_transform, get_args, get_origin, get_type_hints
 
 from burn.errors import ConfigError
 
@@ -18,6 +18,7 @@ C = TypeVar("C")
 _MISSING = object()
 
 
+@dataclass_transform()  # type checkers see configs as the dataclasses they are
 def config(cls: type[C] | None = None, /, **dataclass_options: Any) -> Any:
     """Turn a class into a config: a dataclass whose fields are type-checked on creation, with
     ``to_json()``/``from_json()``, ``save(path)``/``load(path)``, ``to_dict()``/``from_dict()``
@@ -62,7 +63,7 @@ def _make_config(cls: type, options: dict[str, Any]) -> type:
 
     # Set before dataclass() runs: the generated __init__ only calls a __post_init__ it can see.
     cls.__post_init__ = __post_init__  # type: ignore[attr-defined]
-    data_cls = dataclasses.dataclass(cls, **options)
+    data_cls: Any = dataclasses.dataclass(cls, **options)
     data_cls.__burn_config__ = True  # type: ignore[attr-defined]
     data_cls.to_dict = _to_dict  # type: ignore[attr-defined]
     data_cls.from_dict = classmethod(_from_dict)  # type: ignore[attr-defined]
@@ -95,6 +96,10 @@ def _to_dict(self: Any) -> dict[str, Any]:
 def _encode(value: Any) -> Any:
     if is_config(value):
         return value.to_dict()
+    # Tagged-union values (e.g. `burn.nn.Initializer` variants) encode themselves.
+    encode = getattr(type(value), "__config_encode__", None)
+    if encode is not None:
+        return encode(value)
     if isinstance(value, (list, tuple)):
         return [_encode(v) for v in value]
     if isinstance(value, dict):
@@ -124,6 +129,9 @@ def _decode(value: Any, annotation: Any, where: str) -> Any:
     origin = get_origin(annotation)
     if isinstance(annotation, type) and is_config(annotation) and isinstance(value, dict):
         return annotation.from_dict(value)  # type: ignore[attr-defined]
+    decode = getattr(annotation, "__config_decode__", None) if isinstance(annotation, type) else None
+    if decode is not None:  # raises ConfigError on data it does not recognize
+        return decode(value, where)
     if origin in (Union, types.UnionType):
         for option in get_args(annotation):
             try:
@@ -138,7 +146,8 @@ def _decode(value: Any, annotation: Any, where: str) -> Any:
         if len(args) == 2 and args[1] is Ellipsis:
             return tuple(_decode(v, args[0], f"{where}[{i}]") for i, v in enumerate(value))
         if args and len(args) == len(value):
-            return tuple(_decode(v, a, f"{where}[{i}]") for i, (v, a) in enumerate(zip(value, args, strict=True)))
+            pairs = enumerate(zip(value, args, strict=True))
+            return tuple(_decode(v, a, f"{where}[{i}]") for i, (v, a) in pairs)
         return tuple(value)
     if origin is list and isinstance(value, list):
         (item,) = get_args(annotation) or (Any,)
@@ -227,13 +236,17 @@ def _matches(value: Any, annotation: Any) -> bool:
     if annotation is int:
         return isinstance(value, int) and not isinstance(value, bool)
     if origin is list:
-        return isinstance(value, list) and all(_matches(v, args[0]) for v in value) if args else isinstance(value, list)
+        if not isinstance(value, list):
+            return False
+        return not args or all(_matches(v, args[0]) for v in value)
     if origin is tuple:
         if not isinstance(value, tuple):
             return False
         if len(args) == 2 and args[1] is Ellipsis:
             return all(_matches(v, args[0]) for v in value)
-        return not args or (len(args) == len(value) and all(_matches(v, a) for v, a in zip(value, args, strict=True)))
+        if not args:
+            return True
+        return len(args) == len(value) and all(_matches(v, a) for v, a in zip(value, args, strict=True))
     if origin is dict:
         if not isinstance(value, dict):
             return False

@@ -83,7 +83,9 @@ def check_record(module: Module, record: Any) -> RecordCheck:
         if shape != param.shape:
             check.mismatched[path] = f"record shape {list(shape)} vs module shape {list(param.shape)}"
         elif _kind_of(dtype) is not param.kind:
-            check.mismatched[path] = f"record dtype {dtype.value} ({_kind_of(dtype).name}) vs module kind {param.kind.name}"
+            check.mismatched[path] = (
+                f"record dtype {dtype.value} ({_kind_of(dtype).name}) vs module kind {param.kind.name}"
+            )
     check.unexpected = [path for path in record if path not in params]
     return check
 
@@ -124,7 +126,8 @@ def _load(
             hints.append("strict=False ignores unexpected keys")
         first = (check.missing or check.unexpected or list(check.mismatched))[0]
         raise RecordError(
-            f"record does not fit {type(module).__name__}: {check.describe()} ({'; '.join(hints)})", path=first
+            f"record does not fit {type(module).__name__}: {check.describe()} ({'; '.join(hints)})",
+            path=first,
         )
     skip = set(check.mismatched)
 
@@ -171,7 +174,9 @@ def load_file(
 
     unknown = set(options) - _LOAD_OPTIONS
     if unknown:
-        raise TypeError(f"load_file() got unexpected options {sorted(unknown)}; accepted: {sorted(_LOAD_OPTIONS)}")
+        raise TypeError(
+            f"load_file() got unexpected options {sorted(unknown)}; accepted: {sorted(_LOAD_OPTIONS)}"
+        )
     recorder = recorder if recorder is not None else default_recorder()
     record = recorder.load(path, template=module)
     if not isinstance(record, ModuleRecord):
@@ -182,9 +187,13 @@ def load_file(
     # Tensors view the buffer read from the file: adopt them, unless that buffer is the caller's
     # own mutable memory (a bytearray they could write to later).
     adopt = not isinstance(path, (bytearray, memoryview))
-    return _load(
-        module, record, options.get("strict", True), options.get("allow_partial", False), device, adopt=adopt
-    )
+    strict, allow_partial = options.get("strict", True), options.get("allow_partial", False)
+    try:
+        return _load(module, record, strict, allow_partial, device, adopt=adopt)
+    except RecordError as err:  # name the file in fit errors too
+        if isinstance(path, (bytes, bytearray, memoryview)):
+            raise err.with_source("<bytes>") from err.__cause__
+        raise err.with_source(str(recorder.file_path(path))) from err.__cause__
 
 
 # -- helpers ------------------------------------------------------------------------------------
@@ -203,7 +212,9 @@ def as_module_record(record: Any) -> ModuleRecord:
                     f"expected a ParamRecord or tensor, got {type(value).__name__}", path=str(path)
                 )
         return ModuleRecord(params)
-    raise RecordError(f"load_record expects a module record (from into_record or a recorder), got {type(record).__name__}")
+    raise RecordError(
+        f"load_record expects a module record (from into_record or a recorder), got {type(record).__name__}"
+    )
 
 
 def _kind_of(dtype: DType) -> Kind:

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from burn.backend.device import Device
     from burn.module.base import Module
     from burn.optim.clipping import GradientClipping
+    from burn.tensor.dtype import DType
     from burn.tensor.tensor import Tensor
 
 M = TypeVar("M", bound="Module")
@@ -55,6 +56,17 @@ class SimpleOptimizer(abc.ABC, Generic[S]):
         """`state` with its tensors on `device` (default: walks dicts, lists and tuples)."""
         return _state_to_device(state, device)  # type: ignore[no-any-return]
 
+    def load_state(self, state: Any, tensor: Tensor) -> S:
+        """A state read from a record (its tensors are `TensorData`) made ready to step `tensor`.
+
+        Called once per param, at its first step after `OptimizerAdaptor.load_record`. The default
+        puts every tensor on `tensor`'s device and gives float ones `tensor`'s dtype, as Burn
+        (whose state tensors have the backend's float type): a float64 param resumes with float64
+        state even if the record was saved at another precision. Int and bool tensors keep their
+        dtype. Override it to keep, e.g., float32 state for a float16 param.
+        """
+        return _state_to_device(state, tensor.device, tensor.dtype)  # type: ignore[no-any-return]
+
 
 class OptimizerAdaptor(Optimizer):
     """Turns a `SimpleOptimizer` into an `Optimizer` over whole modules.
@@ -66,10 +78,14 @@ class OptimizerAdaptor(Optimizer):
         {}
     """
 
-    def __init__(self, optimizer: SimpleOptimizer[Any], grad_clipping: GradientClipping | None = None) -> None:
+    def __init__(
+        self, optimizer: SimpleOptimizer[Any], grad_clipping: GradientClipping | None = None
+    ) -> None:
         self.optimizer = optimizer
         self.grad_clipping = grad_clipping
         self.states: dict[ParamId, Any] = {}
+        # Params whose state came from `load_record` and has not been through `load_state` yet.
+        self._loaded: set[ParamId] = set()
 
     def step(self, lr: float, module: M, grads: GradientsParams) -> M:
         grads = self._clip_global(grads)
@@ -82,10 +98,15 @@ class OptimizerAdaptor(Optimizer):
             inner = tensor.inner()
             if grad.backend is not inner.backend or grad.device != inner.device:
                 grad = _state_to_device(grad, inner.device)
+            if grad.dtype is not inner.dtype:  # each param is updated in its own dtype
+                grad = grad.cast(inner.dtype)
             if self.grad_clipping is not None and not self.grad_clipping.is_global:
                 grad = self.grad_clipping.clip(grad)
             state = self.states.get(param.id)
             if state is not None:
+                if self._loaded and param.id in self._loaded:
+                    self._loaded.discard(param.id)
+                    state = self.optimizer.load_state(state, inner)
                 state = self.optimizer.to_device(state, inner.device)
             new_inner, new_state = self.optimizer.step(lr, inner, grad, state)
             if new_state is None:
@@ -106,9 +127,14 @@ class OptimizerAdaptor(Optimizer):
         return {str(param_id): state for param_id, state in self.states.items()}
 
     def load_record(self, record: Mapping[str, Any]) -> OptimizerAdaptor:
-        """States are kept as loaded (tensors may be `TensorData`) and moved onto each param's
-        device at its next step, so the record may come from any backend or device."""
+        """States are kept as loaded (tensors may be `TensorData`) and made ready for each param
+        at its next step by `SimpleOptimizer.load_state` (its device and, for float tensors, its
+        dtype), so the record may come from any backend, device or precision. For bit-exact
+        resumes, save at a precision that holds every state tensor exactly (`FullPrecisionSettings`
+        for float32 models, `DoublePrecisionSettings` or `KeepPrecisionSettings` for float64 or
+        mixed ones)."""
         self.states = {ParamId.parse(key): value for key, value in record.items()}
+        self._loaded = set(self.states)
         return self
 
     def __repr__(self) -> str:
@@ -121,22 +147,30 @@ def _from_inner(inner: Tensor, like: Tensor) -> Tensor:
     return Tensor.from_inner(inner, like.backend)
 
 
-def _state_to_device(state: Any, device: Device) -> Any:
-    """Tensors (or `TensorData` loaded from a record) in nested containers, put on `device`."""
+def _state_to_device(state: Any, device: Device, float_dtype: DType | None = None) -> Any:
+    """Tensors (or `TensorData` loaded from a record) in nested containers, put on `device`;
+    with `float_dtype`, float tensors are cast to it too."""
     from burn.tensor.data import TensorData
     from burn.tensor.tensor import Tensor
 
     if isinstance(state, Tensor):
         if state.backend is device.owner:
-            return state if state.device == device else state.to_device(device)
-        # Another backend (e.g. state saved on ndarray, resumed on opencl): go through the host.
-        return Tensor.from_data(state.to_data(), device=device, dtype=state.dtype)
+            moved = state if state.device == device else state.to_device(device)
+        else:
+            # Another backend (e.g. state saved on ndarray, resumed on opencl): go through the host.
+            moved = Tensor.from_data(state.to_data(), device=device, dtype=state.dtype)
+        if float_dtype is not None and moved.dtype.is_float and moved.dtype is not float_dtype:
+            moved = moved.cast(float_dtype)
+        return moved
     if isinstance(state, TensorData):
-        return Tensor.from_data(state, device=device, dtype=state.dtype)
+        dtype = state.dtype
+        if float_dtype is not None and dtype.is_float:
+            dtype = float_dtype
+        return Tensor.from_data(state, device=device, dtype=dtype)
     if isinstance(state, dict):
-        return {key: _state_to_device(value, device) for key, value in state.items()}
+        return {key: _state_to_device(value, device, float_dtype) for key, value in state.items()}
     if isinstance(state, list):
-        return [_state_to_device(value, device) for value in state]
+        return [_state_to_device(value, device, float_dtype) for value in state]
     if isinstance(state, tuple):
-        return tuple(_state_to_device(value, device) for value in state)
+        return tuple(_state_to_device(value, device, float_dtype) for value in state)
     return state

@@ -14,7 +14,8 @@ if TYPE_CHECKING:
 
 ClipMode = Literal["value", "norm", "global_norm"]
 
-# Burn and PyTorch add this to the norm before dividing, so a zero gradient stays finite.
+# Burn (per param) and PyTorch's ``clip_grad_norm_`` (global) add this to the norm before
+# dividing, so a zero gradient stays finite.
 NORM_EPSILON = 1e-6
 
 
@@ -22,11 +23,12 @@ NORM_EPSILON = 1e-6
 class GradientClipping:
     """How gradients are clipped before the update.
 
-    - ``value``: each element clamped to ``[-threshold, threshold]``.
-    - ``norm``: each param's gradient scaled by ``threshold / (norm + 1e-6)`` when its L2 norm
-      exceeds `threshold` (Burn's per-param clipping).
-    - ``global_norm``: all gradients scaled together when the L2 norm of their concatenation
-      exceeds `threshold` (PyTorch's ``clip_grad_norm_``).
+    - ``value``: each element clamped to ``[-threshold, threshold]`` (Burn's ``Value``).
+    - ``norm``: each param's gradient multiplied by ``min(1, threshold / (norm + 1e-6))``, its
+      own L2 norm (Burn's ``Norm``; computed on the gradient's device, no host round trip).
+    - ``global_norm``: every gradient multiplied by the same ``threshold / (total + 1e-6)`` when
+      that is below 1, ``total`` being the L2 norm of all gradients together (PyTorch's
+      ``clip_grad_norm_``; Burn has no global mode).
     """
 
     mode: ClipMode
@@ -40,18 +42,18 @@ class GradientClipping:
         """Clip one param's gradient (value and norm modes)."""
         if self.mode == "value":
             return grad.clamp(-self.threshold, self.threshold)
-        norm = math.sqrt(float((grad * grad).sum().item()))
-        if norm > self.threshold:
-            return grad * (self.threshold / (norm + NORM_EPSILON))
-        return grad
+        norm = (grad * grad).sum().sqrt()  # shape (1,)
+        coef = (self.threshold / (norm + NORM_EPSILON)).clamp_max(1.0)
+        # (1,) -> rank of grad, so that a rank-0 gradient keeps its shape.
+        return grad * coef.reshape((1,) * grad.dims)
 
     def clip_global(self, grads: GradientsParams) -> GradientsParams:
         """Scale every gradient by one factor when their global L2 norm exceeds the threshold."""
         total = math.sqrt(sum(float((g * g).sum().item()) for _, g in grads.items()))
-        if total <= self.threshold:
+        coef = self.threshold / (total + NORM_EPSILON)
+        if coef >= 1.0:
             return grads
-        scale = self.threshold / (total + NORM_EPSILON)
-        return GradientsParams({param_id: grad * scale for param_id, grad in grads.items()})
+        return GradientsParams({param_id: grad * coef for param_id, grad in grads.items()})
 
 
 @config

@@ -36,7 +36,10 @@ class Sgd(SimpleOptimizer[dict[str, Any]]):
 
 @config
 class SgdConfig:
-    """Configuration of `Sgd`.
+    """Configuration of `Sgd` (Burn's ``SgdConfig``).
+
+    Same update as ``torch.optim.SGD``. Differences: `MomentumConfig`'s default dampening is 0.1
+    (Burn; PyTorch's is 0), and Nesterov momentum with dampening is allowed (PyTorch refuses it).
 
     Example:
         >>> optimizer = SgdConfig(momentum=MomentumConfig(0.9, 0.0, nesterov=True)).init()

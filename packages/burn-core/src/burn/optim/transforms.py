@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING, Any
 
 from burn.module.config import config
@@ -36,12 +37,22 @@ class MomentumConfig:
 
 
 def adaptive_moments(
-    grad: Tensor, state: dict[str, Any] | None, beta_1: float, beta_2: float, epsilon: float, amsgrad: bool
+    grad: Tensor,
+    state: dict[str, Any] | None,
+    beta_1: float,
+    beta_2: float,
+    epsilon: float,
+    amsgrad: bool,
+    lr: float = 1.0,
 ) -> tuple[Tensor, dict[str, Any]]:
-    """Adam's bias-corrected ``m_hat / (sqrt(v_hat) + eps)`` and the new state.
+    """Adam's step ``lr * m_hat / (sqrt(v_hat) + eps)`` and the new state.
+
+    Computed as ``m * (lr * sqrt(bc2) / bc1) / (sqrt(v) + eps * sqrt(bc2))`` (``bc = 1 - beta^t``),
+    Burn's form: the same value as PyTorch's up to rounding, with the bias corrections and the
+    learning rate folded into scalars, which saves three full-size passes per step.
 
     State: ``{"time": int, "moment_1": Tensor, "moment_2": Tensor[, "max_moment_2": Tensor]}``.
-    With amsgrad the running maximum of the second moment replaces it, as in PyTorch.
+    With amsgrad the running maximum of the second moment replaces it, as in Burn and PyTorch.
     """
     squared = grad * grad
     if state is None:
@@ -58,6 +69,6 @@ def adaptive_moments(
         previous = None if state is None else state.get("max_moment_2")
         second = moment_2 if previous is None else previous.mask_where(moment_2 > previous, moment_2)
         new_state["max_moment_2"] = second
-    m_hat = moment_1 / (1.0 - beta_1**time)
-    v_hat = second / (1.0 - beta_2**time)
-    return m_hat / (v_hat.sqrt() + epsilon), new_state
+    bias_correction_2_sqrt = math.sqrt(1.0 - beta_2**time)
+    step_size = lr * bias_correction_2_sqrt / (1.0 - beta_1**time)
+    return moment_1 * step_size / (second.sqrt() + epsilon * bias_correction_2_sqrt), new_state

@@ -41,7 +41,7 @@ class PositionWriter:
         if size > CHUNK:
             view = memoryview(data).cast("B")
             for start in range(0, size, CHUNK):
-                self._out.write(view[start:start + CHUNK])
+                self._out.write(view[start : start + CHUNK])
         else:
             self._out.write(data)
         self.pos += size
@@ -49,7 +49,7 @@ class PositionWriter:
     def write_array(self, array: np.ndarray) -> None:
         """Write a C-contiguous array's bytes without copying them."""
         if array.size:
-            self.write(memoryview(array.reshape(-1).view(np.uint8)))
+            self.write(array.reshape(-1).view(np.uint8).data)
 
 
 def atomic_write(path: Path, write: Callable[[BinaryIO], None], *, compress: bool = False) -> None:
@@ -102,7 +102,7 @@ def read_file(path: Path) -> memoryview:
         with open(path, "rb", buffering=0) as f:
             size = os.fstat(f.fileno()).st_size
             buffer = np.empty(size, dtype=np.uint8)
-            view = memoryview(buffer)
+            view = buffer.data
             done = 0
             while done < size:
                 n = f.readinto(view[done:])  # type: ignore[attr-defined]
@@ -137,7 +137,7 @@ def gunzip(data: memoryview, limit: int | None) -> memoryview:
             if inflater.unconsumed_tail:
                 chunk_in: bytes | memoryview = inflater.unconsumed_tail
             elif pos < size:
-                chunk_in = data[pos:pos + READ_CHUNK]
+                chunk_in = data[pos : pos + READ_CHUNK]
                 pos += chunk_in.nbytes
             else:
                 raise RecordError("truncated gzip data")
@@ -154,7 +154,7 @@ def gunzip(data: memoryview, limit: int | None) -> memoryview:
         start = pos - len(inflater.unused_data)
         if start >= size:
             break
-        if bytes(data[start:start + 2]) != GZIP_MAGIC:
+        if bytes(data[start : start + 2]) != GZIP_MAGIC:
             if not np.frombuffer(data[start:], dtype=np.uint8).any():  # zero padding, as gzip allows
                 break
             raise RecordError("trailing garbage after gzip data")

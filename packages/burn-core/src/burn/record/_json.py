@@ -12,11 +12,13 @@ import json
 import math
 from typing import Any
 
+import numpy as np
+
 from burn.record._io import PositionWriter
 from burn.record._tree import TensorRef
 
 # base64 turns 3 bytes into 4 chars: chunks that are a multiple of 3 concatenate cleanly.
-_B64_CHUNK = 3 << 20
+_B64_CHUNK = 3 << 16
 
 
 class JsonWriter:
@@ -47,7 +49,9 @@ class JsonWriter:
         else:
             self._w(json.dumps(obj))
 
-    def _container(self, open_: str, close: str, items: list[tuple[Any, Any]], depth: int, keyed: bool) -> None:
+    def _container(
+        self, open_: str, close: str, items: list[tuple[Any, Any]], depth: int, keyed: bool
+    ) -> None:
         self._w(open_)
         if not items:
             self._w(close)
@@ -75,9 +79,9 @@ class JsonWriter:
         self._newline(depth + 1)
         self._w(f'"data"{sep}"')
         array = ref.array()
-        raw = memoryview(array.reshape(-1).view("u1")) if array.size else memoryview(b"")
+        raw = array.reshape(-1).view(np.uint8).data if array.size else memoryview(b"")
         for start in range(0, raw.nbytes, _B64_CHUNK):
-            self.out.write(base64.b64encode(raw[start:start + _B64_CHUNK]))
+            self.out.write(base64.b64encode(raw[start : start + _B64_CHUNK]))
         del raw, array
         self._w('"')
         self._newline(depth)

@@ -39,11 +39,15 @@ def _pack(value: Any) -> bytes:
 
 
 def map_header(n: int) -> bytes:
-    return bytes((0x80 | n,)) if n < 16 else (b"\xde" + _U16.pack(n) if n < 1 << 16 else b"\xdf" + _U32.pack(n))
+    return (
+        bytes((0x80 | n,)) if n < 16 else (b"\xde" + _U16.pack(n) if n < 1 << 16 else b"\xdf" + _U32.pack(n))
+    )
 
 
 def array_header(n: int) -> bytes:
-    return bytes((0x90 | n,)) if n < 16 else (b"\xdc" + _U16.pack(n) if n < 1 << 16 else b"\xdd" + _U32.pack(n))
+    return (
+        bytes((0x90 | n,)) if n < 16 else (b"\xdc" + _U16.pack(n) if n < 1 << 16 else b"\xdd" + _U32.pack(n))
+    )
 
 
 def bin_header(n: int) -> bytes:
@@ -53,7 +57,9 @@ def bin_header(n: int) -> bytes:
         return b"\xc5" + _U16.pack(n)
     if n < 1 << 32:
         return b"\xc6" + _U32.pack(n)
-    raise RecordError(f"a MessagePack bin holds at most 4 GiB, this tensor has {n} bytes; use BinFileRecorder")
+    raise RecordError(
+        f"a MessagePack bin holds at most 4 GiB, this tensor has {n} bytes; use BinFileRecorder"
+    )
 
 
 def write_plain(obj: Any, out: PositionWriter, tensor: Callable[[TensorRef, PositionWriter], None]) -> None:
@@ -180,12 +186,12 @@ class _Reader:
 
     def binary(self, n: int) -> memoryview:
         start = self.take(n)
-        return self.buf[start:start + n]
+        return self.buf[start : start + n]
 
     def text(self, n: int) -> str:
         start = self.take(n)
         try:
-            return str(self.buf[start:start + n], "utf-8")
+            return str(self.buf[start : start + n], "utf-8")
         except UnicodeDecodeError:
             self.pos = start
             raise self.fail("invalid UTF-8 in a string") from None

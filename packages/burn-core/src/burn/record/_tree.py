@@ -59,7 +59,9 @@ class TensorRef:
         """The converted contents (allocated now, dropped by the caller after writing)."""
         array = saved_array(self.value, self.dtype, self.path)
         if array.shape != self.shape:  # a tensor that changed under us would corrupt the layout
-            raise RecordError(f"tensor shape changed while saving: {array.shape} vs {self.shape}", path=self.path)
+            raise RecordError(
+                f"tensor shape changed while saving: {array.shape} vs {self.shape}", path=self.path
+            )
         return array
 
 
@@ -111,7 +113,9 @@ def to_plain(record: Any, settings: PrecisionSettings, *, named: bool = True) ->
                 "$module_bin": {
                     "ids": [rec.id for rec in value.values()],
                     "fingerprint": fingerprint(list(value)),
-                    "tensors": [{"$tensor": tensor(rec.tensor, join(path, key))} for key, rec in value.items()],
+                    "tensors": [
+                        {"$tensor": tensor(rec.tensor, join(path, key))} for key, rec in value.items()
+                    ],
                 }
             }
         if isinstance(value, ParamRecord):
@@ -120,7 +124,9 @@ def to_plain(record: Any, settings: PrecisionSettings, *, named: bool = True) ->
             return {"$tensor": tensor(value, path)}
         if isinstance(value, dict):
             if all(isinstance(key, str) for key in value):
-                return {escape_key(key): walk(item, join(path, key), depth + 1) for key, item in value.items()}
+                return {
+                    escape_key(key): walk(item, join(path, key), depth + 1) for key, item in value.items()
+                }
             return {
                 "$dict": [
                     [walk(key, join(path, key), depth + 1), walk(item, join(path, key), depth + 1)]
@@ -278,12 +284,15 @@ def parse_shape(shape: Any, path: str) -> tuple[tuple[int, ...], int]:
     return tuple(shape), count
 
 
-def tensor_data(buffer: memoryview | bytes, dtype: DType, shape: tuple[int, ...], count: int, path: str) -> TensorData:
+def tensor_data(
+    buffer: memoryview | bytes, dtype: DType, shape: tuple[int, ...], count: int, path: str
+) -> TensorData:
     """A `TensorData` viewing `buffer` (no copy), checked against the bytes actually present."""
     size = buffer.nbytes if isinstance(buffer, memoryview) else len(buffer)
     if count * dtype.itemsize != size:
         raise RecordError(
-            f"shape {list(shape)} of {dtype.value} needs {count * dtype.itemsize} bytes, the record has {size}",
+            f"shape {list(shape)} of {dtype.value} needs {count * dtype.itemsize} bytes, "
+            f"the record has {size}",
             path=path or None,
         )
     array = np.frombuffer(buffer, dtype=dtype.numpy.newbyteorder("<"), count=count)

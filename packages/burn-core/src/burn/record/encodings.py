@@ -201,11 +201,12 @@ class BinEncoding(Encoding):
             nbytes = count * dtype.itemsize
             if not isinstance(offset, int) or offset < 0 or offset + nbytes > data_len:
                 raise RecordError(
-                    f"tensor bytes [{offset}, +{nbytes}) lie outside the {data_len}-byte data section (truncated?)",
+                    f"tensor bytes [{offset}, +{nbytes}) lie outside the {data_len}-byte data section "
+                    "(truncated?)",
                     path=path or None,
                 )
             start = data_start + offset
-            return tensor_data(buf[start:start + nbytes], dtype, dims, count, path)
+            return tensor_data(buf[start : start + nbytes], dtype, dims, count, path)
 
         def module_bin(node: Any, path: str, decoder: Decoder) -> ModuleRecord:
             return _module_from_bin(node, path, decoder, _template_paths(template, path))
@@ -218,7 +219,9 @@ def _align(n: int, to: int = _mpk.ALIGN) -> int:
 
 
 def _write_bin_ref(ref: TensorRef, out: PositionWriter) -> None:
-    _mpk.write_plain({"dtype": ref.dtype.value, "shape": list(ref.shape), "offset": ref.offset}, out, _write_bin_ref)
+    _mpk.write_plain(
+        {"dtype": ref.dtype.value, "shape": list(ref.shape), "offset": ref.offset}, out, _write_bin_ref
+    )
 
 
 POSITIONAL = object()
@@ -233,7 +236,11 @@ def _template_paths(template: Any, path: str) -> list[str] | None:
         return None
     node = template
     if path:
-        node = template.get(path) if isinstance(template, Mapping) and not isinstance(template, ModuleRecord) else None
+        node = (
+            template.get(path)
+            if isinstance(template, Mapping) and not isinstance(template, ModuleRecord)
+            else None
+        )
     if isinstance(node, Module):
         return [p for p, _ in node.named_params()]
     if isinstance(node, ModuleRecord):
@@ -282,8 +289,16 @@ def _module_from_bin(node: Any, path: str, decoder: Decoder, paths: list[str] | 
 
 # -- safetensors ------------------------------------------------------------------------------------
 SAFETENSORS_DTYPES = {
-    DType.F64: "F64", DType.F32: "F32", DType.F16: "F16", DType.BF16: "BF16", DType.I64: "I64",
-    DType.I32: "I32", DType.I16: "I16", DType.I8: "I8", DType.U8: "U8", DType.BOOL: "BOOL",
+    DType.F64: "F64",
+    DType.F32: "F32",
+    DType.F16: "F16",
+    DType.BF16: "BF16",
+    DType.I64: "I64",
+    DType.I32: "I32",
+    DType.I16: "I16",
+    DType.I8: "I8",
+    DType.U8: "U8",
+    DType.BOOL: "BOOL",
 }
 _FROM_SAFETENSORS = {v: k for k, v in SAFETENSORS_DTYPES.items()}
 MAX_SAFETENSORS_HEADER = 100_000_000  # the limit the safetensors library itself enforces
@@ -324,15 +339,16 @@ class SafetensorsEncoding(Encoding):
     def read(self, buf: memoryview, template: Any = None) -> tuple[Metadata | None, Any]:
         entries, metadata, data_start = read_safetensors_header(buf)
         views = {
-            key: tensor_data(buf[data_start + begin:data_start + end], dtype, shape, count, key)
+            key: tensor_data(buf[data_start + begin : data_start + end], dtype, shape, count, key)
             for key, (dtype, shape, count, begin, end) in entries.items()
         }
         if metadata is None or "burn.format" not in metadata:
             # A foreign file (PyTorch, JAX...): a module record by key, without param ids.
             return None, ModuleRecord((key, ParamRecord(None, data)) for key, data in views.items())
-        raw = {k[len("burn."):]: v for k, v in metadata.items() if k.startswith("burn.")}
+        raw: dict[str, Any] = {k[len("burn.") :]: v for k, v in metadata.items() if k.startswith("burn.")}
         version = raw.get("format_version", "")
-        raw["format_version"] = int(version) if version.isdigit() and len(version) < 10 else -1
+        digits = version.isascii() and version.isdigit() and len(version) < 10
+        raw["format_version"] = int(version) if digits else -1  # safetensors metadata is all strings
         meta = Metadata.from_dict(raw, self.name)
         if "tree" not in raw:
             raise RecordError("safetensors metadata has no burn.tree")
@@ -365,12 +381,13 @@ def read_safetensors_header(
     (n,) = _U64.unpack_from(buf, 0)
     if n > min(size - 8, MAX_SAFETENSORS_HEADER):
         raise RecordError(f"safetensors header of {n} bytes in a {size}-byte file (truncated?)")
-    header = parse_json(buf[8:8 + n])
+    header = parse_json(buf[8 : 8 + n])
     if not isinstance(header, dict):
         raise RecordError("safetensors header is not a JSON object")
     metadata = header.pop("__metadata__", None)
     if metadata is not None and not (
-        isinstance(metadata, dict) and all(isinstance(k, str) and isinstance(v, str) for k, v in metadata.items())
+        isinstance(metadata, dict)
+        and all(isinstance(k, str) and isinstance(v, str) for k, v in metadata.items())
     ):
         raise RecordError("safetensors __metadata__ must map strings to strings")
     data_start, data_len = 8 + n, size - 8 - n
@@ -384,7 +401,8 @@ def read_safetensors_header(
         shape, count = parse_shape(entry["shape"], key)
         offsets = entry["data_offsets"]
         if not (
-            isinstance(offsets, list) and len(offsets) == 2
+            isinstance(offsets, list)
+            and len(offsets) == 2
             and all(isinstance(o, int) and not isinstance(o, bool) for o in offsets)
             and 0 <= offsets[0] <= offsets[1] <= data_len
         ):

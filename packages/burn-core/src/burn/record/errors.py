@@ -16,12 +16,16 @@ class RecordError(BurnError, ValueError):
     Attributes:
         source: the file the record came from or goes to, ``"<bytes>"`` in memory, or None.
         path: the param or item path inside the record, or None.
+        internal: True when the error wraps an unexpected exception of the reader (a bug to
+            report: every malformed input is meant to be caught where it is understood).
 
     Example:
         >>> err = RecordError("truncated tensor data", source="model.mpk", path="linear.weight")
         >>> str(err)
         'model.mpk: linear.weight: truncated tensor data'
     """
+
+    internal: bool = False
 
     def __init__(self, message: str, *, source: str | None = None, path: str | None = None) -> None:
         self.source = source
@@ -35,5 +39,6 @@ class RecordError(BurnError, ValueError):
         if self.source is not None:
             return self
         err = RecordError(self.reason, source=source, path=self.path)
+        err.internal = self.internal
         err.__cause__ = self.__cause__
         return err

@@ -15,7 +15,14 @@ from typing import Any
 
 from burn.record._io import gunzip, read_file
 from burn.record.detect import detect_encoding
-from burn.record.encodings import POSITIONAL, BinEncoding, Encoding, JsonEncoding, MpkEncoding, SafetensorsEncoding
+from burn.record.encodings import (
+    POSITIONAL,
+    BinEncoding,
+    Encoding,
+    JsonEncoding,
+    MpkEncoding,
+    SafetensorsEncoding,
+)
 from burn.record.errors import RecordError
 from burn.record.items import ModuleRecord, ParamRecord, is_tensor, tensor_meta
 
@@ -65,18 +72,33 @@ def _describe(record: Any) -> list[str]:
 
 def _module_lines(record: ModuleRecord, pad: str) -> list[str]:
     total_bytes = sum(_nbytes(p.tensor) for p in record.values())
-    lines = [f"{pad}module record: {len(record)} params, {record.num_params():,} values, {_size(total_bytes)} of tensor data"]
+    lines = [
+        f"{pad}module record: {len(record)} params, {record.num_params():,} values, "
+        f"{_size(total_bytes)} of tensor data"
+    ]
     rows = []
     for path, param in record.items():
         dtype, shape = tensor_meta(param.tensor)
         count = 1
         for d in shape:
             count *= d
-        rows.append((path, str(list(shape)), dtype.value, f"{count:,}", _size(_nbytes(param.tensor)), f"id {param.id or '-'}"))
+        rows.append(
+            (
+                path,
+                str(list(shape)),
+                dtype.value,
+                f"{count:,}",
+                _size(_nbytes(param.tensor)),
+                f"id {param.id or '-'}",
+            )
+        )
     if rows:
         widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
         for row in rows:
-            cells = [cell.ljust(w) if i in (0, 1, 2) else cell.rjust(w) for i, (cell, w) in enumerate(zip(row, widths, strict=True))]
+            cells = [
+                cell.ljust(w) if i in (0, 1, 2) else cell.rjust(w)
+                for i, (cell, w) in enumerate(zip(row, widths, strict=True))
+            ]
             lines.append(f"{pad}  " + "  ".join(cells).rstrip())
     return lines
 
@@ -138,7 +160,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="burn record inspect", description="Show a record file's metadata and param tree."
     )
-    parser.add_argument("files", nargs="+", metavar="FILE", help="record files (any burn format, or safetensors)")
+    parser.add_argument(
+        "files", nargs="+", metavar="FILE", help="record files (any burn format, or safetensors)"
+    )
     parser.add_argument(
         "--max-decompressed-bytes", type=int, default=None, help="cap on the gunzipped size of .gz files"
     )

@@ -24,18 +24,30 @@ if TYPE_CHECKING:
     from burn.tensor.tensor import Tensor
 
 Record = Union[  # noqa: UP007 - a runtime alias documenting what recorders accept
-    "ModuleRecord", "ParamRecord", "Tensor", TensorData, np.ndarray,
-    dict[Any, Any], list[Any], tuple[Any, ...], int, float, str, bool, bytes, None,
+    "ModuleRecord",
+    "ParamRecord",
+    "Tensor",
+    TensorData,
+    np.ndarray,
+    dict[Any, Any],
+    list[Any],
+    tuple[Any, ...],
+    int,
+    float,
+    str,
+    bool,
+    bytes,
+    None,
 ]
 """Anything a recorder can write: see the module docstring."""
 
 TensorLike = Union["Tensor", TensorData, np.ndarray]  # noqa: UP007
 
 _LITTLE = sys.byteorder == "little"
-_tensor_type: type | None = None
+_tensor_type: type[Tensor] | None = None
 
 
-def tensor_type() -> type:
+def tensor_type() -> type[Tensor]:
     """`burn.Tensor`, imported on first use (records are imported by burn's own __init__)."""
     global _tensor_type
     if _tensor_type is None:
@@ -62,8 +74,16 @@ def host_data(value: TensorLike) -> TensorData:
     if isinstance(value, TensorData):
         return value
     if isinstance(value, np.ndarray):
-        return TensorData.from_numpy(value)
+        data = TensorData.__new__(TensorData)
+        data.array = _c_contiguous(value)
+        data.dtype = from_numpy_dtype(value.dtype)
+        return data
     return value.to_data()  # type: ignore[union-attr]
+
+
+def _c_contiguous(array: np.ndarray) -> np.ndarray:
+    # np.ascontiguousarray would turn a rank-0 array into rank 1.
+    return array if array.flags.c_contiguous else np.array(array, order="C")
 
 
 def saved_array(value: TensorLike, dtype: DType, path: str) -> np.ndarray:
@@ -87,7 +107,7 @@ def saved_array(value: TensorLike, dtype: DType, path: str) -> np.ndarray:
         array = array.astype(target)
     if not _LITTLE:  # pragma: no cover - files are little-endian; only big-endian hosts swap
         array = array.astype(array.dtype.newbyteorder("<"))
-    return np.ascontiguousarray(array)
+    return _c_contiguous(array)
 
 
 class ParamRecord:
@@ -141,7 +161,9 @@ class ModuleRecord(Mapping[str, ParamRecord]):
         self._params: dict[str, ParamRecord] = {}
         for path, param in items:
             if not isinstance(path, str) or not isinstance(param, ParamRecord):
-                raise TypeError(f"ModuleRecord maps str paths to ParamRecord, got {path!r}: {type(param).__name__}")
+                raise TypeError(
+                    f"ModuleRecord maps str paths to ParamRecord, got {path!r}: {type(param).__name__}"
+                )
             self._params[path] = param
 
     def __getitem__(self, path: str) -> ParamRecord:
@@ -156,7 +178,9 @@ class ModuleRecord(Mapping[str, ParamRecord]):
     def sub(self, prefix: str) -> ModuleRecord:
         """The params under ``prefix.``, with the prefix removed (to load into a submodule)."""
         head = prefix + "."
-        return ModuleRecord((path[len(head):], p) for path, p in self._params.items() if path.startswith(head))
+        return ModuleRecord(
+            (path[len(head) :], p) for path, p in self._params.items() if path.startswith(head)
+        )
 
     def num_params(self) -> int:
         """Number of scalar values in all params."""

@@ -117,8 +117,10 @@ def load_pytorch_safetensors(
         if any(p.search(new_key) for p in skips):
             continue
         if new_key in tensors:
-            raise RecordError(f"two keys of the file map to {new_key!r} after key_remap", source=source, path=key)
-        data = tensor_data(buf[data_start + begin:data_start + end], dtype, shape, count, key)
+            raise RecordError(
+                f"two keys of the file map to {new_key!r} after key_remap", source=source, path=key
+            )
+        data = tensor_data(buf[data_start + begin : data_start + end], dtype, shape, count, key)
         tensors[new_key] = data
 
     record: dict[str, ParamRecord] = {}

@@ -111,9 +111,9 @@ class Recorder:
         except (MemoryError, KeyboardInterrupt):
             raise
         except Exception as exc:  # defense in depth: no other exception may escape a load
-            err = RecordError(f"malformed record ({type(exc).__name__}: {exc})", source=origin)
-            err.internal = True  # type: ignore[attr-defined]
-            raise err from exc
+            wrapped = RecordError(f"malformed record ({type(exc).__name__}: {exc})", source=origin)
+            wrapped.internal = True
+            raise wrapped from exc
 
     def _read_source(self, source: Source) -> tuple[memoryview, str]:
         if isinstance(source, (bytes, bytearray, memoryview)):
@@ -144,7 +144,8 @@ class Recorder:
         found = detect_encoding(buf, buf.nbytes)
         hint = ""
         if found == "gzip":
-            hint = f": use {recorder_hint('named-mpk', True)}, {recorder_hint('bin', True)} or {recorder_hint('json', True)}"
+            gz = [recorder_hint(encoding, True) for encoding in ("named-mpk", "bin", "json")]
+            hint = f": use {gz[0]}, {gz[1]} or {gz[2]}"
         elif found != "unknown":
             hint = f": it looks like a {found!r} record; use {recorder_hint(found, self.compressed)}"
         return f"{what}, {type(self).__name__} expects {self.describe_format()}{hint}"

@@ -97,10 +97,20 @@ def matmul_problem(sa: tuple[int, ...], sb: tuple[int, ...]) -> str | None:
 
 
 def note_failure(exc: BaseException, op: str, *tensors: Any) -> BaseException:
-    """The backend's error with a note naming `op` and the tensors it was given."""
-    if not isinstance(exc, BurnError):
-        parts = ", ".join(describe(t) for t in tensors if isinstance(t, TensorBase))
-        exc.add_note(f"burn: in {op} of {parts}")
+    """After the backend failed on `op`: a DeviceError when the tensors sit on several devices,
+    else the backend's error with a note naming `op` and the tensors it was given."""
+    if isinstance(exc, BurnError):
+        return exc
+    given = [t for t in tensors if isinstance(t, TensorBase)]
+    try:
+        devices = [t.device for t in given]
+    except Exception:  # diagnosing must never hide the original error
+        devices = []
+    if len(set(devices)) > 1:
+        err = DeviceError(f"{op}: tensors on several devices ({'; '.join(describe(t) for t in given)})")
+        err.__cause__ = exc
+        return err
+    exc.add_note(f"burn: in {op} of {', '.join(describe(t) for t in given)}")
     return exc
 
 

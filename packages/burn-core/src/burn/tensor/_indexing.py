@@ -55,7 +55,11 @@ def normalize_ranges(op: str, ranges: Any, shape: Shape) -> tuple[slice, ...]:
 
 
 def is_full(slices: tuple[slice, ...], shape: Shape) -> bool:
-    return all(s.start == 0 and s.stop == n and s.step == 1 for s, n in zip(slices, shape, strict=True))
+    """Whether normalized `slices` take every element of `shape`."""
+    for s, n in zip(slices, shape):  # noqa: B905 - one slice per dim by construction
+        if s.start != 0 or s.stop != n or s.step != 1:
+            return False
+    return True
 
 
 def region_shape(slices: tuple[slice, ...]) -> Shape:
@@ -74,6 +78,8 @@ class IndexPlan:
 
 
 def _is_int(item: Any) -> bool:
+    if item.__class__ is int:  # the common case, before the slow ABC check
+        return True
     return isinstance(item, numbers.Integral) and not isinstance(item, (bool, np.bool_))
 
 
@@ -85,29 +91,36 @@ def plan_getitem(key: Any, shape: Shape) -> IndexPlan:
         IndexError: too many indices, an int out of range, several ellipses.
         TypeError: unsupported index types (bool masks, floats, several index lists).
     """
-    if not isinstance(key, tuple):
+    if key.__class__ is not tuple:
         key = (key,)
     rank = len(shape)
-    n_ellipsis = sum(1 for item in key if item is Ellipsis)
+    n_ellipsis = 0
+    consumed = 0
+    for item in key:
+        if item is Ellipsis:
+            n_ellipsis += 1
+        elif item is not None:
+            consumed += 1
     if n_ellipsis > 1:
         raise IndexError("an index can only have a single ellipsis ('...')")
-    consumed = sum(1 for item in key if item is not None and item is not Ellipsis)
     if consumed > rank:
         raise IndexError(f"too many indices for a tensor of rank {rank} (shape {shape}): {key!r}")
+    whole = slice(None)
     items: list[Any] = []
     for item in key:
         if item is Ellipsis:
-            items.extend([slice(None)] * (rank - consumed))
+            items.extend([whole] * (rank - consumed))
         else:
             items.append(item)
     if not n_ellipsis:  # trailing dims not named by the key are taken whole
-        items.extend([slice(None)] * (rank - consumed))
+        items.extend([whole] * (rank - consumed))
 
     slices: list[slice] = []
     flips: list[int] = []
     select: tuple[int, Any] | None = None
     out: list[int] = []
     reshape = False
+    full = True  # whether every dim is taken whole (then no backend slice is needed)
     dim = 0
     for item in items:
         if item is None:
@@ -115,11 +128,12 @@ def plan_getitem(key: Any, shape: Shape) -> IndexPlan:
             reshape = True
             continue
         n = shape[dim]
-        if isinstance(item, slice):
+        if item.__class__ is slice:
             start, stop, step = item.indices(n)
             if step > 0:
-                s = slice(start, max(start, stop), step)
-                size = len(range(s.start, s.stop, step))
+                stop = max(start, stop)
+                s = slice(start, stop, step)
+                size = len(range(start, stop, step))
             else:
                 picked = range(start, stop, step)
                 size = len(picked)
@@ -127,6 +141,8 @@ def plan_getitem(key: Any, shape: Shape) -> IndexPlan:
                 s = slice(picked[-1], picked[0] + 1, -step) if size else slice(0, 0, 1)
                 if size > 1:
                     flips.append(dim)
+            if full and (s.start != 0 or s.stop != n or s.step != 1):
+                full = False
             slices.append(s)
             out.append(size)
         elif _is_int(item):
@@ -136,6 +152,7 @@ def plan_getitem(key: Any, shape: Shape) -> IndexPlan:
             i = i + n if i < 0 else i
             slices.append(slice(i, i + 1, 1))
             reshape = True
+            full = full and n == 1
         elif isinstance(item, (TensorBase, list, tuple, np.ndarray)):
             if select is not None:
                 raise TypeError(
@@ -150,9 +167,8 @@ def plan_getitem(key: Any, shape: Shape) -> IndexPlan:
                 "..., or one 1-D list/Int tensor (boolean masks: use mask_where, nonzero or argwhere)"
             )
         dim += 1
-    sl = tuple(slices)
     return IndexPlan(
-        slices=None if is_full(sl, shape) else sl,
+        slices=None if full else tuple(slices),
         flips=tuple(flips),
         select=select,
         out_shape=tuple(out) if reshape else None,

@@ -106,7 +106,8 @@ class TensorData:
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, TensorData):
             return NotImplemented
-        return self.dtype is other.dtype and self.shape == other.shape and bool(np.array_equal(self.array, other.array))
+        same_type = self.dtype is other.dtype and self.shape == other.shape
+        return same_type and bool(np.array_equal(self.array, other.array))
 
     __hash__ = None  # type: ignore[assignment]
 

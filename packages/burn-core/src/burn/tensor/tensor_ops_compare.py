@@ -19,6 +19,11 @@ Operand = Any
 _ORDERED = "a Float or Int tensor (Bool tensors are not ordered)"
 
 
+def _order_error(op: str, a: TensorBase, b: TensorBase) -> Exception:
+    """Why an ordering comparison of two tensors was refused before reaching the backend."""
+    return kind_error(op, a, _ORDERED) if a._k is Bool else operand_error(op, a, b)
+
+
 class CompareOps(ArithOps):
     """Comparison and Bool-logic ops (mixin of `burn.Tensor`)."""
 
@@ -91,11 +96,7 @@ class CompareOps(ArithOps):
         k = self._k
         if isinstance(other, TensorBase):
             if other._b is not b or other._k is not k or k is Bool:
-                raise (
-                    operand_error("greater", self, other)
-                    if k is not Bool
-                    else kind_error("greater", self, _ORDERED)
-                )
+                raise _order_error("greater", self, other)
             try:
                 p = b.float_greater(self._p, other._p) if k is Float else b.int_greater(self._p, other._p)
             except Exception as exc:
@@ -111,11 +112,7 @@ class CompareOps(ArithOps):
         k = self._k
         if isinstance(other, TensorBase):
             if other._b is not b or other._k is not k or k is Bool:
-                raise (
-                    operand_error("greater_equal", self, other)
-                    if k is not Bool
-                    else kind_error("greater_equal", self, _ORDERED)
-                )
+                raise _order_error("greater_equal", self, other)
             try:
                 if k is Float:
                     p = b.float_greater_equal(self._p, other._p)
@@ -134,11 +131,7 @@ class CompareOps(ArithOps):
         k = self._k
         if isinstance(other, TensorBase):
             if other._b is not b or other._k is not k or k is Bool:
-                raise (
-                    operand_error("lower", self, other)
-                    if k is not Bool
-                    else kind_error("lower", self, _ORDERED)
-                )
+                raise _order_error("lower", self, other)
             try:
                 p = b.float_lower(self._p, other._p) if k is Float else b.int_lower(self._p, other._p)
             except Exception as exc:
@@ -154,11 +147,7 @@ class CompareOps(ArithOps):
         k = self._k
         if isinstance(other, TensorBase):
             if other._b is not b or other._k is not k or k is Bool:
-                raise (
-                    operand_error("lower_equal", self, other)
-                    if k is not Bool
-                    else kind_error("lower_equal", self, _ORDERED)
-                )
+                raise _order_error("lower_equal", self, other)
             try:
                 p = (
                     b.float_lower_equal(self._p, other._p)

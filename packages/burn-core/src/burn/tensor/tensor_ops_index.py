@@ -115,7 +115,11 @@ class IndexOps(ShapeOps):
                 f"select_add: indices {idx.shape} (1-D) and values {values.shape} do not match tensor "
                 f"{shape} along dim {dim} (values should have shape {expected})"
             )
-        return wrap(self._kind_op("select_add")(self._p, d, idx._p, values._p), self._b, self._k)
+        try:
+            p = self._kind_op("select_add")(self._p, d, idx._p, values._p)
+        except Exception as exc:
+            raise note_failure(exc, "select_add", self, idx, values)  # noqa: B904
+        return wrap(p, self._b, self._k)
 
     select_assign = select_add
 
@@ -171,7 +175,7 @@ class IndexOps(ShapeOps):
             )
             err.__cause__ = exc
             return err
-        return note_failure(exc, op, self, mask)
+        return note_failure(exc, op, self, mask, value)
 
     def argwhere(self) -> Tensor:
         """Int ``[n, rank]``: the positions of the true (nonzero) elements, row-major."""
@@ -195,7 +199,13 @@ class IndexOps(ShapeOps):
             >>> t[1, ::-1].tolist(), t[:, [2, 0]].tolist(), t[None, 0].shape  # doctest: +SKIP
             ([5, 4, 3], [[2, 0], [5, 3]], (1, 3))
         """
-        plan = plan_getitem(key, self.shape)
+        if key.__class__ is int:  # t[i], the most common index: skip the general parser
+            shape = self.shape
+            if shape and -shape[0] <= key < shape[0]:
+                i = key + shape[0] if key < 0 else key
+                rows = (slice(i, i + 1, 1),) + tuple(slice(0, n, 1) for n in shape[1:])
+                return self._slice(rows).reshape(shape[1:])
+        plan = plan_getitem(key, self.shape)  # also raises the errors of the fast path above
         out: Tensor = self  # type: ignore[assignment]
         if plan.slices is not None:
             out = out._slice(plan.slices)

@@ -89,12 +89,16 @@ class ShapeOps(ReduceOps):
 
     def swap_dims(self, dim1: int, dim2: int) -> Tensor:
         """Swap two dims (a view where the backend allows)."""
-        d1 = self._dim(dim1, "swap_dims")
-        d2 = self._dim(dim2, "swap_dims")
-        if d1 == d2:
-            return self  # type: ignore[return-value]
         b = self._b
         k = self._k
+        rank = len(b.float_shape(self._p) if k is Float else self.shape)
+        d1 = dim1 + rank if -rank <= dim1 < 0 else dim1
+        d2 = dim2 + rank if -rank <= dim2 < 0 else dim2
+        if not (0 <= d1 < rank and 0 <= d2 < rank):
+            self._dim(dim1, "swap_dims")  # raises the error naming the bad dim
+            self._dim(dim2, "swap_dims")
+        if d1 == d2:
+            return self  # type: ignore[return-value]
         if k is Float:
             return wrap(b.float_swap_dims(self._p, d1, d2), b, k)
         if k is Int:
@@ -249,7 +253,11 @@ class ShapeOps(ReduceOps):
                     f"slice_assign: value of shape {value.shape} does not fit the region {region} "
                     f"selected by {list(slices)} in shape {shape}"
                 ) from None
-        return wrap(self._kind_op("slice_assign")(self._p, slices, value._p), self._b, self._k)
+        try:
+            p = self._kind_op("slice_assign")(self._p, slices, value._p)
+        except Exception as exc:
+            raise note_failure(exc, "slice_assign", self, value)  # noqa: B904
+        return wrap(p, self._b, self._k)
 
     def _full_region(self, region: tuple[int, ...], value: Any) -> Tensor:
         b = self._b

@@ -12,8 +12,8 @@ adds ``--burn-backend`` and the `backend` fixture; without ``--burn-backend`` ev
 test is skipped with that reason. Tests declare the contract ops they check with `covers`; a
 meta-test fails when an op of `burn.backend.contract_ops()` has no test.
 
-This package imports only pytest at import time, so that loading the plugin costs nothing in
-projects that do not use it.
+Importing it loads `burn` and pytest only; backends are built on first use of the `backend`
+fixture, so the plugin costs little in projects that do not use it.
 """
 
 from burn.testing.markers import covers

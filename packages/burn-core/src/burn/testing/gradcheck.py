@@ -22,6 +22,7 @@ the backend's float dtype) are compared with those of the reference backend
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -32,20 +33,55 @@ from burn.tensor.dtype import DType
 
 # Contract ops whose result carries no gradient (metadata, creation, host exchange, int/bool
 # results), and the backward helpers the autodiff rules call (checked by the op tests).
-NOT_DIFFERENTIABLE = frozenset({
-    "float_from_data", "float_into_data", "float_device", "float_shape", "float_get_dtype",
-    "float_into_int", "float_full", "float_zeros", "float_ones", "float_empty", "float_random",
-    "float_equal", "float_not_equal", "float_greater", "float_greater_equal", "float_lower",
-    "float_lower_equal", "float_equal_elem", "float_not_equal_elem", "float_greater_elem",
-    "float_greater_equal_elem", "float_lower_elem", "float_lower_equal_elem", "float_is_nan",
-    "float_is_inf", "float_argmax", "float_argmin", "float_argsort", "float_is_require_grad",
-})
-BACKWARD_HELPERS = frozenset({
-    "conv2d_x_backward", "conv2d_weight_backward", "conv_transpose2d_x_backward",
-    "conv_transpose2d_weight_backward", "max_pool2d_with_indices_backward", "avg_pool2d_backward",
-    "adaptive_avg_pool2d_backward", "embedding_backward", "interpolate_backward", "relu_backward",
-    "gelu_backward", "sigmoid_backward",
-})
+NOT_DIFFERENTIABLE = frozenset(
+    {
+        "float_from_data",
+        "float_into_data",
+        "float_device",
+        "float_shape",
+        "float_get_dtype",
+        "float_into_int",
+        "float_full",
+        "float_zeros",
+        "float_ones",
+        "float_empty",
+        "float_random",
+        "float_equal",
+        "float_not_equal",
+        "float_greater",
+        "float_greater_equal",
+        "float_lower",
+        "float_lower_equal",
+        "float_equal_elem",
+        "float_not_equal_elem",
+        "float_greater_elem",
+        "float_greater_equal_elem",
+        "float_lower_elem",
+        "float_lower_equal_elem",
+        "float_is_nan",
+        "float_is_inf",
+        "float_argmax",
+        "float_argmin",
+        "float_argsort",
+        "float_is_require_grad",
+    }
+)
+BACKWARD_HELPERS = frozenset(
+    {
+        "conv2d_x_backward",
+        "conv2d_weight_backward",
+        "conv_transpose2d_x_backward",
+        "conv_transpose2d_weight_backward",
+        "max_pool2d_with_indices_backward",
+        "avg_pool2d_backward",
+        "adaptive_avg_pool2d_backward",
+        "embedding_backward",
+        "interpolate_backward",
+        "relu_backward",
+        "gelu_backward",
+        "sigmoid_backward",
+    }
+)
 
 
 def differentiable_ops() -> set[str]:
@@ -55,7 +91,8 @@ def differentiable_ops() -> set[str]:
     from burn.backend import contract_ops
 
     return {
-        name for name in contract_ops()
+        name
+        for name in contract_ops()
         if not name.startswith(("int_", "bool_")) and name not in NOT_DIFFERENTIABLE | BACKWARD_HELPERS
     }
 
@@ -74,11 +111,11 @@ _REFERENCE = "autodiff(ndarray)"
 
 def reference_backend() -> Any:
     """``autodiff(ndarray)`` in float64, the reference for backends without float64 (skip if absent)."""
-    import burn
     from burn.errors import BackendNotFoundError, BackendUnavailableError
+    from burn.plugins import backend as get_backend
 
     try:
-        return burn.backend(_REFERENCE, float_dtype="float64")
+        return get_backend(_REFERENCE, float_dtype="float64")
     except (BackendNotFoundError, BackendUnavailableError) as exc:
         pytest.skip(f"backend has no float64 and the reference {_REFERENCE} is not available: {exc}")
 
@@ -117,7 +154,9 @@ def analytic_gradients(
     for i in wrt:
         tensors[i] = tensors[i].require_grad()
     out = fn(*tensors)
-    weights = Tensor.from_data(TensorData(_weights(tuple(out.shape)), out.dtype), dtype=out.dtype, backend=backend)
+    weights = Tensor.from_data(
+        TensorData(_weights(tuple(out.shape)), out.dtype), dtype=out.dtype, backend=backend
+    )
     grads = (out * weights).sum().backward()
     result = []
     for i in wrt:
@@ -186,9 +225,14 @@ def check_gradients(
         for i, g in zip(wrt, grads, strict=True):
             assert g is not None, f"{label}input {i} requires grad but got no gradient"
             expected = numeric_gradient(fn, arrays, backend, i, eps)
-            assert g.shape == expected.shape, f"{label}gradient of input {i}: shape {g.shape}, expected {expected.shape}"
+            assert g.shape == expected.shape, (
+                f"{label}gradient of input {i}: shape {g.shape}, expected {expected.shape}"
+            )
             np.testing.assert_allclose(
-                g, expected, rtol=rtol, atol=atol,
+                g,
+                expected,
+                rtol=rtol,
+                atol=atol,
                 err_msg=f"{label}gradient of input {i} vs central finite differences (float64)",
             )
         return
@@ -201,10 +245,79 @@ def check_gradients(
     from burn.testing.helpers import tolerance
 
     d_rtol, d_atol = tolerance(dtype, 100)
-    for i, g, expected in zip(wrt, grads, expected_grads, strict=True):
+    for i, g, ref in zip(wrt, grads, expected_grads, strict=True):
         assert g is not None, f"{label}input {i} requires grad but got no gradient"
-        assert expected is not None
+        assert ref is not None, f"{label}input {i}: the reference {_REFERENCE} gave no gradient"
         np.testing.assert_allclose(
-            g, expected, rtol=max(d_rtol * 10, 1e-4), atol=d_atol,
+            g,
+            ref,
+            rtol=max(d_rtol * 10, 1e-4),
+            atol=d_atol,
             err_msg=f"{label}gradient of input {i} ({dtype.value}) vs {_REFERENCE} (float64)",
         )
+
+
+# -- building gradient cases (used by the ``test_gradients*`` modules) -----------------------
+Gen = Callable[[np.random.Generator], np.ndarray]
+Inputs = Callable[[np.random.Generator], list[np.ndarray]]
+
+
+def op(name: str, *args: Any) -> Any:
+    """Call the contract op `name` on the tensors' primitives (lists of tensors too) and wrap its
+    float result (the first one for ops returning a tuple): the gradient tests differentiate
+    exactly the op they name, whatever the Tensor layer composes.
+
+    Example:
+        >>> op("float_sum_dim", x, 1)  # doctest: +SKIP
+    """
+    from burn import Float, Tensor
+    from burn.tensor._base import wrap
+
+    first = next(a for a in args if isinstance(a, Tensor | list))
+    backend = first[0].backend if isinstance(first, list) else first.backend
+    prims = [a._p if isinstance(a, Tensor) else [t._p for t in a] if isinstance(a, list) else a for a in args]
+    out = getattr(backend, name)(*prims)
+    return wrap(out[0] if isinstance(out, tuple) else out, backend, Float)
+
+
+@dataclass(frozen=True)
+class Case:
+    """One gradient check: `fn` (tensors -> Float tensor) at `inputs(rng)`, covering `ops`."""
+
+    id: str
+    ops: tuple[str, ...]
+    fn: Callable[..., Any]
+    inputs: Inputs
+
+
+def u(shape: tuple[int, ...], low: float = -2.0, high: float = 2.0) -> Gen:
+    """Uniform in ``[low, high)``."""
+    return lambda rng: rng.uniform(low, high, size=shape)
+
+
+def nz(shape: tuple[int, ...], low: float = 0.5, high: float = 2.0) -> Gen:
+    """Away from zero, random sign."""
+    return lambda rng: np.where(rng.random(shape) < 0.5, -1.0, 1.0) * rng.uniform(low, high, size=shape)
+
+
+def distinct(shape: tuple[int, ...]) -> Gen:
+    """Distinct values at least 0.1 apart (no ties for max/min/sort)."""
+    size = int(np.prod(shape))
+    return lambda rng: (
+        (rng.permutation(size) * 0.25 - size * 0.1).reshape(shape) + rng.uniform(0, 0.05, shape)
+    )
+
+
+def frac(shape: tuple[int, ...], low: float = 0.1, high: float = 0.4) -> Gen:
+    """Values whose fractional part is in [low, high] (away from round/floor/ceil jumps)."""
+    return lambda rng: rng.integers(-3, 3, size=shape) + rng.uniform(low, high, size=shape)
+
+
+def const(value: Any) -> Gen:
+    """Fixed values (int arrays become Int tensors, bool arrays Bool tensors)."""
+    return lambda rng: np.asarray(value)
+
+
+def inputs(*gens: Gen) -> Inputs:
+    """One array per generator."""
+    return lambda rng: [g(rng) for g in gens]

@@ -15,8 +15,9 @@ Fixtures:
     backend: the backend under test (parametrized over every ``--burn-backend``; skipped with the
         reason when none is given or the backend cannot run here).
     device: ``backend.default_device()``.
-    float_dtype / int_dtype / any_dtype: parametrized over every float / int / any dtype burn has;
-        a dtype the backend does not declare is skipped with the capability as reason.
+    float_dtype / int_dtype / numeric_dtype / any_dtype: parametrized over every float / int /
+        float-or-int / any dtype burn has; a dtype the backend does not declare is skipped with the
+        capability as reason.
     rng: a NumPy generator seeded from the test's id (inputs are reproducible per test).
 """
 
@@ -68,7 +69,10 @@ def pytest_configure(config: pytest.Config) -> None:
                 module = importlib.import_module(name)
             except ImportError as exc:
                 raise pytest.UsageError(f"--burn-plugin {name}: cannot import it: {exc}") from exc
-            bp.register(module)  # already registered (installed): nothing happens
+            try:
+                bp.register(module)  # already registered (installed): nothing happens
+            except Exception as exc:
+                raise pytest.UsageError(f"--burn-plugin {name}: {exc}") from exc
 
 
 def pytest_report_header(config: pytest.Config) -> str | None:
@@ -143,7 +147,7 @@ def device(backend: Any) -> Any:
     return backend.default_device()
 
 
-# Dtype names (not DType members) keep this module free of NumPy at import time.
+# Dtype names, not DType members: the fixture params stay plain strings in test ids and reprs.
 _FLOATS = ["float64", "float32", "float16", "bfloat16"]
 _INTS = ["int64", "int32", "int16", "int8", "uint8"]
 
@@ -166,6 +170,12 @@ def float_dtype(request: pytest.FixtureRequest, backend: Any) -> Any:
 @pytest.fixture(params=_INTS)
 def int_dtype(request: pytest.FixtureRequest, backend: Any) -> Any:
     """Each int dtype (int64, int32, int16, int8, uint8) the backend declares."""
+    return _dtype_param(request, backend)
+
+
+@pytest.fixture(params=[*_FLOATS, *_INTS])
+def numeric_dtype(request: pytest.FixtureRequest, backend: Any) -> Any:
+    """Each float or int dtype the backend declares (ops Bool tensors do not have)."""
     return _dtype_param(request, backend)
 
 

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from burn.tensor.dtype import DType
 from burn_opencl.tensor import CLTensor, c_strides
+
+if TYPE_CHECKING:
+    from burn_opencl.runtime import Runtime
 
 LOCAL = 256  # work-group size of 1-D kernels: fixed, so pocl compiles each kernel once
 I64 = np.int64
@@ -86,15 +90,23 @@ def collapse(
     return tuple(dims), [tuple(s) for s in out]
 
 
-def new(rt: object, shape: tuple[int, ...], dtype: DType, what: str = "tensor") -> CLTensor:
+def new(rt: Runtime, shape: tuple[int, ...], dtype: DType, what: str = "tensor") -> CLTensor:
     """A fresh contiguous tensor (contents undefined)."""
     n = 1
     for s in shape:
         n *= s
-    return CLTensor(rt, rt.alloc(n * dtype.itemsize, what), shape, dtype)  # type: ignore[attr-defined]
+    return CLTensor(rt, rt.alloc(n * dtype.itemsize, what), shape, dtype)
 
 
 __all__ = [
-    "I64", "LOCAL", "broadcast_shape", "broadcast_strides", "c_strides", "collapse", "global_size", "index_code",
-    "index_params", "new",
+    "I64",
+    "LOCAL",
+    "broadcast_shape",
+    "broadcast_strides",
+    "c_strides",
+    "collapse",
+    "global_size",
+    "index_code",
+    "index_params",
+    "new",
 ]

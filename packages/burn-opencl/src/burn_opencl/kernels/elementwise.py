@@ -20,7 +20,15 @@ from burn.errors import DeviceError
 from burn.tensor.dtype import DType
 from burn_opencl.dtypes import COMPUTE, SCALAR_NP, STORAGE, build_options, load, store, wider
 from burn_opencl.kernels.common import (
-    I64, LOCAL, broadcast_shape, broadcast_strides, collapse, global_size, index_code, index_params, new,
+    I64,
+    LOCAL,
+    broadcast_shape,
+    broadcast_strides,
+    collapse,
+    global_size,
+    index_code,
+    index_params,
+    new,
 )
 from burn_opencl.tensor import CLTensor
 
@@ -61,10 +69,15 @@ def _ops(group: str, arity: int, table: dict[str, str], **kw: Any) -> dict[str, 
 _FLOAT_HELPERS = r"""
 inline T b_rem(T a, T b) { T r = fmod(a, b); if (r != (T)0 && ((r < (T)0) != (b < (T)0))) r += b; return r; }
 inline T b_sign(T a) { return isnan(a) ? a : (T)((a > (T)0) - (a < (T)0)); }
-inline T b_sigmoid(T a) { if (a >= (T)0) return (T)1 / ((T)1 + exp(-a)); T e = exp(a); return e / ((T)1 + e); }
+inline T b_sigmoid(T a) {
+  if (a >= (T)0) return (T)1 / ((T)1 + exp(-a));
+  T e = exp(a);
+  return e / ((T)1 + e);
+}
 inline T b_softplus(T a, T beta) { T z = a * beta; return (fmax(z, (T)0) + log1p(exp(-fabs(z)))) / beta; }
 inline T b_gelu_grad(T x) {
-  return (T)0.5 * ((T)1 + erf(x * (T)0.70710678118654752440)) + x * exp((T)-0.5 * x * x) * (T)0.39894228040143267794;
+  return (T)0.5 * ((T)1 + erf(x * (T)0.70710678118654752440))
+         + x * exp((T)-0.5 * x * x) * (T)0.39894228040143267794;
 }
 """
 _INT_HELPERS = r"""
@@ -83,50 +96,153 @@ inline T b_irem(T a, T b) {
 }
 """
 
-FLOAT_UNARY = _ops("fu", 1, {
-    "exp": "exp(a)", "log": "log(a)", "sqrt": "sqrt(a)", "abs": "fabs(a)", "sin": "sin(a)", "cos": "cos(a)",
-    "tanh": "tanh(a)", "erf": "erf(a)", "round": "rint(a)", "floor": "floor(a)", "ceil": "ceil(a)",
-    "neg": "-a", "recip": "(T)1 / a", "log1p": "log1p(a)", "sign": "b_sign(a)",
-    "relu": "a < (T)0 ? (T)0 : a", "gelu": "(T)0.5 * a * ((T)1 + erf(a * (T)0.70710678118654752440))",
-    "sigmoid": "b_sigmoid(a)", "log_sigmoid": "fmin(a, (T)0) - log1p(exp(-fabs(a)))",
-    "silu": "a * b_sigmoid(a)",
-})
-FLOAT_SCALAR = _ops("fus", 1, {
-    "add_s": "a + s0", "sub_s": "a - s0", "mul_s": "a * s0", "div_s": "a / s0", "rem_s": "b_rem(a, s0)",
-    "pow_s": "pow(a, s0)", "clamp_min": "a < s0 ? s0 : a", "clamp_max": "a > s0 ? s0 : a",
-    "leaky_relu": "a < (T)0 ? a * s0 : a", "softplus": "b_softplus(a, s0)", "rsub_s": "s0 - a",
-}, nscalars=1)
-FLOAT_SCALAR2 = _ops("fus2", 1, {
-    "clamp": "a < s0 ? s0 : (a > s1 ? s1 : a)", "hard_sigmoid": "clamp(s0 * a + s1, (T)0, (T)1)",
-}, nscalars=2)
-FLOAT_BINARY = _ops("fb", 2, {
-    "add": "a + b", "sub": "a - b", "mul": "a * b", "div": "a / b", "rem": "b_rem(a, b)", "pow": "pow(a, b)",
-    "relu_backward": "a > (T)0 ? b : (T)0", "sigmoid_backward": "b * a * ((T)1 - a)",
-    "gelu_backward": "b * b_gelu_grad(a)", "exp_sub": "exp(a - b)",
-})
+FLOAT_UNARY = _ops(
+    "fu",
+    1,
+    {
+        "exp": "exp(a)",
+        "log": "log(a)",
+        "sqrt": "sqrt(a)",
+        "abs": "fabs(a)",
+        "sin": "sin(a)",
+        "cos": "cos(a)",
+        "tanh": "tanh(a)",
+        "erf": "erf(a)",
+        "round": "rint(a)",
+        "floor": "floor(a)",
+        "ceil": "ceil(a)",
+        "neg": "-a",
+        "recip": "(T)1 / a",
+        "log1p": "log1p(a)",
+        "sign": "b_sign(a)",
+        "relu": "a < (T)0 ? (T)0 : a",
+        "gelu": "(T)0.5 * a * ((T)1 + erf(a * (T)0.70710678118654752440))",
+        "sigmoid": "b_sigmoid(a)",
+        "log_sigmoid": "fmin(a, (T)0) - log1p(exp(-fabs(a)))",
+        "silu": "a * b_sigmoid(a)",
+    },
+)
+FLOAT_SCALAR = _ops(
+    "fus",
+    1,
+    {
+        "add_s": "a + s0",
+        "sub_s": "a - s0",
+        "mul_s": "a * s0",
+        "div_s": "a / s0",
+        "rem_s": "b_rem(a, s0)",
+        "pow_s": "pow(a, s0)",
+        "clamp_min": "a < s0 ? s0 : a",
+        "clamp_max": "a > s0 ? s0 : a",
+        "leaky_relu": "a < (T)0 ? a * s0 : a",
+        "softplus": "b_softplus(a, s0)",
+        "rsub_s": "s0 - a",
+    },
+    nscalars=1,
+)
+FLOAT_SCALAR2 = _ops(
+    "fus2",
+    1,
+    {
+        "clamp": "a < s0 ? s0 : (a > s1 ? s1 : a)",
+        "hard_sigmoid": "clamp(s0 * a + s1, (T)0, (T)1)",
+    },
+    nscalars=2,
+)
+FLOAT_BINARY = _ops(
+    "fb",
+    2,
+    {
+        "add": "a + b",
+        "sub": "a - b",
+        "mul": "a * b",
+        "div": "a / b",
+        "rem": "b_rem(a, b)",
+        "pow": "pow(a, b)",
+        "relu_backward": "a > (T)0 ? b : (T)0",
+        "sigmoid_backward": "b * a * ((T)1 - a)",
+        "gelu_backward": "b * b_gelu_grad(a)",
+        "exp_sub": "exp(a - b)",
+    },
+)
 # log_softmax's last step: x - max - log(sum(exp(x - max))).
 LOG_SOFTMAX_OUT = Ew("log_softmax_out", "a - b - log(c)", 3, "ft")
 FLOAT_TEST = _ops("fub", 1, {"is_nan": "isnan(a)", "is_inf": "isinf(a)"})
-COMPARE = _ops("cmp", 2, {
-    "eq": "a == b", "ne": "a != b", "gt": "a > b", "ge": "a >= b", "lt": "a < b", "le": "a <= b",
-})
-COMPARE_SCALAR = _ops("cmps", 1, {
-    "eq_s": "a == s0", "ne_s": "a != s0", "gt_s": "a > s0", "ge_s": "a >= s0", "lt_s": "a < s0", "le_s": "a <= s0",
-}, nscalars=1)
-INT_COMPARE_SCALAR = _ops("icmps", 1, {
-    "eq_s": "a == s0", "ne_s": "a != s0", "gt_s": "a > s0", "ge_s": "a >= s0", "lt_s": "a < s0", "le_s": "a <= s0",
-}, nscalars=1, int_scalars=True)
-INT_UNARY = _ops("iu", 1, {
-    "abs": "a < (T)0 ? (T)((T)0 - a) : a", "neg": "(T)((T)0 - a)", "sign": "(T)((a > (T)0) - (a < (T)0))",
-})
-INT_SCALAR = _ops("ius", 1, {
-    "add_s": "a + s0", "sub_s": "a - s0", "mul_s": "a * s0", "div_s": "b_idiv(a, s0)", "rem_s": "b_irem(a, s0)",
-    "clamp_min": "a < s0 ? s0 : a", "clamp_max": "a > s0 ? s0 : a",
-}, nscalars=1, int_scalars=True)
+COMPARE = _ops(
+    "cmp",
+    2,
+    {
+        "eq": "a == b",
+        "ne": "a != b",
+        "gt": "a > b",
+        "ge": "a >= b",
+        "lt": "a < b",
+        "le": "a <= b",
+    },
+)
+COMPARE_SCALAR = _ops(
+    "cmps",
+    1,
+    {
+        "eq_s": "a == s0",
+        "ne_s": "a != s0",
+        "gt_s": "a > s0",
+        "ge_s": "a >= s0",
+        "lt_s": "a < s0",
+        "le_s": "a <= s0",
+    },
+    nscalars=1,
+)
+INT_COMPARE_SCALAR = _ops(
+    "icmps",
+    1,
+    {
+        "eq_s": "a == s0",
+        "ne_s": "a != s0",
+        "gt_s": "a > s0",
+        "ge_s": "a >= s0",
+        "lt_s": "a < s0",
+        "le_s": "a <= s0",
+    },
+    nscalars=1,
+    int_scalars=True,
+)
+INT_UNARY = _ops(
+    "iu",
+    1,
+    {
+        "abs": "a < (T)0 ? (T)((T)0 - a) : a",
+        "neg": "(T)((T)0 - a)",
+        "sign": "(T)((a > (T)0) - (a < (T)0))",
+    },
+)
+INT_SCALAR = _ops(
+    "ius",
+    1,
+    {
+        "add_s": "a + s0",
+        "sub_s": "a - s0",
+        "mul_s": "a * s0",
+        "div_s": "b_idiv(a, s0)",
+        "rem_s": "b_irem(a, s0)",
+        "clamp_min": "a < s0 ? s0 : a",
+        "clamp_max": "a > s0 ? s0 : a",
+    },
+    nscalars=1,
+    int_scalars=True,
+)
 INT_SCALAR2 = _ops("ius2", 1, {"clamp": "a < s0 ? s0 : (a > s1 ? s1 : a)"}, nscalars=2, int_scalars=True)
-INT_BINARY = _ops("ib", 2, {
-    "add": "a + b", "sub": "a - b", "mul": "a * b", "div": "b_idiv(a, b)", "rem": "b_irem(a, b)",
-})
+INT_BINARY = _ops(
+    "ib",
+    2,
+    {
+        "add": "a + b",
+        "sub": "a - b",
+        "mul": "a * b",
+        "div": "b_idiv(a, b)",
+        "rem": "b_irem(a, b)",
+    },
+)
 BOOL_UNARY = _ops("bu", 1, {"not": "!a"})
 BOOL_BINARY = _ops("bb", 2, {"and": "a && b", "or": "a || b", "eq": "a == b", "ne": "a != b"})
 CAST = Ew("cast", "a", 1, "cast")
@@ -139,10 +255,30 @@ ARANGE = Ew("arange", "s0 + (T)i * s1", 0, "arange", nscalars=2, int_scalars=Tru
 
 GROUPS: dict[str, list[Ew]] = {}
 for _table in (
-    FLOAT_UNARY, FLOAT_SCALAR, FLOAT_SCALAR2, FLOAT_BINARY, FLOAT_TEST, COMPARE, COMPARE_SCALAR,
-    INT_COMPARE_SCALAR, INT_UNARY, INT_SCALAR, INT_SCALAR2, INT_BINARY, BOOL_UNARY, BOOL_BINARY,
-    {"cast": CAST, "log_softmax_out": LOG_SOFTMAX_OUT, "mask_where": MASK_WHERE, "mask_fill": MASK_FILL, "imask_fill": INT_MASK_FILL, "fill": FILL,
-     "ifill": INT_FILL, "arange": ARANGE},
+    FLOAT_UNARY,
+    FLOAT_SCALAR,
+    FLOAT_SCALAR2,
+    FLOAT_BINARY,
+    FLOAT_TEST,
+    COMPARE,
+    COMPARE_SCALAR,
+    INT_COMPARE_SCALAR,
+    INT_UNARY,
+    INT_SCALAR,
+    INT_SCALAR2,
+    INT_BINARY,
+    BOOL_UNARY,
+    BOOL_BINARY,
+    {
+        "cast": CAST,
+        "log_softmax_out": LOG_SOFTMAX_OUT,
+        "mask_where": MASK_WHERE,
+        "mask_fill": MASK_FILL,
+        "imask_fill": INT_MASK_FILL,
+        "fill": FILL,
+        "ifill": INT_FILL,
+        "arange": ARANGE,
+    },
 ):
     for _op in _table.values():
         GROUPS.setdefault(_op.group, []).append(_op)
@@ -178,9 +314,17 @@ def _source(group: str, ins: tuple[DType, ...], out: DType, compute: DType, rank
                 body.append(f"T {var} = (T){load(d, f'x{k}', f'x{k}_i')};")
             else:
                 body.append(f"{COMPUTE[d]} {var} = {load(d, f'x{k}', f'x{k}_i')};")
-        value = f"(({COMPUTE[out]})(({op.expr}) ? 1 : 0))" if out is DType.BOOL else f"(({COMPUTE[out]})({op.expr}))"
+        value = (
+            f"(({COMPUTE[out]})(({op.expr}) ? 1 : 0))"
+            if out is DType.BOOL
+            else f"(({COMPUTE[out]})({op.expr}))"
+        )
         body.append(store(out, "o", "o_i", value))
-        parts.append(f"__kernel void k_{op.name}({', '.join(p for p in params if p)}) {{\n  " + "\n  ".join(body) + "\n}")
+        parts.append(
+            f"__kernel void k_{op.name}({', '.join(p for p in params if p)}) {{\n  "
+            + "\n  ".join(body)
+            + "\n}"
+        )
     return "\n".join(parts)
 
 
@@ -266,9 +410,11 @@ def run(
         kernel = rt.kernels.get((key, op.cname))
         if kernel is None:
             kernel = rt.build(
-                key, [o.cname for o in GROUPS[op.group]],
+                key,
+                [o.cname for o in GROUPS[op.group]],
                 lambda: _source(op.group, dtypes, out_dtype, compute, -1),
-                build_options(compute, out_dtype, *dtypes), _arg_types(op.group, len(ins), compute, -1),
+                build_options(compute, out_dtype, *dtypes),
+                _arg_types(op.group, len(ins), compute, -1),
             )[op.cname]
         args = [out.buf, *[t.buf for t in ins], n, out.offset, *[t.offset for t in ins], *steps, *scalars]
     else:
@@ -278,9 +424,11 @@ def run(
         kernel = rt.kernels.get((key, op.cname))
         if kernel is None:
             kernel = rt.build(
-                key, [o.cname for o in GROUPS[op.group]],
+                key,
+                [o.cname for o in GROUPS[op.group]],
                 lambda: _source(op.group, dtypes, out_dtype, compute, rank),
-                build_options(compute, out_dtype, *dtypes), _arg_types(op.group, len(ins), compute, rank),
+                build_options(compute, out_dtype, *dtypes),
+                _arg_types(op.group, len(ins), compute, rank),
             )[op.cname]
         args = [out.buf, *[t.buf for t in ins], n, out.offset, *[t.offset for t in ins], *scalars, *dims]
         for s in strides:

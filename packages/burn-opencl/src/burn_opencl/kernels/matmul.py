@@ -15,12 +15,16 @@
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
 from burn.tensor.dtype import DType
 from burn_opencl.dtypes import COMPUTE, STORAGE, build_options, load
 from burn_opencl.kernels import elementwise as ew
 from burn_opencl.kernels.common import I64, LOCAL, broadcast_shape, collapse, global_size, new
 from burn_opencl.tensor import CLTensor
+
+if TYPE_CHECKING:
+    from burn_opencl.runtime import Runtime
 
 RM = 8  # rows of the packed kernel's register block
 TS, TK, WG = 32, 16, 16  # tiled kernel: tile edge, k-step, work-group edge
@@ -38,7 +42,8 @@ __kernel void mm(__global const {STORAGE[ad]}* A, __global const {STORAGE[bd]}* 
   long j = w % N; long r = w / N; long i = r % M; long bb = r / M;
   long pa = a_off + bb * a_bs + i * a_sm, pb = b_off + bb * b_bs + j * b_sn;
   T acc = (T)0;
-  for (long k = 0; k < K; k++) acc += (T){load(ad, 'A', 'pa + k * a_sk')} * (T){load(bd, 'B', 'pb + k * b_sk')};
+  for (long k = 0; k < K; k++)
+    acc += (T){load(ad, "A", "pa + k * a_sk")} * (T){load(bd, "B", "pb + k * b_sk")};
   C[w] = acc;
 }}"""
 
@@ -66,8 +71,8 @@ void mm(__global const {STORAGE[ad]}* A, __global const {STORAGE[bd]}* B, __glob
     for (int e = ty * WG + tx; e < TK * TS; e += WG * WG) {{
       int kk = e / TS, ii = e % TS;
       long gk = k0 + kk, gi = i0 + ii, gj = j0 + ii;
-      As[kk][ii] = (gi < M && gk < K) ? (T){load(ad, 'A', 'pa + gi * a_sm + gk * a_sk')} : (T)0;
-      Bs[kk][ii] = (gj < N && gk < K) ? (T){load(bd, 'B', 'pb + gk * b_sk + gj * b_sn')} : (T)0;
+      As[kk][ii] = (gi < M && gk < K) ? (T){load(ad, "A", "pa + gi * a_sm + gk * a_sk")} : (T)0;
+      Bs[kk][ii] = (gj < N && gk < K) ? (T){load(bd, "B", "pb + gk * b_sk + gj * b_sn")} : (T)0;
     }}
     barrier(CLK_LOCAL_MEM_FENCE);
     for (int kk = 0; kk < TK; kk++) {{
@@ -91,7 +96,8 @@ def _packed_source(ad: DType, bd: DType, t: str) -> str:
     nb = 2 * v
     tv = f"{t}{v}"
     rows0 = "\n    ".join(
-        f"{{ T a = ap[{r}]; acc0[{r}] = fma(({tv})a, b0, acc0[{r}]); acc1[{r}] = fma(({tv})a, b1, acc1[{r}]); }}"
+        f"{{ T a = ap[{r}]; acc0[{r}] = fma(({tv})a, b0, acc0[{r}]); "
+        f"acc1[{r}] = fma(({tv})a, b1, acc1[{r}]); }}"
         for r in range(RM)
     )
     return f"""
@@ -104,14 +110,14 @@ __kernel void pack_a(__global T* o, __global const {STORAGE[ad]}* A, long n, lon
   long w = get_global_id(0);
   if (w >= n) return;
   long m = w % Mp; long r = w / Mp; long k = r % K; long bb = r / K;
-  o[w] = m < M ? (T){load(ad, 'A', 'a_off + bb * a_bs + m * a_sm + k * a_sk')} : (T)0;
+  o[w] = m < M ? (T){load(ad, "A", "a_off + bb * a_bs + m * a_sm + k * a_sk")} : (T)0;
 }}
 __kernel void pack_b(__global T* o, __global const {STORAGE[bd]}* B, long n, long N, long K, long Np,
                      long b_off, long b_bs, long b_sk, long b_sn) {{
   long w = get_global_id(0);
   if (w >= n) return;
   long j = w % Np; long r = w / Np; long k = r % K; long bb = r / K;
-  o[w] = j < N ? (T){load(bd, 'B', 'b_off + bb * b_bs + k * b_sk + j * b_sn')} : (T)0;
+  o[w] = j < N ? (T){load(bd, "B", "b_off + bb * b_bs + k * b_sk + j * b_sn")} : (T)0;
 }}
 __kernel void mm(__global const T* AT, __global const T* B, __global T* C, long M, long N, long K, long Mp,
                  long ldb, long b_off, long a_bs, long b_bs) {{
@@ -184,13 +190,13 @@ def _expand_copy(t: CLTensor, shape: tuple[int, ...]) -> CLTensor:
     return ew.run(ew.CAST, [t.view(shape, tuple(strides), t.offset)], t.dtype)
 
 
-def _mode(rt: object, macs: int) -> str:
+def _mode(rt: Runtime, macs: int) -> str:
     forced = os.environ.get("BURN_OPENCL_GEMM")
     if forced in ("naive", "tiled", "packed"):
         return forced
     if macs <= SMALL:
         return "naive"
-    return "packed" if rt.is_cpu else "tiled"  # type: ignore[attr-defined]
+    return "packed" if rt.is_cpu else "tiled"
 
 
 def matmul(a: CLTensor, b: CLTensor, out_dtype: DType) -> CLTensor:
@@ -200,14 +206,16 @@ def matmul(a: CLTensor, b: CLTensor, out_dtype: DType) -> CLTensor:
     """
     rt = a.rt
     if a.shape[-1] != b.shape[-2]:
-        raise ValueError(f"matmul: shapes {a.shape} and {b.shape} do not match ({a.shape[-1]} != {b.shape[-2]})")
+        raise ValueError(
+            f"matmul: shapes {a.shape} and {b.shape} do not match ({a.shape[-1]} != {b.shape[-2]})"
+        )
     M, K, N = a.shape[-2], a.shape[-1], b.shape[-1]
     batch, a, b, nb, a_bs, b_bs = _batch(a, b)
     out = new(rt, batch + (M, N), out_dtype, "the result of matmul")
     if out.n == 0:
         return out
     if K == 0:
-        return ew.run(ew.FILL, [], out_dtype, (0.0,), compute=out_dtype, out=out, rt=rt)
+        return ew.run(ew.FILL, [], out_dtype, (0.0,), compute=out_dtype, out=out, shape=out.shape, rt=rt)
     t = COMPUTE[out_dtype]
     opts = build_options(a.dtype, b.dtype, out_dtype)
     a_sm, a_sk = a.strides[-2], a.strides[-1]
@@ -215,21 +223,63 @@ def matmul(a: CLTensor, b: CLTensor, out_dtype: DType) -> CLTensor:
     mode = _mode(rt, nb * M * N * K)
     if mode == "naive":
         key = ("mm_naive", a.dtype, b.dtype, t)
-        kernel = rt.kernel(key, "mm", lambda: _naive_source(a.dtype, b.dtype, t), opts, [None] * 3 + [I64] * 12)
+        kernel = rt.kernel(
+            key, "mm", lambda: _naive_source(a.dtype, b.dtype, t), opts, [None] * 3 + [I64] * 12
+        )
         n = out.n
-        rt.launch(kernel, global_size(n), (LOCAL,), a.buf, b.buf, out.buf, n, M, N, K, a.offset, a_bs, a_sm, a_sk,
-                  b.offset, b_bs, b_sk, b_sn)
+        rt.launch(
+            kernel,
+            global_size(n),
+            (LOCAL,),
+            a.buf,
+            b.buf,
+            out.buf,
+            n,
+            M,
+            N,
+            K,
+            a.offset,
+            a_bs,
+            a_sm,
+            a_sk,
+            b.offset,
+            b_bs,
+            b_sk,
+            b_sn,
+        )
         return out
     if mode == "tiled":
         key = ("mm_tiled", a.dtype, b.dtype, t)
-        kernel = rt.kernel(key, "mm", lambda: _tiled_source(a.dtype, b.dtype, t), opts, [None] * 3 + [I64] * 11)
+        kernel = rt.kernel(
+            key, "mm", lambda: _tiled_source(a.dtype, b.dtype, t), opts, [None] * 3 + [I64] * 11
+        )
         grid = (((N + TS - 1) // TS) * WG, ((M + TS - 1) // TS) * WG, nb)
-        rt.launch(kernel, grid, (WG, WG, 1), a.buf, b.buf, out.buf, M, N, K, a.offset, a_bs, a_sm, a_sk, b.offset,
-                  b_bs, b_sk, b_sn)
+        rt.launch(
+            kernel,
+            grid,
+            (WG, WG, 1),
+            a.buf,
+            b.buf,
+            out.buf,
+            M,
+            N,
+            K,
+            a.offset,
+            a_bs,
+            a_sm,
+            a_sk,
+            b.offset,
+            b_bs,
+            b_sk,
+            b_sn,
+        )
         return out
     key = ("mm_packed", a.dtype, b.dtype, t)
     kernels = rt.build(
-        key, ("pack_a", "pack_b", "mm"), lambda: _packed_source(a.dtype, b.dtype, t), opts,
+        key,
+        ("pack_a", "pack_b", "mm"),
+        lambda: _packed_source(a.dtype, b.dtype, t),
+        opts,
         lambda name: [None, None] + [I64] * 8 if name.startswith("pack") else [None] * 3 + [I64] * 8,
     )
     v = 16 if t == "float" else 8
@@ -239,16 +289,45 @@ def matmul(a: CLTensor, b: CLTensor, out_dtype: DType) -> CLTensor:
     na = nb if a_bs else 1
     at = new(rt, (na, K, Mp), out_dtype, "packed matmul operand")
     n = at.n
-    rt.launch(kernels["pack_a"], global_size(n), (LOCAL,), at.buf, a.buf, n, M, K, Mp, a.offset, a_bs, a_sm, a_sk)
+    rt.launch(
+        kernels["pack_a"], global_size(n), (LOCAL,), at.buf, a.buf, n, M, K, Mp, a.offset, a_bs, a_sm, a_sk
+    )
     if b.dtype is out_dtype and b_sn == 1 and N % nbw == 0:
         bp, ldb, b_off = b.buf, b_sk, b.offset
     else:
         nbb = nb if b_bs else 1
         packed = new(rt, (nbb, K, Np), out_dtype, "packed matmul operand")
         n = packed.n
-        rt.launch(kernels["pack_b"], global_size(n), (LOCAL,), packed.buf, b.buf, n, N, K, Np, b.offset, b_bs, b_sk,
-                  b_sn)
+        rt.launch(
+            kernels["pack_b"],
+            global_size(n),
+            (LOCAL,),
+            packed.buf,
+            b.buf,
+            n,
+            N,
+            K,
+            Np,
+            b.offset,
+            b_bs,
+            b_sk,
+            b_sn,
+        )
         bp, ldb, b_off, b_bs = packed.buf, Np, 0, (K * Np if b_bs else 0)
-    rt.launch(kernels["mm"], (Np // nbw, Mp // RM, nb), (1, 1, 1), at.buf, bp, out.buf, M, N, K, Mp, ldb, b_off,
-              K * Mp if a_bs else 0, b_bs)
+    rt.launch(
+        kernels["mm"],
+        (Np // nbw, Mp // RM, nb),
+        (1, 1, 1),
+        at.buf,
+        bp,
+        out.buf,
+        M,
+        N,
+        K,
+        Mp,
+        ldb,
+        b_off,
+        K * Mp if a_bs else 0,
+        b_bs,
+    )
     return out

@@ -6,10 +6,15 @@ whose window covers it, so no atomics are needed and results are deterministic.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from burn.tensor.dtype import DType
 from burn_opencl.dtypes import COMPUTE, STORAGE, build_options, load, store
 from burn_opencl.kernels.common import I64, LOCAL, global_size, new
 from burn_opencl.tensor import CLTensor
+
+if TYPE_CHECKING:
+    from burn_opencl.runtime import Runtime
 
 # Every kernel here walks an NCHW image through its four strides and offset.
 _IMG = "long x_off, long x_sn, long x_sc, long x_sh, long x_sw"
@@ -19,7 +24,8 @@ _GEOM = "long KH, long KW, long sh, long sw, long ph, long pw, long dh, long dw"
 def _im2col_source(xd: DType) -> str:
     t = COMPUTE[xd]
     return f"""
-__kernel void im2col(__global {STORAGE[xd]}* o, __global const {STORAGE[xd]}* x, long n, long C, long H, long W,
+__kernel void im2col(__global {STORAGE[xd]}* o, __global const {STORAGE[xd]}* x,
+                     long n, long C, long H, long W,
                      long GH, long GW, {_GEOM}, {_IMG}) {{
   long i = get_global_id(0);
   if (i >= n) return;
@@ -27,10 +33,12 @@ __kernel void im2col(__global {STORAGE[xd]}* o, __global const {STORAGE[xd]}* x,
   long kw = r % KW; r /= KW; long kh = r % KH; r /= KH; long c = r % C; long b = r / C;
   long h = gh * sh - ph + kh * dh, w = gw * sw - pw + kw * dw;
   {t} v = ({t})0;
-  if (h >= 0 && h < H && w >= 0 && w < W) v = ({t}){load(xd, 'x', 'x_off + b * x_sn + c * x_sc + h * x_sh + w * x_sw')};
-  {store(xd, 'o', 'i', 'v')}
+  if (h >= 0 && h < H && w >= 0 && w < W)
+    v = ({t}){load(xd, "x", "x_off + b * x_sn + c * x_sc + h * x_sh + w * x_sw")};
+  {store(xd, "o", "i", "v")}
 }}
-__kernel void col2im(__global {STORAGE[xd]}* o, __global const {STORAGE[xd]}* cols, long n, long C, long H, long W,
+__kernel void col2im(__global {STORAGE[xd]}* o, __global const {STORAGE[xd]}* cols,
+                     long n, long C, long H, long W,
                      long GH, long GW, {_GEOM}) {{
   long i = get_global_id(0);
   if (i >= n) return;
@@ -47,48 +55,89 @@ __kernel void col2im(__global {STORAGE[xd]}* o, __global const {STORAGE[xd]}* co
       if (tw < 0 || tw % sw) continue;
       long gw = tw / sw;
       if (gw >= GW) continue;
-      acc += ({t}){load(xd, 'base', '((kh * KW + kw) * GH + gh) * GW + gw')};
+      acc += ({t}){load(xd, "base", "((kh * KW + kw) * GH + gh) * GW + gw")};
     }}
   }}
-  {store(xd, 'o', 'i', 'acc')}
+  {store(xd, "o", "i", "acc")}
 }}"""
 
 
-def _kernels(rt: object, xd: DType) -> dict:
-    return rt.build(  # type: ignore[attr-defined, no-any-return]
-        ("im2col", xd), ("im2col", "col2im"), lambda: _im2col_source(xd), build_options(xd),
-        lambda name: [None, None] + [I64] * (15 if name == "im2col" else 10),
+def _kernels(rt: Runtime, xd: DType) -> dict[str, Any]:
+    return rt.build(
+        ("im2col", xd),
+        ("im2col", "col2im"),
+        lambda: _im2col_source(xd),
+        build_options(xd),
+        lambda name: [None, None] + [I64] * (19 if name == "im2col" else 14),
     )
 
 
-def _geom(kernel: tuple[int, int], stride: tuple[int, int], padding: tuple[int, int],
-          dilation: tuple[int, int]) -> list[int]:
+def _geom(
+    kernel: tuple[int, int], stride: tuple[int, int], padding: tuple[int, int], dilation: tuple[int, int]
+) -> list[int]:
     return [kernel[0], kernel[1], stride[0], stride[1], padding[0], padding[1], dilation[0], dilation[1]]
 
 
-def im2col(x: CLTensor, grid: tuple[int, int], kernel: tuple[int, int], stride: tuple[int, int],
-           padding: tuple[int, int], dilation: tuple[int, int]) -> CLTensor:
+def im2col(
+    x: CLTensor,
+    grid: tuple[int, int],
+    kernel: tuple[int, int],
+    stride: tuple[int, int],
+    padding: tuple[int, int],
+    dilation: tuple[int, int],
+) -> CLTensor:
     """``[N, C, H, W]`` -> ``[N, C, KH, KW, GH, GW]``: the input pixel each kernel tap of each
     output position reads (0 in the padding)."""
     rt = x.rt
     N, C, H, W = x.shape
     out = new(rt, (N, C, kernel[0], kernel[1], grid[0], grid[1]), x.dtype, "im2col columns")
     if out.n:
-        rt.launch(_kernels(rt, x.dtype)["im2col"], global_size(out.n), (LOCAL,), out.buf, x.buf, out.n, C, H, W, *grid,
-                  *_geom(kernel, stride, padding, dilation), x.offset, *x.strides)
+        rt.launch(
+            _kernels(rt, x.dtype)["im2col"],
+            global_size(out.n),
+            (LOCAL,),
+            out.buf,
+            x.buf,
+            out.n,
+            C,
+            H,
+            W,
+            *grid,
+            *_geom(kernel, stride, padding, dilation),
+            x.offset,
+            *x.strides,
+        )
     return out
 
 
-def col2im(cols: CLTensor, image: tuple[int, int, int, int], kernel: tuple[int, int], stride: tuple[int, int],
-           padding: tuple[int, int], dilation: tuple[int, int]) -> CLTensor:
+def col2im(
+    cols: CLTensor,
+    image: tuple[int, int, int, int],
+    kernel: tuple[int, int],
+    stride: tuple[int, int],
+    padding: tuple[int, int],
+    dilation: tuple[int, int],
+) -> CLTensor:
     """Inverse scatter of `im2col`: each pixel of an image of shape `image` sums every column
     entry that reads it. `cols` is contiguous ``[N, C, KH, KW, GH, GW]``."""
     rt = cols.rt
     N, C, H, W = image
     out = new(rt, image, cols.dtype, "col2im image")
     if out.n:
-        rt.launch(_kernels(rt, cols.dtype)["col2im"], global_size(out.n), (LOCAL,), out.buf, cols.buf, out.n, C, H, W,
-                  cols.shape[4], cols.shape[5], *_geom(kernel, stride, padding, dilation))
+        rt.launch(
+            _kernels(rt, cols.dtype)["col2im"],
+            global_size(out.n),
+            (LOCAL,),
+            out.buf,
+            cols.buf,
+            out.n,
+            C,
+            H,
+            W,
+            cols.shape[4],
+            cols.shape[5],
+            *_geom(kernel, stride, padding, dilation),
+        )
     return out
 
 
@@ -97,7 +146,8 @@ def _pool_source(xd: DType, idd: DType) -> str:
     t = COMPUTE[xd]
     ninf = "-INFINITY"
     return f"""
-__kernel void max_pool(__global {STORAGE[xd]}* o, __global {STORAGE[idd]}* oi, __global const {STORAGE[xd]}* x,
+__kernel void max_pool(__global {STORAGE[xd]}* o, __global {STORAGE[idd]}* oi,
+                       __global const {STORAGE[xd]}* x,
                        long n, long C, long H, long W, long OH, long OW, {_GEOM}, {_IMG}) {{
   long i = get_global_id(0);
   if (i >= n) return;
@@ -110,14 +160,15 @@ __kernel void max_pool(__global {STORAGE[xd]}* o, __global {STORAGE[idd]}* oi, _
     for (long kw = 0; kw < KW; kw++) {{
       long w = ow * sw - pw + kw * dw;
       if (w < 0 || w >= W) continue;
-      {t} v = ({t}){load(xd, 'x', 'base + h * x_sh + w * x_sw')};
+      {t} v = ({t}){load(xd, "x", "base + h * x_sh + w * x_sw")};
       if (at < 0 || v > best || (isnan(v) && !isnan(best))) {{ best = v; at = h * W + w; }}
     }}
   }}
-  {store(xd, 'o', 'i', 'best')}
+  {store(xd, "o", "i", "best")}
   oi[i] = ({COMPUTE[idd]})(at < 0 ? 0 : at);
 }}
-__kernel void max_pool_back(__global {STORAGE[xd]}* o, __global const {STORAGE[xd]}* g, __global const {STORAGE[idd]}* gi,
+__kernel void max_pool_back(__global {STORAGE[xd]}* o, __global const {STORAGE[xd]}* g,
+                            __global const {STORAGE[idd]}* gi,
                             long n, long C, long H, long W, long OH, long OW, {_GEOM}) {{
   long i = get_global_id(0);
   if (i >= n) return;
@@ -135,18 +186,20 @@ __kernel void max_pool_back(__global {STORAGE[xd]}* o, __global const {STORAGE[x
       long ow = tw / sw;
       if (ow >= OW) continue;
       long p = plane + oh * OW + ow;
-      if ((long)gi[p] == me) acc += ({t}){load(xd, 'g', 'p')};
+      if ((long)gi[p] == me) acc += ({t}){load(xd, "g", "p")};
     }}
   }}
-  {store(xd, 'o', 'i', 'acc')}
+  {store(xd, "o", "i", "acc")}
 }}
-inline long avg_count(long oh, long ow, long H, long W, long KH, long KW, long sh, long sw, long ph, long pw, int pad) {{
+inline long avg_count(long oh, long ow, long H, long W, long KH, long KW, long sh, long sw, long ph, long pw,
+                      int pad) {{
   if (pad) return KH * KW;
   long h0 = max(oh * sh - ph, 0L), h1 = min(oh * sh - ph + KH, H);
   long w0 = max(ow * sw - pw, 0L), w1 = min(ow * sw - pw + KW, W);
   return (h1 - h0) * (w1 - w0);
 }}
-__kernel void avg_pool(__global {STORAGE[xd]}* o, __global const {STORAGE[xd]}* x, long n, long C, long H, long W,
+__kernel void avg_pool(__global {STORAGE[xd]}* o, __global const {STORAGE[xd]}* x,
+                       long n, long C, long H, long W,
                        long OH, long OW, {_GEOM}, int pad, {_IMG}) {{
   long i = get_global_id(0);
   if (i >= n) return;
@@ -159,13 +212,14 @@ __kernel void avg_pool(__global {STORAGE[xd]}* o, __global const {STORAGE[xd]}* 
     for (long kw = 0; kw < KW; kw++) {{
       long w = ow * sw - pw + kw;
       if (w < 0 || w >= W) continue;
-      acc += ({t}){load(xd, 'x', 'base + h * x_sh + w * x_sw')};
+      acc += ({t}){load(xd, "x", "base + h * x_sh + w * x_sw")};
     }}
   }}
-  {store(xd, 'o', 'i', f'acc / ({t})avg_count(oh, ow, H, W, KH, KW, sh, sw, ph, pw, pad)')}
+  {store(xd, "o", "i", f"acc / ({t})avg_count(oh, ow, H, W, KH, KW, sh, sw, ph, pw, pad)")}
 }}
-__kernel void avg_pool_back(__global {STORAGE[xd]}* o, __global const {STORAGE[xd]}* g, long n, long C, long H, long W,
-                            long OH, long OW, {_GEOM}, int pad, long g_off, long g_sn, long g_sc, long g_sh, long g_sw) {{
+__kernel void avg_pool_back(__global {STORAGE[xd]}* o, __global const {STORAGE[xd]}* g,
+                            long n, long C, long H, long W, long OH, long OW, {_GEOM}, int pad,
+                            long g_off, long g_sn, long g_sc, long g_sh, long g_sw) {{
   long i = get_global_id(0);
   if (i >= n) return;
   long w = i % W; long r = i / W; long h = r % H; r /= H; long c = r % C; long b = r / C;
@@ -181,28 +235,31 @@ __kernel void avg_pool_back(__global {STORAGE[xd]}* o, __global const {STORAGE[x
       if (tw < 0 || tw % sw) continue;
       long ow = tw / sw;
       if (ow >= OW) continue;
-      acc += ({t}){load(xd, 'g', 'base + oh * g_sh + ow * g_sw')} / ({t})avg_count(oh, ow, H, W, KH, KW, sh, sw, ph, pw, pad);
+      acc += ({t}){load(xd, "g", "base + oh * g_sh + ow * g_sw")}
+             / ({t})avg_count(oh, ow, H, W, KH, KW, sh, sw, ph, pw, pad);
     }}
   }}
-  {store(xd, 'o', 'i', 'acc')}
+  {store(xd, "o", "i", "acc")}
 }}"""
 
 
-def _pool_kernels(rt: object, xd: DType, idd: DType) -> dict:
+def _pool_kernels(rt: Runtime, xd: DType, idd: DType) -> dict[str, Any]:
     import numpy as np
 
     def types(name: str) -> list:
+        # buffers; n, C, H, W, OH, OW; the 8 window numbers; then avg's flag and an image's 5 numbers
         if name == "max_pool":
-            return [None] * 3 + [I64] * 7 + [I64] * 8 + [I64] * 5
+            return [None] * 3 + [I64] * 6 + [I64] * 8 + [I64] * 5
         if name == "max_pool_back":
-            return [None] * 3 + [I64] * 7 + [I64] * 8
-        if name == "avg_pool":
-            return [None] * 2 + [I64] * 7 + [I64] * 8 + [np.int32] + [I64] * 5
-        return [None] * 2 + [I64] * 7 + [I64] * 8 + [np.int32] + [I64] * 5
+            return [None] * 3 + [I64] * 6 + [I64] * 8
+        return [None] * 2 + [I64] * 6 + [I64] * 8 + [np.int32] + [I64] * 5
 
-    return rt.build(  # type: ignore[attr-defined, no-any-return]
-        ("pool", xd, idd), ("max_pool", "max_pool_back", "avg_pool", "avg_pool_back"), lambda: _pool_source(xd, idd),
-        build_options(xd), types,
+    return rt.build(
+        ("pool", xd, idd),
+        ("max_pool", "max_pool_back", "avg_pool", "avg_pool_back"),
+        lambda: _pool_source(xd, idd),
+        build_options(xd),
+        types,
     )
 
 
@@ -210,58 +267,143 @@ def out_size(size: int, kernel: int, stride: int, padding: int, dilation: int) -
     return (size + 2 * padding - dilation * (kernel - 1) - 1) // stride + 1
 
 
-def max_pool2d(x: CLTensor, kernel: tuple[int, int], stride: tuple[int, int], padding: tuple[int, int],
-               dilation: tuple[int, int], idx_dtype: DType) -> tuple[CLTensor, CLTensor]:
+def max_pool2d(
+    x: CLTensor,
+    kernel: tuple[int, int],
+    stride: tuple[int, int],
+    padding: tuple[int, int],
+    dilation: tuple[int, int],
+    idx_dtype: DType,
+) -> tuple[CLTensor, CLTensor]:
     rt = x.rt
     N, C, H, W = x.shape
     OH = out_size(H, kernel[0], stride[0], padding[0], dilation[0])
     OW = out_size(W, kernel[1], stride[1], padding[1], dilation[1])
     if OH <= 0 or OW <= 0:
-        raise ValueError(f"max_pool2d: kernel {kernel} with padding {padding} does not fit the input {x.shape}")
+        raise ValueError(
+            f"max_pool2d: kernel {kernel} with padding {padding} does not fit the input {x.shape}"
+        )
     out = new(rt, (N, C, OH, OW), x.dtype, "the result of max_pool2d")
     out_i = new(rt, (N, C, OH, OW), idx_dtype, "the indices of max_pool2d")
     if out.n:
-        rt.launch(_pool_kernels(rt, x.dtype, idx_dtype)["max_pool"], global_size(out.n), (LOCAL,), out.buf, out_i.buf,
-                  x.buf, out.n, C, H, W, OH, OW, *_geom(kernel, stride, padding, dilation), x.offset, *x.strides)
+        rt.launch(
+            _pool_kernels(rt, x.dtype, idx_dtype)["max_pool"],
+            global_size(out.n),
+            (LOCAL,),
+            out.buf,
+            out_i.buf,
+            x.buf,
+            out.n,
+            C,
+            H,
+            W,
+            OH,
+            OW,
+            *_geom(kernel, stride, padding, dilation),
+            x.offset,
+            *x.strides,
+        )
     return out, out_i
 
 
-def max_pool2d_backward(x_shape: tuple[int, ...], grad: CLTensor, indices: CLTensor, kernel: tuple[int, int],
-                        stride: tuple[int, int], padding: tuple[int, int], dilation: tuple[int, int]) -> CLTensor:
+def max_pool2d_backward(
+    x_shape: tuple[int, ...],
+    grad: CLTensor,
+    indices: CLTensor,
+    kernel: tuple[int, int],
+    stride: tuple[int, int],
+    padding: tuple[int, int],
+    dilation: tuple[int, int],
+) -> CLTensor:
     """`grad` (contiguous) summed at `indices` (contiguous) into an input-shaped tensor."""
     rt = grad.rt
     N, C, H, W = x_shape
     out = new(rt, tuple(x_shape), grad.dtype, "the gradient of max_pool2d")
     if out.n:
-        rt.launch(_pool_kernels(rt, grad.dtype, indices.dtype)["max_pool_back"], global_size(out.n), (LOCAL,), out.buf,
-                  grad.buf, indices.buf, out.n, C, H, W, grad.shape[2], grad.shape[3],
-                  *_geom(kernel, stride, padding, dilation))
+        rt.launch(
+            _pool_kernels(rt, grad.dtype, indices.dtype)["max_pool_back"],
+            global_size(out.n),
+            (LOCAL,),
+            out.buf,
+            grad.buf,
+            indices.buf,
+            out.n,
+            C,
+            H,
+            W,
+            grad.shape[2],
+            grad.shape[3],
+            *_geom(kernel, stride, padding, dilation),
+        )
     return out
 
 
-def avg_pool2d(x: CLTensor, kernel: tuple[int, int], stride: tuple[int, int], padding: tuple[int, int],
-               count_include_pad: bool, idx_dtype: DType) -> CLTensor:
+def avg_pool2d(
+    x: CLTensor,
+    kernel: tuple[int, int],
+    stride: tuple[int, int],
+    padding: tuple[int, int],
+    count_include_pad: bool,
+    idx_dtype: DType,
+) -> CLTensor:
     rt = x.rt
     N, C, H, W = x.shape
     OH = out_size(H, kernel[0], stride[0], padding[0], 1)
     OW = out_size(W, kernel[1], stride[1], padding[1], 1)
     if OH <= 0 or OW <= 0:
-        raise ValueError(f"avg_pool2d: kernel {kernel} with padding {padding} does not fit the input {x.shape}")
+        raise ValueError(
+            f"avg_pool2d: kernel {kernel} with padding {padding} does not fit the input {x.shape}"
+        )
     out = new(rt, (N, C, OH, OW), x.dtype, "the result of avg_pool2d")
     if out.n:
-        rt.launch(_pool_kernels(rt, x.dtype, idx_dtype)["avg_pool"], global_size(out.n), (LOCAL,), out.buf, x.buf,
-                  out.n, C, H, W, OH, OW, *_geom(kernel, stride, padding, (1, 1)), int(count_include_pad), x.offset,
-                  *x.strides)
+        rt.launch(
+            _pool_kernels(rt, x.dtype, idx_dtype)["avg_pool"],
+            global_size(out.n),
+            (LOCAL,),
+            out.buf,
+            x.buf,
+            out.n,
+            C,
+            H,
+            W,
+            OH,
+            OW,
+            *_geom(kernel, stride, padding, (1, 1)),
+            int(count_include_pad),
+            x.offset,
+            *x.strides,
+        )
     return out
 
 
-def avg_pool2d_backward(x_shape: tuple[int, ...], grad: CLTensor, kernel: tuple[int, int], stride: tuple[int, int],
-                        padding: tuple[int, int], count_include_pad: bool, idx_dtype: DType) -> CLTensor:
+def avg_pool2d_backward(
+    x_shape: tuple[int, ...],
+    grad: CLTensor,
+    kernel: tuple[int, int],
+    stride: tuple[int, int],
+    padding: tuple[int, int],
+    count_include_pad: bool,
+    idx_dtype: DType,
+) -> CLTensor:
     rt = grad.rt
     N, C, H, W = x_shape
     out = new(rt, tuple(x_shape), grad.dtype, "the gradient of avg_pool2d")
     if out.n:
-        rt.launch(_pool_kernels(rt, grad.dtype, idx_dtype)["avg_pool_back"], global_size(out.n), (LOCAL,), out.buf,
-                  grad.buf, out.n, C, H, W, grad.shape[2], grad.shape[3], *_geom(kernel, stride, padding, (1, 1)),
-                  int(count_include_pad), grad.offset, *grad.strides)
+        rt.launch(
+            _pool_kernels(rt, grad.dtype, idx_dtype)["avg_pool_back"],
+            global_size(out.n),
+            (LOCAL,),
+            out.buf,
+            grad.buf,
+            out.n,
+            C,
+            H,
+            W,
+            grad.shape[2],
+            grad.shape[3],
+            *_geom(kernel, stride, padding, (1, 1)),
+            int(count_include_pad),
+            grad.offset,
+            *grad.strides,
+        )
     return out

@@ -8,6 +8,8 @@ transforms - log, cos - may differ in the last ulp between devices' math librari
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from burn.tensor.distribution import Bernoulli, Distribution, Normal, Uniform
@@ -15,6 +17,9 @@ from burn.tensor.dtype import DType
 from burn_opencl.dtypes import COMPUTE, SCALAR_NP, STORAGE, build_options, store
 from burn_opencl.kernels.common import I64, LOCAL, global_size, new
 from burn_opencl.tensor import CLTensor
+
+if TYPE_CHECKING:
+    from burn_opencl.runtime import Runtime
 
 _PHILOX = r"""
 inline uint4 philox4x32_10(uint4 c, uint2 k) {
@@ -34,14 +39,16 @@ _FLOAT_BODY = {
     "uniform": "T u0 = U(r.x, r.y), u1 = U(r.z, r.w); T v0 = p0 + (p1 - p0) * u0, v1 = p0 + (p1 - p0) * u1;",
     "normal": (
         "T u0 = (T)1 - U(r.x, r.y), u1 = U(r.z, r.w); T rad = sqrt((T)-2 * log(u0)); "
-        "T v0 = p0 + p1 * rad * cos((T)6.283185307179586 * u1), v1 = p0 + p1 * rad * sin((T)6.283185307179586 * u1);"
+        "T v0 = p0 + p1 * rad * cos((T)6.283185307179586 * u1), "
+        "v1 = p0 + p1 * rad * sin((T)6.283185307179586 * u1);"
     ),
     "bernoulli": "T v0 = U(r.x, r.y) < p0 ? (T)1 : (T)0, v1 = U(r.z, r.w) < p0 ? (T)1 : (T)0;",
 }
 _INT_BODY = {
     "uniform": (
         "ulong range_ = (ulong)(q1 - q0); "
-        "long v0 = q0 + (long)((((ulong)r.x << 32) | r.y) % range_), v1 = q0 + (long)((((ulong)r.z << 32) | r.w) % range_);"
+        "long v0 = q0 + (long)((((ulong)r.x << 32) | r.y) % range_), "
+        "v1 = q0 + (long)((((ulong)r.z << 32) | r.w) % range_);"
     ),
     "normal": (
         "F u0 = (F)1 - UF(r.x), u1 = UF(r.z); F rad = sqrt((F)-2 * log(u0)); "
@@ -56,20 +63,21 @@ def _source(kind: str, od: DType, fp64: bool) -> str:
     if od.is_float:
         t = COMPUTE[od]
         if t == "double":
-            uniform = "#define U(a, b) ((double)(((ulong)((a) >> 5) << 26) | ((b) >> 6)) * (1.0 / 9007199254740992.0))"
+            uniform = (
+                "#define U(a, b) "
+                "((double)(((ulong)((a) >> 5) << 26) | ((b) >> 6)) * (1.0 / 9007199254740992.0))"
+            )
         else:
             uniform = "#define U(a, b) ((float)((a) >> 8) * (1.0f / 16777216.0f))"
         body = _FLOAT_BODY[kind]
         params = "T p0, T p1"
         defs = f"#define T {t}\n{uniform}"
-        vt = "T"
     else:
         f = "double" if fp64 else "float"
         uf = "((double)(a) * (1.0 / 4294967296.0))" if fp64 else "((float)((a) >> 8) * (1.0f / 16777216.0f))"
         body = _INT_BODY[kind]
         params = f"{f} p0, {f} p1, long q0, long q1"
         defs = f"#define F {f}\n#define UF(a) {uf}"
-        vt = "long"
     return f"""
 {defs}
 {_PHILOX}
@@ -100,15 +108,16 @@ def blocks(n: int) -> int:
     return (n + 1) // 2
 
 
-def draw(rt: object, shape: tuple[int, ...], distribution: Distribution, dtype: DType, key: int,
-         counter: int) -> CLTensor:
+def draw(
+    rt: Runtime, shape: tuple[int, ...], distribution: Distribution, dtype: DType, key: int, counter: int
+) -> CLTensor:
     """A tensor of `shape` drawn from `distribution` with Philox `key` from block `counter` on."""
     out = new(rt, shape, dtype, "a random tensor")
     n = out.n
     if n == 0:
         return out
     kind = _kind(distribution)
-    fp64 = rt.fp64  # type: ignore[attr-defined]
+    fp64 = rt.fp64
     cache_key = ("rand", kind, dtype, fp64)
     if dtype.is_float:
         ptype = SCALAR_NP[COMPUTE[dtype]]
@@ -116,20 +125,35 @@ def draw(rt: object, shape: tuple[int, ...], distribution: Distribution, dtype: 
     else:
         ptype = np.float64 if fp64 else np.float32
         types = [None, I64, np.uint32, np.uint32, np.uint64, ptype, ptype, I64, I64]
-    kernel = rt.kernel(cache_key, "draw", lambda: _source(kind, dtype, fp64),  # type: ignore[attr-defined]
-                       build_options(DType.F64 if (fp64 and not dtype.is_float) else dtype), types)
+    kernel = rt.kernel(
+        cache_key,
+        "draw",
+        lambda: _source(kind, dtype, fp64),
+        build_options(DType.F64 if (fp64 and not dtype.is_float) else dtype),
+        types,
+    )
     if isinstance(distribution, Uniform):
         p = (distribution.low, distribution.high)
     elif isinstance(distribution, Normal):
         p = (distribution.mean, distribution.std)
     else:
-        p = (distribution.prob, 0.0)  # type: ignore[attr-defined]
-    args: list[object] = [out.buf, n, key & 0xFFFFFFFF, (key >> 32) & 0xFFFFFFFF, counter & 0xFFFFFFFFFFFFFFFF, *p]
+        assert isinstance(distribution, Bernoulli)
+        p = (distribution.prob, 0.0)
+    args: list[object] = [
+        out.buf,
+        n,
+        key & 0xFFFFFFFF,
+        (key >> 32) & 0xFFFFFFFF,
+        counter & 0xFFFFFFFFFFFFFFFF,
+        *p,
+    ]
     if not dtype.is_float:
-        low, high = (int(distribution.low), int(distribution.high)) if isinstance(distribution, Uniform) else (0, 1)
+        low, high = (
+            (int(distribution.low), int(distribution.high)) if isinstance(distribution, Uniform) else (0, 1)
+        )
         if isinstance(distribution, Uniform) and high <= low:
             raise ValueError(f"int_random: Uniform needs low < high, got [{low}, {high})")
         args += [low, high]
     g = blocks(n)
-    rt.launch(kernel, global_size(g), (LOCAL,), *args)  # type: ignore[attr-defined]
+    rt.launch(kernel, global_size(g), (LOCAL,), *args)
     return out

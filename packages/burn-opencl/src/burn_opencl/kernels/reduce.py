@@ -13,7 +13,7 @@ from typing import Any
 from burn.tensor.dtype import DType
 from burn_opencl.dtypes import COMPUTE, SCALAR_NP, STORAGE, build_options, load, store
 from burn_opencl.kernels.common import I64, LOCAL, collapse, global_size, index_code, index_params, new
-from burn_opencl.tensor import CLTensor
+from burn_opencl.tensor import CLTensor, c_strides
 
 CHUNK = 256  # elements per work-item when a dim is split
 SPLIT_ABOVE = 1024  # dims longer than this are split
@@ -52,7 +52,8 @@ def _source(op: str, xd: DType, od: DType, idx_out: DType | None, idx_in: bool, 
     if rank:
         params.append(index_params(rank, ["x"]))
     body = [
-        "long w = get_global_id(0);", "if (w >= n) return;",
+        "long w = get_global_id(0);",
+        "if (w >= n) return;",
         "long other = w / C; long c = w - other * C;",
         index_code(rank, ["x"], flat="other"),
         "long k0 = c * Lc; long k1 = min(L, k0 + Lc);",
@@ -64,7 +65,10 @@ def _source(op: str, xd: DType, od: DType, idx_out: DType | None, idx_in: bool, 
     else:
         body.append(f"T acc = {init};")
         body.append("long best = 0;")
-    body.append(f"for (long k = k0; k < k1; k++) {{ T v = (T){load(xd, 'x', 'x_i + k * x_sd')}; long vi = {vi}; {update} }}")
+    body.append(
+        f"for (long k = k0; k < k1; k++) {{ T v = (T){load(xd, 'x', 'x_i + k * x_sd')}; "
+        f"long vi = {vi}; {update} }}"
+    )
     if op == "mean":
         body.append("acc *= scale;")
     cast = f"(({COMPUTE[od]})(acc ? 1 : 0))" if od is DType.BOOL else f"(({COMPUTE[od]})acc)"
@@ -74,14 +78,25 @@ def _source(op: str, xd: DType, od: DType, idx_out: DType | None, idx_in: bool, 
     return f"#define T {t}\n__kernel void red({', '.join(params)}) {{\n  " + "\n  ".join(body) + "\n}"
 
 
-def _launch(op: str, x: CLTensor, dim: int, xi: CLTensor | None, chunks: int, chunk: int, od: DType,
-            idx_out: DType | None, scale: float) -> tuple[CLTensor, CLTensor | None]:
+def _launch(
+    op: str,
+    x: CLTensor,
+    dim: int,
+    xi: CLTensor | None,
+    chunks: int,
+    chunk: int,
+    od: DType,
+    idx_out: DType | None,
+    scale: float,
+) -> tuple[CLTensor, CLTensor | None]:
+    """One reduction pass. With one chunk the result has `x`'s shape with `dim` of size 1; with
+    several, the other dims followed by one dim of `chunks` partial results (the work-item order)."""
     rt = x.rt
     L = x.shape[dim]
-    other_shape = x.shape[:dim] + x.shape[dim + 1:]
-    other_strides = x.strides[:dim] + x.strides[dim + 1:]
+    other_shape = x.shape[:dim] + x.shape[dim + 1 :]
+    other_strides = x.strides[:dim] + x.strides[dim + 1 :]
     dims, (xs,) = collapse(other_shape, [other_strides])
-    out_shape = x.shape[:dim] + (chunks,) + x.shape[dim + 1:]
+    out_shape = x.shape[:dim] + (1,) + x.shape[dim + 1 :] if chunks == 1 else other_shape + (chunks,)
     out = new(rt, out_shape, od, f"the result of {op}")
     out_i = new(rt, out_shape, idx_out, f"the indices of {op}") if idx_out is not None else None
     n = out.n
@@ -92,29 +107,43 @@ def _launch(op: str, x: CLTensor, dim: int, xi: CLTensor | None, chunks: int, ch
     kernel = rt.kernels.get((key, "red"))
     if kernel is None:
         stype = SCALAR_NP[COMPUTE[x.dtype]]
-        types = [None] * (2 + (idx_out is not None) + (xi is not None)) + [I64] * 6 + [stype] + [I64] * (2 * rank)
-        kernel = rt.kernel(key, "red", lambda: _source(op, x.dtype, od, idx_out, xi is not None, rank),
-                           build_options(x.dtype, od), types)
+        types = (
+            [None] * (2 + (idx_out is not None) + (xi is not None)) + [I64] * 6 + [stype] + [I64] * (2 * rank)
+        )
+        kernel = rt.kernel(
+            key,
+            "red",
+            lambda: _source(op, x.dtype, od, idx_out, xi is not None, rank),
+            build_options(x.dtype, od),
+            types,
+        )
     args: list[Any] = [out.buf]
     if out_i is not None:
         args.append(out_i.buf)
     args.append(x.buf)
     if xi is not None:
         args.append(xi.buf)
-    args += [n, chunks, L, chunk, x.offset, x.strides[dim], scale, *dims, *xs]
+    args += [n, chunks, L, chunk, x.offset, x.strides[dim], scale if x.dtype.is_float else 0, *dims, *xs]
     with rt.lock:
         kernel(rt.queue, global_size(n), (LOCAL,), *args)
     return out, out_i
 
 
-def reduce_dim(op: str, x: CLTensor, dim: int, out_dtype: DType | None = None,
-               idx_dtype: DType | None = None) -> tuple[CLTensor, CLTensor | None]:
+def _keepdim(t: CLTensor, shape: tuple[int, ...], dim: int) -> CLTensor:
+    """A contiguous ``other + (1,)`` result viewed with the size-1 dim back at `dim`."""
+    kept = shape[:dim] + (1,) + shape[dim + 1 :]
+    return CLTensor(t.rt, t.buf, kept, t.dtype, c_strides(kept), t.offset)
+
+
+def reduce_dim(
+    op: str, x: CLTensor, dim: int, out_dtype: DType | None = None, idx_dtype: DType | None = None
+) -> tuple[CLTensor, CLTensor | None]:
     """Reduce `x` along `dim`, keeping it with size 1.
 
     Args:
         op: one of ``sum mean prod max min argmax argmin any all``.
         out_dtype: dtype of the values (default `x`'s; argmax/argmin: their index dtype).
-        idx_dtype: for argmax/argmin and max/min, also return the first extremum's index in it.
+        idx_dtype: for max/min, also return the first extremum's index in this dtype.
 
     Returns:
         The values and, when `idx_dtype` is given, the indices.
@@ -124,22 +153,27 @@ def reduce_dim(op: str, x: CLTensor, dim: int, out_dtype: DType | None = None,
         raise ValueError(f"{op}: cannot reduce the empty dim {dim} of shape {x.shape}")
     final = out_dtype or x.dtype
     arg = op in ARG_OPS or idx_dtype is not None
-    base = "argmax" if op in ("argmax", "max") and arg else ("argmin" if op in ("argmin", "min") and arg else op)
+    base = ("argmax" if op in ("argmax", "max") else "argmin") if arg else op
     scale = 1.0 / L if op == "mean" and L else 0.0
     if L <= SPLIT_ABOVE:
         if base in ARG_OPS:
-            idx = idx_dtype or final
-            values, indices = _launch(base, x, dim, None, 1, max(L, 1), x.dtype, idx, scale)
+            values, indices = _launch(base, x, dim, None, 1, max(L, 1), x.dtype, idx_dtype or final, scale)
             return (indices, None) if op in ARG_OPS else (values, indices)  # type: ignore[return-value]
         return _launch(op, x, dim, None, 1, max(L, 1), final, None, scale)
     chunks = (L + CHUNK - 1) // CHUNK
+    last = len(x.shape) - 1  # partial results put their chunk dim last
     if base in ARG_OPS:
         values, indices = _launch(base, x, dim, None, chunks, CHUNK, x.dtype, DType.I64, 0.0)
-        return _finish_arg(op, values, indices, dim, idx_dtype or final)
+        assert indices is not None
+        values, indices = _finish_arg(base, values, indices, idx_dtype or final)
+        if op in ARG_OPS:
+            return _keepdim(indices, x.shape, dim), None
+        return _keepdim(values, x.shape, dim), _keepdim(indices, x.shape, dim)
     partial_dtype = DType.F32 if x.dtype is DType.F16 else x.dtype
     first = "sum" if op == "mean" else op
     partial, _ = _launch(first, x, dim, None, chunks, CHUNK, partial_dtype, None, 0.0)
-    values, _ = reduce_dim("sum" if op == "mean" else op, partial, dim, final if op != "mean" else partial_dtype)
+    values, _ = reduce_dim(first, partial, last, final if op != "mean" else partial_dtype)
+    values = _keepdim(values, x.shape, dim)
     if op == "mean":
         from burn_opencl.kernels import elementwise as ew
 
@@ -147,36 +181,51 @@ def reduce_dim(op: str, x: CLTensor, dim: int, out_dtype: DType | None = None,
     return values, None
 
 
-def _finish_arg(op: str, values: CLTensor, indices: CLTensor, dim: int,
-                idx_dtype: DType) -> tuple[CLTensor, CLTensor | None]:
-    """Reduce partial (value, index) pairs until one is left per output."""
-    base = "argmax" if op in ("argmax", "max") else "argmin"
+def _finish_arg(
+    base: str, values: CLTensor, indices: CLTensor, idx_dtype: DType
+) -> tuple[CLTensor, CLTensor]:
+    """Reduce partial (value, index) pairs along their last dim until one is left per output."""
     while True:
-        L = values.shape[dim]
+        last = len(values.shape) - 1
+        L = values.shape[last]
         chunks = 1 if L <= SPLIT_ABOVE else (L + CHUNK - 1) // CHUNK
         idx = idx_dtype if chunks == 1 else DType.I64
-        values, indices = _launch(base, values, dim, indices, chunks, CHUNK if chunks > 1 else L, values.dtype,
-                                  idx, 0.0)  # type: ignore[assignment]
+        values, out_i = _launch(
+            base, values, last, indices, chunks, CHUNK if chunks > 1 else L, values.dtype, idx, 0.0
+        )
+        assert out_i is not None
+        indices = out_i
         if chunks == 1:
-            break
-    if op in ARG_OPS:
-        return indices, None
-    return values, indices
+            return values, indices
 
 
 # -- cumulative sum ---------------------------------------------------------------------------------
 def _cumsum_source(xd: DType, rank: int) -> str:
-    params = [f"__global {STORAGE[xd]}* o", f"__global const {STORAGE[xd]}* x", "long n", "long L", "long x_off",
-              "long x_sd", "long o_off", "long o_sd"]
+    params = [
+        f"__global {STORAGE[xd]}* o",
+        f"__global const {STORAGE[xd]}* x",
+        "long n",
+        "long L",
+        "long x_off",
+        "long x_sd",
+        "long o_off",
+        "long o_sd",
+    ]
     if rank:
         params.append(index_params(rank, ["x", "o"]))
     body = [
-        "long w = get_global_id(0);", "if (w >= n) return;", index_code(rank, ["x", "o"], flat="w"),
+        "long w = get_global_id(0);",
+        "if (w >= n) return;",
+        index_code(rank, ["x", "o"], flat="w"),
         "T acc = (T)0;",
         f"for (long k = 0; k < L; k++) {{ acc += (T){load(xd, 'x', 'x_i + k * x_sd')}; "
         f"{store(xd, 'o', 'o_i + k * o_sd', f'({COMPUTE[xd]})acc')} }}",
     ]
-    return f"#define T {COMPUTE[xd]}\n__kernel void cumsum({', '.join(params)}) {{\n  " + "\n  ".join(body) + "\n}"
+    return (
+        f"#define T {COMPUTE[xd]}\n__kernel void cumsum({', '.join(params)}) {{\n  "
+        + "\n  ".join(body)
+        + "\n}"
+    )
 
 
 def cumsum(x: CLTensor, dim: int) -> CLTensor:
@@ -185,17 +234,37 @@ def cumsum(x: CLTensor, dim: int) -> CLTensor:
     out = new(rt, x.shape, x.dtype, "the result of cumsum")
     if out.n == 0:
         return out
-    other_shape = x.shape[:dim] + x.shape[dim + 1:]
-    dims, (xs, os) = collapse(other_shape, [x.strides[:dim] + x.strides[dim + 1:],
-                                            out.strides[:dim] + out.strides[dim + 1:]])
+    other_shape = x.shape[:dim] + x.shape[dim + 1 :]
+    dims, (xs, os) = collapse(
+        other_shape, [x.strides[:dim] + x.strides[dim + 1 :], out.strides[:dim] + out.strides[dim + 1 :]]
+    )
     rank = len(dims)
     key = ("cumsum", x.dtype, rank)
     kernel = rt.kernels.get((key, "cumsum"))
     if kernel is None:
-        kernel = rt.kernel(key, "cumsum", lambda: _cumsum_source(x.dtype, rank), build_options(x.dtype),
-                           [None, None] + [I64] * (6 + 3 * rank))
+        kernel = rt.kernel(
+            key,
+            "cumsum",
+            lambda: _cumsum_source(x.dtype, rank),
+            build_options(x.dtype),
+            [None, None] + [I64] * (6 + 3 * rank),
+        )
     n = out.n // x.shape[dim]
     with rt.lock:
-        kernel(rt.queue, global_size(n), (LOCAL,), out.buf, x.buf, n, x.shape[dim], x.offset, x.strides[dim], 0,
-               out.strides[dim], *dims, *xs, *os)
+        kernel(
+            rt.queue,
+            global_size(n),
+            (LOCAL,),
+            out.buf,
+            x.buf,
+            n,
+            x.shape[dim],
+            x.offset,
+            x.strides[dim],
+            0,
+            out.strides[dim],
+            *dims,
+            *xs,
+            *os,
+        )
     return out

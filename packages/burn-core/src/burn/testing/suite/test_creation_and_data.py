@@ -193,3 +193,16 @@ def test_undeclared_dtypes_are_refused(backend: Any) -> None:
             Tensor.zeros((2,), dtype=dtype, kind=Kind.of(dtype), backend=backend)
         with pytest.raises(DTypeError, match=dtype.value):
             make(backend, np.zeros(2), backend.float_dtype).cast(dtype)
+
+
+@covers("float_from_data", "int_from_data", "bool_from_data")
+def test_rank0_host_data_stays_rank0(backend: Any, any_dtype: DType) -> None:
+    from burn import Tensor
+
+    value = 1.5 if any_dtype.is_float else (3 if any_dtype.is_int else True)
+    # NumPy's ascontiguousarray turns rank 0 into shape (1,): every path must avoid it.
+    for data in (value, np.array(value), np.array(value, dtype=np.float64), np.float64(value),
+                 TensorData(np.array(value), any_dtype)):  # fmt: skip
+        t = Tensor.from_data(data, dtype=any_dtype, backend=backend)
+        assert t.shape == (), f"from_data({data!r}, dtype={any_dtype.value}) has shape {t.shape}"
+        assert host(t).shape == () and t.item() == value

@@ -8,67 +8,24 @@ op is not differentiable (kinks, ties, jumps). Conventions at those points are c
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import pytest
 
 from burn.testing import covers
-from burn.testing.gradcheck import check_gradients, require_autodiff
-
-Inputs = Callable[[np.random.Generator], list[np.ndarray]]
-
-
-def op(name: str, *args: Any) -> Any:
-    """Call the backend op `name` on the tensors' primitives; wrap its float result."""
-    from burn import Float, Tensor
-    from burn.tensor._base import wrap
-
-    backend = next(a for a in args if isinstance(a, Tensor) or isinstance(a, list))
-    backend = backend[0].backend if isinstance(backend, list) else backend.backend
-    prims = [
-        a._p if isinstance(a, Tensor) else [t._p for t in a] if isinstance(a, list) else a for a in args
-    ]
-    out = getattr(backend, name)(*prims)
-    return wrap(out[0] if isinstance(out, tuple) else out, backend, Float)
-
-
-@dataclass(frozen=True)
-class Case:
-    id: str
-    ops: tuple[str, ...]
-    fn: Callable[..., Any]
-    inputs: Inputs
-
-
-def u(shape: tuple[int, ...], low: float = -2.0, high: float = 2.0) -> Callable[[np.random.Generator], np.ndarray]:
-    return lambda rng: rng.uniform(low, high, size=shape)
-
-
-def nz(shape: tuple[int, ...], low: float = 0.5, high: float = 2.0) -> Callable[[np.random.Generator], np.ndarray]:
-    """Away from zero, random sign."""
-    return lambda rng: np.where(rng.random(shape) < 0.5, -1.0, 1.0) * rng.uniform(low, high, size=shape)
-
-
-def distinct(shape: tuple[int, ...]) -> Callable[[np.random.Generator], np.ndarray]:
-    """Distinct values at least 0.1 apart (no ties for max/min/sort)."""
-    size = int(np.prod(shape))
-    return lambda rng: (rng.permutation(size) * 0.25 - size * 0.1).reshape(shape) + rng.uniform(0, 0.05, shape)
-
-
-def frac(shape: tuple[int, ...], low: float = 0.1, high: float = 0.4) -> Callable[[np.random.Generator], np.ndarray]:
-    """Values whose fractional part is in [low, high] (away from round/floor/ceil jumps)."""
-    return lambda rng: rng.integers(-3, 3, size=shape) + rng.uniform(low, high, size=shape)
-
-
-def const(value: Any) -> Callable[[np.random.Generator], np.ndarray]:
-    return lambda rng: np.asarray(value)
-
-
-def inputs(*gens: Callable[[np.random.Generator], np.ndarray]) -> Inputs:
-    return lambda rng: [g(rng) for g in gens]
+from burn.testing.gradcheck import (
+    Case,
+    check_gradients,
+    const,
+    distinct,
+    frac,
+    inputs,
+    nz,
+    op,
+    require_autodiff,
+    u,
+)
 
 
 def _remainder_inputs(rng: np.random.Generator) -> list[np.ndarray]:
@@ -88,19 +45,40 @@ CASES = [
     Case("remainder", ("float_remainder",), lambda a, b: op("float_remainder", a, b), _remainder_inputs),
     Case("powf", ("float_powf",), lambda a, b: op("float_powf", a, b), inputs(u((2, 3), 0.5, 2.0), u((3,)))),
     Case("matmul", ("float_matmul",), lambda a, b: op("float_matmul", a, b), inputs(u((2, 3)), u((3, 4)))),
-    Case("matmul_batched", ("float_matmul",), lambda a, b: op("float_matmul", a, b),
-         inputs(u((2, 2, 3)), u((3, 2)))),
-    Case("matmul_bcast_batch", ("float_matmul",), lambda a, b: op("float_matmul", a, b),
-         inputs(u((1, 2, 2, 3)), u((3, 1, 3, 2)))),
+    Case(
+        "matmul_batched",
+        ("float_matmul",),
+        lambda a, b: op("float_matmul", a, b),
+        inputs(u((2, 2, 3)), u((3, 2))),
+    ),
+    Case(
+        "matmul_bcast_batch",
+        ("float_matmul",),
+        lambda a, b: op("float_matmul", a, b),
+        inputs(u((1, 2, 2, 3)), u((3, 1, 3, 2))),
+    ),
     Case("add_scalar", ("float_add_scalar",), lambda a: op("float_add_scalar", a, 1.5), inputs(u((2, 3)))),
     Case("sub_scalar", ("float_sub_scalar",), lambda a: op("float_sub_scalar", a, 0.5), inputs(u((2, 3)))),
     Case("mul_scalar", ("float_mul_scalar",), lambda a: op("float_mul_scalar", a, -1.7), inputs(u((2, 3)))),
     Case("div_scalar", ("float_div_scalar",), lambda a: op("float_div_scalar", a, 1.3), inputs(u((2, 3)))),
-    Case("remainder_scalar", ("float_remainder_scalar",), lambda a: op("float_remainder_scalar", a, 1.0),
-         inputs(frac((2, 3), 0.2, 0.8))),
-    Case("powf_scalar", ("float_powf_scalar",), lambda a: op("float_powf_scalar", a, 2.5),
-         inputs(u((2, 3), 0.5, 2.0))),
-    Case("powf_scalar_int", ("float_powf_scalar",), lambda a: op("float_powf_scalar", a, 3.0), inputs(u((2, 3)))),
+    Case(
+        "remainder_scalar",
+        ("float_remainder_scalar",),
+        lambda a: op("float_remainder_scalar", a, 1.0),
+        inputs(frac((2, 3), 0.2, 0.8)),
+    ),
+    Case(
+        "powf_scalar",
+        ("float_powf_scalar",),
+        lambda a: op("float_powf_scalar", a, 2.5),
+        inputs(u((2, 3), 0.5, 2.0)),
+    ),
+    Case(
+        "powf_scalar_int",
+        ("float_powf_scalar",),
+        lambda a: op("float_powf_scalar", a, 3.0),
+        inputs(u((2, 3))),
+    ),
     # -- unary math ------------------------------------------------------------------------
     Case("exp", ("float_exp",), lambda a: op("float_exp", a), inputs(u((2, 3)))),
     Case("log", ("float_log",), lambda a: op("float_log", a), inputs(u((2, 3), 0.2, 3.0))),
@@ -117,10 +95,24 @@ CASES = [
     Case("sign", ("float_sign",), lambda a: op("float_sign", a), inputs(nz((2, 3)))),
     Case("neg", ("float_neg",), lambda a: op("float_neg", a), inputs(u((2, 3)))),
     Case("recip", ("float_recip",), lambda a: op("float_recip", a), inputs(nz((2, 3)))),
-    Case("clamp_min", ("float_clamp_min",), lambda a: op("float_clamp_min", a, 0.05), inputs(nz((3, 3), 0.1, 2))),
-    Case("clamp_max", ("float_clamp_max",), lambda a: op("float_clamp_max", a, 0.05), inputs(nz((3, 3), 0.1, 2))),
-    Case("clamp", ("float_clamp",), lambda a: op("float_clamp", a, -1.0, 1.0),
-         inputs(const([[-1.5, -0.5, 0.0], [0.7, 1.2, 2.0]]))),
+    Case(
+        "clamp_min",
+        ("float_clamp_min",),
+        lambda a: op("float_clamp_min", a, 0.05),
+        inputs(nz((3, 3), 0.1, 2)),
+    ),
+    Case(
+        "clamp_max",
+        ("float_clamp_max",),
+        lambda a: op("float_clamp_max", a, 0.05),
+        inputs(nz((3, 3), 0.1, 2)),
+    ),
+    Case(
+        "clamp",
+        ("float_clamp",),
+        lambda a: op("float_clamp", a, -1.0, 1.0),
+        inputs(const([[-1.5, -0.5, 0.0], [0.7, 1.2, 2.0]])),
+    ),
     # -- reductions ------------------------------------------------------------------------
     Case("sum", ("float_sum",), lambda a: op("float_sum", a), inputs(u((2, 3)))),
     Case("sum_dim", ("float_sum_dim",), lambda a: op("float_sum_dim", a, 1), inputs(u((2, 3, 2)))),
@@ -128,49 +120,107 @@ CASES = [
     Case("mean_dim", ("float_mean_dim",), lambda a: op("float_mean_dim", a, 0), inputs(u((2, 3)))),
     Case("prod", ("float_prod",), lambda a: op("float_prod", a), inputs(nz((2, 3)))),
     Case("prod_dim", ("float_prod_dim",), lambda a: op("float_prod_dim", a, 1), inputs(nz((2, 3)))),
-    Case("prod_dim_zeros", ("float_prod_dim",), lambda a: op("float_prod_dim", a, 1),
-         inputs(const([[0.0, 1.5, -2.0], [0.0, 0.0, 3.0], [1.1, 0.5, 2.0]]))),
+    Case(
+        "prod_dim_zeros",
+        ("float_prod_dim",),
+        lambda a: op("float_prod_dim", a, 1),
+        inputs(const([[0.0, 1.5, -2.0], [0.0, 0.0, 3.0], [1.1, 0.5, 2.0]])),
+    ),
     Case("cumsum", ("float_cumsum",), lambda a: op("float_cumsum", a, 1), inputs(u((2, 4)))),
     Case("max", ("float_max",), lambda a: op("float_max", a), inputs(distinct((2, 3)))),
     Case("min", ("float_min",), lambda a: op("float_min", a), inputs(distinct((2, 3)))),
     Case("max_dim", ("float_max_dim",), lambda a: op("float_max_dim", a, 1), inputs(distinct((2, 3)))),
     Case("min_dim", ("float_min_dim",), lambda a: op("float_min_dim", a, 0), inputs(distinct((2, 3)))),
-    Case("max_dim_with_indices", ("float_max_dim_with_indices",),
-         lambda a: op("float_max_dim_with_indices", a, 0), inputs(distinct((3, 2)))),
-    Case("min_dim_with_indices", ("float_min_dim_with_indices",),
-         lambda a: op("float_min_dim_with_indices", a, 1), inputs(distinct((3, 2)))),
+    Case(
+        "max_dim_with_indices",
+        ("float_max_dim_with_indices",),
+        lambda a: op("float_max_dim_with_indices", a, 0),
+        inputs(distinct((3, 2))),
+    ),
+    Case(
+        "min_dim_with_indices",
+        ("float_min_dim_with_indices",),
+        lambda a: op("float_min_dim_with_indices", a, 1),
+        inputs(distinct((3, 2))),
+    ),
     # -- shape -----------------------------------------------------------------------------
     Case("reshape", ("float_reshape",), lambda a: op("float_reshape", a, (3, -1)), inputs(u((2, 3)))),
     Case("permute", ("float_permute",), lambda a: op("float_permute", a, (2, 0, 1)), inputs(u((2, 3, 4)))),
     Case("swap_dims", ("float_swap_dims",), lambda a: op("float_swap_dims", a, 0, 2), inputs(u((2, 3, 1)))),
     Case("flip", ("float_flip",), lambda a: op("float_flip", a, (0, 1)), inputs(u((2, 3)))),
     Case("expand", ("float_expand",), lambda a: op("float_expand", a, (2, 3, 3)), inputs(u((3, 1)))),
-    Case("slice", ("float_slice",), lambda a: op("float_slice", a, (S(0, 2, 1), S(1, 4, 2))), inputs(u((3, 4)))),
-    Case("slice_assign", ("float_slice_assign",),
-         lambda a, v: op("float_slice_assign", a, (S(1, 3, 1), S(0, 4, 2)), v), inputs(u((3, 4)), u((2, 2)))),
-    Case("cat", ("float_cat",), lambda a, b, c: op("float_cat", [a, b, c], 1),
-         inputs(u((2, 1)), u((2, 3)), u((2, 2)))),
+    Case(
+        "slice", ("float_slice",), lambda a: op("float_slice", a, (S(0, 2, 1), S(1, 4, 2))), inputs(u((3, 4)))
+    ),
+    Case(
+        "slice_assign",
+        ("float_slice_assign",),
+        lambda a, v: op("float_slice_assign", a, (S(1, 3, 1), S(0, 4, 2)), v),
+        inputs(u((3, 4)), u((2, 2))),
+    ),
+    Case(
+        "cat",
+        ("float_cat",),
+        lambda a, b, c: op("float_cat", [a, b, c], 1),
+        inputs(u((2, 1)), u((2, 3)), u((2, 2))),
+    ),
     Case("repeat_dim", ("float_repeat_dim",), lambda a: op("float_repeat_dim", a, 1, 3), inputs(u((2, 2)))),
     # -- indexing --------------------------------------------------------------------------
-    Case("gather", ("float_gather",), lambda a, i: op("float_gather", 1, a, i),
-         inputs(u((2, 3)), const([[0, 2, 2, 1], [1, 1, 0, 0]]))),
-    Case("scatter_add", ("float_scatter_add",), lambda a, i, v: op("float_scatter_add", 1, a, i, v),
-         lambda rng: [rng.uniform(-2, 2, (2, 3)), np.array([[0, 2, 2], [1, 1, 0]]), rng.uniform(-2, 2, (2, 3))]),
-    Case("select", ("float_select",), lambda a, i: op("float_select", a, 0, i),
-         inputs(u((3, 2)), const([2, 0, 2, 1]))),
-    Case("select_add", ("float_select_add",), lambda a, i, v: op("float_select_add", a, 0, i, v),
-         lambda rng: [rng.uniform(-2, 2, (3, 2)), np.array([2, 0, 2]), rng.uniform(-2, 2, (3, 2))]),
-    Case("mask_where", ("float_mask_where",), lambda a, m, v: op("float_mask_where", a, m, v),
-         lambda rng: [rng.uniform(-2, 2, (2, 3)), rng.random((2, 3)) < 0.5, rng.uniform(-2, 2, (3,))]),
-    Case("mask_where_bcast", ("float_mask_where",), lambda a, m, v: op("float_mask_where", a, m, v),
-         lambda rng: [rng.uniform(-2, 2, (3,)), rng.random((2, 1)) < 0.5, rng.uniform(-2, 2, (2, 3))]),
-    Case("mask_fill", ("float_mask_fill",), lambda a, m: op("float_mask_fill", a, m, 0.5),
-         lambda rng: [rng.uniform(-2, 2, (2, 3)), rng.random((2, 3)) < 0.5]),
+    Case(
+        "gather",
+        ("float_gather",),
+        lambda a, i: op("float_gather", 1, a, i),
+        inputs(u((2, 3)), const([[0, 2, 2, 1], [1, 1, 0, 0]])),
+    ),
+    Case(
+        "scatter_add",
+        ("float_scatter_add",),
+        lambda a, i, v: op("float_scatter_add", 1, a, i, v),
+        lambda rng: [
+            rng.uniform(-2, 2, (2, 3)),
+            np.array([[0, 2, 2], [1, 1, 0]]),
+            rng.uniform(-2, 2, (2, 3)),
+        ],
+    ),
+    Case(
+        "select",
+        ("float_select",),
+        lambda a, i: op("float_select", a, 0, i),
+        inputs(u((3, 2)), const([2, 0, 2, 1])),
+    ),
+    Case(
+        "select_add",
+        ("float_select_add",),
+        lambda a, i, v: op("float_select_add", a, 0, i, v),
+        lambda rng: [rng.uniform(-2, 2, (3, 2)), np.array([2, 0, 2]), rng.uniform(-2, 2, (3, 2))],
+    ),
+    Case(
+        "mask_where",
+        ("float_mask_where",),
+        lambda a, m, v: op("float_mask_where", a, m, v),
+        lambda rng: [rng.uniform(-2, 2, (2, 3)), rng.random((2, 3)) < 0.5, rng.uniform(-2, 2, (3,))],
+    ),
+    Case(
+        "mask_where_bcast",
+        ("float_mask_where",),
+        lambda a, m, v: op("float_mask_where", a, m, v),
+        lambda rng: [rng.uniform(-2, 2, (3,)), rng.random((2, 1)) < 0.5, rng.uniform(-2, 2, (2, 3))],
+    ),
+    Case(
+        "mask_fill",
+        ("float_mask_fill",),
+        lambda a, m: op("float_mask_fill", a, m, 0.5),
+        lambda rng: [rng.uniform(-2, 2, (2, 3)), rng.random((2, 3)) < 0.5],
+    ),
     # -- sorting ---------------------------------------------------------------------------
     Case("sort", ("float_sort",), lambda a: op("float_sort", a, 1, False), inputs(distinct((2, 4)))),
     Case("sort_desc", ("float_sort",), lambda a: op("float_sort", a, 0, True), inputs(distinct((3, 2)))),
-    Case("sort_with_indices", ("float_sort_with_indices",),
-         lambda a: op("float_sort_with_indices", a, 1, True), inputs(distinct((2, 4)))),
+    Case(
+        "sort_with_indices",
+        ("float_sort_with_indices",),
+        lambda a: op("float_sort_with_indices", a, 1, True),
+        inputs(distinct((2, 4))),
+    ),
     # -- tensor API compositions (default ops of the Tensor layer) --------------------------
     Case("tensor_topk", (), lambda a: a.topk(2, dim=1), inputs(distinct((2, 4)))),
     Case("tensor_var", (), lambda a: a.var(1), inputs(u((2, 4)))),
@@ -203,7 +253,9 @@ def test_cast_gradient_goes_back_in_the_input_dtype(backend: Any) -> None:
     g = y.sum().backward()
     grad = x.grad(g)
     assert grad is not None
-    assert grad.dtype is backend.float_dtype, f"gradient dtype {grad.dtype}, input dtype {backend.float_dtype}"
+    assert grad.dtype is backend.float_dtype, (
+        f"gradient dtype {grad.dtype}, input dtype {backend.float_dtype}"
+    )
     np.testing.assert_allclose(grad.to_numpy().astype(np.float64), [[2.0, -3.0], [2.0, -3.0]])
     assert DType.from_any(target).is_float
 
@@ -219,7 +271,9 @@ def test_to_device_gradient_comes_back_to_the_input_device(backend: Any) -> None
     y = x.to_device(target)
     g = ((y * y).sum()).backward()
     grad = x.grad(g)
-    assert grad is not None and grad.device == source, f"gradient on {grad and grad.device}, input on {source}"
+    assert grad is not None and grad.device == source, (
+        f"gradient on {grad and grad.device}, input on {source}"
+    )
     np.testing.assert_allclose(grad.to_numpy().astype(np.float64), [2.0, -4.0, 8.0])
 
 
@@ -232,4 +286,6 @@ def test_detach_and_set_require_grad_false_block_gradients(backend: Any) -> None
     y = x * x.detach() + x.set_require_grad(False) * 3.0 + x
     grads = y.sum().backward()
     # d/dx [x * c + 3c + x] with c = x held constant: c + 1
-    np.testing.assert_allclose(x.grad(grads).to_numpy().astype(np.float64), [2.0, 3.0])
+    grad = x.grad(grads)
+    assert grad is not None
+    np.testing.assert_allclose(grad.to_numpy().astype(np.float64), [2.0, 3.0])

@@ -64,17 +64,15 @@ SCATTER = [((4, 3), 0, (6, 3)), ((4, 3), 1, (4, 5)), ((2, 3, 4), 2, (2, 3, 3)), 
 @covers("float_scatter_add", "int_scatter_add")
 @pytest.mark.parametrize(("shape", "dim", "idx_shape"), SCATTER, ids=str)
 def test_scatter_adds_repeated_indices(
-    backend: Any, any_dtype: DType, shape: Any, dim: int, idx_shape: Any, rng: Any
+    backend: Any, numeric_dtype: DType, shape: Any, dim: int, idx_shape: Any, rng: Any
 ) -> None:
-    if any_dtype.is_bool:
-        pytest.skip("scatter is not a Bool op")
-    x = rand_any(rng, shape, any_dtype)
+    x = rand_any(rng, shape, numeric_dtype)
     idx = rng.integers(0, shape[dim], size=idx_shape)  # more indices than rows: repeats accumulate
-    values = rand_any(rng, idx_shape, any_dtype)
-    t = make(backend, x, any_dtype)
-    out = t.scatter(dim, _indices(backend, idx), make(backend, values, any_dtype))
-    _check(out, _scatter_ref(x, dim, idx, values), any_dtype, "scatter", terms=4)
-    _check(t, x, any_dtype, "scatter leaves its input unchanged")
+    values = rand_any(rng, idx_shape, numeric_dtype)
+    t = make(backend, x, numeric_dtype)
+    out = t.scatter(dim, _indices(backend, idx), make(backend, values, numeric_dtype))
+    _check(out, _scatter_ref(x, dim, idx, values), numeric_dtype, "scatter", terms=4)
+    _check(t, x, numeric_dtype, "scatter leaves its input unchanged")
 
 
 SELECT = [
@@ -97,22 +95,20 @@ def test_select(backend: Any, any_dtype: DType, shape: Any, dim: int, idx: list[
 @covers("float_select_add", "int_select_add")
 @pytest.mark.parametrize(("shape", "dim", "idx"), SELECT[:3], ids=str)
 def test_select_add_accumulates(
-    backend: Any, any_dtype: DType, shape: Any, dim: int, idx: list[int], rng: Any
+    backend: Any, numeric_dtype: DType, shape: Any, dim: int, idx: list[int], rng: Any
 ) -> None:
-    if any_dtype.is_bool:
-        pytest.skip("select_add is not a Bool op")
-    x = rand_any(rng, shape, any_dtype)
+    x = rand_any(rng, shape, numeric_dtype)
     vshape = list(shape)
     vshape[dim] = len(idx)
-    values = rand_any(rng, tuple(vshape), any_dtype)
-    t = make(backend, x, any_dtype)
-    out = t.select_add(dim, _indices(backend, idx), make(backend, values, any_dtype))
-    wide = np.float64 if any_dtype.is_float else np.int64
+    values = rand_any(rng, tuple(vshape), numeric_dtype)
+    t = make(backend, x, numeric_dtype)
+    out = t.select_add(dim, _indices(backend, idx), make(backend, values, numeric_dtype))
+    wide = np.float64 if numeric_dtype.is_float else np.int64
     expected = np.asarray(x).astype(wide)
     index: Any = (slice(None),) * dim + (np.asarray(idx),)
     np.add.at(expected, index, values.astype(wide))
-    _check(out, expected, any_dtype, "select_add", terms=4)
-    _check(t, x, any_dtype, "select_add leaves its input unchanged")
+    _check(out, expected, numeric_dtype, "select_add", terms=4)
+    _check(t, x, numeric_dtype, "select_add leaves its input unchanged")
 
 
 MASK = [
@@ -142,14 +138,12 @@ def test_mask_where(
 @pytest.mark.parametrize(
     ("shape", "mask_shape"), [((3, 4), (3, 4)), ((3, 4), (1, 4)), ((), ()), ((0, 3), (0, 3))], ids=str
 )
-def test_mask_fill(backend: Any, any_dtype: DType, shape: Any, mask_shape: Any, rng: Any) -> None:
-    if any_dtype.is_bool:
-        pytest.skip("mask_fill is not a Bool op")
-    x = rand_any(rng, shape, any_dtype)
+def test_mask_fill(backend: Any, numeric_dtype: DType, shape: Any, mask_shape: Any, rng: Any) -> None:
+    x = rand_any(rng, shape, numeric_dtype)
     mask = rand_bool(rng, mask_shape)
-    value = 1.5 if any_dtype.is_float else 7
-    out = make(backend, x, any_dtype).mask_fill(make(backend, mask, DType.BOOL), value)
-    check_exact(out, np.where(mask, np.asarray(value).astype(x.dtype), x), any_dtype, what="mask_fill")
+    value = 1.5 if numeric_dtype.is_float else 7
+    out = make(backend, x, numeric_dtype).mask_fill(make(backend, mask, DType.BOOL), value)
+    check_exact(out, np.where(mask, np.asarray(value).astype(x.dtype), x), numeric_dtype, what="mask_fill")
 
 
 @covers("bool_argwhere")

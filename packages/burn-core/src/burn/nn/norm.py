@@ -1,0 +1,246 @@
+"""Normalization layers: `BatchNorm`, `LayerNorm`, `GroupNorm`, `RmsNorm`.
+
+`BatchNorm` follows Burn (and PyTorch): while training it normalizes with the batch statistics
+(biased variance) and updates ``running = (1 - momentum) * running + momentum * batch`` (the
+running variance takes the unbiased batch variance); at inference it uses the running statistics.
+It trains exactly when its input lives on an autodiff backend, so ``model.valid()`` switches it to
+inference. The running statistics are `Param`s that never require a gradient: they are saved,
+loaded and moved with the module but never enter the autodiff graph.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from burn.errors import ShapeError
+from burn.module.base import Module
+from burn.module.config import config
+from burn.module.param import Param
+from burn.nn._util import resolve_device
+from burn.nn.init import Ones, Zeros
+
+if TYPE_CHECKING:
+    from burn.backend.device import Device
+    from burn.tensor.tensor import Tensor
+
+__all__ = [
+    "BatchNorm",
+    "BatchNormConfig",
+    "GroupNorm",
+    "GroupNormConfig",
+    "LayerNorm",
+    "LayerNormConfig",
+    "RmsNorm",
+    "RmsNormConfig",
+]
+
+
+def _ones(n: int, device: Device, require_grad: bool = True) -> Param:
+    return Ones().init_param((n,), device, require_grad=require_grad)
+
+
+def _zeros(n: int, device: Device, require_grad: bool = True) -> Param:
+    return Zeros().init_param((n,), device, require_grad=require_grad)
+
+
+# -- BatchNorm ------------------------------------------------------------------------------------
+@config
+class BatchNormConfig:
+    """Builds a `BatchNorm` over inputs ``[N, num_features, ...]`` (1-D, 2-D, 3-D alike).
+
+    Example:
+        >>> from burn import nn
+        >>> bn = nn.BatchNormConfig(16).init(device)  # doctest: +SKIP
+    """
+
+    num_features: int
+    epsilon: float = 1e-5
+    momentum: float = 0.1
+
+    def init(self, device: Device | None = None) -> BatchNorm:
+        device = resolve_device(device)
+        n = self.num_features
+        return BatchNorm(
+            gamma=_ones(n, device),
+            beta=_zeros(n, device),
+            running_mean=_zeros(n, device, require_grad=False),
+            running_var=_ones(n, device, require_grad=False),
+            momentum=float(self.momentum),
+            epsilon=float(self.epsilon),
+        )
+
+
+class BatchNorm(Module):
+    """Batch normalization over dim 1 of ``[N, C, ...]``.
+
+    Attributes:
+        gamma, beta: learnable scale and shift ``[C]``.
+        running_mean, running_var: ``[C]`` statistics (no gradient), replaced on the module
+            itself by each training forward, as Burn's running state is.
+    """
+
+    gamma: Param
+    beta: Param
+    running_mean: Param
+    running_var: Param
+    momentum: float = 0.1
+    epsilon: float = 1e-5
+
+    def forward(self, x: Tensor) -> Tensor:
+        shape = x.shape
+        channels = self.gamma.shape[0]
+        if len(shape) < 2 or shape[1] != channels:
+            raise ShapeError(f"BatchNorm: expected an input [N, {channels}, ...], got shape {shape}")
+        stat = (1, channels) + (1,) * (len(shape) - 2)
+        if x._b.ad_enabled:
+            return self._forward_train(x, shape, stat)
+        # Inference: fold the statistics into one scale and one shift per channel.
+        scale = self.gamma.val() / (self.running_var.val() + self.epsilon).sqrt()
+        shift = self.beta.val() - self.running_mean.val() * scale
+        return x * scale.reshape(stat) + shift.reshape(stat)
+
+    def _forward_train(self, x: Tensor, shape: tuple[int, ...], stat: tuple[int, ...]) -> Tensor:
+        channels = stat[1]
+        count = x.num_elements() // channels
+        if count < 2:
+            raise ShapeError(
+                f"BatchNorm: training needs more than one value per channel, got input shape {shape}"
+            )
+        flat = x.swap_dims(0, 1).reshape((channels, count))
+        mean = flat.mean_dim(1)  # [C, 1]
+        centered = flat - mean
+        var = (centered * centered).mean_dim(1)  # biased, used to normalize
+        out = (x - mean.reshape(stat)) / (var.reshape(stat) + self.epsilon).sqrt()
+        out = out * self.gamma.val().reshape(stat) + self.beta.val().reshape(stat)
+
+        m = self.momentum
+        batch_mean = mean.detach().reshape((channels,))
+        batch_var = var.detach().reshape((channels,)) * (count / (count - 1))
+        running_mean = self.running_mean.val().detach() * (1.0 - m) + batch_mean * m
+        running_var = self.running_var.val().detach() * (1.0 - m) + batch_var * m
+        self.running_mean = Param(self.running_mean.id, running_mean, False)
+        self.running_var = Param(self.running_var.id, running_var, False)
+        return out
+
+
+# -- LayerNorm ------------------------------------------------------------------------------------
+@config
+class LayerNormConfig:
+    """Builds a `LayerNorm` over the last dim (size `d_model`).
+
+    Example:
+        >>> from burn import nn
+        >>> ln = nn.LayerNormConfig(32).init(device)  # doctest: +SKIP
+    """
+
+    d_model: int
+    epsilon: float = 1e-5
+
+    def init(self, device: Device | None = None) -> LayerNorm:
+        device = resolve_device(device)
+        return LayerNorm(
+            gamma=_ones(self.d_model, device), beta=_zeros(self.d_model, device), epsilon=float(self.epsilon)
+        )
+
+
+class LayerNorm(Module):
+    """``(x - mean) / sqrt(var + epsilon) * gamma + beta`` over the last dim (biased variance).
+
+    Attributes:
+        gamma, beta: ``[d_model]``.
+    """
+
+    gamma: Param
+    beta: Param
+    epsilon: float = 1e-5
+
+    def forward(self, x: Tensor) -> Tensor:
+        centered = x - x.mean_dim(-1)
+        var = (centered * centered).mean_dim(-1)
+        return centered / (var + self.epsilon).sqrt() * self.gamma.val() + self.beta.val()
+
+
+# -- GroupNorm ------------------------------------------------------------------------------------
+@config
+class GroupNormConfig:
+    """Builds a `GroupNorm`: `num_channels` split into `num_groups` groups, each normalized on
+    its own; `affine` adds a per-channel gamma and beta."""
+
+    num_groups: int
+    num_channels: int
+    epsilon: float = 1e-5
+    affine: bool = True
+
+    def init(self, device: Device | None = None) -> GroupNorm:
+        if self.num_groups < 1 or self.num_channels % self.num_groups:
+            raise ValueError(
+                f"GroupNormConfig: num_channels {self.num_channels} must be divisible by "
+                f"num_groups {self.num_groups}"
+            )
+        device = resolve_device(device)
+        gamma = _ones(self.num_channels, device) if self.affine else None
+        beta = _zeros(self.num_channels, device) if self.affine else None
+        return GroupNorm(
+            gamma=gamma,
+            beta=beta,
+            num_groups=self.num_groups,
+            num_channels=self.num_channels,
+            epsilon=float(self.epsilon),
+        )
+
+
+class GroupNorm(Module):
+    """Group normalization of ``[N, C, ...]``: statistics per sample and group of channels.
+
+    Attributes:
+        gamma, beta: ``[C]``, or None when not affine.
+    """
+
+    gamma: Param | None
+    beta: Param | None
+    num_groups: int
+    num_channels: int
+    epsilon: float = 1e-5
+
+    def forward(self, x: Tensor) -> Tensor:
+        shape = x.shape
+        if len(shape) < 2 or shape[1] != self.num_channels:
+            raise ShapeError(f"GroupNorm: expected an input [N, {self.num_channels}, ...], got shape {shape}")
+        grouped = x.reshape((shape[0], self.num_groups, -1))
+        centered = grouped - grouped.mean_dim(2)
+        var = (centered * centered).mean_dim(2)
+        out = (centered / (var + self.epsilon).sqrt()).reshape(shape)
+        if self.gamma is None or self.beta is None:
+            return out
+        stat = (1, self.num_channels) + (1,) * (len(shape) - 2)
+        return out * self.gamma.val().reshape(stat) + self.beta.val().reshape(stat)
+
+
+# -- RmsNorm --------------------------------------------------------------------------------------
+@config
+class RmsNormConfig:
+    """Builds an `RmsNorm` over the last dim (size `d_model`)."""
+
+    d_model: int
+    epsilon: float = 1e-5
+
+    def init(self, device: Device | None = None) -> RmsNorm:
+        if self.epsilon <= 0:
+            raise ValueError(f"RmsNormConfig: epsilon must be positive, got {self.epsilon}")
+        device = resolve_device(device)
+        return RmsNorm(gamma=_ones(self.d_model, device), epsilon=float(self.epsilon))
+
+
+class RmsNorm(Module):
+    """``x / sqrt(mean(x^2) + epsilon) * gamma`` over the last dim (Zhang & Sennrich, 2019).
+
+    Attributes:
+        gamma: ``[d_model]``.
+    """
+
+    gamma: Param
+    epsilon: float = 1e-5
+
+    def forward(self, x: Tensor) -> Tensor:
+        rms = ((x * x).mean_dim(-1) + self.epsilon).sqrt()
+        return x / rms * self.gamma.val()
