@@ -135,6 +135,26 @@ CASES = {
         ),
         0.05,
     ),
+    "adam-amsgrad": (
+        AdamConfig(epsilon=1e-8, amsgrad=True),
+        lambda p, lr: torch.optim.Adam(p, lr=lr, eps=1e-8, amsgrad=True),
+        0.05,
+    ),
+    "adamw": (
+        AdamWConfig(epsilon=1e-8, weight_decay=0.05),
+        lambda p, lr: torch.optim.AdamW(p, lr=lr, eps=1e-8, weight_decay=0.05),
+        0.05,
+    ),
+    "adagrad": (
+        AdaGradConfig(epsilon=1e-10),
+        lambda p, lr: torch.optim.Adagrad(p, lr=lr, eps=1e-10),
+        0.3,
+    ),
+    "sgd-momentum": (
+        SgdConfig(momentum=MomentumConfig(0.9, 0.0, False)),
+        lambda p, lr: torch.optim.SGD(p, lr=lr, momentum=0.9),
+        0.02,
+    ),
     "adagrad-lr-decay": (
         AdaGradConfig(lr_decay=0.05, epsilon=1e-9, weight_decay=WeightDecayConfig(0.03)),
         lambda p, lr: torch.optim.Adagrad(p, lr=lr, lr_decay=0.05, eps=1e-9, weight_decay=0.03),

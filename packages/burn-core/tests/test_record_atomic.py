@@ -185,3 +185,34 @@ def test_loading_builds_params_one_at_a_time(tmp_path):
     file_size, model_size = path.stat().st_size, n * size * 4
     assert peak < file_size + model_size + (1 << 20)
     assert loaded.params[0].val().dtype == burn.float32
+
+
+@pytest.mark.parametrize("recorder_cls", FILE_RECORDERS, ids=lambda c: c.__name__)
+def test_the_temp_file_is_complete_and_fsynced_before_replacing(recorder_cls, tmp_path, monkeypatch):
+    from burn.record import _io
+
+    events: list[tuple[str, str]] = []
+    real_fsync, real_replace = os.fsync, os.replace
+
+    def fsync(fd: int) -> None:
+        proc_fd = f"/proc/self/fd/{fd}"
+        events.append(("fsync", os.readlink(proc_fd) if os.path.exists(proc_fd) else "?"))
+        real_fsync(fd)
+
+    def replace(src: str | Path, dst: str | Path) -> None:
+        src = Path(src)
+        # What is about to become the target is already a full, loadable record.
+        loaded = recorder_cls().load(src.read_bytes(), template=net) if src.exists() else None
+        events.append(("replace", f"{src.name} -> {Path(dst).name}; loads: {loaded is not None}"))
+        real_replace(src, dst)
+
+    monkeypatch.setattr(_io.os, "fsync", fsync)
+    monkeypatch.setattr(_io.os, "replace", replace)
+    net = make_net(backend("ndarray"))
+    path = net.save_file(tmp_path / "net", recorder_cls())
+    kinds = [kind for kind, _ in events]
+    assert kinds[:2] == ["fsync", "replace"], events  # the temp file, synced, then renamed
+    if os.path.exists("/proc/self/fd"):
+        assert events[0][1].endswith(".tmp") and Path(events[0][1]).parent == tmp_path
+    assert events[1][1].endswith(f"-> {path.name}; loads: True")
+    assert not _temp_files(tmp_path)

@@ -1,10 +1,11 @@
-"""The ``burn`` command: version, installed backends, and the conformance suite.
+"""The ``burn`` command: version, installed backends, the conformance suite, record inspection.
 
 Usage::
 
     burn --version
     burn backends [--json]
     burn conformance NAME [pytest arguments...]    # e.g. burn conformance "autodiff(ndarray)" -x -q
+    burn record inspect FILE [FILE...]              # metadata and param tree of record files
 
 Also runs as ``python -m burn``.
 """
@@ -45,6 +46,18 @@ def _parser() -> argparse.ArgumentParser:
         "name", help="backend name, e.g. ndarray, 'autodiff(ndarray)', 'ndarray?float_dtype=float64'"
     )
     conf.add_argument("pytest_args", nargs=argparse.REMAINDER, help="arguments passed on to pytest")
+    rec = sub.add_parser("record", help="work with record files (saved models and optimizer state)")
+    rec_sub = rec.add_subparsers(dest="record_command", metavar="{inspect}", required=True)
+    inspect = rec_sub.add_parser(
+        "inspect",
+        help="show a record file's metadata and param tree (shapes, dtypes, sizes)",
+        description="Show each record file's metadata and param tree (any burn format, or a foreign "
+        "safetensors file); exit status 1 if one could not be read.",
+    )
+    inspect.add_argument("files", nargs="+", metavar="FILE", help="record files")
+    inspect.add_argument(
+        "--max-decompressed-bytes", type=int, default=None, help="cap on the gunzipped size of .gz files"
+    )
     return parser
 
 
@@ -125,6 +138,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _backends(args.json)
         if args.command == "conformance":
             return _conformance(args.name, args.pytest_args)
+        if args.command == "record":
+            from burn.record.inspect import inspect_files
+
+            return inspect_files(args.files, max_decompressed_bytes=args.max_decompressed_bytes)
     except BurnError as exc:
         print(f"burn: error: {exc}", file=sys.stderr)
         return 1

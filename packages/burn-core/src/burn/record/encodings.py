@@ -16,6 +16,18 @@ Layouts (all integers little-endian unless MessagePack says otherwise):
 - safetensors: the standard layout (u64 header length, JSON header, contiguous data); keys are
   dotted param paths; the burn metadata, param ids and the record's structure are strings in
   ``__metadata__`` (``burn.*`` keys), so other tools read the tensors and ignore the rest.
+
+Why safetensors is written and read here rather than with the ``safetensors`` package (which the
+tests use as the reference: files written here load with it, files it writes load here, and any
+file it accepts loads here with the same tensors): its writers (``safetensors.numpy.save``,
+``save_file``) take a dict of every tensor already converted, which at half precision is a second
+copy of the model in memory, where records convert one tensor at a time while writing (measured
+with tracemalloc in ``test_record_atomic``); its readers either copy every tensor
+(``safetensors.numpy.load``) or need a path to memory-map (``safe_open``), where records read any
+buffer (bytes recorders, gunzipped files) as zero-copy views; and its errors would still have to
+become ``RecordError`` with the file and param path. The format is small (a length, a JSON header,
+raw little-endian bytes), and every size in the header is checked against the bytes present before
+anything is allocated (`read_safetensors_header`).
 """
 
 from __future__ import annotations

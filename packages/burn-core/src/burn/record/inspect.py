@@ -6,7 +6,6 @@ and bin records, whose params are listed by position (bin stores no names).
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 from collections.abc import Sequence
@@ -154,29 +153,32 @@ def _size(n: int) -> str:
     return f"{n} B"  # pragma: no cover
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of ``burn record inspect FILE...``; returns the exit status (1 if any file
-    could not be read)."""
-    parser = argparse.ArgumentParser(
-        prog="burn record inspect", description="Show a record file's metadata and param tree."
-    )
-    parser.add_argument(
-        "files", nargs="+", metavar="FILE", help="record files (any burn format, or safetensors)"
-    )
-    parser.add_argument(
-        "--max-decompressed-bytes", type=int, default=None, help="cap on the gunzipped size of .gz files"
-    )
-    args = parser.parse_args(argv)
+def inspect_files(files: Sequence[str], *, max_decompressed_bytes: int | None = None) -> int:
+    """Print `inspect_file` of each file (errors go to stderr); returns 1 if any file could not be
+    read, else 0.
+
+    Example:
+        >>> inspect_files(["model.mpk"])  # doctest: +SKIP
+        0
+    """
     status = 0
-    for i, name in enumerate(args.files):
+    for i, name in enumerate(files):
         try:
-            text = inspect_file(name, max_decompressed_bytes=args.max_decompressed_bytes)
+            text = inspect_file(name, max_decompressed_bytes=max_decompressed_bytes)
         except RecordError as err:
             print(f"error: {err}", file=sys.stderr)
             status = 1
             continue
         print(("\n" if i else "") + text)
     return status
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of ``burn record inspect FILE...`` (``python -m burn.record.inspect FILE...``);
+    returns the exit status (1 if any file could not be read)."""
+    from burn.cli import main as burn_main
+
+    return burn_main(["record", "inspect", *(sys.argv[1:] if argv is None else argv)])
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -18,6 +18,7 @@ import pytest
 import burn
 from burn import nn, optim, record
 from burn.module import Module, Param
+from burn.plugins import backend as select_backend
 from burn.tensor.dtype import DType
 from burn.testing.helpers import host, make, require_devices
 
@@ -80,7 +81,7 @@ def _reference_backend(backend: Any) -> Any:
     row = rows.get("ndarray")
     if row is None or row.status != "available":
         pytest.skip("cross-backend loading compares with burn-ndarray, which is not installed")
-    reference = burn.backend("ndarray", float_dtype=backend.float_dtype.value)
+    reference = select_backend("ndarray", float_dtype=backend.float_dtype.value)
     if reference is backend:
         pytest.skip("the backend under test is the reference backend")
     return reference

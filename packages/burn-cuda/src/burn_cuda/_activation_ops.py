@@ -1,0 +1,80 @@
+"""Activation ops (`burn.backend.ActivationOps`): one fused CUDA kernel each (`_kernels`), where the
+default would chain several ops with a temporary each. float16 computes in float32 and rounds once.
+Softmax and log-softmax are three CuPy reductions/elementwise passes, stable (max subtracted).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import cupy as cp
+
+from burn_cuda import _kernels as k
+from burn_cuda._dtypes import F16, F32
+
+Array = Any
+
+
+def _unary(kernel: Any, x: Array, *scalars: float) -> Array:
+    """`kernel` on `x` (float16 through float32), scalars typed like the computation."""
+    if x.dtype == F16:
+        return kernel(x.astype(F32), *(F32.type(s) for s in scalars)).astype(F16)
+    return kernel(x, *(x.dtype.type(s) for s in scalars))
+
+
+def _binary(kernel: Any, a: Array, b: Array) -> Array:
+    """`kernel` on two float arrays, promoted to one type (float16 through float32)."""
+    dtype = cp.result_type(a, b)
+    if dtype == F16:
+        return kernel(a.astype(F32), b.astype(F32)).astype(F16)
+    return kernel(a.astype(dtype, copy=False), b.astype(dtype, copy=False))
+
+
+class ActivationOps:
+    """The activation ops of `burn_cuda.Cuda`."""
+
+    def relu(self, x: Array) -> Array:
+        return cp.maximum(x, x.dtype.type(0))  # NaN propagates
+
+    def relu_backward(self, output: Array, grad: Array) -> Array:
+        return _binary(k.relu_backward, output, grad)
+
+    def leaky_relu(self, x: Array, negative_slope: float) -> Array:
+        return _unary(k.leaky_relu, x, negative_slope)
+
+    def gelu(self, x: Array) -> Array:
+        return _unary(k.gelu, x)
+
+    def gelu_backward(self, x: Array, grad: Array) -> Array:
+        return _binary(k.gelu_backward, x, grad)
+
+    def sigmoid(self, x: Array) -> Array:
+        return _unary(k.sigmoid, x)
+
+    def sigmoid_backward(self, output: Array, grad: Array) -> Array:
+        return _binary(k.sigmoid_backward, output, grad)
+
+    def log_sigmoid(self, x: Array) -> Array:
+        return _unary(k.log_sigmoid, x)
+
+    def silu(self, x: Array) -> Array:
+        return _unary(k.silu, x)
+
+    def softplus(self, x: Array, beta: float) -> Array:
+        return _unary(k.softplus, x, beta)
+
+    def hard_sigmoid(self, x: Array, alpha: float, beta: float) -> Array:
+        t = x.dtype.type
+        return cp.clip(x * t(alpha) + t(beta), t(0), t(1))
+
+    def softmax(self, x: Array, dim: int) -> Array:
+        w = x.astype(F32) if x.dtype == F16 else x
+        e = cp.exp(w - w.max(axis=dim, keepdims=True))
+        e /= e.sum(axis=dim, keepdims=True)  # `e` is our own temporary
+        return e.astype(x.dtype, copy=False)
+
+    def log_softmax(self, x: Array, dim: int) -> Array:
+        w = x.astype(F32) if x.dtype == F16 else x
+        shifted = w - w.max(axis=dim, keepdims=True)
+        shifted -= cp.log(cp.exp(shifted).sum(axis=dim, keepdims=True))
+        return shifted.astype(x.dtype, copy=False)

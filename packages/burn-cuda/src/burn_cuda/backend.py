@@ -1,0 +1,116 @@
+"""`Cuda`: burn's backend on CuPy (NVIDIA GPUs)."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from burn.backend.base import Backend
+from burn.backend.capabilities import Capabilities
+from burn.backend.device import Device
+from burn.errors import BackendUnavailableError
+from burn.tensor.dtype import DType
+from burn_cuda import _runtime
+from burn_cuda._activation_ops import ActivationOps
+from burn_cuda._bool_ops import BoolOps
+from burn_cuda._dtypes import NP_OF, SUPPORTED
+from burn_cuda._float_ops import FloatOps
+from burn_cuda._int_ops import IntOps
+from burn_cuda._module_ops import ModuleOps
+from burn_cuda._random import Generators
+
+
+# Ops bound to CuPy ufuncs (``float_add = cupy.add``) differ in type from the contract's methods on purpose.
+class Cuda(FloatOps, IntOps, BoolOps, ModuleOps, ActivationOps, Backend):  # type: ignore[misc]
+    """The CUDA backend: primitives are CuPy arrays on NVIDIA GPUs, one device ``cuda:N`` per GPU.
+
+    Ops are queued asynchronously on each device's default CuPy stream (`sync` waits; reading data
+    back waits for what produced it). Matmul and convolutions run on cuBLAS; activations and integer
+    division are fused CUDA kernels; random ops use cuRAND's Philox per device, reproducible with
+    `seed`. Every burn dtype but bfloat16 is supported; float16 reductions, convolutions and
+    activations compute in float32 and round once. With several GPUs each op runs on the device of
+    its operands.
+
+    Args:
+        float_dtype: element type of float tensors created without a dtype (default float32).
+        int_dtype: element type of int tensors created without a dtype, and of indices (default int64).
+        device: the default device: an ordinal or ``"cuda:N"`` (default ``cuda:0``).
+
+    Example:
+        >>> import burn
+        >>> B = burn.backend("cuda")  # doctest: +SKIP
+        >>> x = burn.Tensor.ones((2, 3), device=B.default_device())  # doctest: +SKIP
+        >>> str(x.device)  # doctest: +SKIP
+        'cuda:0'
+    """
+
+    name: ClassVar[str] = "cuda"
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> Cuda:
+        # With several GPUs, ops must run on their operands' device: a subclass wraps each op.
+        if cls is Cuda and _runtime.device_count() > 1:
+            cls = _multi_device_class()
+        return super().__new__(cls)
+
+    def __init__(
+        self,
+        float_dtype: DType | str = DType.F32,
+        int_dtype: DType | str = DType.I64,
+        device: int | str | None = None,
+    ) -> None:
+        count = _runtime.device_count()
+        if count == 0:
+            raise BackendUnavailableError(
+                "cuda: no CUDA device (CuPy sees none): use a machine with an NVIDIA GPU"
+            )
+        self._device_spec = device
+        self._index = _runtime.parse_device(device, count)
+        self._devices = [Device("cuda", i, self) for i in range(count)]
+        self._generators = Generators()
+        features = {"dlpack", "async"} | ({"multi_device"} if count > 1 else set())
+        super().__init__(float_dtype, int_dtype, Capabilities(SUPPORTED, frozenset(features)))
+        self._int_np = NP_OF[self.int_dtype]
+
+    # -- devices ----------------------------------------------------------------------------------
+    def devices(self) -> list[Device]:
+        """Every GPU CuPy sees, ``cuda:0`` .. ``cuda:N-1`` (``CUDA_VISIBLE_DEVICES`` applies)."""
+        return list(self._devices)
+
+    def default_device(self) -> Device:
+        return self._devices[self._index]
+
+    def device_names(self) -> list[str]:
+        """``"cuda:i <GPU name>"`` for each device, in `devices()` order."""
+        import cupy as cp
+
+        names = []
+        for i in range(len(self._devices)):
+            props = cp.cuda.runtime.getDeviceProperties(i)
+            name = props["name"]
+            names.append(f"cuda:{i} {name.decode() if isinstance(name, bytes) else name}")
+        return names
+
+    def sync(self, device: Device | None = None) -> None:
+        """Wait until the kernels queued on `device` (every device when None) have run."""
+        ordinal = None if device is None else _runtime.device_id(device, len(self._devices))
+        _runtime.sync(ordinal, len(self._devices))
+
+    # -- random -----------------------------------------------------------------------------------
+    def seed(self, seed: int) -> None:
+        """Reseed every device's Philox generator (and the host generator of core defaults)."""
+        super().seed(seed)
+        self._generators.reseed(seed)
+
+    def options(self) -> dict[str, Any]:
+        options = super().options()
+        if self._device_spec is not None:
+            options["device"] = self._device_spec
+        return options
+
+
+_MULTI: list[type[Cuda]] = []
+
+
+def _multi_device_class() -> type[Cuda]:
+    if not _MULTI:
+        _MULTI.append(_runtime.scope_ops(Cuda))
+    return _MULTI[0]
