@@ -1,0 +1,268 @@
+"""Handwritten digits: train an MLP or a small CNN on scikit-learn's bundled 8x8 digits (1797
+images, no download) with `burn.train.Learner`, save it, reload it and report test accuracy.
+
+The test split is only watched (validation metrics each epoch), never used to pick a model or stop.
+Each epoch ends with a checkpoint (``OUT/checkpoints``), so ``--resume`` continues an interrupted
+run to the same result as an uninterrupted one. Metrics go to ``OUT/metrics.csv`` and
+``OUT/metrics.json``, and to ``OUT/metrics.png`` when matplotlib is installed
+(``pip install 'burn-core[plot]'``). The trained model is ``OUT/model.mpk`` with its config
+``OUT/model.json``: ``--infer-backend`` reloads them on another installed backend (no initializer
+runs) and reports the test accuracy there.
+
+Run: ``python examples/digits.py`` (needs burn-ndarray, burn-autodiff and scikit-learn), e.g.
+``python examples/digits.py --model cnn --epochs 8 --out runs/cnn --infer-backend ndarray``.
+It exits with an error if the test accuracy is below ``--min-accuracy`` (default 0.95 for the MLP).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+
+import burn
+from burn import Tensor, activation, nn, optim, record
+from burn.module import Module
+from burn.train import (
+    AccuracyMetric,
+    ArrayDataset,
+    DataLoader,
+    Learner,
+    LearningRateMetric,
+    LossMetric,
+    StepOutput,
+)
+
+MODEL_FILE = "model"  # the recorder adds ".mpk"
+CONFIG_FILE = "model.json"
+
+
+# -- data ------------------------------------------------------------------------------------------
+@dataclass
+class Digits:
+    """Pixels scaled to [0, 1] as ``[N, 64]`` float32, labels ``[N]`` int64."""
+
+    x_train: np.ndarray
+    y_train: np.ndarray
+    x_test: np.ndarray
+    y_test: np.ndarray
+
+
+def load_digits(seed: int = 0, test_size: float = 0.2) -> Digits:
+    """scikit-learn's 8x8 digits, split into train and test (stratified, reproducible by `seed`)."""
+    try:
+        from sklearn.datasets import load_digits as sk_load_digits
+        from sklearn.model_selection import train_test_split
+    except ImportError as exc:
+        raise SystemExit("this example needs scikit-learn: pip install scikit-learn") from exc
+    data = sk_load_digits()
+    x = (data.data / 16.0).astype(np.float32)  # pixel values are 0..16
+    y = data.target.astype(np.int64)
+    x_train, x_test, y_train, y_test = train_test_split(
+        x, y, test_size=test_size, random_state=seed, stratify=y
+    )
+    return Digits(x_train, y_train, x_test, y_test)
+
+
+# -- models ----------------------------------------------------------------------------------------
+class Mlp(Module):
+    """``[N, 64] -> hidden -> ReLU -> [N, 10]`` logits."""
+
+    hidden: nn.Linear
+    out: nn.Linear
+
+    def forward(self, x: Tensor) -> Tensor:
+        return self.out(activation.relu(self.hidden(x)))
+
+
+class Cnn(Module):
+    """Two 3x3 conv + ReLU + 2x2 max-pool blocks (8x8 -> 4x4 -> 2x2), then a linear classifier."""
+
+    conv1: nn.Conv2d
+    conv2: nn.Conv2d
+    pool: nn.MaxPool2d
+    out: nn.Linear
+
+    def forward(self, x: Tensor) -> Tensor:
+        x = x.reshape((x.shape[0], 1, 8, 8))  # the loader gives flat rows for both models
+        x = self.pool(activation.relu(self.conv1(x)))
+        x = self.pool(activation.relu(self.conv2(x)))
+        return self.out(x.reshape((x.shape[0], -1)))
+
+
+@burn.config
+class DigitsModelConfig:
+    """Which model to build, and its sizes; saved next to the weights so any backend rebuilds it."""
+
+    kind: Literal["mlp", "cnn"] = "mlp"
+    hidden: int = 128
+    channels: tuple[int, int] = (16, 32)
+
+    def init(self, device: Any) -> Mlp | Cnn:
+        if self.kind == "mlp":
+            return Mlp(
+                nn.LinearConfig(64, self.hidden).init(device), nn.LinearConfig(self.hidden, 10).init(device)
+            )
+        c1, c2 = self.channels
+        return Cnn(
+            nn.Conv2dConfig((1, c1), (3, 3), padding="same").init(device),
+            nn.Conv2dConfig((c1, c2), (3, 3), padding="same").init(device),
+            nn.MaxPool2dConfig((2, 2), strides=(2, 2)).init(device),
+            nn.LinearConfig(c2 * 2 * 2, 10).init(device),
+        )
+
+
+def classify(model: Any, batch: tuple[Tensor, Tensor]) -> StepOutput:
+    """The step function: logits, cross-entropy loss, and what accuracy needs."""
+    x, y = batch
+    logits = model(x)
+    return StepOutput(loss=nn.CrossEntropyLoss()(logits, y), output=logits, targets=y)
+
+
+# -- training, saving, reloading -------------------------------------------------------------------
+def training_backend(name: str) -> Any:
+    """``autodiff(name)`` unless `name` already is an autodiff backend."""
+    return burn.backend(name if name.startswith("autodiff(") else f"autodiff({name})")
+
+
+def train(
+    out: str | Path,
+    *,
+    model: Literal["mlp", "cnn"] = "mlp",
+    backend: str = "ndarray",
+    epochs: int = 10,
+    resume: bool = False,
+    seed: int = 0,
+    batch_size: int = 32,
+    lr: float = 1e-2,
+    progress: str = "auto",
+    plot: bool = True,
+) -> tuple[Any, Any]:
+    """Train on the digits' training split (validating on the test split each epoch), save the
+    model and its config into `out`, and return ``(model, TrainingResult)``."""
+    out = Path(out)
+    backend_ = training_backend(backend)
+    device = backend_.default_device()
+    backend_.seed(seed)  # the lazy initializers run on the first step; a resume overwrites the params
+    data = load_digits(seed)
+    config = DigitsModelConfig(kind=model)
+    learner = Learner(
+        config.init(device),
+        optim.AdamConfig().init(),
+        classify,
+        lr=optim.lr_scheduler.CosineAnnealingLrSchedulerConfig(
+            lr, epochs * -(-len(data.y_train) // batch_size)
+        ).init(),
+        num_epochs=epochs,
+        metrics=[LossMetric(), AccuracyMetric(), LearningRateMetric()],
+        directory=out,
+        keep_checkpoints=2,
+        seed=seed,
+        progress=progress,
+        plot=plot,
+    )
+    train_loader = DataLoader(ArrayDataset(data.x_train, data.y_train), batch_size, shuffle=True, seed=seed)
+    test_loader = DataLoader(ArrayDataset(data.x_test, data.y_test), 256)
+    result = learner.fit(train_loader, test_loader, resume=resume)
+    result.model.save_file(out / MODEL_FILE, record.NamedMpkFileRecorder())
+    config.save(out / CONFIG_FILE)
+    return result.model, result
+
+
+def reload(out: str | Path, backend: str = "ndarray", **options: Any) -> Any:
+    """The saved model, built from its config on `backend` (lazy params: no initializer runs)."""
+    out = Path(out)
+    backend_ = burn.backend(backend, **options)
+    device = backend_.default_device()
+    config = DigitsModelConfig.load(out / CONFIG_FILE)
+    return config.init(device).load_file(out / MODEL_FILE, record.NamedMpkFileRecorder(), device)
+
+
+def accuracy(model: Any, x: np.ndarray, y: np.ndarray, batch_size: int = 512) -> float:
+    """Test accuracy of an inference model (call ``.valid()`` first on an autodiff model)."""
+    device = model.devices()[0]
+    correct = 0
+    for start in range(0, len(y), batch_size):
+        logits = model(Tensor.from_data(x[start : start + batch_size], device=device)).to_numpy()
+        correct += int(np.sum(np.argmax(logits, axis=1) == y[start : start + batch_size]))
+    return correct / len(y)
+
+
+# -- command line ----------------------------------------------------------------------------------
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], prog="digits.py")
+    parser.add_argument("--model", choices=["mlp", "cnn"], default="mlp")
+    parser.add_argument(
+        "--backend", default="ndarray", help="base backend; training runs on autodiff(BACKEND)"
+    )
+    parser.add_argument("--epochs", type=int, default=10)
+    parser.add_argument("--resume", action="store_true", help="continue from the latest checkpoint in --out")
+    parser.add_argument("--out", default=None, help="output directory (default runs/digits-MODEL)")
+    parser.add_argument("--infer-backend", default=None, help="also reload the model on this backend")
+    parser.add_argument(
+        "--infer-float-dtype", default=None, help="float dtype of --infer-backend, e.g. float64"
+    )
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--lr", type=float, default=1e-2)
+    parser.add_argument("--progress", choices=["auto", "bar", "plain", "none"], default="auto")
+    parser.add_argument("--min-accuracy", type=float, default=None, help="fail below this (MLP default 0.95)")
+    args = parser.parse_args(argv)
+    if args.epochs < 1:
+        parser.error(f"--epochs must be at least 1, got {args.epochs}")
+    return args
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    out = Path(args.out or f"runs/digits-{args.model}")
+    data = load_digits(args.seed)
+    print(
+        f"digits: {len(data.y_train)} train / {len(data.y_test)} test images; model {args.model}; "
+        f"training on {training_backend(args.backend).name}; output in {out}"
+    )
+    start = time.perf_counter()
+    _, result = train(
+        out,
+        model=args.model,
+        backend=args.backend,
+        epochs=args.epochs,
+        resume=args.resume,
+        seed=args.seed,
+        lr=args.lr,
+        progress=args.progress,
+    )
+    elapsed = time.perf_counter() - start
+
+    reloaded = reload(out, args.backend)  # the inference backend of training, from the saved file
+    test_accuracy = accuracy(reloaded, data.x_test, data.y_test)
+    print(
+        f"trained {result.epoch} epochs in {elapsed:.1f} s; test accuracy {test_accuracy:.4f} "
+        f"(reloaded on {reloaded.devices()[0].owner.name})"
+    )
+    if args.infer_backend:
+        options = {"float_dtype": args.infer_float_dtype} if args.infer_float_dtype else {}
+        other = reload(out, args.infer_backend, **options)
+        owner = other.devices()[0].owner
+        print(
+            f"reloaded on {owner.name} (float {owner.float_dtype}): test accuracy "
+            f"{accuracy(other, data.x_test, data.y_test):.4f}"
+        )
+    print(f"model: {out / (MODEL_FILE + '.mpk')} (config {out / CONFIG_FILE})")
+    print(f"metrics: {result.files.get('csv')}, {result.files.get('json')}")
+    plot = result.files.get("plot")
+    print(f"plot: {plot}" if plot else "plot: none (pip install 'burn-core[plot]' for metrics.png)")
+
+    minimum = args.min_accuracy if args.min_accuracy is not None else (0.95 if args.model == "mlp" else 0.0)
+    if test_accuracy < minimum:
+        print(f"test accuracy {test_accuracy:.4f} is below {minimum}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

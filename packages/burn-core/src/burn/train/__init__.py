@@ -1,0 +1,63 @@
+"""Training: datasets and loaders, metrics, and a `Learner` that trains, validates, checkpoints,
+resumes, stops early and logs (CSV, JSON, and a PNG plot with ``burn-core[plot]``).
+
+Example:
+    >>> import numpy as np
+    >>> from burn.train import ArrayDataset, DataLoader
+    >>> loader = DataLoader(ArrayDataset(np.zeros((10, 4)), np.arange(10)), batch_size=4, shuffle=True)
+    >>> len(loader)
+    3
+    >>> # learner = Learner(model, optim.AdamConfig().init(), step, lr=1e-3, num_epochs=5,
+    >>> #                   metrics=[LossMetric(), AccuracyMetric()], directory="runs/demo")
+    >>> # result = learner.fit(loader, valid_loader)        # result.model, result.history
+    >>> # result = learner.fit(loader, valid_loader, resume=True)   # after an interruption
+
+See ``docs/guides/training.md``.
+"""
+
+from burn.train.checkpoint import Checkpointer
+from burn.train.config import LearnerConfig
+from burn.train.dataset import ArrayDataset, Dataset
+from burn.train.early_stopping import EarlyStopping
+from burn.train.history import History
+from burn.train.learner import Learner, StepFn, TrainingResult
+from burn.train.loader import Batcher, DataLoader, stack_batcher
+from burn.train.metrics import (
+    AccuracyMetric,
+    EpochAggregator,
+    LearningRateMetric,
+    LossMetric,
+    Metric,
+    StepOutput,
+    default_metrics,
+)
+from burn.train.plot import plot_history
+from burn.train.progress import BarProgress, PlainProgress, Progress, SilentProgress, make_progress
+
+__all__ = [
+    "AccuracyMetric",
+    "ArrayDataset",
+    "BarProgress",
+    "Batcher",
+    "Checkpointer",
+    "DataLoader",
+    "Dataset",
+    "EarlyStopping",
+    "EpochAggregator",
+    "History",
+    "Learner",
+    "LearnerConfig",
+    "LearningRateMetric",
+    "LossMetric",
+    "Metric",
+    "PlainProgress",
+    "Progress",
+    "SilentProgress",
+    "StepFn",
+    "StepOutput",
+    "TrainingResult",
+    "default_metrics",
+    "make_progress",
+    "plot_history",
+    "stack_batcher",
+]
