@@ -127,16 +127,34 @@ class HostOps(TensorBase):
         for i in range(len(self)):
             yield self[i]  # type: ignore[index]
 
-    # -- DLPack (through the host array: data on the host is on the CPU) -----------------------
+    # -- DLPack: the backend's own buffer when it lives on an accelerator, else the host array --
+    def _accelerator_array(self) -> Any:
+        """The primitive itself when the backend declares ``dlpack`` and the buffer is not in host
+        memory (a CuPy array on a GPU): exported without a copy. None otherwise."""
+        t: Any = self
+        while t._b.ad_enabled:  # a decorator's float primitive wraps the inner backend's
+            t = t.inner()
+        p = t._p
+        if not t._b.capabilities.has("dlpack") or not hasattr(p, "__dlpack_device__"):
+            return None
+        return p if p.__dlpack_device__()[0] != _DLPACK_CPU else None
+
     def __dlpack__(self, **kwargs: Any) -> Any:
+        kwargs = {k: v for k, v in kwargs.items() if v is not None}
+        device_array = self._accelerator_array()
+        if device_array is not None:
+            return device_array.__dlpack__(**kwargs)
         # Zero copy where the host array is the backend's buffer: consumers must not write to it
         # (as with any immutable array exported through DLPack).
         array = self._into_data().array
         if not array.flags.writeable:  # NumPy cannot export read-only arrays to every consumer
             array = array.copy()
-        return array.__dlpack__(**{k: v for k, v in kwargs.items() if v is not None})
+        return array.__dlpack__(**kwargs)
 
     def __dlpack_device__(self) -> tuple[int, int]:
+        device_array = self._accelerator_array()
+        if device_array is not None:
+            return tuple(device_array.__dlpack_device__())  # type: ignore[return-value]
         return (_DLPACK_CPU, 0)
 
     # -- identity and value semantics --------------------------------------------------------
