@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from conftest import host, leaf, tensor
 
+import burn
 from burn import activation
 from burn_autodiff import Autodiff, AutodiffError, Node
 from burn_autodiff.checkpoint import SELF
@@ -17,8 +18,10 @@ from burn_ndarray import NdArray
 def block_net(B: Autodiff, rng: np.random.Generator, depth: int = 3, width: int = 16) -> tuple:
     """A deep MLP whose layers are a matmul followed by a chain of memory-bound ops."""
     x = tensor(B, rng.standard_normal((8, width)))
-    params = [(leaf(B, rng.standard_normal((width, width)) / 4), leaf(B, rng.standard_normal(width) / 4))
-              for _ in range(depth)]
+    params = [
+        (leaf(B, rng.standard_normal((width, width)) / 4), leaf(B, rng.standard_normal(width) / 4))
+        for _ in range(depth)
+    ]
     return x, params
 
 
@@ -101,3 +104,18 @@ def test_checkpointing_is_reported() -> None:
     assert B.checkpointing == "balanced" and "checkpointing=balanced" in repr(B)
     assert Autodiff(NdArray()).checkpointing == "none"
     assert isinstance(Node, type)
+
+
+def test_checkpointing_is_per_backend_instance() -> None:
+    """Two decorators over one inner backend, one checkpointing, used side by side: each graph
+    follows its own backend's strategy, and the gradients agree."""
+    inner = NdArray(float_dtype="float64")
+    plain, ckpt = Autodiff(inner), Autodiff(inner, checkpointing="balanced")
+    assert burn.backend("autodiff(ndarray)").checkpointing == "none"  # opt-in, never the default
+    values = np.array([[0.5, -1.0], [2.0, 0.25]])
+    xs = {name: leaf(b, values) for name, b in (("plain", plain), ("ckpt", ckpt))}
+    es = {name: (x @ x).exp() for name, x in xs.items()}
+    assert es["plain"]._p.node.recompute is None and es["plain"]._p.node.saved[0] is not SELF
+    assert es["ckpt"]._p.node.recompute is not None and es["ckpt"]._p.node.saved == (SELF,)
+    grads = {name: (e * e).sum().backward() for name, e in es.items()}
+    np.testing.assert_allclose(host(xs["ckpt"].grad(grads["ckpt"])), host(xs["plain"].grad(grads["plain"])))

@@ -99,3 +99,33 @@ def test_user_post_init_still_runs() -> None:
 
     WithPost(3)
     assert calls == [3]
+
+
+@pytest.mark.parametrize(
+    ("args", "kwargs", "message"),
+    [
+        ((), {}, r"InnerConfig: missing required field\(s\) 'size'"),
+        ((1,), {"bogus": 2}, r"InnerConfig: unknown field\(s\) 'bogus' \(fields: size, rate, kernel, mode\)"),
+        ((1,), {"size": 2}, r"field\(s\) 'size' given twice"),
+        ((1, 0.5, (3, 3), "nearest", 9), {}, r"at most 4 positional field\(s\), got 5"),
+        (("4",), {}, r"InnerConfig\.size: expected int, got str '4'"),
+    ],
+)
+def test_bad_constructor_calls_raise_config_error_naming_the_field(args, kwargs, message) -> None:
+    with pytest.raises(ConfigError, match=message) as info:
+        InnerConfig(*args, **kwargs)
+    if "expected int" not in message:
+        assert isinstance(info.value, TypeError), "a bad call stays a TypeError too"
+
+
+def test_layer_configs_name_missing_and_unknown_fields() -> None:
+    from burn import nn
+
+    with pytest.raises(ConfigError, match=r"LinearConfig: missing required field\(s\) 'd_output'"):
+        nn.LinearConfig(16)
+    with pytest.raises(ConfigError, match=r"Conv2dConfig: unknown field\(s\) 'kernel'"):
+        nn.Conv2dConfig((1, 2), kernel=(3, 3))
+    with pytest.raises(ConfigError, match=r"LinearConfig\.bias: expected bool, got str"):
+        nn.LinearConfig(16, 32, bias="yes")
+    with pytest.raises(ConfigError, match=r"LinearConfig: unknown field\(s\) 'd_in'"):
+        nn.LinearConfig.from_json('{"d_in": 16, "d_output": 32}')

@@ -118,19 +118,27 @@ def test_gradient_reaches_every_trainable_param(dev, name) -> None:
     assert seen > 0
 
 
-@pytest.mark.parametrize("name", ["linear", "lstm", "mha", "batch_norm"])
+@pytest.mark.parametrize("name", sorted(CASES))
 def test_no_gradient_reaches_a_frozen_param(dev, name) -> None:
+    """Every other trainable param frozen with ``require_grad`` off: those (and the running
+    statistics) get no gradient, the others still do."""
     build, run = CASES[name]
     layer = build(dev)
-    frozen_path = next(path for path, _ in layer.named_params())
-    layer = layer.map(lambda path, p: p.no_grad() if path == frozen_path else p)
+    trainable = [path for path, _ in layer.named_params() if path.split(".")[-1] not in RUNNING_STATS]
+    frozen = set(trainable[::2])
+    layer = layer.map(lambda path, p: p.no_grad() if path in frozen else p)
+    if frozen == set(trainable):  # a one-param layer frozen entirely: nothing to differentiate
+        with pytest.raises(ad.AutodiffError, match="no graph"):
+            weighted_sum(run(layer, dev)).backward()
+        return
     grads = weighted_sum(run(layer, dev)).backward()
     for path, param in layer.named_params():
         grad = param.val().grad(grads)
-        if path == frozen_path or path.split(".")[-1] in RUNNING_STATS:
-            assert grad is None, path
+        if path in frozen or path.split(".")[-1] in RUNNING_STATS:
+            assert grad is None, f"{name}: gradient reached frozen {path}"
+            assert not param.val().is_require_grad(), path
         else:
-            assert grad is not None, path
+            assert grad is not None, f"{name}: no gradient for {path}"
 
 
 def test_no_grad_module_has_no_gradients_but_still_runs(dev) -> None:
@@ -206,6 +214,21 @@ def test_batch_norm_updates_running_stats_while_training_then_infers_after_valid
     inner = valid.gamma.val().device
     np.testing.assert_allclose(valid(tensor(inner, x)).to_numpy(), want, atol=1e-10)
     np.testing.assert_allclose(valid.running_mean.val().to_numpy(), rm)  # inference never updates
+
+
+def test_batch_norm_running_stats_are_saved_and_loaded_like_any_param(dev) -> None:
+    bn = nn.BatchNormConfig(3).init(dev)
+    for _ in range(2):
+        bn(floats(dev, 4, 3, 2))
+    record = bn.into_record()
+    assert list(record) == ["gamma", "beta", "running_mean", "running_var"]
+    loaded = nn.BatchNormConfig(3).init(dev).load_record(record)
+    for (path, a), (_, b) in zip(loaded.named_params(), bn.named_params(), strict=True):
+        assert a.id == b.id and a.require_grad == b.require_grad, path
+        np.testing.assert_array_equal(a.val().to_numpy(), b.val().to_numpy())
+    assert not loaded.running_var.require_grad and not loaded.running_var.val().is_require_grad()
+    grads = weighted_sum(loaded(floats(dev, 4, 3, 2))).backward()
+    assert loaded.running_mean.val().grad(grads) is None and loaded.gamma.val().grad(grads) is not None
 
 
 @pytest.mark.skipif(torch is None, reason="PyTorch is not installed")

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
+import inspect
 import json
 import os
 import tempfile
@@ -16,6 +18,14 @@ from burn.errors import ConfigError
 C = TypeVar("C")
 
 _MISSING = object()
+
+
+class ConfigArgumentError(ConfigError, TypeError):
+    """Bad constructor arguments for a config (missing, unknown or repeated fields).
+
+    A `ConfigError` naming the fields, and a `TypeError` as Python's own message for a bad call
+    would be, so ``except TypeError`` still catches it.
+    """
 
 
 @dataclass_transform()  # type checkers see configs as the dataclasses they are
@@ -64,6 +74,7 @@ def _make_config(cls: type, options: dict[str, Any]) -> type:
     # Set before dataclass() runs: the generated __init__ only calls a __post_init__ it can see.
     cls.__post_init__ = __post_init__  # type: ignore[attr-defined]
     data_cls: Any = dataclasses.dataclass(cls, **options)
+    data_cls.__init__ = _checked_init(data_cls)
     data_cls.__burn_config__ = True  # type: ignore[attr-defined]
     data_cls.to_dict = _to_dict  # type: ignore[attr-defined]
     data_cls.from_dict = classmethod(_from_dict)  # type: ignore[attr-defined]
@@ -76,6 +87,47 @@ def _make_config(cls: type, options: dict[str, Any]) -> type:
         if name not in cls.__dict__:
             setattr(data_cls, name, _builder(field.name))
     return data_cls
+
+
+def _checked_init(cls: type) -> Callable[..., None]:
+    """Wrap the dataclass ``__init__`` so a bad call raises `ConfigArgumentError` naming the
+    fields (Python's own TypeError names only one missing argument, and no config)."""
+    init: Callable[..., None] = cls.__init__  # type: ignore[misc]
+    signature = inspect.signature(init)
+
+    @functools.wraps(init)
+    def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
+        try:
+            signature.bind(self, *args, **kwargs)
+        except TypeError:
+            raise ConfigArgumentError(_bad_call(cls, args, kwargs)) from None
+        init(self, *args, **kwargs)
+
+    return __init__
+
+
+def _bad_call(cls: type, args: tuple[Any, ...], kwargs: dict[str, Any]) -> str:
+    fields = [f for f in dataclasses.fields(cls) if f.init]  # type: ignore[arg-type]
+    names = [f.name for f in fields]
+    problems = []
+    if len(args) > len(names):
+        problems.append(f"takes at most {len(names)} positional field(s), got {len(args)}")
+    given = set(names[: len(args)])
+    unknown = [k for k in kwargs if k not in names]
+    if unknown:
+        problems.append(f"unknown field(s) {', '.join(map(repr, unknown))} (fields: {', '.join(names)})")
+    twice = [k for k in kwargs if k in given]
+    if twice:
+        problems.append(f"field(s) {', '.join(map(repr, twice))} given twice")
+    required = [
+        f.name
+        for f in fields
+        if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
+    ]
+    missing = [n for n in required if n not in given and n not in kwargs]
+    if missing:
+        problems.append(f"missing required field(s) {', '.join(map(repr, missing))}")
+    return f"{cls.__name__}: {'; '.join(problems) or 'bad arguments'}"
 
 
 def _builder(name: str) -> Callable[[Any, Any], Any]:

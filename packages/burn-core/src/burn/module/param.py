@@ -62,6 +62,34 @@ class ParamId:
 Initializer = Callable[["Device", bool], "Tensor"]
 
 
+class _LazyInit:
+    """The initializer of a lazy param, shared by every param derived from it (same ParamId:
+    `to_device`, `set_require_grad`, `map`, `valid`...), so they all get the same values whichever
+    is used first: the first use runs `init` on its own device, once; the others move that tensor
+    to theirs. Without this, two copies of one param would draw two different random tensors."""
+
+    __slots__ = ("init", "shape", "lock", "base")
+
+    def __init__(self, init: Initializer, shape: tuple[int, ...]) -> None:
+        self.init = init
+        self.shape = shape
+        self.lock = threading.Lock()
+        self.base: Tensor | None = None
+
+    def realize(self, device: Device, require_grad: bool, param_id: ParamId) -> Tensor:
+        with self.lock:
+            base = self.base
+            if base is None:
+                base = self.init(device, require_grad)
+                if tuple(base.shape) != self.shape:
+                    raise ValueError(
+                        f"param {param_id}: initializer returned shape {tuple(base.shape)}, "
+                        f"declared {self.shape}"
+                    )
+                self.base = base
+        return _move(base, device)
+
+
 class Param:
     """A module parameter: a tensor with a `ParamId` and whether it requires a gradient.
 
@@ -69,7 +97,9 @@ class Param:
     On an autodiff backend a float param that requires grad hands out its tensor as a graph leaf.
 
     Lazy params (`Param.uninitialized`) know their shape and device before their initializer runs;
-    it runs once, on the first `val()`. A module built only to load weights never runs it.
+    it runs once, on the first `val()`. A module built only to load weights never runs it. Params
+    derived from a lazy one (``to_device``, ``no_grad``, ``map``...) stay lazy and share its
+    initializer: whichever is used first initializes, and all of them see the same values.
 
     Example:
         >>> import burn
@@ -79,7 +109,7 @@ class Param:
         ((2, 3), 6.0)
     """
 
-    __slots__ = ("id", "_value", "_init", "_shape", "_device", "_kind", "_require_grad", "_lock")
+    __slots__ = ("id", "_value", "_lazy", "_fn", "_shape", "_device", "_kind", "_require_grad")
 
     id: ParamId
 
@@ -100,12 +130,12 @@ class Param:
             require_grad = False
         self.id = id
         self._value = _leaf(value, require_grad) if value is not None else None
-        self._init = init if value is None else None
         self._shape = tuple(value.shape) if value is not None else tuple(shape or ())
+        self._lazy = _LazyInit(init, self._shape) if value is None and init is not None else None
+        self._fn: Callable[[Tensor], Tensor] | None = None
         self._device = value.device if value is not None else device
         self._kind = value.kind if value is not None else kind
         self._require_grad = require_grad
-        self._lock = threading.Lock() if value is None else None
 
     # -- construction -------------------------------------------------------------------------
     @classmethod
@@ -127,23 +157,44 @@ class Param:
         """A lazy param: ``init(device, require_grad)`` runs on the first `val()`."""
         return cls(id or ParamId.new(), None, require_grad, init=init, shape=shape, device=device, kind=kind)
 
+    def _derived(
+        self,
+        *,
+        device: Device | None = None,
+        require_grad: bool | None = None,
+        fn: Callable[[Tensor], Tensor] | None = None,
+    ) -> Param:
+        """A lazy param sharing this one's initializer (same id), on `device` / with the flag."""
+        out = Param.__new__(Param)
+        out.id = self.id
+        out._value = None
+        out._lazy = self._lazy
+        prev = self._fn
+        out._fn = fn if prev is None else (prev if fn is None else (lambda t: fn(prev(t))))
+        out._shape = self._shape
+        out._device = self._device if device is None else device
+        out._kind = self._kind
+        out._require_grad = self._require_grad if require_grad is None else require_grad
+        return out
+
     # -- access -------------------------------------------------------------------------------
     def val(self) -> Tensor:
         """The tensor, initializing a lazy param first (once, thread-safely)."""
         value = self._value
         if value is not None:
             return value
-        assert self._lock is not None and self._init is not None
-        with self._lock:
+        lazy = self._lazy
+        assert lazy is not None
+        tensor = lazy.realize(self._device, self._require_grad, self.id)  # type: ignore[arg-type]
+        if self._fn is not None:
+            tensor = self._fn(tensor)
+        value = _leaf(tensor, self._require_grad)
+        # Another thread may have realized this same Param meanwhile: keep the first value.
+        with lazy.lock:
             if self._value is None:
-                tensor = self._init(self._device, self._require_grad)  # type: ignore[arg-type]
-                if tuple(tensor.shape) != self._shape:
-                    raise ValueError(
-                        f"param {self.id}: initializer returned shape {tuple(tensor.shape)}, "
-                        f"declared {self._shape}"
-                    )
-                self._value = _leaf(tensor, self._require_grad)
-                self._init = None
+                self._value = value
+                self._lazy = None
+                self._fn = None
         return self._value
 
     @property
@@ -189,38 +240,47 @@ class Param:
         """Apply `fn` to the tensor; a lazy param stays lazy (the map runs after its init)."""
         if self._value is not None:
             return self.with_value(fn(self._value))
-        init = self._init
-        assert init is not None
-        return Param(
-            self.id, None, self._require_grad, init=lambda d, g: fn(init(d, g)),
-            shape=self._shape, device=self._device, kind=self._kind,
-        )
+        return self._derived(fn=fn)
 
     def set_require_grad(self, require_grad: bool) -> Param:
         """The same param with the flag changed (a new graph leaf on autodiff backends)."""
         if self._value is None:
-            return Param(
-                self.id, None, require_grad, init=self._init, shape=self._shape,
-                device=self._device, kind=self._kind,
-            )
+            return self._derived(require_grad=require_grad)
         return Param(self.id, self._value.detach(), require_grad)
 
     def no_grad(self) -> Param:
         return self.set_require_grad(False)
 
     def to_device(self, device: Device) -> Param:
-        """The param on `device`; a lazy param is initialized directly there."""
+        """The param on `device`; a lazy param stays lazy and initializes directly there when it
+        is the first of its copies to be used."""
         if self._value is None:
-            return Param(
-                self.id, None, self._require_grad, init=self._init, shape=self._shape,
-                device=device, kind=self._kind,
-            )
+            return self._derived(device=device)
         return Param(self.id, self._value.detach().to_device(device), self._require_grad)
 
     def __repr__(self) -> str:
         state = "" if self.is_initialized else ", lazy"
         grad = "" if self._require_grad else ", no grad"
         return f"Param(id={self.id}, shape={list(self._shape)}{grad}{state})"
+
+
+def _move(tensor: Tensor, device: Device) -> Tensor:
+    """`tensor` on `device`, which may belong to the tensor's autodiff decorator or inner backend
+    (lazy params shared between a model and its `valid()` copy)."""
+    owner = device.owner
+    backend = tensor.backend
+    if owner is None or owner is backend:
+        return tensor if tensor.device == device else tensor.to_device(device)
+    if backend.ad_enabled and backend.inner is owner:
+        inner = tensor.detach().inner()
+        return inner if inner.device == device else inner.to_device(device)
+    if owner.ad_enabled and owner.inner is backend:
+        from burn.tensor.tensor import Tensor
+
+        return Tensor.from_inner(tensor.to_device(device.with_owner(backend)), backend=owner)
+    from burn.tensor.tensor import Tensor
+
+    return Tensor.from_data(tensor.to_data(), device=device, dtype=tensor.dtype)
 
 
 def _leaf(tensor: Tensor, require_grad: bool) -> Tensor:

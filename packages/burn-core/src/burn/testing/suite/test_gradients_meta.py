@@ -12,6 +12,9 @@ from __future__ import annotations
 import importlib
 import inspect
 import pkgutil
+import sys
+
+import pytest
 
 import burn.testing.suite as suite
 from burn.backend import contract_ops
@@ -54,3 +57,11 @@ def test_differentiable_ops_cover_every_float_module_and_activation_op() -> None
     assert differentiable_ops() | NOT_DIFFERENTIABLE | BACKWARD_HELPERS == float_like
     assert not differentiable_ops() & (NOT_DIFFERENTIABLE | BACKWARD_HELPERS)
     assert len(differentiable_ops()) > 80
+
+
+def test_the_meta_test_fails_on_an_op_without_a_gradient_test(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A new differentiable contract op with no `covers` mark anywhere must make it fail, by name.
+    known = differentiable_ops()
+    monkeypatch.setattr(sys.modules[__name__], "differentiable_ops", lambda: known | {"float_brand_new"})
+    with pytest.raises(AssertionError, match="1 differentiable op.*float_brand_new"):
+        test_every_differentiable_op_has_a_gradient_test()
