@@ -22,6 +22,9 @@ from pathlib import Path
 
 import pytest
 
+import burn
+import burn.plugins
+
 ROOT = Path(__file__).resolve().parents[3]
 DOCS = ROOT / "docs"
 TEMPLATE_SRC = ROOT / "examples" / "plugin-template" / "src"
@@ -120,12 +123,21 @@ def test_code_blocks_run(page: Path, tmp_path: Path, monkeypatch: pytest.MonkeyP
     # A real module, so that classes the page defines (dataclasses, configs) can find it.
     module = types.ModuleType(f"_burn_docs_{page.stem.replace('-', '_')}")
     monkeypatch.setitem(sys.modules, module.__name__, module)
-    for block in page_blocks:
-        reasons = [r for n in sorted(block.backends() & OPTIONAL) if (r := _unavailable(n))]
-        if block.skip is not None or reasons:
-            continue
-        code = compile(block.code, f"{page.relative_to(ROOT)}:{block.line}", "exec")
-        exec(code, module.__dict__)  # noqa: S102 - the docs are this repository's own code
+    before = {info.name for info in burn.backends()}
+    try:
+        for block in page_blocks:
+            reasons = [r for n in sorted(block.backends() & OPTIONAL) if (r := _unavailable(n))]
+            if block.skip is not None or reasons:
+                continue
+            code = compile(block.code, f"{page.relative_to(ROOT)}:{block.line}", "exec")
+            exec(code, module.__dict__)  # noqa: S102 - the docs are this repository's own code
+    finally:
+        # A page may register plugins at run time (the plugin guide does): later tests must see
+        # the installed set only.
+        added = {info.name for info in burn.backends()} - before
+        if "template" in added and "burn_template.plugin" in sys.modules:
+            burn.plugins.unregister(sys.modules["burn_template.plugin"])
+        assert {info.name for info in burn.backends()} == before, f"{page.name} left plugins registered"
 
 
 def test_skip_marker_is_read(tmp_path: Path) -> None:

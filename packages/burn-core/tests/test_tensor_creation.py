@@ -154,7 +154,11 @@ def test_default_backend_comes_from_plugins(monkeypatch):
     import burn.plugins
     import burn_ndarray.plugin
 
-    burn.plugins.register(burn_ndarray.plugin)
+    # Register only when no entry point did: unregistering an installed plugin would remove
+    # `ndarray` for every later test of the session.
+    registered_here = "ndarray" not in {info.name for info in burn.plugins.backends()}
+    if registered_here:
+        burn.plugins.register(burn_ndarray.plugin)
     try:
         monkeypatch.delenv("BURN_BACKEND", raising=False)
         t = Tensor.from_data([1.0, 2.0])
@@ -163,7 +167,8 @@ def test_default_backend_comes_from_plugins(monkeypatch):
         t2 = Tensor.ones(2, backend="ndarray")  # a name goes through burn.backend()
         assert t2.backend is t.backend
     finally:
-        burn.plugins.unregister(burn_ndarray.plugin)
+        if registered_here:
+            burn.plugins.unregister(burn_ndarray.plugin)
 
 
 # -- filled creation ------------------------------------------------------------------------------
