@@ -1,7 +1,7 @@
-"""Shared benchmark plumbing: timing, machine description, side-by-side tables.
+"""Shared benchmark plumbing: thread pinning, side-by-side timing, machine description, tables.
 
-Every benchmark runs burn, PyTorch (CPU) and a hand-written NumPy floor in one process, on the same
-data, with the same thread count and warm-up, and prints times and ratios to torch.
+Every section runs burn, PyTorch (CPU) and a hand-written NumPy floor in one process, on the same
+data, with the same thread count and warm-up, and prints times and ratios to torch and to NumPy.
 """
 
 from __future__ import annotations
@@ -11,9 +11,17 @@ import os
 import platform
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
-import numpy as np
+THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "POCL_CPU_MAX_CU_NUM")
+
+
+def pin_threads(n: int) -> None:
+    """Give every library `n` threads; call before NumPy, torch or pyopencl is imported."""
+    os.environ["BURN_BENCH_THREADS"] = str(n)
+    for var in THREAD_VARS:
+        os.environ[var] = str(n)
 
 
 def threads() -> int:
@@ -21,7 +29,7 @@ def threads() -> int:
     return int(os.environ.get("BURN_BENCH_THREADS", os.cpu_count() or 1))
 
 
-def setup_torch():  # type: ignore[no-untyped-def]
+def setup_torch() -> Any:
     """Import torch pinned to `threads()` threads, or None when it is not installed."""
     try:
         import torch
@@ -31,37 +39,74 @@ def setup_torch():  # type: ignore[no-untyped-def]
     return torch
 
 
-def time_call(fn: Callable[[], object], *, min_time: float = 0.2, repeats: int = 5, warmup: int = 3) -> float:
-    """Best-of-`repeats` seconds per call; each repeat loops until it lasts `min_time`."""
-    for _ in range(warmup):
-        fn()
+def load_average() -> str:
+    """The 1, 5 and 15 minute load averages (the machine may be shared)."""
+    try:
+        with open("/proc/loadavg") as f:
+            return " ".join(f.read().split()[:3])
+    except OSError:
+        return "n/a"
+
+
+@dataclass
+class Settings:
+    """How long to time each case: a batch of calls lasts at least `min_time` seconds, and each
+    contender keeps its best batch out of `repeats` rounds."""
+
+    quick: bool = False
+    min_time: float = 0.2
+    repeats: int = 5
+
+    @classmethod
+    def make(cls, quick: bool) -> Settings:
+        return cls(quick, 0.03, 3) if quick else cls(False, 0.2, 7)
+
+
+Fn = Callable[[], object]
+
+
+def _calibrate(fn: Fn, min_time: float) -> int:
+    """How many calls of `fn` make a batch of at least `min_time` seconds."""
     number = 1
     while True:
         start = time.perf_counter()
         for _ in range(number):
             fn()
         elapsed = time.perf_counter() - start
-        if elapsed >= min_time / 4 or number >= 1 << 24:
-            break
-        number *= 4
-    number = max(1, int(number * (min_time / max(elapsed, 1e-9)) / 4)) if elapsed < min_time else number
-    best = float("inf")
-    gc_was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        for _ in range(repeats):
+        if elapsed >= min_time or number >= 1 << 22:
+            return number
+        number = max(number * 2, int(number * min_time / max(elapsed, 1e-7) * 1.2))
+
+
+def time_side_by_side(
+    fns: dict[str, Fn | None], settings: Settings, *, warmup: int = 2, min_time: float | None = None
+) -> dict[str, float | None]:
+    """Best seconds per call of each function, their rounds interleaved so that a change of load
+    on the machine hits every contender alike. None entries are not run."""
+    target = settings.min_time if min_time is None else min_time
+    live = {k: f for k, f in fns.items() if f is not None}
+    numbers = {}
+    for name, fn in live.items():
+        for _ in range(warmup):
+            fn()
+        numbers[name] = _calibrate(fn, target)
+    best: dict[str, float | None] = {k: None for k in fns}
+    for _ in range(settings.repeats):
+        for name, fn in live.items():
+            gc.collect()
             start = time.perf_counter()
-            for _ in range(number):
+            for _ in range(numbers[name]):
                 fn()
-            best = min(best, (time.perf_counter() - start) / number)
-    finally:
-        if gc_was_enabled:
-            gc.enable()
+            elapsed = (time.perf_counter() - start) / numbers[name]
+            current = best[name]
+            best[name] = elapsed if current is None else min(current, elapsed)
     return best
 
 
 def machine() -> str:
     """One line describing this machine and the library versions."""
+    import numpy as np
+
     cpu = platform.processor() or platform.machine()
     try:
         with open("/proc/cpuinfo") as f:
@@ -79,9 +124,12 @@ def machine() -> str:
     return ", ".join(parts)
 
 
+_FACTORS = {"us": 1e6, "ms": 1e3, "s": 1.0, "MiB": 1 / 2**20, "GFLOP/s": 1e-9}
+
+
 @dataclass
 class Row:
-    """One benchmark case: seconds per call for each contender (None = not run)."""
+    """One case: a value per contender (seconds, or bytes for MiB; None = not run)."""
 
     case: str
     burn: float | None
@@ -92,33 +140,51 @@ class Row:
     def scaled(self, value: float | None) -> str:
         if value is None:
             return "-"
-        factor = {"us": 1e6, "ms": 1e3, "s": 1.0}[self.unit]
-        return f"{value * factor:.2f}"
+        return f"{value * _FACTORS[self.unit]:.2f}"
+
+    @staticmethod
+    def _ratio(a: float | None, b: float | None) -> str:
+        return f"{a / b:.2f}" if a and b else "-"
 
     @property
     def ratio_torch(self) -> str:
-        return f"{self.burn / self.torch:.2f}" if self.burn and self.torch else "-"
+        return self._ratio(self.burn, self.torch)
 
     @property
     def ratio_numpy(self) -> str:
-        return f"{self.burn / self.numpy:.2f}" if self.burn and self.numpy else "-"
+        return self._ratio(self.burn, self.numpy)
 
 
-def print_table(title: str, rows: list[Row]) -> str:
-    """Print (and return) a Markdown table of `rows`."""
-    unit = rows[0].unit if rows else "us"
-    lines = [
-        f"### {title}",
-        "",
-        f"| case | burn ({unit}) | torch ({unit}) | numpy ({unit}) | burn/torch | burn/numpy |",
-        "|---|---:|---:|---:|---:|---:|",
-    ]
-    for r in rows:
-        lines.append(
-            f"| {r.case} | {r.scaled(r.burn)} | {r.scaled(r.torch)} | {r.scaled(r.numpy)} "
-            f"| {r.ratio_torch} | {r.ratio_numpy} |"
-        )
-    text = "\n".join(lines)
-    print(text, flush=True)
-    print()
-    return text
+@dataclass
+class Table:
+    """A titled table; `labels` names the three contender columns (default burn, torch, numpy)."""
+
+    title: str
+    rows: list[Row]
+    labels: tuple[str, str, str] = ("burn", "torch", "numpy")
+    notes: list[str] = field(default_factory=list)
+
+    def markdown(self) -> str:
+        a, b, c = self.labels
+        unit = self.rows[0].unit if self.rows else "us"
+        lines = [
+            f"### {self.title}",
+            "",
+            f"| case | {a} ({unit}) | {b} ({unit}) | {c} ({unit}) | {a}/{b} | {a}/{c} |",
+            "|---|---:|---:|---:|---:|---:|",
+        ]
+        for r in self.rows:
+            lines.append(
+                f"| {r.case} | {r.scaled(r.burn)} | {r.scaled(r.torch)} | {r.scaled(r.numpy)} "
+                f"| {r.ratio_torch} | {r.ratio_numpy} |"
+            )
+        if self.notes:
+            lines.append("")
+            lines.extend(f"- {note}" for note in self.notes)
+        return "\n".join(lines)
+
+
+def timed_row(case: str, fns: dict[str, Fn | None], settings: Settings, unit: str, **kw: Any) -> Row:
+    """Time burn/torch/numpy side by side and make a row of the result."""
+    t = time_side_by_side(fns, settings, **kw)
+    return Row(case, t.get("burn"), t.get("torch"), t.get("numpy"), unit=unit)
