@@ -150,25 +150,15 @@ def test_device_of_another_backend_is_rejected(B):
         Tensor.zeros((2,), device=Device("ndarray", "cpu"))
 
 
-def test_default_backend_comes_from_plugins(monkeypatch):
+def test_default_backend_comes_from_plugins(monkeypatch, ndarray_registered):
     import burn.plugins
-    import burn_ndarray.plugin
 
-    # Register only when no entry point did: unregistering an installed plugin would remove
-    # `ndarray` for every later test of the session.
-    registered_here = "ndarray" not in {info.name for info in burn.plugins.backends()}
-    if registered_here:
-        burn.plugins.register(burn_ndarray.plugin)
-    try:
-        monkeypatch.delenv("BURN_BACKEND", raising=False)
-        t = Tensor.from_data([1.0, 2.0])
-        assert t.backend is burn.default_backend()
-        assert t.backend.name == "ndarray"
-        t2 = Tensor.ones(2, backend="ndarray")  # a name goes through burn.backend()
-        assert t2.backend is t.backend
-    finally:
-        if registered_here:
-            burn.plugins.unregister(burn_ndarray.plugin)
+    monkeypatch.delenv("BURN_BACKEND", raising=False)
+    t = Tensor.from_data([1.0, 2.0])
+    assert t.backend is burn.default_backend()
+    assert t.backend.name == "ndarray"
+    t2 = Tensor.ones(2, backend="ndarray")  # a name goes through burn.backend()
+    assert t2.backend is t.backend
 
 
 # -- filled creation ------------------------------------------------------------------------------

@@ -81,17 +81,10 @@ def test_repr_shows_values_and_metadata(B, t):
     assert "dtype=bfloat16" in repr(bf) and "1." in repr(bf)
 
 
-def test_copy_is_identity_and_pickle_round_trips(t):
+def test_copy_is_identity_and_pickle_round_trips(t, ndarray_registered):
     assert copy.copy(t) is t and copy.deepcopy({"a": t})["a"] is t
-    import burn.plugins
-    import burn_ndarray.plugin
-
-    burn.plugins.register(burn_ndarray.plugin)
-    try:
-        back = pickle.loads(pickle.dumps(t.int()))
-        assert back.kind is Int and back.tolist() == [[1, -2], [3, 4]] and back.backend.name == "ndarray"
-    finally:
-        burn.plugins.unregister(burn_ndarray.plugin)
+    back = pickle.loads(pickle.dumps(t.int()))
+    assert back.kind is Int and back.tolist() == [[1, -2], [3, 4]] and back.backend.name == "ndarray"
 
 
 # -- devices ----------------------------------------------------------------------------------------
