@@ -155,13 +155,16 @@ class ArithOps(HostOps):
             if other._b is b and self._k is other._k:
                 raise kind_error("matmul", self, "Float tensors", "convert with .float() first")
             raise operand_error("matmul", self, other)
-        # Checked up front: NumPy-like backends accept rank 1 with other semantics than Burn's.
-        if len(b.float_shape(self._p)) < 2 or len(b.float_shape(other._p)) < 2:
-            raise ShapeError(matmul_problem(self.shape, other.shape))
         try:
             p = b.float_matmul(self._p, other._p)
         except Exception as exc:
+            if len(self.shape) < 2 or len(other.shape) < 2:
+                raise ShapeError(matmul_problem(self.shape, other.shape)) from None
             raise binary_error("matmul", self, other, exc)  # noqa: B904
+        # Checked on the result (one shape read instead of two): NumPy-like backends accept rank-1
+        # operands with other semantics than Burn's and then return a result of rank < 2.
+        if len(b.float_shape(p)) < 2:
+            raise ShapeError(matmul_problem(self.shape, other.shape))
         return wrap(p, b, Float)
 
     # -- operators ----------------------------------------------------------------------------
