@@ -1,11 +1,15 @@
-"""Convolutions, transposed convolutions and their gradients: im2col + one matmul per call.
+"""Convolutions, transposed convolutions and their gradients: im2col + one GEMM per group.
 
-Weights are grouped as ``[G, out/G, in/G * KH * KW]`` and the columns as ``[G, in/G * KH * KW, N * L]``
-(batch and positions side by side), so each group is ONE large 2-D GEMM over the whole batch: faster
-in OpenBLAS than a stacked matmul of N small ones. The ``[C_out, N, L]`` result is returned as a
-``[N, C_out, OH, OW]`` transposed view (primitives may be views; whoever needs it contiguous copies
-once). Gradients with respect to the input go back through `col2im`; gradients with respect to the
-weight contract over batch and positions in the same single matmul per group.
+conv2d and its gradients work channels-last (NHWC), as the NumPy floor of the benchmarks does:
+the columns are ``[N * OH * OW, KH * KW * C]`` with whole batch and positions in one GEMM (faster
+in OpenBLAS than a stacked matmul of N small ones), the result ``[N * OH * OW, C_out]`` is returned
+as an ``[N, C_out, OH, OW]`` view of that NHWC memory (primitives may be views), and ReLU, pooling
+and the next convolution keep and read that layout without a transpose copy; so do the gradients,
+whose ``[N * L, C_out]`` matrix is then a free view. The input gradient is one stacked matmul that
+lands tap-major, so `_col2im_nhwc` adds contiguous slabs; the weight gradient is one GEMM per group
+against recomputed columns (the im2col copy costs a tenth of the GEMM, not worth caching).
+Transposed convolutions keep the channels-first layout: columns ``[G, in/G * KH * KW, N * L]``
+and `col2im`.
 """
 
 from __future__ import annotations
@@ -13,8 +17,9 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from numpy.lib.stride_tricks import as_strided
 
-from burn_ndarray._windows import Pair, col2im, out_size, pad, windows, work_dtype
+from burn_ndarray._windows import Pair, col2im, out_size, work_dtype
 
 Array = Any
 
@@ -33,24 +38,83 @@ def _gemm(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return out
 
 
-def _columns(
-    xp: np.ndarray, kernel: Pair, out: Pair, stride: Pair, dilation: Pair, groups: int
-) -> np.ndarray:
-    """im2col: ``[G, C/G * KH * KW, N * OH * OW]`` (the one copy of the windows)."""
-    n, c = xp.shape[:2]
-    win = windows(xp, kernel, out, stride, dilation)  # [N, C, KH, KW, OH, OW], a view
-    return win.transpose(1, 2, 3, 0, 4, 5).reshape(groups, c // groups * kernel[0] * kernel[1], -1)
-
-
 def _channels_first(x: np.ndarray, groups: int) -> np.ndarray:
     """``[N, C, H, W]`` as ``[G, C/G, N * H * W]`` (a copy unless N == 1)."""
     n, c = x.shape[:2]
     return x.reshape(n, c, -1).transpose(1, 0, 2).reshape(groups, c // groups, -1)
 
 
+def _nhwc(x: np.ndarray) -> np.ndarray:
+    """``[N, C, H, W]`` as a C-contiguous ``[N, H, W, C]`` (free when x is channels-last already,
+    as every conv2d output is)."""
+    return np.ascontiguousarray(x.transpose(0, 2, 3, 1))
+
+
+def _pad_nhwc(x: np.ndarray, padding: Pair) -> np.ndarray:
+    ph, pw = padding
+    if ph == 0 and pw == 0:
+        return x
+    n, h, w, c = x.shape
+    out = np.zeros((n, h + 2 * ph, w + 2 * pw, c), dtype=x.dtype)
+    out[:, ph : ph + h, pw : pw + w] = x
+    return out
+
+
+def _columns(
+    xp: np.ndarray, kernel: Pair, out: Pair, stride: Pair, dilation: Pair, groups: int
+) -> np.ndarray:
+    """im2col of a padded NHWC input: ``[G, N * OH * OW, KH * KW * C/G]`` (the one copy).
+
+    Stored channels innermost (the copy moves runs of C/G values) or, when a window row is longer
+    than that, as the transpose of a ``[G, KH * KW * C/G, N * OH * OW]`` buffer (runs of OW values):
+    a first layer with C = 1 copies 4x faster so. BLAS takes either layout without a copy."""
+    n, _, _, c = xp.shape
+    cg = c // groups
+    sn, sh, sw, sc = xp.strides
+    win = as_strided(
+        xp,
+        shape=(n, out[0], out[1], kernel[0], kernel[1], groups, cg),
+        strides=(sn, sh * stride[0], sw * stride[1], sh * dilation[0], sw * dilation[1], sc * cg, sc),
+        writeable=False,
+    )
+    rows, taps = n * out[0] * out[1], kernel[0] * kernel[1] * cg
+    if stride[1] == 1 and out[1] > cg:
+        return win.transpose(5, 3, 4, 6, 0, 1, 2).reshape(groups, taps, rows).transpose(0, 2, 1)
+    return win.transpose(5, 0, 1, 2, 3, 4, 6).reshape(groups, rows, taps)
+
+
+def _add_bias(out: np.ndarray, bias: np.ndarray, width: int) -> None:
+    """``out [N * OH * OW, O] += bias`` in rows of OW * O values: a row of only O values costs
+    NumPy more in loop overhead than in arithmetic."""
+    rows = out.reshape(-1, width * out.shape[1])
+    rows += np.tile(bias, width)
+
+
+def _weight_matrix(weight: np.ndarray, groups: int, dtype: np.dtype) -> np.ndarray:
+    """``[O, C/G, KH, KW]`` as ``[G, O/G, KH * KW * C/G]``, in the columns' (kh, kw, c) order."""
+    o = weight.shape[0]
+    w = weight.astype(dtype, copy=False).transpose(0, 2, 3, 1)
+    return np.ascontiguousarray(w).reshape(groups, o // groups, -1)
+
+
+def _by_group(matrix: np.ndarray, groups: int) -> np.ndarray:
+    """``[M, G * K]`` as ``[G, M, K]`` (a view)."""
+    m, k = matrix.shape
+    return matrix.reshape(m, groups, k // groups).transpose(1, 0, 2)
+
+
+def _ungroup(stack: np.ndarray) -> np.ndarray:
+    """``[G, M, K]`` as a C-contiguous ``[M, G * K]`` (a view when G == 1)."""
+    g, m, k = stack.shape
+    return np.ascontiguousarray(stack.transpose(1, 0, 2)).reshape(m, g * k)
+
+
 def conv2d(
     x: Array, weight: Array, bias: Array | None, stride: Pair, padding: Pair, dilation: Pair, groups: int
 ) -> Array:
+    """NHWC inside: ``[N * OH * OW, O]`` = columns ``@`` weight^T, one GEMM per group; returned as
+    an ``[N, O, OH, OW]`` view of channels-last memory, which the next pooling / ReLU / conv
+    keep and consume without a transpose copy."""
     n, c, h, w = x.shape
     o, cg, kh, kw = weight.shape
     if c != cg * groups or o % groups:
@@ -61,13 +125,28 @@ def conv2d(
     dtype = work_dtype(x, weight) if bias is None else work_dtype(x, weight, bias)
     oh = out_size(h, kh, stride[0], padding[0], dilation[0])
     ow = out_size(w, kw, stride[1], padding[1], dilation[1])
-    cols = _columns(pad(x.astype(dtype, copy=False), padding), (kh, kw), (oh, ow), stride, dilation, groups)
-    out = _gemm(weight.astype(dtype, copy=False).reshape(groups, o // groups, cg * kh * kw), cols)
-    if bias is not None:
-        out = out.reshape(o, -1)
-        out += bias.astype(dtype, copy=False).reshape(o, 1)  # `out` is our own fresh result
-    out = out.reshape(o, n, oh, ow).transpose(1, 0, 2, 3)
+    xp = _pad_nhwc(_nhwc(x.astype(dtype, copy=False)), padding)
+    cols = _columns(xp, (kh, kw), (oh, ow), stride, dilation, groups)
+    out = _ungroup(_gemm(cols, _weight_matrix(weight, groups, dtype).transpose(0, 2, 1)))
+    if bias is not None and out.size:
+        _add_bias(out, bias.astype(dtype, copy=False), ow)  # `out` is our own fresh result
+    out = out.reshape(n, oh, ow, o).transpose(0, 3, 1, 2)
     return out.astype(np.result_type(x, weight), copy=False)
+
+
+def _col2im_nhwc(cols: np.ndarray, size: Pair, stride: Pair, dilation: Pair) -> np.ndarray:
+    """Sum ``[KH, KW, N, OH, OW, C]`` onto a zero ``[N, *size, C]`` plane (adjoint of `_columns`);
+    each tap's slab is contiguous, so every slice-add moves runs of OW * C values."""
+    kh, kw, n, oh, ow, c = cols.shape
+    sh, sw = stride
+    out = np.zeros((n, *size, c), dtype=cols.dtype)
+    for i in range(kh):
+        h0 = i * dilation[0]
+        rows = slice(h0, h0 + sh * (oh - 1) + 1, sh)
+        for j in range(kw):
+            w0 = j * dilation[1]
+            out[:, rows, w0 : w0 + sw * (ow - 1) + 1 : sw] += cols[i, j]
+    return out
 
 
 def conv2d_x_backward(
@@ -77,24 +156,32 @@ def conv2d_x_backward(
     o, cg, kh, kw = weight.shape
     _, _, oh, ow = output_grad.shape
     dtype = work_dtype(weight, output_grad)
-    wt = weight.astype(dtype, copy=False).reshape(groups, o // groups, cg * kh * kw).transpose(0, 2, 1)
-    cols = _gemm(wt, _channels_first(output_grad.astype(dtype, copy=False), groups))
-    cols = cols.reshape(c, kh, kw, n, oh, ow).transpose(3, 0, 1, 2, 4, 5)
-    plane = col2im(cols, (h + 2 * padding[0], w + 2 * padding[1]), stride, dilation)
-    return plane[:, :, padding[0] : padding[0] + h, padding[1] : padding[1] + w].astype(x.dtype, copy=False)
+    grads = _by_group(_nhwc(output_grad.astype(dtype, copy=False)).reshape(n * oh * ow, o), groups)
+    # One [O/G, C/G] matrix per tap and group: the product lands as [G, KH*KW, N*L, C/G], so each
+    # tap's columns are one contiguous slab for the col2im below.
+    wt = weight.astype(dtype, copy=False).reshape(groups, o // groups, cg, kh * kw).transpose(0, 3, 1, 2)
+    cols = np.matmul(grads[:, None], np.ascontiguousarray(wt))
+    cols = cols.reshape(groups, kh, kw, n, oh, ow, cg).transpose(1, 2, 3, 4, 5, 0, 6)
+    size = (h + 2 * padding[0], w + 2 * padding[1])
+    plane = _col2im_nhwc(cols.reshape(kh, kw, n, oh, ow, c), size, stride, dilation)  # a copy if G > 1
+    plane = plane[:, padding[0] : padding[0] + h, padding[1] : padding[1] + w].transpose(0, 3, 1, 2)
+    return plane.astype(x.dtype, copy=False)
 
 
 def _weight_grad(
     inp: Array, out_grad: Array, kernel: Pair, stride: Pair, padding: Pair, dilation: Pair, groups: int
 ) -> np.ndarray:
-    """``dW[o, c, kh, kw] = sum over n, l of out_grad[n, o, l] * window(inp)[n, c, kh, kw, l]``."""
+    """``dW[o, c, kh, kw] = sum over n, l of out_grad[n, o, l] * window(inp)[n, c, kh, kw, l]``:
+    one GEMM per group, ``grads^T [O/G, N*L] @ columns [N*L, KH*KW*C/G]``."""
     c = inp.shape[1]
-    o, oh, ow = out_grad.shape[1:]
+    n, o, oh, ow = out_grad.shape
     dtype = work_dtype(inp, out_grad)
-    cols = _columns(pad(inp.astype(dtype, copy=False), padding), kernel, (oh, ow), stride, dilation, groups)
-    grads = _channels_first(out_grad.astype(dtype, copy=False), groups)  # [G, O/G, N * L]
+    xp = _pad_nhwc(_nhwc(inp.astype(dtype, copy=False)), padding)
+    cols = _columns(xp, kernel, (oh, ow), stride, dilation, groups)
+    grads = _by_group(_nhwc(out_grad.astype(dtype, copy=False)).reshape(n * oh * ow, o), groups)
     # The transposed operand costs nothing: 2-D matmul hands BLAS a transpose flag.
-    return _gemm(grads, cols.transpose(0, 2, 1)).reshape(o, c // groups, *kernel)
+    grad = _gemm(grads.transpose(0, 2, 1), cols).reshape(o, *kernel, c // groups)
+    return np.ascontiguousarray(grad.transpose(0, 3, 1, 2))
 
 
 def conv2d_weight_backward(

@@ -60,7 +60,7 @@ class ModuleOps:
         output_grad: Array,
         indices: Array,
     ) -> Array:
-        return _pool.max_pool2d_backward(x, output_grad, indices)
+        return _pool.max_pool2d_backward(x, output_grad, indices, kernel_size, stride, padding, dilation)
 
     avg_pool2d = staticmethod(_pool.avg_pool2d)
     avg_pool2d_backward = staticmethod(_pool.avg_pool2d_backward)

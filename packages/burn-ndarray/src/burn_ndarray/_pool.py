@@ -1,8 +1,11 @@
 """Max, average and adaptive average pooling (2-D; 1-D goes through 2-D with a height of 1).
 
-Max and average pooling reduce a window view (no copy) over its kernel axes; indices of the maxima
-come from one argmax over a copied ``[..., KH*KW]`` view. Gradients scatter with one `np.bincount`
-(max) or go through `col2im` (average). Adaptive pooling is separable: ``P_h @ x @ P_w^T`` with
+Max pooling keeps a running (first) maximum over the kernel's tap views, which copies no window
+and keeps the input's memory layout; its gradient is one masked copy per tap when windows are
+disjoint (the usual stride = kernel), else one float64 `np.bincount`. The argmax and bincount
+versions are kept as the general paths (NaN inputs, overlapping windows) and as references.
+Average pooling reduces a window view (no copy) over its kernel axes; its gradient goes through
+`col2im`. Adaptive pooling is separable: ``P_h @ x @ P_w^T`` with
 averaging matrices built from PyTorch's bins.
 """
 
@@ -12,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from burn_ndarray._windows import Pair, col2im, out_size, pad, windows, work_dtype
+from burn_ndarray._windows import Pair, col2im, empty_as, out_size, pad, taps, windows, work_dtype
 
 Array = Any
 
@@ -26,13 +29,99 @@ def _view(x: Array, kernel: Pair, stride: Pair, padding: Pair, dilation: Pair, f
     return win.transpose(0, 1, 4, 5, 2, 3)
 
 
+def _out_shape(
+    x: np.ndarray, kernel: Pair, stride: Pair, padding: Pair, dilation: Pair
+) -> tuple[int, int, int, int]:
+    n, c, h, w = x.shape
+    oh = out_size(h, kernel[0], stride[0], padding[0], dilation[0])
+    ow = out_size(w, kernel[1], stride[1], padding[1], dilation[1])
+    return (n, c, oh, ow)
+
+
+def _tap_offsets(width: int, kernel: Pair, dilation: Pair) -> list[int]:
+    """Flat offset ``i*DH*W + j*DW`` of each kernel tap from its window's top-left corner."""
+    return [i * dilation[0] * width + j * dilation[1] for i in range(kernel[0]) for j in range(kernel[1])]
+
+
+def _window_origins(width: int, out: Pair, stride: Pair, padding: Pair, dtype: np.dtype) -> np.ndarray:
+    """``[OH, OW]`` flat index ``h * W + w`` of each window's top-left corner (negative in padding)."""
+    rows = (np.arange(out[0]) * stride[0] - padding[0]) * width
+    return (rows[:, None] + (np.arange(out[1]) * stride[1] - padding[1])).astype(dtype)  # type: ignore[no-any-return]
+
+
 def max_pool2d(x: Array, kernel: Pair, stride: Pair, padding: Pair, dilation: Pair) -> Array:
-    return _view(np.asarray(x), kernel, stride, padding, dilation, -np.inf).max(axis=(4, 5))
+    # A running maximum over the KH*KW tap views: no copy of the windows, no reduction over
+    # strided axes (slow in NumPy), and the result keeps the input's memory layout.
+    x = np.asarray(x)
+    shape = _out_shape(x, kernel, stride, padding, dilation)
+    views = taps(pad(x, padding, -np.inf), kernel, shape[2:], stride, dilation)
+    values = empty_as(x, shape)
+    np.copyto(values, next(views))
+    for tap in views:
+        np.maximum(values, tap, out=values)
+    return values
 
 
 def max_pool2d_with_indices(
     x: Array, kernel: Pair, stride: Pair, padding: Pair, dilation: Pair, index_dtype: np.dtype
 ) -> tuple[Array, Array]:
+    """Values and flat ``h * W + w`` indices of the first maximum of each window in kernel order
+    (the first NaN where a window holds one), as PyTorch."""
+    x = np.asarray(x)
+    if x.size == 0 or np.isnan(x.max()):
+        return max_pool2d_with_indices_argmax(x, kernel, stride, padding, dilation, index_dtype)
+    shape = _out_shape(x, kernel, stride, padding, dilation)
+    views = list(taps(pad(x, padding, -np.inf), kernel, shape[2:], stride, dilation))
+    values = empty_as(x, shape)
+    np.copyto(values, views[0])
+    for tap in views[1:]:
+        np.maximum(tap, values, out=values)
+    # The first tap equal to the maximum (ties keep the earliest, as argmax) is the count of
+    # leading taps that differ from it. Boolean and small-int passes only: a masked copy per tap
+    # would branch on random data and cost ten times more.
+    count_dtype = np.uint8 if len(views) < 256 else np.intp
+    count, rows = empty_as(x, shape, count_dtype), empty_as(x, shape, count_dtype)
+    count.fill(0)
+    rows.fill(0)
+    before, differs = empty_as(x, shape, bool), empty_as(x, shape, bool)
+    before.fill(True)
+    for t, tap in enumerate(views[:-1]):
+        np.not_equal(tap, values, out=differs)
+        before &= differs
+        count += before
+        if (t + 1) % kernel[1] == 0:
+            rows += before  # every tap of this kernel row differs: the first maximum is below
+    return values, _indices(rows, count, x.shape[3], kernel, stride, padding, dilation, index_dtype)
+
+
+def _indices(
+    rows: np.ndarray,
+    count: np.ndarray,
+    width: int,
+    kernel: Pair,
+    stride: Pair,
+    padding: Pair,
+    dilation: Pair,
+    dtype: np.dtype,
+) -> np.ndarray:
+    """Flat input index ``h * W + w`` of the kernel tap (`rows`, `count - rows * KW`) of each window.
+
+    Arithmetic on small ints rather than a table lookup or a divmod: both cost more than the
+    rest of the pooling."""
+    index = rows.astype(dtype)
+    index *= dilation[0] * width
+    index += _window_origins(width, count.shape[2:], stride, padding, dtype)
+    if kernel[1] > 1:
+        rows *= kernel[1]
+        count -= rows  # now the tap's column in the kernel
+        index += count if dilation[1] == 1 else count.astype(dtype) * dilation[1]
+    return index
+
+
+def max_pool2d_with_indices_argmax(
+    x: Array, kernel: Pair, stride: Pair, padding: Pair, dilation: Pair, index_dtype: np.dtype
+) -> tuple[Array, Array]:
+    """The general path (and reference): one argmax over a copy of the windows."""
     x = np.asarray(x)
     w_in = x.shape[3]
     win = _view(x, kernel, stride, padding, dilation, -np.inf)
@@ -46,7 +135,44 @@ def max_pool2d_with_indices(
     return values, (rows * w_in + cols).astype(index_dtype, copy=False)
 
 
-def max_pool2d_backward(x: Array, output_grad: Array, indices: Array) -> Array:
+def _disjoint(kernel: Pair, stride: Pair, dilation: Pair) -> bool:
+    """Whether no input element lies in two windows (the stride covers the dilated kernel)."""
+    return all(s >= (k - 1) * d + 1 for k, s, d in zip(kernel, stride, dilation, strict=True))
+
+
+def max_pool2d_backward(
+    x: Array, output_grad: Array, indices: Array, kernel: Pair, stride: Pair, padding: Pair, dilation: Pair
+) -> Array:
+    offsets = _tap_offsets(x.shape[3], kernel, dilation)
+    if not _disjoint(kernel, stride, dilation) or len(set(offsets)) < len(offsets):
+        return max_pool2d_backward_scatter(x, output_grad, indices)
+    # Disjoint windows: every input element receives the gradient of at most one window, so no
+    # sum is needed: per tap, the window's gradient where its index names that tap, else 0. The
+    # gradient keeps x's memory layout.
+    n, c, h, w = x.shape
+    ph, pw = padding
+    grad = empty_as(x, (n, c, h + 2 * ph, w + 2 * pw), zero=True)
+    # Everything in x's memory layout (the gradient arrives in whatever layout the next op
+    # left), so that each pass below walks the tap views and its operands in one order.
+    shape, out = output_grad.shape, output_grad.shape[2:]
+    g = empty_as(x, shape)
+    np.copyto(g, output_grad, casting="unsafe")
+    relative, hit = empty_as(x, shape, indices.dtype), empty_as(x, shape, bool)
+    np.subtract(indices, _window_origins(w, out, stride, padding, indices.dtype), out=relative)
+    # `g * hit` is branch-free (a masked copy or `where` costs three times more on random
+    # masks) but spreads inf/NaN * 0 = NaN: non-finite gradients take `where`.
+    finite = bool(np.isfinite(g.sum()))  # an overflowing sum only takes the exact `where` path
+    for tap, offset in zip(taps(grad, kernel, out, stride, dilation), offsets, strict=True):
+        np.equal(relative, offset, out=hit)
+        if finite:
+            np.multiply(g, hit, out=tap)
+        else:
+            tap[...] = np.where(hit, g, 0)
+    return grad[:, :, ph : ph + h, pw : pw + w]
+
+
+def max_pool2d_backward_scatter(x: Array, output_grad: Array, indices: Array) -> Array:
+    """The general path (overlapping windows): one float64 `bincount` sums the scattered gradient."""
     n, c, h, w = x.shape
     plane = h * w
     offsets = (np.arange(n * c, dtype=np.intp) * plane).reshape(n, c, 1, 1)

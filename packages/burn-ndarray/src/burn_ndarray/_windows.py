@@ -1,13 +1,19 @@
 """Sliding windows and their adjoint (col2im) for convolution and pooling.
 
-A window view is an `as_strided` view of shape ``[N, C, KH, KW, OH, OW]`` (no copy); convolutions
-reshape it once (the im2col copy) and contract it in one matmul. `col2im` is the adjoint: it sums a
-``[N, C, KH, KW, OH, OW]`` array back onto the input plane with one strided slice-add per kernel
-tap (``KH * KW`` whole-batch NumPy ops; no loop over pixels or batch items).
+A window view is an `as_strided` view of shape ``[N, C, KH, KW, OH, OW]`` (no copy); `col2im` is
+its adjoint: it sums a ``[N, C, KH, KW, OH, OW]`` array back onto the input plane with one strided
+slice-add per kernel tap (``KH * KW`` whole-batch NumPy ops; no loop over pixels or batch items).
+`taps` gives the same windows one kernel tap at a time (``KH * KW`` strided ``[N, C, OH, OW]``
+views), which is what pooling reduces over without copying the windows.
+
+Arrays stay ``[N, C, H, W]`` logically, but their memory may be channels-last (NHWC) when a
+convolution produced them: new arrays derived from `x` are allocated in `x`'s layout
+(`empty_as`), so that elementwise ops between them and views of `x` walk memory in one order.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -28,15 +34,44 @@ def out_size(size: int, kernel: int, stride: int, padding: int, dilation: int) -
     return (size + 2 * padding - dilation * (kernel - 1) - 1) // stride + 1
 
 
+def channels_last(x: np.ndarray) -> bool:
+    """Whether `x` ``[N, C, H, W]`` keeps its channels innermost in memory (NHWC)."""
+    return x.shape[1] > 1 and x.strides[1] < x.strides[3]
+
+
+def empty_as(x: np.ndarray, shape: tuple[int, ...], dtype: Any = None, zero: bool = False) -> np.ndarray:
+    """Uninitialized (or `zero`) ``[N, C, H', W']`` array of `shape` laid out in memory like `x`
+    (NCHW or NHWC)."""
+    dtype = x.dtype if dtype is None else dtype
+    new = np.zeros if zero else np.empty  # zeros: fresh zero pages from calloc, no extra pass
+    if channels_last(x):
+        n, c, h, w = shape
+        return new((n, h, w, c), dtype=dtype).transpose(0, 3, 1, 2)  # type: ignore[no-any-return]
+    return new(shape, dtype=dtype)  # type: ignore[no-any-return]
+
+
 def pad(x: np.ndarray, padding: Pair, value: float = 0.0) -> np.ndarray:
     """`x` ``[N, C, H, W]`` with `padding` rows/cols of `value` on each side (x itself if none)."""
     ph, pw = padding
     if ph == 0 and pw == 0:
         return x
     n, c, h, w = x.shape
-    out = np.full((n, c, h + 2 * ph, w + 2 * pw), value, dtype=x.dtype)
+    out = empty_as(x, (n, c, h + 2 * ph, w + 2 * pw))
+    out[...] = value
     out[:, :, ph : ph + h, pw : pw + w] = x
     return out
+
+
+def taps(xp: np.ndarray, kernel: Pair, out: Pair, stride: Pair, dilation: Pair) -> Iterator[np.ndarray]:
+    """The windows of `xp` one kernel tap at a time, in kernel (row-major) order: for tap (i, j) the
+    strided view ``[N, C, OH, OW]`` of every window's element (i, j). Writable when `xp` is."""
+    (sh, sw), (oh, ow) = stride, out
+    for i in range(kernel[0]):
+        h0 = i * dilation[0]
+        rows = slice(h0, h0 + sh * (oh - 1) + 1, sh)
+        for j in range(kernel[1]):
+            w0 = j * dilation[1]
+            yield xp[:, :, rows, w0 : w0 + sw * (ow - 1) + 1 : sw]
 
 
 def windows(xp: np.ndarray, kernel: Pair, out: Pair, stride: Pair, dilation: Pair) -> np.ndarray:
