@@ -68,13 +68,13 @@ def _ops(group: str, arity: int, table: dict[str, str], **kw: Any) -> dict[str, 
 # -- helpers emitted into every program, specialised to its compute type T ------------------------
 _FLOAT_HELPERS = r"""
 inline T b_rem(T a, T b) { T r = fmod(a, b); if (r != (T)0 && ((r < (T)0) != (b < (T)0))) r += b; return r; }
-inline T b_sign(T a) { return isnan(a) ? a : (T)((a > (T)0) - (a < (T)0)); }
+inline T b_sign(T a) { return b_isnan(a) ? a : (T)((a > (T)0) - (a < (T)0)); }
 inline T b_sigmoid(T a) {
   if (a >= (T)0) return (T)1 / ((T)1 + exp(-a));
   T e = exp(a);
   return e / ((T)1 + e);
 }
-inline T b_softplus(T a, T beta) { T z = a * beta; return (fmax(z, (T)0) + log1p(exp(-fabs(z)))) / beta; }
+inline T b_softplus(T a, T beta) { T z = a * beta; return (b_fmax(z, (T)0) + log1p(exp(-b_fabs(z)))) / beta; }
 inline T b_gelu_grad(T x) {
   return (T)0.5 * ((T)1 + erf(x * (T)0.70710678118654752440))
          + x * exp((T)-0.5 * x * x) * (T)0.39894228040143267794;
@@ -102,15 +102,15 @@ FLOAT_UNARY = _ops(
     {
         "exp": "exp(a)",
         "log": "log(a)",
-        "sqrt": "sqrt(a)",
-        "abs": "fabs(a)",
+        "sqrt": "b_sqrt(a)",
+        "abs": "b_fabs(a)",
         "sin": "sin(a)",
         "cos": "cos(a)",
         "tanh": "tanh(a)",
         "erf": "erf(a)",
-        "round": "rint(a)",
-        "floor": "floor(a)",
-        "ceil": "ceil(a)",
+        "round": "b_rint(a)",
+        "floor": "b_floor(a)",
+        "ceil": "b_ceil(a)",
         "neg": "-a",
         "recip": "(T)1 / a",
         "log1p": "log1p(a)",
@@ -118,7 +118,7 @@ FLOAT_UNARY = _ops(
         "relu": "a < (T)0 ? (T)0 : a",
         "gelu": "(T)0.5 * a * ((T)1 + erf(a * (T)0.70710678118654752440))",
         "sigmoid": "b_sigmoid(a)",
-        "log_sigmoid": "fmin(a, (T)0) - log1p(exp(-fabs(a)))",
+        "log_sigmoid": "b_fmin(a, (T)0) - log1p(exp(-b_fabs(a)))",
         "silu": "a * b_sigmoid(a)",
     },
 )
@@ -145,7 +145,7 @@ FLOAT_SCALAR2 = _ops(
     1,
     {
         "clamp": "a < s0 ? s0 : (a > s1 ? s1 : a)",
-        "hard_sigmoid": "clamp(s0 * a + s1, (T)0, (T)1)",
+        "hard_sigmoid": "b_fmin(b_fmax(s0 * a + s1, (T)0), (T)1)",
     },
     nscalars=2,
 )
@@ -167,7 +167,7 @@ FLOAT_BINARY = _ops(
 )
 # log_softmax's last step: x - max - log(sum(exp(x - max))).
 LOG_SOFTMAX_OUT = Ew("log_softmax_out", "a - b - log(c)", 3, "ft")
-FLOAT_TEST = _ops("fub", 1, {"is_nan": "isnan(a)", "is_inf": "isinf(a)"})
+FLOAT_TEST = _ops("fub", 1, {"is_nan": "b_isnan(a)", "is_inf": "b_isinf(a)"})
 COMPARE = _ops(
     "cmp",
     2,
@@ -301,7 +301,7 @@ def _source(group: str, ins: tuple[DType, ...], out: DType, compute: DType, rank
         params += [f"{stype} s{j}_" for j in range(op.nscalars)]
         if rank >= 0:
             params.append(index_params(rank, names))
-        body = ["long i = get_global_id(0);", "if (i >= n) return;"]
+        body = ["long i = get_global_id(0);", "GUARD(i, n);"]
         if rank < 0:
             body.append("long o_i = o_off + i;")
             body.extend(f"long x{k}_i = x{k}_off + i * x{k}_st;" for k in range(len(ins)))

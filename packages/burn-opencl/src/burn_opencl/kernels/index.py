@@ -38,7 +38,7 @@ def _gather_source(xd: DType, idd: DType, rank: int) -> str:
         params.append(index_params(rank, ["o", "x", "ix"]))
     body = [
         "long i = get_global_id(0);",
-        "if (i >= n) return;",
+        "GUARD(i, n);",
         index_code(rank, ["o", "x", "ix"]),
         "long j_ = (long)ix[ix_i];",
         _FIX_INDEX,
@@ -125,7 +125,7 @@ def _scatter_source(xd: DType, vd: DType, idd: DType, rank: int) -> str:
         params.append(index_params(rank, ["o", "v", "ix"]))
     body = [
         "long i = get_global_id(0);",
-        "if (i >= n) return;",
+        "GUARD(i, n);",
         index_code(rank, ["o", "v", "ix"]),
         "for (long k = 0; k < L; k++) {",
         "  long j_ = (long)ix[ix_i + k * ix_sd];",
@@ -242,16 +242,16 @@ def _argwhere_source(od: DType, rank: int) -> str:
     return f"""
 __kernel void count(__global long* counts, __global const uchar* m, long n, long nchunks) {{
   long c = get_global_id(0);
-  if (c >= nchunks) return;
-  long k1 = min(n, (c + 1) * {_CHUNK}); long acc = 0;
+  GUARD(c, nchunks);
+  long k1 = b_lmin(n, (c + 1) * {_CHUNK}); long acc = 0;
   for (long k = c * {_CHUNK}; k < k1; k++) acc += m[k] != 0;
   counts[c] = acc;
 }}
 __kernel void write(__global {STORAGE[od]}* o, __global const uchar* m, __global const long* starts, long n,
                     long nchunks{", " + dims if dims else ""}) {{
   long c = get_global_id(0);
-  if (c >= nchunks) return;
-  long k1 = min(n, (c + 1) * {_CHUNK}); long pos_ = starts[c];
+  GUARD(c, nchunks);
+  long k1 = b_lmin(n, (c + 1) * {_CHUNK}); long pos_ = starts[c];
   for (long k = c * {_CHUNK}; k < k1; k++) {{
     if (m[k] == 0) continue;
     long r_ = k;

@@ -28,7 +28,7 @@ __kernel void im2col(__global {STORAGE[xd]}* o, __global const {STORAGE[xd]}* x,
                      long n, long C, long H, long W,
                      long GH, long GW, {_GEOM}, {_IMG}) {{
   long i = get_global_id(0);
-  if (i >= n) return;
+  GUARD(i, n);
   long gw = i % GW; long r = i / GW; long gh = r % GH; r /= GH;
   long kw = r % KW; r /= KW; long kh = r % KH; r /= KH; long c = r % C; long b = r / C;
   long h = gh * sh - ph + kh * dh, w = gw * sw - pw + kw * dw;
@@ -41,7 +41,7 @@ __kernel void col2im(__global {STORAGE[xd]}* o, __global const {STORAGE[xd]}* co
                      long n, long C, long H, long W,
                      long GH, long GW, {_GEOM}) {{
   long i = get_global_id(0);
-  if (i >= n) return;
+  GUARD(i, n);
   long w = i % W; long r = i / W; long h = r % H; r /= H; long c = r % C; long b = r / C;
   {t} acc = ({t})0;
   __global const {STORAGE[xd]}* base = cols + (b * C + c) * KH * KW * GH * GW;
@@ -150,7 +150,7 @@ __kernel void max_pool(__global {STORAGE[xd]}* o, __global {STORAGE[idd]}* oi,
                        __global const {STORAGE[xd]}* x,
                        long n, long C, long H, long W, long OH, long OW, {_GEOM}, {_IMG}) {{
   long i = get_global_id(0);
-  if (i >= n) return;
+  GUARD(i, n);
   long ow = i % OW; long r = i / OW; long oh = r % OH; r /= OH; long c = r % C; long b = r / C;
   {t} best = ({t}){ninf}; long at = -1;
   long base = x_off + b * x_sn + c * x_sc;
@@ -161,7 +161,7 @@ __kernel void max_pool(__global {STORAGE[xd]}* o, __global {STORAGE[idd]}* oi,
       long w = ow * sw - pw + kw * dw;
       if (w < 0 || w >= W) continue;
       {t} v = ({t}){load(xd, "x", "base + h * x_sh + w * x_sw")};
-      if (at < 0 || v > best || (isnan(v) && !isnan(best))) {{ best = v; at = h * W + w; }}
+      if (at < 0 || v > best || (b_isnan(v) && !b_isnan(best))) {{ best = v; at = h * W + w; }}
     }}
   }}
   {store(xd, "o", "i", "best")}
@@ -171,7 +171,7 @@ __kernel void max_pool_back(__global {STORAGE[xd]}* o, __global const {STORAGE[x
                             __global const {STORAGE[idd]}* gi,
                             long n, long C, long H, long W, long OH, long OW, {_GEOM}) {{
   long i = get_global_id(0);
-  if (i >= n) return;
+  GUARD(i, n);
   long w = i % W; long r = i / W; long h = r % H; r /= H; long c = r % C; long b = r / C;
   long plane = (b * C + c) * OH * OW; long me = h * W + w;
   {t} acc = ({t})0;
@@ -194,15 +194,15 @@ __kernel void max_pool_back(__global {STORAGE[xd]}* o, __global const {STORAGE[x
 inline long avg_count(long oh, long ow, long H, long W, long KH, long KW, long sh, long sw, long ph, long pw,
                       int pad) {{
   if (pad) return KH * KW;
-  long h0 = max(oh * sh - ph, 0L), h1 = min(oh * sh - ph + KH, H);
-  long w0 = max(ow * sw - pw, 0L), w1 = min(ow * sw - pw + KW, W);
+  long h0 = b_lmax(oh * sh - ph, 0L), h1 = b_lmin(oh * sh - ph + KH, H);
+  long w0 = b_lmax(ow * sw - pw, 0L), w1 = b_lmin(ow * sw - pw + KW, W);
   return (h1 - h0) * (w1 - w0);
 }}
 __kernel void avg_pool(__global {STORAGE[xd]}* o, __global const {STORAGE[xd]}* x,
                        long n, long C, long H, long W,
                        long OH, long OW, {_GEOM}, int pad, {_IMG}) {{
   long i = get_global_id(0);
-  if (i >= n) return;
+  GUARD(i, n);
   long ow = i % OW; long r = i / OW; long oh = r % OH; r /= OH; long c = r % C; long b = r / C;
   long base = x_off + b * x_sn + c * x_sc;
   {t} acc = ({t})0;
@@ -221,7 +221,7 @@ __kernel void avg_pool_back(__global {STORAGE[xd]}* o, __global const {STORAGE[x
                             long n, long C, long H, long W, long OH, long OW, {_GEOM}, int pad,
                             long g_off, long g_sn, long g_sc, long g_sh, long g_sw) {{
   long i = get_global_id(0);
-  if (i >= n) return;
+  GUARD(i, n);
   long w = i % W; long r = i / W; long h = r % H; r /= H; long c = r % C; long b = r / C;
   long base = g_off + b * g_sn + c * g_sc;
   {t} acc = ({t})0;

@@ -24,8 +24,8 @@ if TYPE_CHECKING:
 _PHILOX = r"""
 inline uint4 philox4x32_10(uint4 c, uint2 k) {
   for (int r = 0; r < 10; r++) {
-    uint hi0 = mul_hi(0xD2511F53u, c.x), lo0 = 0xD2511F53u * c.x;
-    uint hi1 = mul_hi(0xCD9E8D57u, c.z), lo1 = 0xCD9E8D57u * c.z;
+    uint hi0 = b_mul_hi(0xD2511F53u, c.x), lo0 = 0xD2511F53u * c.x;
+    uint hi1 = b_mul_hi(0xCD9E8D57u, c.z), lo1 = 0xCD9E8D57u * c.z;
     c = (uint4)(hi1 ^ c.y ^ k.x, lo1, hi0 ^ c.w ^ k.y, lo0);
     k += (uint2)(0x9E3779B9u, 0xBB67AE85u);
   }
@@ -38,7 +38,7 @@ inline uint4 philox4x32_10(uint4 c, uint2 k) {
 _FLOAT_BODY = {
     "uniform": "T u0 = U(r.x, r.y), u1 = U(r.z, r.w); T v0 = p0 + (p1 - p0) * u0, v1 = p0 + (p1 - p0) * u1;",
     "normal": (
-        "T u0 = (T)1 - U(r.x, r.y), u1 = U(r.z, r.w); T rad = sqrt((T)-2 * log(u0)); "
+        "T u0 = (T)1 - U(r.x, r.y), u1 = U(r.z, r.w); T rad = b_sqrt((T)-2 * log(u0)); "
         "T v0 = p0 + p1 * rad * cos((T)6.283185307179586 * u1), "
         "v1 = p0 + p1 * rad * sin((T)6.283185307179586 * u1);"
     ),
@@ -51,9 +51,9 @@ _INT_BODY = {
         "v1 = q0 + (long)((((ulong)r.z << 32) | r.w) % range_);"
     ),
     "normal": (
-        "F u0 = (F)1 - UF(r.x), u1 = UF(r.z); F rad = sqrt((F)-2 * log(u0)); "
-        "long v0 = (long)rint(p0 + p1 * rad * cos((F)6.283185307179586 * u1)), "
-        "v1 = (long)rint(p0 + p1 * rad * sin((F)6.283185307179586 * u1));"
+        "F u0 = (F)1 - UF(r.x), u1 = UF(r.z); F rad = b_sqrt((F)-2 * log(u0)); "
+        "long v0 = (long)b_rint(p0 + p1 * rad * cos((F)6.283185307179586 * u1)), "
+        "v1 = (long)b_rint(p0 + p1 * rad * sin((F)6.283185307179586 * u1));"
     ),
     "bernoulli": "long v0 = UF(r.x) < p0 ? 1 : 0, v1 = UF(r.z) < p0 ? 1 : 0;",
 }
@@ -84,7 +84,7 @@ def _source(kind: str, od: DType, fp64: bool) -> str:
 __kernel void draw(__global {STORAGE[od]}* o, long n, uint k0, uint k1, ulong counter, {params}) {{
   long g = get_global_id(0);
   long e = 2 * g;
-  if (e >= n) return;
+  GUARD(g, (n + 1) / 2);  /* each work-item writes two elements */
   ulong c = counter + (ulong)g;
   uint4 r = philox4x32_10((uint4)((uint)c, (uint)(c >> 32), 0u, 0u), (uint2)(k0, k1));
   {body}

@@ -18,10 +18,10 @@ from burn_opencl.tensor import CLTensor, c_strides
 CHUNK = 256  # elements per work-item when a dim is split
 SPLIT_ABOVE = 1024  # dims longer than this are split
 
-_FLOAT_MAX = "if (v > acc || (isnan(v) && !isnan(acc))) acc = v;"
-_FLOAT_MIN = "if (v < acc || (isnan(v) && !isnan(acc))) acc = v;"
-_FLOAT_ARGMAX = "if (v > acc || (isnan(v) && !isnan(acc))) { acc = v; best = vi; }"
-_FLOAT_ARGMIN = "if (v < acc || (isnan(v) && !isnan(acc))) { acc = v; best = vi; }"
+_FLOAT_MAX = "if (v > acc || (b_isnan(v) && !b_isnan(acc))) acc = v;"
+_FLOAT_MIN = "if (v < acc || (b_isnan(v) && !b_isnan(acc))) acc = v;"
+_FLOAT_ARGMAX = "if (v > acc || (b_isnan(v) && !b_isnan(acc))) { acc = v; best = vi; }"
+_FLOAT_ARGMIN = "if (v < acc || (b_isnan(v) && !b_isnan(acc))) { acc = v; best = vi; }"
 
 # op -> (init, update for floats, update for ints/bool, finish)
 _OPS: dict[str, tuple[str, str, str]] = {
@@ -53,10 +53,10 @@ def _source(op: str, xd: DType, od: DType, idx_out: DType | None, idx_in: bool, 
         params.append(index_params(rank, ["x"]))
     body = [
         "long w = get_global_id(0);",
-        "if (w >= n) return;",
+        "GUARD(w, n);",
         "long other = w / C; long c = w - other * C;",
         index_code(rank, ["x"], flat="other"),
-        "long k0 = c * Lc; long k1 = min(L, k0 + Lc);",
+        "long k0 = c * Lc; long k1 = b_lmin(L, k0 + Lc);",
     ]
     vi = "xi[x_i + k * x_sd]" if idx_in else "k"
     if init == "FIRST":
@@ -215,7 +215,7 @@ def _cumsum_source(xd: DType, rank: int) -> str:
         params.append(index_params(rank, ["x", "o"]))
     body = [
         "long w = get_global_id(0);",
-        "if (w >= n) return;",
+        "GUARD(w, n);",
         index_code(rank, ["x", "o"], flat="w"),
         "T acc = (T)0;",
         f"for (long k = 0; k < L; k++) {{ acc += (T){load(xd, 'x', 'x_i + k * x_sd')}; "

@@ -21,7 +21,7 @@ from burn_opencl.tensor import CLTensor
 
 def _source(xd: DType, idx_dtype: DType, rank: int) -> str:
     t = COMPUTE[xd]
-    isnan = "isnan" if xd.is_float else "0 &&"
+    isnan = "b_isnan" if xd.is_float else "0 &&"
     ops = ["x", "o", "oi"]
     params_ix = index_params(rank, ops)
     return f"""
@@ -37,7 +37,7 @@ __kernel void load_lines(__global T* K, __global long* I, __global const {STORAG
                          long n, long x_off, long x_sd, long o_off,
                          long oi_off{", " + params_ix if rank else ""}) {{
   long g = get_global_id(0);
-  if (g >= total) return;
+  GUARD(g, total);
   long line = g / P; long p = g - line * P;
   {index_code(rank, ops, flat="line")}
   K[g] = p < n ? (T){load(xd, "x", "x_i + p * x_sd")} : (T)0;
@@ -46,7 +46,7 @@ __kernel void load_lines(__global T* K, __global long* I, __global const {STORAG
 __kernel void sort_step(__global T* K, __global long* I, long pairs, long P, long k, long j, long n,
                         int desc) {{
   long g = get_global_id(0);
-  if (g >= pairs) return;
+  GUARD(g, pairs);
   long half_ = P / 2; long line = g / half_; long t = g - line * half_;
   long lo = (t / j) * 2 * j + (t % j); long hi = lo + j;
   long a = line * P + lo, b = a + j;
@@ -60,7 +60,7 @@ __kernel void store_lines(__global {STORAGE[xd]}* o, __global {STORAGE[idx_dtype
                           long o_off,
                           long oi_off{", " + params_ix if rank else ""}) {{
   long g = get_global_id(0);
-  if (g >= total) return;
+  GUARD(g, total);
   long line = g / n; long p = g - line * n;
   {index_code(rank, ops, flat="line")}
   {store(xd, "o", "o_i + p * x_sd", f"({COMPUTE[xd]})K[line * P + p]")}
