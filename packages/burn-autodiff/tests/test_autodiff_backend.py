@@ -21,7 +21,9 @@ def test_identity_of_the_decorator(B: Autodiff, nd: NdArray) -> None:
     assert B.inner is nd
     assert B.float_dtype is DType.F64 and B.int_dtype is nd.int_dtype
     assert B.capabilities.dtypes == nd.capabilities.dtypes
-    assert B.capabilities.features == nd.capabilities.features | {"autodiff"}
+    # Buffer reuse is the inner's: autodiff primitives hold arrays saved for backward.
+    assert B.capabilities.features == (nd.capabilities.features - {"buffer_reuse"}) | {"autodiff"}
+    assert "buffer_reuse" in nd.capabilities.features and not B._reuse
     assert B.options() == nd.options()
     assert "autodiff(ndarray)" in repr(B)
 

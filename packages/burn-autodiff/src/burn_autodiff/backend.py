@@ -74,7 +74,9 @@ class Autodiff(AutodiffFloatOps, AutodiffModuleOps, Backend):
         super().__init__(
             float_dtype=inner.float_dtype,
             int_dtype=inner.int_dtype,
-            capabilities=Capabilities(dtypes=caps.dtypes, features=caps.features | {"autodiff"}),
+            capabilities=Capabilities(
+                dtypes=caps.dtypes, features=(caps.features - {"buffer_reuse"}) | {"autodiff"}
+            ),
         )
         inner.rng = rng  # Backend.__init__ assigned a fresh generator through our `rng` property
         self._owned: dict[Device, Device] = {}

@@ -553,3 +553,20 @@ class AutodiffFloatOps:
 
     def float_argsort(self, tensor: AD, dim: int, descending: bool) -> Any:
         return self._in.float_argsort(tensor.p, dim, descending)
+
+    # Buffer reuse (burn.tensor._ownership) is for backends whose primitives are plain buffers:
+    # an autodiff primitive carries its graph node and the inner arrays saved for backward, so
+    # the handed-over variants are the tracked ops themselves (and the feature is not declared).
+    float_add_owned = float_add
+    float_sub_owned = float_sub
+    float_mul_owned = float_mul
+    float_div_owned = float_div
+    float_add_scalar_owned = float_add_scalar
+    float_sub_scalar_owned = float_sub_scalar
+    float_mul_scalar_owned = float_mul_scalar
+    float_div_scalar_owned = float_div_scalar
+    float_exp_owned = float_exp
+    float_log_owned = float_log
+    float_sqrt_owned = float_sqrt
+    float_neg_owned = float_neg
+    float_tanh_owned = float_tanh

@@ -14,10 +14,12 @@ from burn.backend.device import Device
 from burn.backend.float_ops import FloatOps
 from burn.backend.int_ops import IntOps
 from burn.backend.module_ops import ModuleOps
+from burn.backend.reuse_ops import ReuseOps
+from burn.tensor import _ownership
 from burn.tensor.dtype import DType
 
 
-class Backend(FloatOps, IntOps, BoolOps, ModuleOps, ActivationOps):
+class Backend(FloatOps, ReuseOps, IntOps, BoolOps, ModuleOps, ActivationOps):
     """A backend: ops on opaque primitives, grouped by kind as in Burn.
 
     Subclasses set `name`, implement the required ops (see `burn.backend.contract_ops`) and call
@@ -44,6 +46,7 @@ class Backend(FloatOps, IntOps, BoolOps, ModuleOps, ActivationOps):
     int_dtype: DType
     bool_dtype: DType = DType.BOOL
     capabilities: Capabilities
+    _reuse: bool = False  # set by __init__: whether the Tensor layer calls the *_owned ops
 
     def __init__(
         self,
@@ -66,6 +69,8 @@ class Backend(FloatOps, IntOps, BoolOps, ModuleOps, ActivationOps):
             raise ValueError(f"backend {self.name!r} does not support {names}")
         self._seed_lock = threading.Lock()
         self.rng = np.random.default_rng()
+        # Buffer reuse (burn.tensor._ownership): only where the backend declares it.
+        self._reuse = _ownership.ENABLED and self.capabilities.has("buffer_reuse")
 
     # -- devices ------------------------------------------------------------------------------
     def default_device(self) -> Device:

@@ -46,4 +46,5 @@ FEATURES = {
     "autodiff": "the backend records gradients (Autodiff decorator)",
     "async": "ops are queued; sync() waits for them",
     "multi_device": "more than one device may exist at once",
+    "buffer_reuse": "the backend overrides the *_owned ops and may reuse a buffer it proves unshared",
 }

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 from burn.module.config import config
 from burn.optim.base import OptimizerAdaptor, SimpleOptimizer
 from burn.optim.clipping import GradientClippingConfig
-from burn.optim.transforms import WeightDecayConfig, adaptive_moments
+from burn.optim.transforms import WeightDecayConfig, adam_apply
 
 if TYPE_CHECKING:
     from burn.tensor.tensor import Tensor
@@ -32,10 +32,7 @@ class Adam(SimpleOptimizer[dict[str, Any]]):
     ) -> tuple[Tensor, dict[str, Any]]:
         if self.weight_decay is not None:
             grad = self.weight_decay.transform(grad, tensor)
-        update, state = adaptive_moments(
-            grad, state, self.beta_1, self.beta_2, self.epsilon, self.amsgrad, lr
-        )
-        return tensor - update, state
+        return adam_apply(tensor, grad, state, self.beta_1, self.beta_2, self.epsilon, self.amsgrad, lr)
 
 
 class AdamW(Adam):
@@ -53,10 +50,7 @@ class AdamW(Adam):
         # Skipping the multiply by exactly 1.0 saves a full pass and changes no bit.
         decay = 1.0 - lr * self.decoupled_weight_decay
         decayed = tensor if decay == 1.0 else tensor * decay
-        update, state = adaptive_moments(
-            grad, state, self.beta_1, self.beta_2, self.epsilon, self.amsgrad, lr
-        )
-        return decayed - update, state
+        return adam_apply(decayed, grad, state, self.beta_1, self.beta_2, self.epsilon, self.amsgrad, lr)
 
 
 @config

@@ -31,7 +31,7 @@ class Sgd(SimpleOptimizer[dict[str, Any]]):
         if self.momentum is not None:
             grad, velocity = self.momentum.transform(grad, None if state is None else state["velocity"])
             state = {"velocity": velocity}
-        return tensor - grad * lr, state
+        return tensor.sub(grad.mul(lr)), state  # methods: the product's buffer is reused
 
 
 @config

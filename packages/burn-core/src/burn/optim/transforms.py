@@ -18,7 +18,7 @@ class WeightDecayConfig:
     penalty: float
 
     def transform(self, grad: Tensor, tensor: Tensor) -> Tensor:
-        return grad + tensor * self.penalty
+        return grad.add(tensor.mul(self.penalty))  # methods: the product's buffer is reused
 
 
 @config
@@ -31,8 +31,11 @@ class MomentumConfig:
     nesterov: bool = False
 
     def transform(self, grad: Tensor, velocity: Tensor | None) -> tuple[Tensor, Tensor]:
-        velocity = grad if velocity is None else velocity * self.momentum + grad * (1.0 - self.dampening)
-        update = grad + velocity * self.momentum if self.nesterov else velocity
+        # Named methods, not operators, so that temporaries' buffers are reused (burn.tensor._ownership).
+        velocity = (
+            grad if velocity is None else velocity.mul(self.momentum).add(grad.mul(1.0 - self.dampening))
+        )
+        update = grad.add(velocity.mul(self.momentum)) if self.nesterov else velocity
         return update, velocity
 
 
@@ -54,15 +57,49 @@ def adaptive_moments(
     State: ``{"time": int, "moment_1": Tensor, "moment_2": Tensor[, "max_moment_2": Tensor]}``.
     With amsgrad the running maximum of the second moment replaces it, as in Burn and PyTorch.
     """
-    squared = grad * grad
+    moment_1, second, new_state, step_size, eps = _moments(grad, state, beta_1, beta_2, epsilon, amsgrad, lr)
+    return moment_1.mul(step_size).div(second.sqrt().add(eps)), new_state
+
+
+def adam_apply(
+    tensor: Tensor,
+    grad: Tensor,
+    state: dict[str, Any] | None,
+    beta_1: float,
+    beta_2: float,
+    epsilon: float,
+    amsgrad: bool,
+    lr: float,
+) -> tuple[Tensor, dict[str, Any]]:
+    """``tensor - adaptive_moments(...)`` in one expression, so that the update is a temporary
+    whose buffer receives the new tensor (the same bits as the two calls)."""
+    moment_1, second, new_state, step_size, eps = _moments(grad, state, beta_1, beta_2, epsilon, amsgrad, lr)
+    return tensor.sub(moment_1.mul(step_size).div(second.sqrt().add(eps))), new_state
+
+
+def _moments(
+    grad: Tensor,
+    state: dict[str, Any] | None,
+    beta_1: float,
+    beta_2: float,
+    epsilon: float,
+    amsgrad: bool,
+    lr: float,
+) -> tuple[Tensor, Tensor, dict[str, Any], float, float]:
+    """The new moments, the second moment used, the new state, and the step's two scalars.
+
+    Written with named methods on temporaries (``x.mul(c).add(y)``): their buffers are reused by
+    the next op (burn.tensor._ownership), where operators would allocate a fresh array each. Adding
+    in either order gives the same bits, so ``m * b1 + g * c`` is computed as it always was.
+    """
     if state is None:
         time = 1
-        moment_1 = grad * (1.0 - beta_1)
-        moment_2 = squared * (1.0 - beta_2)
+        moment_1 = grad.mul(1.0 - beta_1)
+        moment_2 = grad.mul(grad).mul(1.0 - beta_2)
     else:
         time = int(state["time"]) + 1
-        moment_1 = state["moment_1"] * beta_1 + grad * (1.0 - beta_1)
-        moment_2 = state["moment_2"] * beta_2 + squared * (1.0 - beta_2)
+        moment_1 = state["moment_1"].mul(beta_1).add(grad.mul(1.0 - beta_1))
+        moment_2 = state["moment_2"].mul(beta_2).add(grad.mul(grad).mul(1.0 - beta_2))
     new_state: dict[str, Any] = {"time": time, "moment_1": moment_1, "moment_2": moment_2}
     second = moment_2
     if amsgrad:
@@ -71,4 +108,4 @@ def adaptive_moments(
         new_state["max_moment_2"] = second
     bias_correction_2_sqrt = math.sqrt(1.0 - beta_2**time)
     step_size = lr * bias_correction_2_sqrt / (1.0 - beta_1**time)
-    return moment_1 * step_size / (second.sqrt() + epsilon * bias_correction_2_sqrt), new_state
+    return moment_1, second, new_state, step_size, epsilon * bias_correction_2_sqrt

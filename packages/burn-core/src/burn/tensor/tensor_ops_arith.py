@@ -3,15 +3,21 @@
 Binary ops are written out one by one (no generated code) because they are the hot path: one
 isinstance check, two identity checks, the backend call, and `wrap`. Shapes, devices and dtypes
 are only examined when the backend raises (see `burn.tensor._errors.binary_error`).
+
+Named methods called on a temporary (``(a * 2).add(1)``, ``x.exp()``) may hand its buffer to the
+backend (Burn's ownership trick, `burn.tensor._ownership`); Python operators never do.
 """
 
 from __future__ import annotations
 
+import sys
 from typing import TYPE_CHECKING, Any
 
 from burn.errors import ShapeError
+from burn.tensor import _owned_ops as _owned
 from burn.tensor._base import TensorBase, wrap
 from burn.tensor._errors import binary_error, kind_error, matmul_problem, operand_error
+from burn.tensor._ownership import TEMP as _TEMP
 from burn.tensor._scalars import scalar_operand
 from burn.tensor.kind import Bool, Float, Int
 from burn.tensor.tensor_host import HostOps
@@ -19,6 +25,7 @@ from burn.tensor.tensor_host import HostOps
 if TYPE_CHECKING:
     from burn.tensor.tensor import Tensor
 
+_rc = sys.getrefcount
 Operand = Any  # a burn.Tensor or a Python number (kept loose: mypy cannot see Tensor here)
 
 _FLOAT = "a Float tensor"
@@ -43,12 +50,19 @@ class ArithOps(HostOps):
         if isinstance(other, TensorBase):
             if other._b is not b or other._k is not k or k is Bool:
                 raise operand_error("add", self, other)
+            if k is Float and b._reuse:
+                xt = _rc(self) == _TEMP  # a temporary: see burn.tensor._ownership
+                yt = _rc(other) == _TEMP
+                if xt or yt:
+                    return _owned.binary(b.float_add_owned, "add", self, other, xt, yt)
             try:
                 p = b.float_add(self._p, other._p) if k is Float else b.int_add(self._p, other._p)
             except Exception as exc:
                 raise binary_error("add", self, other, exc)  # noqa: B904 - keeps the backend error as cause
         else:
             s = scalar_operand("add", self, other)
+            if k is Float and b._reuse and _rc(self) == _TEMP:
+                return _owned.scalar(b.float_add_scalar_owned, self, s)
             p = b.float_add_scalar(self._p, s) if k is Float else b.int_add_scalar(self._p, s)
         return wrap(p, b, k)
 
@@ -59,12 +73,19 @@ class ArithOps(HostOps):
         if isinstance(other, TensorBase):
             if other._b is not b or other._k is not k or k is Bool:
                 raise operand_error("sub", self, other)
+            if k is Float and b._reuse:
+                xt = _rc(self) == _TEMP  # a temporary: see burn.tensor._ownership
+                yt = _rc(other) == _TEMP
+                if xt or yt:
+                    return _owned.binary(b.float_sub_owned, "sub", self, other, xt, yt)
             try:
                 p = b.float_sub(self._p, other._p) if k is Float else b.int_sub(self._p, other._p)
             except Exception as exc:
                 raise binary_error("sub", self, other, exc)  # noqa: B904
         else:
             s = scalar_operand("sub", self, other)
+            if k is Float and b._reuse and _rc(self) == _TEMP:
+                return _owned.scalar(b.float_sub_scalar_owned, self, s)
             p = b.float_sub_scalar(self._p, s) if k is Float else b.int_sub_scalar(self._p, s)
         return wrap(p, b, k)
 
@@ -75,12 +96,19 @@ class ArithOps(HostOps):
         if isinstance(other, TensorBase):
             if other._b is not b or other._k is not k or k is Bool:
                 raise operand_error("mul", self, other)
+            if k is Float and b._reuse:
+                xt = _rc(self) == _TEMP  # a temporary: see burn.tensor._ownership
+                yt = _rc(other) == _TEMP
+                if xt or yt:
+                    return _owned.binary(b.float_mul_owned, "mul", self, other, xt, yt)
             try:
                 p = b.float_mul(self._p, other._p) if k is Float else b.int_mul(self._p, other._p)
             except Exception as exc:
                 raise binary_error("mul", self, other, exc)  # noqa: B904
         else:
             s = scalar_operand("mul", self, other)
+            if k is Float and b._reuse and _rc(self) == _TEMP:
+                return _owned.scalar(b.float_mul_scalar_owned, self, s)
             p = b.float_mul_scalar(self._p, s) if k is Float else b.int_mul_scalar(self._p, s)
         return wrap(p, b, k)
 
@@ -91,12 +119,19 @@ class ArithOps(HostOps):
         if isinstance(other, TensorBase):
             if other._b is not b or other._k is not k or k is Bool:
                 raise operand_error("div", self, other)
+            if k is Float and b._reuse:
+                xt = _rc(self) == _TEMP  # a temporary: see burn.tensor._ownership
+                yt = _rc(other) == _TEMP
+                if xt or yt:
+                    return _owned.binary(b.float_div_owned, "div", self, other, xt, yt)
             try:
                 p = b.float_div(self._p, other._p) if k is Float else b.int_div(self._p, other._p)
             except Exception as exc:
                 raise binary_error("div", self, other, exc)  # noqa: B904
         else:
             s = scalar_operand("div", self, other)
+            if k is Float and b._reuse and _rc(self) == _TEMP:
+                return _owned.scalar(b.float_div_scalar_owned, self, s)
             p = b.float_div_scalar(self._p, s) if k is Float else b.int_div_scalar(self._p, s)
         return wrap(p, b, k)
 
@@ -242,7 +277,10 @@ class ArithOps(HostOps):
         """Elementwise ``-self``."""
         k = self._k
         if k is Float:
-            return wrap(self._b.float_neg(self._p), self._b, Float)
+            b = self._b
+            if b._reuse and _rc(self) == _TEMP:
+                return _owned.unary(b.float_neg_owned, self)
+            return wrap(b.float_neg(self._p), b, Float)
         if k is Int:
             return wrap(self._b.int_neg(self._p), self._b, Int)
         raise kind_error("neg", self, _NUMERIC, "use bool_not() (~) for Bool tensors")
@@ -301,13 +339,19 @@ class ArithOps(HostOps):
     def exp(self) -> Tensor:
         """Elementwise ``e ** self``."""
         if self._k is Float:
-            return wrap(self._b.float_exp(self._p), self._b, Float)
+            b = self._b
+            if b._reuse and _rc(self) == _TEMP:
+                return _owned.unary(b.float_exp_owned, self)
+            return wrap(b.float_exp(self._p), b, Float)
         raise kind_error("exp", self, _FLOAT, "convert with .float() first")
 
     def log(self) -> Tensor:
         """Elementwise natural logarithm."""
         if self._k is Float:
-            return wrap(self._b.float_log(self._p), self._b, Float)
+            b = self._b
+            if b._reuse and _rc(self) == _TEMP:
+                return _owned.unary(b.float_log_owned, self)
+            return wrap(b.float_log(self._p), b, Float)
         raise kind_error("log", self, _FLOAT, "convert with .float() first")
 
     def log1p(self) -> Tensor:
@@ -319,7 +363,10 @@ class ArithOps(HostOps):
     def sqrt(self) -> Tensor:
         """Elementwise square root."""
         if self._k is Float:
-            return wrap(self._b.float_sqrt(self._p), self._b, Float)
+            b = self._b
+            if b._reuse and _rc(self) == _TEMP:
+                return _owned.unary(b.float_sqrt_owned, self)
+            return wrap(b.float_sqrt(self._p), b, Float)
         raise kind_error("sqrt", self, _FLOAT, "convert with .float() first")
 
     def recip(self) -> Tensor:
@@ -343,7 +390,10 @@ class ArithOps(HostOps):
     def tanh(self) -> Tensor:
         """Elementwise hyperbolic tangent."""
         if self._k is Float:
-            return wrap(self._b.float_tanh(self._p), self._b, Float)
+            b = self._b
+            if b._reuse and _rc(self) == _TEMP:
+                return _owned.unary(b.float_tanh_owned, self)
+            return wrap(b.float_tanh(self._p), b, Float)
         raise kind_error("tanh", self, _FLOAT, "convert with .float() first")
 
     def erf(self) -> Tensor:
