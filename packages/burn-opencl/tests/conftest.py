@@ -3,28 +3,23 @@ OpenCL device can build kernels."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pytest
 
-from burn.tensor.data import TensorData
+from burn.testing.backend_package import dev, down, rng, skip_without_device, up  # noqa: F401
 from burn_opencl import plugin
 
 _REASON = plugin._probe()
 
 
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    if _REASON is None:
-        return
-    skip = pytest.mark.skip(reason=f"opencl unavailable: {_REASON}")
-    for item in items:
-        if "no_device" not in item.keywords:
-            item.add_marker(skip)
-
-
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "no_device: runs without an OpenCL device")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    skip_without_device(items, "opencl", _REASON, Path(__file__).parent)
 
 
 @pytest.fixture(scope="session")
@@ -33,33 +28,3 @@ def B() -> Any:
 
     return OpenCL()
 
-
-@pytest.fixture(scope="session")
-def dev(B: Any) -> Any:
-    return B.default_device()
-
-
-@pytest.fixture
-def rng(request: pytest.FixtureRequest) -> np.random.Generator:
-    return np.random.default_rng(abs(hash(request.node.name)) % (2**32))
-
-
-@pytest.fixture(scope="session")
-def up(B: Any, dev: Any) -> Any:
-    """NumPy array -> primitive of the matching kind."""
-
-    def make(array: Any) -> Any:
-        data = TensorData(np.asarray(array))
-        if data.dtype.is_float:
-            return B.float_from_data(data, dev)
-        if data.dtype.is_int:
-            return B.int_from_data(data, dev)
-        return B.bool_from_data(data, dev)
-
-    return make
-
-
-@pytest.fixture(scope="session")
-def down(B: Any) -> Any:
-    """Primitive -> NumPy array."""
-    return lambda p: B.float_into_data(p).array
