@@ -13,7 +13,8 @@ import pytest
 import burn
 from burn import Tensor
 from burn.tensor import _ownership
-from burn_ndarray import NdArray
+
+NdArray = pytest.importorskip("burn_ndarray", reason="burn-ndarray is not installed").NdArray
 
 pytestmark = pytest.mark.skipif(not _ownership.ENABLED, reason="buffer reuse is off on this interpreter")
 
