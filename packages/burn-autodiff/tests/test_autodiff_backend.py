@@ -129,3 +129,18 @@ def test_inner_and_from_inner_round_trip() -> None:
     np.testing.assert_array_equal(host(back), [1.0, 2.0])
     ints = tensor(B, [1, 2]).inner()
     assert ints.backend is B.inner
+
+
+def test_fused_adam_step_runs_inner_or_composes(B: Autodiff) -> None:
+    p, g, m = (tensor(B, [0.5, -1.0]) for _ in range(3))
+    v = tensor(B, [0.25, 1.0])  # a second moment is never negative
+    new, m1, v1 = B.float_adam_step(p._p, g._p, m._p, v._p, 0.9, 0.999, 0.1, 1e-5)
+    assert all(isinstance(x, ADTensor) and x.node is None for x in (new, m1, v1))
+    np.testing.assert_allclose(B.float_inner(m1), [0.5, -1.0], rtol=1e-6)  # 0.9 m + 0.1 g with m == g
+    # A tracked param (never the case in burn.optim, which steps inner tensors) is differentiated
+    # through the default composition: d(param - update)/d(param) = 1.
+    x = leaf(B, [0.5, -1.0])
+    tracked, _, _ = B.float_adam_step(x._p, g._p, None, None, 0.9, 0.999, 0.1, 1e-5)
+    assert tracked.node is not None
+    grads = B.backward(B.float_sum(tracked))
+    np.testing.assert_allclose(B.grad(x._p, grads), [1.0, 1.0])

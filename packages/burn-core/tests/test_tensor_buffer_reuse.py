@@ -135,6 +135,36 @@ def test_optimizer_state_and_records_untouched(B: Any) -> None:
     np.testing.assert_array_equal(p1.to_numpy(), p1_snap)
 
 
+def test_adam_updates_its_own_moments_in_place(B: Any) -> None:
+    """Through OptimizerAdaptor the moments are the state's alone: burn-ndarray's fused Adam
+    writes the new moments into their buffers (the same addresses every step) and allocates
+    only the new param; a record held by the caller stops that for the moments it refers to."""
+    from burn import optim
+    from burn.module import Module, Param
+
+    class Weights(Module):
+        w: Param
+
+    model = Weights(Param.from_tensor(fresh(B, seed=5)))
+    grad = fresh(B, seed=6)
+    optimizer = optim.AdamConfig().init()
+
+    def step() -> tuple[int, int]:
+        nonlocal model
+        model = optimizer.step(0.01, model, optim.GradientsParams({model.w.id: grad}))
+        (state,) = optimizer.states.values()
+        return addr(state["moment_1"]), addr(state["moment_2"])
+
+    step()
+    first = step()
+    assert step() == first == step()
+    held = optimizer.to_record()
+    assert step() != first  # the held record's moments are read, and new ones allocated
+    del held
+    second = step()
+    assert step() == second
+
+
 @pytest.mark.parametrize(
     "view",
     [

@@ -554,6 +554,30 @@ class AutodiffFloatOps:
     def float_argsort(self, tensor: AD, dim: int, descending: bool) -> Any:
         return self._in.float_argsort(tensor.p, dim, descending)
 
+    def float_adam_step(
+        self,
+        param: AD,
+        grad: AD,
+        moment_1: AD | None,
+        moment_2: AD | None,
+        beta_1: float,
+        beta_2: float,
+        step_size: float,
+        epsilon: float,
+    ) -> tuple[AD, AD, AD]:
+        scalars = (beta_1, beta_2, step_size, epsilon)
+        operands = (param, grad, moment_1, moment_2)
+        if any(a is not None and a.node is not None for a in operands):
+            from burn.backend.optim_ops import OptimOps
+
+            backend: Any = self  # a tracked operand: the default composition records its nodes
+            composed: tuple[AD, AD, AD] = OptimOps.float_adam_step(backend, *operands, *scalars)
+            return composed
+        m_in = None if moment_1 is None else moment_1.p
+        v_in = None if moment_2 is None else moment_2.p
+        new, m, v = self._in.float_adam_step(param.p, grad.p, m_in, v_in, *scalars)
+        return AD(new, None), AD(m, None), AD(v, None)
+
     # Buffer reuse (burn.tensor._ownership) is for backends whose primitives are plain buffers:
     # an autodiff primitive carries its graph node and the inner arrays saved for backward, so
     # the handed-over variants are the tracked ops themselves (and the feature is not declared).

@@ -14,12 +14,13 @@ from burn.backend.device import Device
 from burn.backend.float_ops import FloatOps
 from burn.backend.int_ops import IntOps
 from burn.backend.module_ops import ModuleOps
+from burn.backend.optim_ops import OptimOps
 from burn.backend.reuse_ops import ReuseOps
 from burn.tensor import _ownership
 from burn.tensor.dtype import DType
 
 
-class Backend(FloatOps, ReuseOps, IntOps, BoolOps, ModuleOps, ActivationOps):
+class Backend(FloatOps, ReuseOps, OptimOps, IntOps, BoolOps, ModuleOps, ActivationOps):
     """A backend: ops on opaque primitives, grouped by kind as in Burn.
 
     Subclasses set `name`, implement the required ops (see `burn.backend.contract_ops`) and call

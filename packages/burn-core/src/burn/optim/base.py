@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from burn.module.param import Param, ParamId
 from burn.optim.grads import GradientsParams
+from burn.optim.state import OwnedState
 
 if TYPE_CHECKING:
     from burn.backend.device import Device
@@ -86,33 +87,49 @@ class OptimizerAdaptor(Optimizer):
         self.states: dict[ParamId, Any] = {}
         # Params whose state came from `load_record` and has not been through `load_state` yet.
         self._loaded: set[ParamId] = set()
+        # The device each state was left on by its last step: `to_device` runs only when the
+        # param moved since (walking every state each step costs more than a small update),
+        # or every step for an optimizer that overrides it.
+        self._state_devices: dict[ParamId, Device] = {}
+        self._custom_to_device = type(optimizer).to_device is not SimpleOptimizer.to_device
 
     def step(self, lr: float, module: M, grads: GradientsParams) -> M:
         grads = self._clip_global(grads)
 
-        def update(_path: str, param: Param) -> Param:
+        def update(path: str, param: Param) -> Param:
             grad = grads.remove(param.id)
             if grad is None:
                 return param
             tensor = param.val()
             inner = tensor.inner()
-            if grad.backend is not inner.backend or grad.device != inner.device:
-                grad = _state_to_device(grad, inner.device)
+            device = inner.device
+            if grad.backend is not inner.backend or grad.device != device:
+                grad = _state_to_device(grad, device)
             if grad.dtype is not inner.dtype:  # each param is updated in its own dtype
                 grad = grad.cast(inner.dtype)
             if self.grad_clipping is not None and not self.grad_clipping.is_global:
                 grad = self.grad_clipping.clip(grad)
-            state = self.states.get(param.id)
+            # Popped, so that the state handed over below is the only holder of its tensors
+            # unless a record from to_record() still refers to them (then they are only read).
+            state = self.states.pop(param.id, None)
             if state is not None:
                 if self._loaded and param.id in self._loaded:
                     self._loaded.discard(param.id)
-                    state = self.optimizer.load_state(state, inner)
-                state = self.optimizer.to_device(state, inner.device)
-            new_inner, new_state = self.optimizer.step(lr, inner, grad, state)
-            if new_state is None:
-                self.states.pop(param.id, None)
-            else:
+                    state = self.optimizer.to_device(self.optimizer.load_state(state, inner), device)
+                elif self._custom_to_device or self._state_devices.get(param.id) != device:
+                    state = self.optimizer.to_device(state, device)
+                if isinstance(state, dict):  # a copy: the caller's dicts are never modified
+                    state = OwnedState(state)
+            try:
+                new_inner, new_state = self.optimizer.step(lr, inner, grad, state)
+            except BaseException as exc:
+                if state is not None:
+                    self.states[param.id] = dict(state) if isinstance(state, OwnedState) else state
+                exc.add_note(f"burn: in the {type(self.optimizer).__name__} step of param {path!r}")
+                raise
+            if new_state is not None:
                 self.states[param.id] = new_state
+                self._state_devices[param.id] = device
             new_tensor = new_inner if not tensor.backend.ad_enabled else _from_inner(new_inner, tensor)
             return param.with_value(new_tensor)
 
@@ -135,6 +152,7 @@ class OptimizerAdaptor(Optimizer):
         mixed ones)."""
         self.states = {ParamId.parse(key): value for key, value in record.items()}
         self._loaded = set(self.states)
+        self._state_devices = {}
         return self
 
     def __repr__(self) -> str:

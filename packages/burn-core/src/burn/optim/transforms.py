@@ -3,12 +3,18 @@
 from __future__ import annotations
 
 import math
+import sys
 from typing import TYPE_CHECKING, Any
 
+from burn.errors import ShapeError
 from burn.module.config import config
+from burn.optim.state import OwnedState
+from burn.tensor import _owned_ops, _ownership
 
 if TYPE_CHECKING:
     from burn.tensor.tensor import Tensor
+
+_rc = sys.getrefcount
 
 
 @config
@@ -50,7 +56,7 @@ def adaptive_moments(
 ) -> tuple[Tensor, dict[str, Any]]:
     """Adam's step ``lr * m_hat / (sqrt(v_hat) + eps)`` and the new state.
 
-    Computed as ``m * (lr * sqrt(bc2) / bc1) / (sqrt(v) + eps * sqrt(bc2))`` (``bc = 1 - beta^t``),
+    Computed as ``m / (sqrt(v) + eps * sqrt(bc2)) * (lr * sqrt(bc2) / bc1)`` (``bc = 1 - beta^t``),
     Burn's form: the same value as PyTorch's up to rounding, with the bias corrections and the
     learning rate folded into scalars, which saves three full-size passes per step.
 
@@ -58,7 +64,7 @@ def adaptive_moments(
     With amsgrad the running maximum of the second moment replaces it, as in Burn and PyTorch.
     """
     moment_1, second, new_state, step_size, eps = _moments(grad, state, beta_1, beta_2, epsilon, amsgrad, lr)
-    return moment_1.mul(step_size).div(second.sqrt().add(eps)), new_state
+    return moment_1.div(second.sqrt().add(eps)).mul(step_size), new_state
 
 
 def adam_apply(
@@ -71,10 +77,50 @@ def adam_apply(
     amsgrad: bool,
     lr: float,
 ) -> tuple[Tensor, dict[str, Any]]:
-    """``tensor - adaptive_moments(...)`` in one expression, so that the update is a temporary
-    whose buffer receives the new tensor (the same bits as the two calls)."""
-    moment_1, second, new_state, step_size, eps = _moments(grad, state, beta_1, beta_2, epsilon, amsgrad, lr)
-    return tensor.sub(moment_1.mul(step_size).div(second.sqrt().add(eps))), new_state
+    """``tensor - lr * m_hat / (sqrt(v_hat) + eps)`` and the new state, through the backend's
+    fused ``float_adam_step`` (`burn.backend.optim_ops`) unless `amsgrad`.
+
+    The moments are taken out of an `OwnedState` (what `OptimizerAdaptor` passes): a moment that
+    nothing else refers to then has its buffer handed to the backend, which writes the new moment
+    into it (burn-ndarray: in place, one fresh array per step for the new param). A moment still
+    held elsewhere (a record from `to_record()`, a plain dict passed by a caller) is only read.
+    """
+    if grad.shape != tensor.shape:
+        raise ShapeError(f"Adam: gradient shape {grad.shape} differs from the param's {tensor.shape}")
+    if amsgrad:
+        moment_1, second, new_state, step_size, eps = _moments(
+            grad, state, beta_1, beta_2, epsilon, amsgrad, lr
+        )
+        return tensor.sub(moment_1.div(second.sqrt().add(eps)).mul(step_size)), new_state
+    time = 1 if state is None else int(state["time"]) + 1
+    step_size, eps = _folded_scalars(beta_1, beta_2, epsilon, lr, time)
+    scalars = (beta_1, beta_2, step_size, eps)
+    if state is None:
+        new, m, v = _owned_ops.adam_step(tensor, grad, None, None, (False, False), scalars)
+        return new, {"time": time, "moment_1": m, "moment_2": v}
+    owned = isinstance(state, OwnedState)
+    moment_1 = state.pop("moment_1") if owned else state["moment_1"]
+    moment_2 = state.pop("moment_2") if owned else state["moment_2"]
+    # Proven here, where they are locals: a count of SOLE means nothing else refers to them.
+    moves = (_rc(moment_1) == _ownership.SOLE, _rc(moment_2) == _ownership.SOLE)
+    try:
+        new, m, v = _owned_ops.adam_step(tensor, grad, moment_1, moment_2, moves, scalars)
+    except BaseException:
+        if owned:
+            state["moment_1"], state["moment_2"] = moment_1, moment_2
+        raise
+    return new, {"time": time, "moment_1": m, "moment_2": v}
+
+
+def _folded_scalars(
+    beta_1: float, beta_2: float, epsilon: float, lr: float, time: int
+) -> tuple[float, float]:
+    """Adam's step size and epsilon with the bias corrections folded in (Burn's form):
+    ``lr * m_hat / (sqrt(v_hat) + eps) == m / (sqrt(v) + eps * sqrt(bc2)) * (lr * sqrt(bc2) / bc1)``
+    with ``bc = 1 - beta^t``, which saves three full-size passes per step."""
+    bias_correction_2_sqrt = math.sqrt(1.0 - beta_2**time)
+    step_size = lr * bias_correction_2_sqrt / (1.0 - beta_1**time)
+    return step_size, epsilon * bias_correction_2_sqrt
 
 
 def _moments(
@@ -106,6 +152,5 @@ def _moments(
         previous = None if state is None else state.get("max_moment_2")
         second = moment_2 if previous is None else previous.mask_where(moment_2 > previous, moment_2)
         new_state["max_moment_2"] = second
-    bias_correction_2_sqrt = math.sqrt(1.0 - beta_2**time)
-    step_size = lr * bias_correction_2_sqrt / (1.0 - beta_1**time)
-    return moment_1, second, new_state, step_size, epsilon * bias_correction_2_sqrt
+    step_size, eps = _folded_scalars(beta_1, beta_2, epsilon, lr, time)
+    return moment_1, second, new_state, step_size, eps

@@ -62,3 +62,37 @@ def unary(op: Callable[[Any], Any], x: TensorBase) -> Tensor:
         x._p = xp
         raise
     return wrap(p, x._b, Float)
+
+
+def adam_step(
+    param: Tensor,
+    grad: Tensor,
+    moment_1: Tensor | None,
+    moment_2: Tensor | None,
+    moves: tuple[bool, bool],
+    scalars: tuple[float, float, float, float],
+) -> tuple[Tensor, Tensor, Tensor]:
+    """The backend's fused ``float_adam_step`` on inner tensors, with the primitive of each
+    moment whose `moves` flag the caller proved (its tensor held by nothing else) handed over.
+
+    Returns ``(new_param, moment_1, moment_2)``; `scalars` is ``(beta_1, beta_2, step_size,
+    epsilon)``. If the backend raises, the moments get their primitives back.
+    """
+    p1 = None if moment_1 is None else moment_1._p
+    p2 = None if moment_2 is None else moment_2._p
+    if moves[0] and moment_1 is not None:
+        moment_1._p = None
+    if moves[1] and moment_2 is not None:
+        moment_2._p = None
+    b = param._b
+    beta_1, beta_2, step_size, epsilon = scalars
+    try:
+        # No *args here: CPython would build a tuple holding the moments for the whole call.
+        new, m, v = b.float_adam_step(param._p, grad._p, p1, p2, beta_1, beta_2, step_size, epsilon)
+    except BaseException:
+        if moment_1 is not None:
+            moment_1._p = p1
+        if moment_2 is not None:
+            moment_2._p = p2
+        raise
+    return wrap(new, b, Float), wrap(m, b, Float), wrap(v, b, Float)

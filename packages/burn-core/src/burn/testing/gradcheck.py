@@ -64,6 +64,7 @@ NOT_DIFFERENTIABLE = frozenset(
         "float_argmin",
         "float_argsort",
         "float_is_require_grad",
+        "float_adam_step",  # an optimizer update: runs on inner (untracked) tensors only
     }
 )
 BACKWARD_HELPERS = frozenset(
