@@ -21,7 +21,9 @@ they agree to 1e-6 over 50 float64 steps, see ``tests/test_optim_parity.py``):
 - Schedulers are Burn's: `step()` returns the next lr (no optimizer attached); linear goes from
   `initial_lr` to `final_lr` (PyTorch ``LinearLR`` scales factors); cosine annealing restarts at
   `initial_lr` after `num_iters` (PyTorch climbs back along the cosine).
-- State is one record per `ParamId`; it loads on any backend, device or precision.
+- State is one record per `ParamId`; it loads on any backend, device or precision. Adam's
+  moments are updated in place where the backend can (one fused op, ``float_adam_step``), never
+  those of a record from `to_record()` that is still held: a held record is a snapshot.
 """
 
 from burn.optim import lr_scheduler

@@ -51,7 +51,8 @@ class SimpleOptimizer(abc.ABC, Generic[S]):
     @abc.abstractmethod
     def step(self, lr: float, tensor: Tensor, grad: Tensor, state: S | None) -> tuple[Tensor, S | None]:
         """The updated tensor and state. `tensor` and `grad` are inner (untracked) tensors on the
-        same device; `state` is None on the first step."""
+        same device; `state` is None on the first step. `OptimizerAdaptor` passes a dict state as
+        an `OwnedState`, a copy that is the step's to take tensors out of (see `adam_apply`)."""
 
     def to_device(self, state: S, device: Device) -> S:
         """`state` with its tensors on `device` (default: walks dicts, lists and tuples)."""
