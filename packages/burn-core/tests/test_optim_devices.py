@@ -96,14 +96,17 @@ def test_a_loaded_state_lands_on_its_params_device() -> None:
         np.testing.assert_array_equal(getattr(model, param_name).val().to_numpy(), expected)
 
 
-def test_training_continues_on_another_backend() -> None:
-    """Two Adam steps on ndarray, three more on opencl (or a second ndarray instance when opencl
-    is not available) with the same optimizer: the states cross backends through the host."""
+@pytest.mark.parametrize("other", ["opencl-if-available", "second-ndarray"])
+def test_training_continues_on_another_backend(other: str) -> None:
+    """Two Adam steps on ndarray, three more on opencl (when available) or on a second ndarray
+    instance, whose device compares equal to the first's, with the same optimizer: the states
+    cross backends through the host."""
     nd = pytest.importorskip("burn_ndarray", reason="burn-ndarray is not installed")
     first = nd.NdArray()
     rows = {r.name: r for r in burn.backends()}
     opencl = rows.get("opencl")
-    second = burn.backend("opencl") if opencl is not None and opencl.status == "available" else nd.NdArray()
+    use_opencl = other != "second-ndarray" and opencl is not None and opencl.status == "available"
+    second = burn.backend("opencl") if use_opencl else nd.NdArray()
     model, optimizer = pair(first.default_device()), CONFIGS["adam"].init()
     for step in range(2):
         model = optimizer.step(0.05, model, grads_for(model, step, first.default_device()))

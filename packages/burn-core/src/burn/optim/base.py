@@ -91,7 +91,7 @@ class OptimizerAdaptor(Optimizer):
         # The device each state was left on by its last step: `to_device` runs only when the
         # param moved since (walking every state each step costs more than a small update),
         # or every step for an optimizer that overrides it.
-        self._state_devices: dict[ParamId, Device] = {}
+        self._state_devices: dict[ParamId, tuple[Any, Device]] = {}
         self._custom_to_device = type(optimizer).to_device is not SimpleOptimizer.to_device
 
     def step(self, lr: float, module: M, grads: GradientsParams) -> M:
@@ -117,7 +117,7 @@ class OptimizerAdaptor(Optimizer):
                 if self._loaded and param.id in self._loaded:
                     self._loaded.discard(param.id)
                     state = self.optimizer.to_device(self.optimizer.load_state(state, inner), device)
-                elif self._custom_to_device or self._state_devices.get(param.id) != device:
+                elif self._custom_to_device or not self._same_place(param.id, inner.backend, device):
                     state = self.optimizer.to_device(state, device)
                 if isinstance(state, dict):  # a copy: the caller's dicts are never modified
                     state = OwnedState(state)
@@ -130,11 +130,17 @@ class OptimizerAdaptor(Optimizer):
                 raise
             if new_state is not None:
                 self.states[param.id] = new_state
-                self._state_devices[param.id] = device
+                self._state_devices[param.id] = (inner.backend, device)
             new_tensor = new_inner if not tensor.backend.ad_enabled else _from_inner(new_inner, tensor)
             return param.with_value(new_tensor)
 
         return module.map(update)
+
+    def _same_place(self, param_id: ParamId, backend: Any, device: Device) -> bool:
+        """Whether the param's state was left by its last step on this backend instance and
+        device (devices of two instances, e.g. ndarray float32 and float64, compare equal)."""
+        last = self._state_devices.get(param_id)
+        return last is not None and last[0] is backend and last[1] == device
 
     def _clip_global(self, grads: GradientsParams) -> GradientsParams:
         if self.grad_clipping is None or not self.grad_clipping.is_global:
