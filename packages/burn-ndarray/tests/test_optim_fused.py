@@ -1,0 +1,76 @@
+"""burn-ndarray's fused Adam (`burn_ndarray._optim`): the default op's bits on every path (whole
+arrays, block by block, first step, moments written in place or not), and its fallbacks."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+from burn.backend.optim_ops import OptimOps
+from burn_ndarray import NdArray, _optim
+
+SCALARS = (0.9, 0.999, 0.01, 1e-5)
+
+
+def operands(rng: np.random.Generator, shape: tuple[int, ...], dtype: Any) -> list[np.ndarray]:
+    p, g, m = (rng.standard_normal(shape).astype(dtype) for _ in range(3))
+    return [p, g, m, rng.uniform(0.1, 2.0, size=shape).astype(dtype)]
+
+
+def default(B: NdArray, p: Any, g: Any, m: Any, v: Any) -> list[np.ndarray]:
+    return list(OptimOps.float_adam_step(B, p, g, m, v, *SCALARS))  # type: ignore[arg-type]
+
+
+@pytest.fixture(params=["whole", "blocked"])
+def path(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    if request.param == "blocked":  # small blocks, the last one partial
+        monkeypatch.setattr(_optim, "BLOCKED_MIN_SIZE", 1)
+        monkeypatch.setattr(_optim, "BLOCK", 1000)
+    return str(request.param)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("first", [True, False], ids=["first-step", "later-step"])
+def test_same_bits_as_the_default_op(B: NdArray, rng: Any, path: str, dtype: Any, first: bool) -> None:
+    p, g, m, v = operands(rng, (53, 97), dtype)  # 5141 elements: six blocks of 1000
+    expected = default(B, p, g, None if first else m.copy(), None if first else v.copy())
+    moment_1, moment_2 = (None, None) if first else (m.copy(), v.copy())
+    got = B.float_adam_step(p, g, moment_1, moment_2, *SCALARS)
+    for a, b in zip(got, expected, strict=True):
+        assert a.dtype == dtype and a.shape == (53, 97)
+        np.testing.assert_array_equal(a, b)
+
+
+def test_handed_over_moments_are_written_in_place(B: NdArray, rng: Any, path: str) -> None:
+    p, g, m, v = operands(rng, (300, 300), np.float32)  # 360 KB: above the reuse threshold
+    expected = default(B, p, g, m.copy(), v.copy())
+    moment_1, moment_2 = m.copy(), v.copy()
+    addresses = [a.__array_interface__["data"][0] for a in (moment_1, moment_2)]
+    # No *args: CPython's argument tuple would be a second holder of the moments.
+    new, m1, v1 = B.float_adam_step(p, g, moment_1, moment_2, 0.9, 0.999, 0.01, 1e-5)
+    assert [a.__array_interface__["data"][0] for a in (m1, v1)] == addresses
+    for a, b in zip((new, m1, v1), expected, strict=True):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_moments_held_elsewhere_are_only_read(B: NdArray, rng: Any, path: str) -> None:
+    p, g, m, v = operands(rng, (300, 300), np.float32)
+    kept = [m.copy(), v.copy()]
+    moment_1, moment_2 = kept
+    B.float_adam_step(p, g, moment_1, moment_2, 0.9, 0.999, 0.01, 1e-5)
+    np.testing.assert_array_equal(kept[0], m)
+    np.testing.assert_array_equal(kept[1], v)
+
+
+def test_views_and_other_dtypes_take_the_whole_array_or_default_path(B: NdArray, rng: Any, path: str) -> None:
+    p, g, m, v = operands(rng, (97, 53), np.float32)
+    transposed = [a.T for a in (p, g, m, v)]  # not C-contiguous: never flattened into blocks
+    got = B.float_adam_step(*transposed, *SCALARS)
+    for a, b in zip(got, default(B, *transposed), strict=True):
+        np.testing.assert_array_equal(a, b)
+    half = [a.astype(np.float16) for a in (p, g, m, v)]  # the default op, as the plain ops do
+    for a, b in zip(B.float_adam_step(*half, *SCALARS), default(B, *half), strict=True):
+        assert a.dtype == np.float16
+        np.testing.assert_array_equal(a, b)
