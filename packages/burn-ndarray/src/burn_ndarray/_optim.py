@@ -1,6 +1,7 @@
 """Fused optimizer updates on NumPy arrays (the contract's `burn.backend.optim_ops`).
 
-Adam in ten ``out=`` passes with one fresh array per step: the result is computed in a buffer
+Adam in ten ``out=`` passes (`_adam_passes`) with one fresh array per step, and large updates
+block by block so that the passes run in cache: the result is computed in a buffer
 that starts as scratch and ends as the new param, and the new moments are written into the
 handed-over moments when `_reuse._exclusive` proves nothing else sees them (burn's optimizers
 hand them over once their state is theirs alone; see `burn.optim.transforms.adam_apply`). Each
@@ -21,7 +22,7 @@ from burn_ndarray._reuse import OWNED, _exclusive
 
 Array = Any
 _rc = sys.getrefcount
-# Updates of at least this many elements run block by block (`_adam_blocked`); below, the whole
+# Updates of at least this many elements run block by block; below, the whole
 # arrays stay in this machine's caches between passes and one call per pass is cheaper.
 BLOCKED_MIN_SIZE = 1 << 22
 BLOCK = 1 << 16
@@ -58,75 +59,59 @@ class OptimOps:
         # The counts are checked here, where the moments are this call's arguments (see _reuse).
         m_in_place = moment_1 is not None and _rc(moment_1) == OWNED and _exclusive(moment_1, grad)
         v_in_place = moment_2 is not None and _rc(moment_2) == OWNED and _exclusive(moment_2, grad)
-        if grad.size >= BLOCKED_MIN_SIZE and _all_c_contiguous(param, grad, moment_1, moment_2):
-            return _adam_blocked(
-                param, grad, moment_1, moment_2, m_in_place, v_in_place, beta_1, beta_2, step_size, epsilon
-            )
-        out = np.multiply(grad, 1.0 - beta_1)  # scratch until the last pass makes it the new param
-        if moment_1 is None:
-            m, out = out, np.empty_like(out)
-        else:
-            m = np.multiply(moment_1, beta_1, out=moment_1 if m_in_place else None)
-            m += out
-        np.multiply(grad, grad, out=out)
-        out *= 1.0 - beta_2
-        if moment_2 is None:
-            v, out = out, np.empty_like(out)
-        else:
-            v = np.multiply(moment_2, beta_2, out=moment_2 if v_in_place else None)
-            v += out
-        np.sqrt(v, out=out)
-        out += epsilon
-        np.divide(m, out, out=out)
-        out *= step_size
-        np.subtract(param, out, out=out)
+        out = np.empty_like(grad)  # scratch until the last pass makes it the new param
+        m: Array = moment_1 if m_in_place else np.empty_like(grad)
+        v: Array = moment_2 if v_in_place else np.empty_like(grad)
+        scalars = (beta_1, beta_2, step_size, epsilon)
+        if grad.size < BLOCKED_MIN_SIZE or not _all_c_contiguous(param, grad, moment_1, moment_2):
+            _adam_passes(param, grad, moment_1, moment_2, out, m, v, scalars)
+            return out, m, v
+        # Block by block, each block's operands stay in cache between the passes, so a large
+        # update reads and writes memory about once instead of ten times (25M float32 params at
+        # one thread: 118 -> 89 ms). The flat views alias the arrays: all are C-contiguous.
+        p, g, o, mo, vo = (a.reshape(-1) for a in (param, grad, out, m, v))
+        m_src = None if moment_1 is None else moment_1.reshape(-1)
+        v_src = None if moment_2 is None else moment_2.reshape(-1)
+        for start in range(0, g.size, BLOCK):
+            b = slice(start, start + BLOCK)
+            _adam_passes(
+                p[b], g[b], None if m_src is None else m_src[b], None if v_src is None else v_src[b],
+                o[b], mo[b], vo[b], scalars,
+            )  # fmt: skip
         return out, m, v
 
 
-def _adam_blocked(
+def _adam_passes(
     param: Array,
     grad: Array,
     moment_1: Array | None,
     moment_2: Array | None,
-    m_in_place: bool,
-    v_in_place: bool,
-    beta_1: float,
-    beta_2: float,
-    step_size: float,
-    epsilon: float,
-) -> tuple[Array, Array, Array]:
-    """The same ten passes, block by block: each block's operands stay in cache between passes,
-    so a large update reads and writes memory about once instead of ten times (measured on 25M
-    float32 params at one thread: 90 -> 58 ms). Same bits: the same ops in the same order."""
-    out = np.empty_like(grad)
-    m: Array = moment_1 if m_in_place else np.empty_like(grad)
-    v: Array = moment_2 if v_in_place else np.empty_like(grad)
-    flat_p, flat_g, flat_o, flat_m, flat_v = (a.reshape(-1) for a in (param, grad, out, m, v))
-    m_src = None if moment_1 is None else moment_1.reshape(-1)  # views: all are C-contiguous
-    v_src = None if moment_2 is None else moment_2.reshape(-1)
-    c1, c2 = 1.0 - beta_1, 1.0 - beta_2
-    for start in range(0, flat_g.size, BLOCK):
-        block = slice(start, start + BLOCK)
-        g, o, mo, vo = flat_g[block], flat_o[block], flat_m[block], flat_v[block]
-        np.multiply(g, c1, out=o)
-        if m_src is None:
-            np.copyto(mo, o)
-        else:
-            np.multiply(m_src[block], beta_1, out=mo)
-            mo += o
-        np.multiply(g, g, out=o)
-        o *= c2
-        if v_src is None:
-            np.copyto(vo, o)
-        else:
-            np.multiply(v_src[block], beta_2, out=vo)
-            vo += o
-        np.sqrt(vo, out=o)
-        o += epsilon
-        np.divide(mo, o, out=o)
-        o *= step_size
-        np.subtract(flat_p[block], o, out=o)
-    return out, m, v
+    out: Array,
+    m: Array,
+    v: Array,
+    scalars: tuple[float, float, float, float],
+) -> None:
+    """The default op's ops, in its order, into `out` (the new param), `m` and `v` (which may be
+    `moment_1` and `moment_2` themselves). A moment of None is zero: it is the first step."""
+    beta_1, beta_2, step_size, epsilon = scalars
+    np.multiply(grad, 1.0 - beta_1, out=out)
+    if moment_1 is None:
+        np.copyto(m, out)
+    else:
+        np.multiply(moment_1, beta_1, out=m)
+        m += out
+    np.multiply(grad, grad, out=out)
+    out *= 1.0 - beta_2
+    if moment_2 is None:
+        np.copyto(v, out)
+    else:
+        np.multiply(moment_2, beta_2, out=v)
+        v += out
+    np.sqrt(v, out=out)
+    out += epsilon
+    np.divide(m, out, out=out)
+    out *= step_size
+    np.subtract(param, out, out=out)
 
 
 def _all_c_contiguous(*arrays: Array | None) -> bool:
