@@ -88,9 +88,9 @@ class OptimizerAdaptor(Optimizer):
         self.states: dict[ParamId, Any] = {}
         # Params whose state came from `load_record` and has not been through `load_state` yet.
         self._loaded: set[ParamId] = set()
-        # The device each state was left on by its last step: `to_device` runs only when the
-        # param moved since (walking every state each step costs more than a small update),
-        # or every step for an optimizer that overrides it.
+        # The backend instance and device each state was left on by its last step: `to_device`
+        # runs only when the param moved since (walking every state each step costs more than a
+        # small update), or every step for an optimizer that overrides it.
         self._state_devices: dict[ParamId, tuple[Any, Device]] = {}
         self._custom_to_device = type(optimizer).to_device is not SimpleOptimizer.to_device
 
