@@ -13,6 +13,8 @@ from burn.backend.capabilities import Capabilities
 from burn.backend.device import Device
 from burn.backend.float_ops import FloatOps
 from burn.backend.int_ops import IntOps
+from burn.backend.layout_ops import LayoutOps
+from burn.backend.math_ops import MathOps
 from burn.backend.module_ops import ModuleOps
 from burn.backend.optim_ops import OptimOps
 from burn.backend.reuse_ops import ReuseOps
@@ -20,7 +22,9 @@ from burn.tensor import _ownership
 from burn.tensor.dtype import DType
 
 
-class Backend(FloatOps, ReuseOps, OptimOps, IntOps, BoolOps, ModuleOps, ActivationOps):
+class Backend(
+    FloatOps, MathOps, LayoutOps, ReuseOps, OptimOps, IntOps, BoolOps, ModuleOps, ActivationOps
+):
     """A backend: ops on opaque primitives, grouped by kind as in Burn.
 
     Subclasses set `name`, implement the required ops (see `burn.backend.contract_ops`) and call

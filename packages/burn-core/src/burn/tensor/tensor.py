@@ -21,7 +21,7 @@ from burn.tensor._errors import describe
 from burn.tensor.distribution import Distribution
 from burn.tensor.dtype import DType
 from burn.tensor.kind import Bool, Float, Int, Kind
-from burn.tensor.tensor_autodiff import AutodiffOps
+from burn.tensor.tensor_ops_layout import LayoutOps
 
 if TYPE_CHECKING:
     from burn.backend.base import Backend
@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 ShapeLike = Sequence[int] | int
 
 
-class Tensor(AutodiffOps):
+class Tensor(LayoutOps):
     """An immutable n-dimensional array on a backend, of kind `burn.Float`, `burn.Int` or
     `burn.Bool`. Every op returns a new tensor; ops dispatch to the backend's ``float_*``,
     ``int_*`` or ``bool_*`` ops by kind.
