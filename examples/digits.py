@@ -3,7 +3,10 @@ images, no download) with `burn.train.Learner`, save it, reload it and report te
 
 The test split is only watched (validation metrics each epoch), never used to pick a model or stop.
 Each epoch ends with a checkpoint (``OUT/checkpoints``), so ``--resume`` continues an interrupted
-run to the same result as an uninterrupted one. Metrics go to ``OUT/metrics.csv`` and
+run to the same result as an uninterrupted one (on a finished run it reports its final metrics).
+Running again never wipes a previous run: without ``--out`` a new run goes to the next free
+``runs/digits-MODEL-N``; an ``--out`` holding a run is refused unless ``--overwrite`` or ``--resume``.
+Metrics go to ``OUT/metrics.csv`` and
 ``OUT/metrics.json``, and to ``OUT/metrics.png`` when matplotlib is installed
 (``pip install 'burn-core[plot]'``). The trained model is ``OUT/model.mpk`` with its config
 ``OUT/model.json``: ``--infer-backend`` reloads them on another installed backend (no initializer
@@ -37,6 +40,8 @@ from burn.train import (
     LossMetric,
     StepOutput,
 )
+from burn.train.checkpoint import Checkpointer
+from burn.train.learner import CHECKPOINT_DIR
 
 MODEL_FILE = "model"  # the recorder adds ".mpk"
 CONFIG_FILE = "model.json"
@@ -142,9 +147,12 @@ def train(
     lr: float = 1e-2,
     progress: str = "auto",
     plot: bool = True,
+    overwrite: bool = False,
 ) -> tuple[Any, Any]:
     """Train on the digits' training split (validating on the test split each epoch), save the
-    model and its config into `out`, and return ``(model, TrainingResult)``."""
+    model and its config into `out`, and return ``(model, TrainingResult)``.
+
+    A fresh run refuses an `out` that holds another run (`FileExistsError`) unless `overwrite`."""
     out = Path(out)
     backend_ = training_backend(backend)
     device = backend_.default_device()
@@ -168,7 +176,7 @@ def train(
     )
     train_loader = DataLoader(ArrayDataset(data.x_train, data.y_train), batch_size, shuffle=True, seed=seed)
     test_loader = DataLoader(ArrayDataset(data.x_test, data.y_test), 256)
-    result = learner.fit(train_loader, test_loader, resume=resume)
+    result = learner.fit(train_loader, test_loader, resume=resume, overwrite=overwrite)
     result.model.save_file(out / MODEL_FILE, record.NamedMpkFileRecorder())
     config.save(out / CONFIG_FILE)
     return result.model, result
@@ -202,7 +210,15 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     )
     parser.add_argument("--epochs", type=int, default=10)
     parser.add_argument("--resume", action="store_true", help="continue from the latest checkpoint in --out")
-    parser.add_argument("--out", default=None, help="output directory (default runs/digits-MODEL)")
+    parser.add_argument(
+        "--out",
+        default=None,
+        help="output directory (default runs/digits-MODEL; when that holds a run, the next free "
+        "runs/digits-MODEL-N, and with --resume the latest)",
+    )
+    parser.add_argument(
+        "--overwrite", action="store_true", help="start over in --out even if it holds a previous run"
+    )
     parser.add_argument("--infer-backend", default=None, help="also reload the model on this backend")
     parser.add_argument(
         "--infer-float-dtype", default=None, help="float dtype of --infer-backend, e.g. float64"
@@ -217,25 +233,56 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     return args
 
 
+def holds_run(out: Path) -> bool:
+    """Whether `out` holds a (finished or interrupted) run: checkpoints or a saved model."""
+    return Checkpointer(out / CHECKPOINT_DIR).latest() is not None or (out / CONFIG_FILE).exists()
+
+
+def run_folder(base: Path, *, resume: bool, overwrite: bool) -> Path:
+    """The default output folder: `base`, or `base-2`, `base-3`... so that a re-run never wipes the
+    previous one; with `resume`, the latest of them; with `overwrite`, `base`."""
+    taken = [base] + sorted(
+        (p for p in base.parent.glob(f"{base.name}-*") if p.name.rpartition("-")[2].isdigit()),
+        key=lambda p: int(p.name.rpartition("-")[2]),
+    )
+    taken = [p for p in taken if holds_run(p)]
+    if overwrite or not taken:
+        return base
+    if resume:
+        return taken[-1]
+    last = int(taken[-1].name.rpartition("-")[2]) if taken[-1] != base else 1
+    return base.with_name(f"{base.name}-{last + 1}")
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    out = Path(args.out or f"runs/digits-{args.model}")
+    base = Path(f"runs/digits-{args.model}")
+    out = Path(args.out) if args.out else run_folder(base, resume=args.resume, overwrite=args.overwrite)
+    if out != base and not args.out and not args.resume:
+        print(f"{base} holds a previous run: this one goes to {out} (--overwrite replaces {base})")
     data = load_digits(args.seed)
     print(
         f"digits: {len(data.y_train)} train / {len(data.y_test)} test images; model {args.model}; "
         f"training on {training_backend(args.backend).name}; output in {out}"
     )
     start = time.perf_counter()
-    _, result = train(
-        out,
-        model=args.model,
-        backend=args.backend,
-        epochs=args.epochs,
-        resume=args.resume,
-        seed=args.seed,
-        lr=args.lr,
-        progress=args.progress,
-    )
+    try:
+        _, result = train(
+            out,
+            model=args.model,
+            backend=args.backend,
+            epochs=args.epochs,
+            resume=args.resume,
+            seed=args.seed,
+            lr=args.lr,
+            progress=args.progress,
+            overwrite=args.overwrite,
+        )
+    except FileExistsError as exc:  # --out names a folder with a run in it
+        print(
+            f"digits.py: {exc}; on the command line: --resume, --overwrite or another --out", file=sys.stderr
+        )
+        return 2
     elapsed = time.perf_counter() - start
 
     reloaded = reload(out, args.backend)  # the inference backend of training, from the saved file

@@ -29,8 +29,9 @@ class Tiny(Backend):
 
 def _plugin(name: str, probe: Any = None) -> types.ModuleType:
     mod = types.ModuleType(f"cli_plugin_{name}")
+    cls = Tiny if name == "tiny" else type(f"Tiny_{name}", (Tiny,), {"name": name})  # the spec's name
     mod.burn_backends = bp.hookimpl(  # type: ignore[attr-defined]
-        lambda: [bp.BackendSpec(name, factory=Tiny, probe=probe, package=f"burn-{name}")]
+        lambda: [bp.BackendSpec(name, factory=cls, probe=probe, package=f"burn-{name}")]
     )
     return mod
 
@@ -94,7 +95,8 @@ def test_backends_json(capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_backends_when_none_is_installed(capsys: pytest.CaptureFixture[str]) -> None:
     assert cli.main(["backends"]) == 0
-    assert "no burn backend is installed: pip install burn-ndarray" in capsys.readouterr().out
+    hint = registry.install_hint("burn-ndarray")  # `pip install -e packages/burn-ndarray` from a checkout
+    assert f"no burn backend is installed: {hint}" in capsys.readouterr().out
 
 
 def test_format_table_aligns_columns() -> None:
@@ -144,7 +146,10 @@ def test_conformance_unknown_backend(
     monkeypatch.setattr(cli.subprocess, "call", lambda cmd: pytest.fail("pytest must not run"))
     assert cli.main(["conformance", "opencl"]) == 1
     err = capsys.readouterr().err
-    assert err.startswith("burn: error: no backend named 'opencl'") and "pip install burn-opencl" in err
+    assert (
+        err.startswith("burn: error: no backend named 'opencl'")
+        and registry.install_hint("burn-opencl") in err
+    )
     assert cli.main(["conformance", "autodiff(x"]) == 1
     assert "invalid backend name" in capsys.readouterr().err
 

@@ -374,6 +374,66 @@ def test_transformer_encoder_and_decoder_match_torch(dev, norm_first) -> None:
     close(dec(inp).to_numpy(), want.numpy())
 
 
+@pytest.mark.parametrize("norm_first", [False, True])
+def test_autoregressive_decoding_cache_gives_the_full_causal_forward(dev, norm_first) -> None:
+    d, steps = 8, 5
+    dec = randomized(nn.TransformerDecoderConfig(d, 12, 2, 2, dropout=0.0, norm_first=norm_first).init(dev))
+    enc = randomized(nn.TransformerEncoderConfig(d, 12, 2, 2, dropout=0.0, norm_first=norm_first).init(dev))
+    target, memory = RNG.standard_normal((2, steps, d)), RNG.standard_normal((2, 3, d))
+    memory_pad = np.array([[False, False, True], [False] * 3])
+    causal = np.triu(np.ones((steps, steps), bool), 1)
+    full = nn.TransformerDecoderInput(
+        tensor(dev, target),
+        tensor(dev, memory),
+        target_mask_attn=tensor(dev, causal),
+        memory_mask_pad=tensor(dev, memory_pad),
+    )
+    want = dec(full).to_numpy()
+    want_enc = enc(nn.TransformerEncoderInput(tensor(dev, target), mask_attn=tensor(dev, causal))).to_numpy()
+    cache, enc_cache = dec.new_autoregressive_cache(), enc.new_autoregressive_cache()
+    for t in (1, 2, 4, 5):  # one position at a time, and two at once (2 -> 4)
+        inp = nn.TransformerDecoderInput(
+            tensor(dev, target[:, :t]), tensor(dev, memory), memory_mask_pad=tensor(dev, memory_pad)
+        )
+        got = dec.forward_autoregressive_inference(inp, cache)
+        assert got.shape == (2, t, d) and len(cache) == t
+        close(got.to_numpy(), want[:, :t])
+        close(
+            enc.forward_autoregressive_inference(tensor(dev, target[:, :t]), enc_cache).to_numpy(),
+            want_enc[:, :t],
+        )
+    assert len(cache.self_attn[0]) == steps and len(cache.cross_attn[0]) == 3  # memory projected once
+    with pytest.raises(ValueError, match="has seen 5"):
+        dec.forward_autoregressive_inference(inp, cache)
+    cache.reset()
+    close(dec.forward_autoregressive_inference(inp, cache).to_numpy(), want)  # all positions at once
+
+
+def test_mha_bias_flags_and_transformer_activation(dev) -> None:
+    mha = nn.MultiHeadAttentionConfig(8, 2, key_bias=False, output_bias=False).init(dev)
+    assert [p for p, _ in mha.named_params()] == [
+        "query.weight",
+        "query.bias",
+        "key.weight",
+        "value.weight",
+        "value.bias",
+        "output.weight",
+    ]
+    enc = randomized(nn.TransformerEncoderConfig(8, 16, 2, 1, dropout=0.0, activation="relu").init(dev))
+    assert enc.layers[0].pwff.activation == "relu"
+    p = params(enc)
+    x = RNG.standard_normal((2, 3, 8))
+    h = np.maximum(x @ p["layers.0.pwff.linear_inner.weight"] + p["layers.0.pwff.linear_inner.bias"], 0)
+    ff = h @ p["layers.0.pwff.linear_outer.weight"] + p["layers.0.pwff.linear_outer.bias"]
+    close(enc.layers[0].pwff(tensor(dev, x)).to_numpy(), ff)
+    with pytest.raises(ValueError, match="unknown activation 'swish'"):
+        nn.TransformerEncoderConfig(8, 16, 2, 1, activation="swish")
+    assert (
+        nn.TransformerDecoderConfig(8, 16, 2, 1, layer_norm_eps=1e-3).init(dev).layers[0].norm_3.epsilon
+        == 1e-3
+    )
+
+
 def test_transformer_param_paths_follow_burn(dev) -> None:
     dec = nn.TransformerDecoderConfig(8, 16, 2, 2).init(dev)
     paths = [path for path, _ in dec.named_params()]

@@ -6,10 +6,13 @@ Plugins here are fake modules registered at run time, and fake entry points hand
 
 from __future__ import annotations
 
+import re
 import threading
 import time
 import types
+import warnings
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -57,6 +60,16 @@ class Wrapper(Backend):
         return self._inner.options()
 
 
+_NAMED: dict[str, type[FakeBackend]] = {"fake": FakeBackend}
+
+
+def named(name: str) -> type[FakeBackend]:
+    """A FakeBackend subclass whose `name` is `name` (a spec's name must be its class's name)."""
+    if name not in _NAMED:
+        _NAMED[name] = type(f"Fake_{name}", (FakeBackend,), {"name": name})
+    return _NAMED[name]
+
+
 def backend_plugin(
     name: str = "fake",
     *,
@@ -69,7 +82,7 @@ def backend_plugin(
     mod = types.ModuleType(module or f"fake_plugin_{name}")
     spec = bp.BackendSpec(
         name=name,
-        factory=factory or FakeBackend,
+        factory=factory or named(name),
         probe=probe,
         description=f"the {name} test backend",
         package=package,
@@ -220,8 +233,6 @@ def test_selection_order_name_then_env_then_ndarray(
 ) -> None:
     bp.register(backend_plugin())
     bp.register(backend_plugin("other"))
-    with pytest.raises(BackendNotFoundError, match="'ndarray'"):
-        bp.default_backend()
     monkeypatch.setenv("BURN_BACKEND", "other")
     assert bp.default_backend() is bp.backend("other")
     assert bp.backend() is bp.backend("other")
@@ -229,6 +240,50 @@ def test_selection_order_name_then_env_then_ndarray(
     monkeypatch.setenv("BURN_BACKEND", "wrap(")
     with pytest.raises(BackendNameError, match="BURN_BACKEND"):
         bp.default_backend()
+
+
+def test_without_ndarray_the_default_is_an_installed_backend_said_once(
+    reg: registry.PluginRegistry,
+) -> None:
+    bp.register(backend_plugin("gpu", probe=lambda: "no GPU here"))  # installed, cannot run here
+    bp.register(backend_plugin("other"))
+    bp.register(backend_plugin())
+    hint = re.escape(registry.install_hint("burn-ndarray"))
+    with pytest.warns(
+        UserWarning, match=rf"default backend 'ndarray' is not installed \({hint}\); using 'fake'"
+    ):
+        default = bp.default_backend()
+    assert default is bp.backend("fake")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # said once: neither a second call nor other options warn again
+        assert bp.backend() is default and burn_backend_module()() is default
+        assert bp.backend(None, float_dtype="float64").float_dtype.value == "float64"
+    with pytest.raises(BackendNotFoundError, match="no backend named 'ndarray'"):
+        bp.backend("ndarray")  # asking for it by name still says it is missing
+
+
+def test_default_is_ndarray_when_installed_and_not_replaced_when_broken(
+    reg: registry.PluginRegistry, entry_points: list[FakeEntryPoint]
+) -> None:
+    bp.register(backend_plugin())
+    bp.register(backend_plugin("ndarray", package="burn-ndarray"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert bp.default_backend().name == "ndarray"
+    broken = registry.PluginRegistry(
+        entry_points=lambda: [
+            FakeEntryPoint("ndarray", "burn_ndarray.plugin", ImportError("no numpy"), "burn-ndarray")
+        ]
+    )
+    broken.register(backend_plugin())
+    with pytest.raises(PluginError, match="backend 'ndarray' could not be loaded.*no numpy"):
+        broken.backend()
+
+
+def burn_backend_module() -> Callable[..., Any]:
+    import burn
+
+    return burn.backend  # the callable module: the same registry
 
 
 def test_thread_safe_single_instance(reg: registry.PluginRegistry) -> None:
@@ -300,13 +355,27 @@ def test_unknown_name_lists_installed_and_suggests(reg: registry.PluginRegistry)
 )
 def test_known_names_say_which_package(reg: registry.PluginRegistry, name: str, package: str) -> None:
     bp.register(backend_plugin())
-    with pytest.raises(BackendNotFoundError, match=f"pip install {package}$"):
+    with pytest.raises(BackendNotFoundError, match=re.escape(registry.install_hint(package)) + "$"):
         bp.backend(name)
+
+
+def test_install_hints_fit_how_burn_was_installed(monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> None:
+    checkout = Path(registry.__file__).resolve().parents[4]
+    if (checkout / "packages" / "burn-opencl" / "pyproject.toml").is_file():  # burn-core from a checkout
+        monkeypatch.chdir(checkout)
+        assert registry.install_hint("burn-opencl") == "pip install -e packages/burn-opencl"
+        monkeypatch.chdir(tmp_path)  # outside the checkout: the absolute folder
+        expected = f"pip install -e {checkout / 'packages' / 'burn-opencl'}"
+        assert registry.install_hint("burn-opencl") == expected
+    assert registry.install_hint("burn-nonexistent") == "pip install burn-nonexistent"
+    monkeypatch.setattr(registry, "checkout_package_dir", lambda package: None)  # from an index
+    assert registry.install_hint("burn-opencl") == "pip install burn-opencl"
 
 
 def test_nothing_installed(reg: registry.PluginRegistry) -> None:
     assert bp.backends() == []
-    with pytest.raises(BackendNotFoundError, match=r"no burn backend is installed.*pip install burn-ndarray"):
+    hint = re.escape(registry.install_hint("burn-ndarray"))
+    with pytest.raises(BackendNotFoundError, match=r"no burn backend is installed.*" + hint):
         bp.backend("ndarray")
 
 
@@ -449,18 +518,55 @@ def test_malformed_specs_are_failures(
     reg: registry.PluginRegistry, entry_points: list[FakeEntryPoint], result: Any, problem: str
 ) -> None:
     mod = types.ModuleType("malformed")
-    mod.burn_backends = bp.hookimpl(lambda: [*result, bp.BackendSpec("good", factory=FakeBackend)])  # type: ignore[attr-defined]
+    mod.burn_backends = bp.hookimpl(lambda: [*result, bp.BackendSpec("good", factory=named("good"))])  # type: ignore[attr-defined]
     entry_points.append(FakeEntryPoint("malformed", "malformed", mod, "burn-malformed"))
     failed = [r for r in bp.backends() if r.status == "failed"]
     assert len(failed) == 1 and problem in failed[0].reason
     assert isinstance(bp.backend("good"), FakeBackend)  # the plugin's valid spec still counts
 
 
-def test_hook_may_return_a_single_spec(reg: registry.PluginRegistry) -> None:
+def test_hook_returning_a_single_spec_is_an_error_naming_the_package(
+    reg: registry.PluginRegistry, entry_points: list[FakeEntryPoint]
+) -> None:
     mod = types.ModuleType("single")
-    mod.burn_backends = bp.hookimpl(lambda: bp.BackendSpec("single", factory=FakeBackend))  # type: ignore[attr-defined]
-    bp.register(mod)
-    assert isinstance(bp.backend("single"), FakeBackend)
+    mod.burn_backends = bp.hookimpl(  # type: ignore[attr-defined]
+        lambda: bp.BackendSpec("single", factory=named("single"), package="burn-single")
+    )
+    problem = "burn_backends() returned a single BackendSpec 'single', not a list: return [spec]"
+    with pytest.raises(PluginError, match=r"cannot register plugin 'single' \(package burn-single\)"):
+        bp.register(mod)
+    with pytest.raises(PluginError, match=re.escape(problem)):
+        bp.register(mod)
+    entry_points.append(FakeEntryPoint("single", "burn_single.plugin", mod, "burn-single", "0.2.0"))
+    bp.refresh()  # discovered again, now with the entry point
+    (info,) = bp.backends()
+    assert (info.name, info.package, info.status) == ("single", "burn-single", "failed")
+    assert "entry point single = burn_single.plugin (package burn-single 0.2.0)" in info.reason
+    assert problem in info.reason
+    with pytest.raises(PluginError, match="burn-single 0.2.0.*returned a single BackendSpec"):
+        bp.backend("single")
+
+
+def test_spec_name_must_be_the_backend_class_name(
+    reg: registry.PluginRegistry, entry_points: list[FakeEntryPoint]
+) -> None:
+    # the factory is the class: found when the hook is called, listed as a failure of the package
+    mod = types.ModuleType("misnamed")
+    mod.burn_backends = bp.hookimpl(lambda: [bp.BackendSpec("torchy", factory=FakeBackend)])  # type: ignore[attr-defined]
+    entry_points.append(FakeEntryPoint("torchy", "burn_torchy.plugin", mod, "burn-torchy", "1.0"))
+    # the factory is a function: found when it builds
+    bp.register(backend_plugin("builder", factory=lambda **o: FakeBackend(**o), package="burn-builder"))
+    (row,) = [r for r in bp.backends() if r.name == "torchy"]
+    assert row.status == "failed" and row.package == "burn-torchy"
+    assert "factory FakeBackend has name = 'fake'" in row.reason
+    with pytest.raises(PluginError, match=r"burn-torchy 1.0.*spec's name and the backend class's name"):
+        bp.backend("torchy")
+    with pytest.raises(
+        PluginError,
+        match=r"backend 'builder' \(package burn-builder\) built FakeBackend whose name is 'fake'",
+    ):
+        bp.backend("builder")
+    assert isinstance(bp.backend("fake") if bp.register(backend_plugin()) else None, FakeBackend)
 
 
 def test_duplicate_names_name_both_packages(
@@ -517,12 +623,90 @@ def test_strict_mode_and_raising_probes(
     bp.register(backend_plugin("gpu", probe=lambda: "no GPU", package="burn-gpu"))
     monkeypatch.setenv("BURN_STRICT_PLUGINS", "true")
     with pytest.raises(
-        PluginError, match=r"backend 'flaky' \(package burn-flaky\) failed: its probe raised OSError"
+        PluginError,
+        match=r"BURN_STRICT_PLUGINS is set and a plugin failed: backend 'flaky' \(package burn-flaky\): "
+        r"its probe raised OSError",
     ):
         bp.backends()
+    # a raising probe counts like a plugin that failed to import: strict about every plugin, it
+    # blocks selecting another one too; strict about "gpu" only, it does not
+    with pytest.raises(PluginError, match="its probe raised OSError"):
+        bp.backend("gpu")
+    monkeypatch.setenv("BURN_STRICT_PLUGINS", "gpu")
     # an unavailable backend is not a plugin failure, strict or not
     with pytest.raises(BackendUnavailableError, match="no GPU"):
         bp.backend("gpu")
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ("", None),
+        ("0", None),
+        (" off ", None),
+        ("1", registry.EVERY_PLUGIN),
+        ("TRUE", registry.EVERY_PLUGIN),
+        ("all", registry.EVERY_PLUGIN),
+        ("torch", frozenset({"torch"})),
+        ("Torch, burn_torch ,", frozenset({"torch", "burn-torch"})),
+    ],
+)
+def test_strict_targets(value: str, expected: frozenset[str] | None) -> None:
+    assert registry.strict_targets(value) == expected
+
+
+def test_strict_about_named_plugins_only(
+    reg: registry.PluginRegistry, entry_points: list[FakeEntryPoint], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    entry_points += [
+        FakeEntryPoint("broken", "burn_broken.plugin", ImportError("no cupy"), "burn-broken", "0.9.1"),
+        FakeEntryPoint("fake", "burn_fake.plugin", backend_plugin(), "burn-fake"),
+        FakeEntryPoint(
+            "flaky",
+            "burn_flaky.plugin",
+            backend_plugin("flaky", probe=lambda: _raise(OSError("bad driver")), package=""),
+            "burn-flaky",
+        ),
+    ]
+    # strict about my own plugin: the others' failures are listed, never raised
+    for mine in ("fake", "burn-fake", "burn_fake", "FAKE"):
+        monkeypatch.setenv("BURN_STRICT_PLUGINS", mine)
+        assert {r.name: r.status for r in bp.backends()} == {
+            "broken": "failed",
+            "fake": "available",
+            "flaky": "failed",
+        }
+        assert isinstance(bp.backend("fake"), FakeBackend)
+    # an import failure and a raising probe are alike: each raises when its plugin is named
+    for name, error in [
+        (
+            "broken",
+            r"entry point broken = burn_broken.plugin \(package burn-broken 0.9.1\): failed to import",
+        ),
+        ("burn-broken", "ImportError: no cupy"),
+        ("flaky", r"backend 'flaky' \(package burn-flaky 1.2.3\): its probe raised OSError: bad driver"),
+        ("burn_flaky", "its probe raised OSError"),
+        ("fake,flaky", "its probe raised OSError"),
+    ]:
+        monkeypatch.setenv("BURN_STRICT_PLUGINS", name)
+        bp.refresh()  # backend("fake") was cached by a non-strict call; strictness is checked when built
+        for call in (bp.backends, lambda: bp.backend("fake")):
+            with pytest.raises(
+                PluginError, match="BURN_STRICT_PLUGINS is set and a plugin failed: .*" + error
+            ):
+                call()
+    # strict about a plugin that is not installed at all: that is an error too (a typo, a failed install)
+    monkeypatch.setenv("BURN_STRICT_PLUGINS", "fake,torch")
+    with pytest.raises(
+        PluginError,
+        match=r"BURN_STRICT_PLUGINS names 'torch', but no installed plugin .*installed: fake, flaky",
+    ):
+        bp.backends()
+    monkeypatch.setenv("BURN_STRICT_PLUGINS", "1")
+    bp.refresh()
+    with pytest.raises(PluginError, match=r"burn-broken.*\(and 1 more plugin failure\(s\)"):
+        bp.backend("fake")
+    assert len(reg.backends(strict=False)) == 3  # listing without raising, as `burn backends` does
 
 
 # -- discovery is lazy; register / unregister / refresh --------------------------------------------
@@ -569,7 +753,7 @@ def test_class_based_plugin(reg: registry.PluginRegistry) -> None:
     class Plugin:
         @bp.hookimpl
         def burn_backends(self) -> list[bp.BackendSpec]:
-            return [bp.BackendSpec("classy", factory=FakeBackend)]
+            return [bp.BackendSpec("classy", factory=named("classy"))]
 
     bp.register(Plugin())
     assert isinstance(bp.backend("classy"), FakeBackend)

@@ -87,12 +87,12 @@ def site(tmp_path: Path) -> Path:
 
 
 def run(
-    site: Path, code: str, *, strict: bool = False, args: list[str] | None = None
+    site: Path, code: str, *, strict: bool | str = False, args: list[str] | None = None
 ) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("BURN_")}
     env["PYTHONPATH"] = os.pathsep.join([str(site), str(SRC), *filter(None, [os.environ.get("PYTHONPATH")])])
     if strict:
-        env["BURN_STRICT_PLUGINS"] = "1"
+        env["BURN_STRICT_PLUGINS"] = "1" if strict is True else strict
     cmd = [sys.executable, *(args or ["-c", textwrap.dedent(code)])]
     return subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=120, cwd=site)
 
@@ -191,3 +191,22 @@ def test_cli_strict_mode_exits_with_the_error(site: Path) -> None:
     assert proc.returncode == 1
     assert proc.stderr.startswith("burn: error: BURN_STRICT_PLUGINS is set")
     assert "burn-broken" in proc.stderr
+    # the table comes first: it is what explains the failure
+    table = {line.split()[0]: line for line in proc.stdout.splitlines()[1:]}
+    assert set(table) >= {"good", "nogpu", "broken"} and "failed:" in table["broken"]
+
+
+@pytest.mark.parametrize(
+    ("strict", "status"),
+    [("good", 0), ("burn-good,nogpu", 0), ("broken", 1), ("burn_broken", 1), ("gone", 1)],
+)
+def test_cli_strict_about_named_plugins(site: Path, strict: str, status: int) -> None:
+    proc = run(site, "", args=["-m", "burn", "backends", "--json"], strict=strict)
+    assert proc.returncode == status, proc.stderr
+    assert {row["name"] for row in json.loads(proc.stdout)} >= {"good", "nogpu", "broken"}
+    if strict == "gone":
+        assert "BURN_STRICT_PLUGINS names 'gone', but no installed plugin" in proc.stderr
+    elif status:
+        assert "entry point broken = burn_broken_plugin (package burn-broken 0.9.1)" in proc.stderr
+    else:
+        assert proc.stderr == ""

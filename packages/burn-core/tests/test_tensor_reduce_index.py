@@ -127,8 +127,9 @@ def test_gather_scatter_errors(B, t):
         t.scatter(0, [[0, 1]], Tensor.zeros((2, 2), backend=B, dtype="float64"))
     with pytest.raises(KindError, match="values must be a Float tensor"):
         t.scatter(0, [[0]], Tensor.zeros((1, 1), kind=Int, backend=B))
-    with pytest.raises(KindError, match="scatter: expects a Float or Int tensor"):
-        (t > 0).scatter(0, [[0]], t > 0)
+    # Bool scatter OR-accumulates (Burn's semantics): no longer refused
+    m = Tensor.from_data([[False, True]], backend=B)
+    assert m.scatter(1, [[0, 0]], Tensor.from_data([[True, False]], backend=B)).tolist() == [[True, True]]
     with pytest.raises(BackendMismatchError):
         t.gather(0, Tensor.from_data([[0, 0, 0]], backend=burn_ndarray.NdArray()))
 

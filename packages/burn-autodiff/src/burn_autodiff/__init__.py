@@ -8,12 +8,40 @@
     [2.0, 4.0, 6.0]
 
 `Autodiff(inner, checkpointing="balanced")` builds a backend with gradient checkpointing.
+
+The names below load on first access, so that burn's plugin discovery, which imports
+`burn_autodiff.plugin` (and with it this package), does not import the engine and its rules.
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 from burn_autodiff._version import __version__
-from burn_autodiff.backend import Autodiff
-from burn_autodiff.errors import AutodiffError
-from burn_autodiff.gradients import Gradients
-from burn_autodiff.node import ADTensor, Node
+
+if TYPE_CHECKING:
+    from burn_autodiff.backend import Autodiff
+    from burn_autodiff.errors import AutodiffError
+    from burn_autodiff.gradients import Gradients
+    from burn_autodiff.node import ADTensor, Node
 
 __all__ = ["ADTensor", "Autodiff", "AutodiffError", "Gradients", "Node", "__version__"]
+
+_LAZY = {
+    "Autodiff": "burn_autodiff.backend",
+    "AutodiffError": "burn_autodiff.errors",
+    "Gradients": "burn_autodiff.gradients",
+    "ADTensor": "burn_autodiff.node",
+    "Node": "burn_autodiff.node",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'burn_autodiff' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value

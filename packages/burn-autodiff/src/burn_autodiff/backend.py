@@ -13,6 +13,7 @@ from burn_autodiff.gradients import Gradients, check_gradients
 from burn_autodiff.node import ADTensor as AD
 from burn_autodiff.node import Node
 from burn_autodiff.ops_float import AutodiffFloatOps
+from burn_autodiff.ops_math import AutodiffMathOps
 from burn_autodiff.ops_module import AutodiffModuleOps
 
 if TYPE_CHECKING:
@@ -34,7 +35,7 @@ PASS_THROUGH = tuple(
 )
 
 
-class Autodiff(AutodiffFloatOps, AutodiffModuleOps, Backend):
+class Autodiff(AutodiffFloatOps, AutodiffMathOps, AutodiffModuleOps, Backend):
     """A backend that records float ops and computes gradients, on top of any `inner` backend.
 
     Float primitives are `ADTensor` (inner primitive + graph node); int and bool primitives are

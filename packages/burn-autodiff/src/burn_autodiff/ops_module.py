@@ -17,6 +17,7 @@ from burn.backend import Backend
 from burn_autodiff import rules as R
 from burn_autodiff.node import ADTensor as AD
 from burn_autodiff.node import Node
+from burn_autodiff.ops_module_3d import BACKWARD_HELPERS_3D, AutodiffModuleOps3d
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -24,7 +25,7 @@ if TYPE_CHECKING:
 Pair = tuple[int, int]
 
 
-class AutodiffModuleOps:
+class AutodiffModuleOps(AutodiffModuleOps3d):
     """Module and activation ops of `Autodiff` (mixed into it)."""
 
     _in: Backend
@@ -207,6 +208,6 @@ def _helper(name: str) -> Callable[..., AD]:
     return helper
 
 
-for _name in BACKWARD_HELPERS:
+for _name in BACKWARD_HELPERS + BACKWARD_HELPERS_3D:
     setattr(AutodiffModuleOps, _name, _helper(_name))
 del _name

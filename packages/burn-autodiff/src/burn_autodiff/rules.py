@@ -214,8 +214,77 @@ def erf(B: Any, saved: tuple, need: tuple, g: P) -> tuple:
     return (B.float_mul(g, dx),)
 
 
+# -- more trigonometric and hyperbolic functions, fmod (forward ops in ops_math) ---------------
+def tan(B: Any, saved: tuple, need: tuple, g: P) -> tuple:
+    (out,) = saved  # d tan x = 1 + tan^2 x
+    return (B.float_add(g, B.float_mul(B.float_mul(g, out), out)),)
+
+
+def sinh(B: Any, saved: tuple, need: tuple, g: P) -> tuple:
+    (x,) = saved
+    return (B.float_mul(g, B.float_cosh(x)),)
+
+
+def cosh(B: Any, saved: tuple, need: tuple, g: P) -> tuple:
+    (x,) = saved
+    return (B.float_mul(g, B.float_sinh(x)),)
+
+
+def _one_minus_square(B: Any, x: P) -> P:
+    """``(1 - x)(1 + x)``: 1 - x^2 without cancellation near |x| = 1."""
+    return B.float_mul(_one_minus(B, x), B.float_add_scalar(x, 1.0))
+
+
+def asin(B: Any, saved: tuple, need: tuple, g: P) -> tuple:
+    (x,) = saved  # d asin x = 1 / sqrt(1 - x^2)
+    return (B.float_div(g, B.float_sqrt(_one_minus_square(B, x))),)
+
+
+def acos(B: Any, saved: tuple, need: tuple, g: P) -> tuple:
+    (x,) = saved  # d acos x = -1 / sqrt(1 - x^2)
+    return (B.float_neg(B.float_div(g, B.float_sqrt(_one_minus_square(B, x)))),)
+
+
+def atan(B: Any, saved: tuple, need: tuple, g: P) -> tuple:
+    (x,) = saved  # d atan x = 1 / (1 + x^2)
+    return (B.float_div(g, B.float_add_scalar(B.float_mul(x, x), 1.0)),)
+
+
+def asinh(B: Any, saved: tuple, need: tuple, g: P) -> tuple:
+    (x,) = saved  # d asinh x = 1 / sqrt(x^2 + 1)
+    return (B.float_div(g, B.float_sqrt(B.float_add_scalar(B.float_mul(x, x), 1.0))),)
+
+
+def acosh(B: Any, saved: tuple, need: tuple, g: P) -> tuple:
+    (x,) = saved  # d acosh x = 1 / sqrt((x - 1)(x + 1))
+    root = B.float_sqrt(B.float_mul(B.float_sub_scalar(x, 1.0), B.float_add_scalar(x, 1.0)))
+    return (B.float_div(g, root),)
+
+
+def atanh(B: Any, saved: tuple, need: tuple, g: P) -> tuple:
+    (x,) = saved  # d atanh x = 1 / (1 - x^2)
+    return (B.float_div(g, _one_minus_square(B, x)),)
+
+
+def atan2(B: Any, saved: tuple, need: tuple, g: P) -> tuple:
+    y, x, ys, xs = saved  # d atan2(y, x) = (x dy - y dx) / (x^2 + y^2)
+    scaled = B.float_div(g, B.float_add(B.float_mul(x, x), B.float_mul(y, y)))
+    gy = unbroadcast(B, B.float_mul(scaled, x), ys) if need[0] else None
+    gx = unbroadcast(B, B.float_neg(B.float_mul(scaled, y)), xs) if need[1] else None
+    return gy, gx
+
+
+def fmod(B: Any, saved: tuple, need: tuple, g: P) -> tuple:
+    x, y, ls, rs = saved  # fmod(x, y) = x - trunc(x / y) * y
+    gx = unbroadcast(B, g, ls) if need[0] else None
+    gy = None
+    if need[1]:
+        gy = unbroadcast(B, B.float_neg(B.float_mul(g, B.float_trunc(B.float_div(x, y)))), rs)
+    return gx, gy
+
+
 def zero(B: Any, saved: tuple, need: tuple, g: P) -> tuple:
-    """round, floor, ceil, sign: piecewise constant, gradient 0."""
+    """round, floor, ceil, trunc, sign: piecewise constant, gradient 0."""
     return (zeros_like_grad(B, g, B.float_shape(g)),)
 
 
@@ -495,6 +564,49 @@ def adaptive_avg_pool2d(B: Any, saved: tuple, need: tuple, g: P) -> tuple:
 def adaptive_avg_pool1d(B: Any, saved: tuple, need: tuple, g: P) -> tuple:
     (x,) = saved  # one row of height 1: the 2-D bins along H are the identity
     return (_drop_h(B, B.adaptive_avg_pool2d_backward(_as_2d(B, x), _as_2d(B, g))),)
+
+
+# 3-D convolution and pooling, 1-D/3-D transposed convolution (forwards: `ops_module_3d`).
+def conv3d(B: Any, saved: tuple, need: tuple, g: P) -> tuple:
+    x, w, stride, padding, dilation, groups = saved
+    gx = B.conv3d_x_backward(x, w, g, stride, padding, dilation, groups) if need[0] else None
+    gw = B.conv3d_weight_backward(x, w, g, stride, padding, dilation, groups) if need[1] else None
+    gb = _bias_grad(B, g) if len(need) > 2 and need[2] else None
+    return gx, gw, gb
+
+
+def conv_transpose1d(B: Any, saved: tuple, need: tuple, g: P) -> tuple:
+    x, w, stride, padding, padding_out, dilation, groups = saved  # a 2-D one with a height-1 kernel
+    x2, w2, g2 = _as_2d(B, x), _as_2d(B, w), _as_2d(B, g)
+    args = ((1, stride), (0, padding), (0, padding_out), (1, dilation), groups)
+    gx = _drop_h(B, B.conv_transpose2d_x_backward(x2, w2, g2, *args)) if need[0] else None
+    gw = _drop_h(B, B.conv_transpose2d_weight_backward(x2, w2, g2, *args)) if need[1] else None
+    gb = _bias_grad(B, g) if len(need) > 2 and need[2] else None
+    return gx, gw, gb
+
+
+def conv_transpose3d(B: Any, saved: tuple, need: tuple, g: P) -> tuple:
+    x, w, stride, padding, padding_out, dilation, groups = saved
+    args = (stride, padding, padding_out, dilation, groups)
+    gx = B.conv_transpose3d_x_backward(x, w, g, *args) if need[0] else None
+    gw = B.conv_transpose3d_weight_backward(x, w, g, *args) if need[1] else None
+    gb = _bias_grad(B, g) if len(need) > 2 and need[2] else None
+    return gx, gw, gb
+
+
+def max_pool3d(B: Any, saved: tuple, need: tuple, g: P) -> tuple:
+    x, indices, kernel, stride, padding, dilation = saved  # g goes to each window's argmax
+    return (B.max_pool3d_with_indices_backward(x, kernel, stride, padding, dilation, g, indices),)
+
+
+def avg_pool3d(B: Any, saved: tuple, need: tuple, g: P) -> tuple:
+    x, kernel, stride, padding, count_include_pad = saved
+    return (B.avg_pool3d_backward(x, g, kernel, stride, padding, count_include_pad),)
+
+
+def adaptive_avg_pool3d(B: Any, saved: tuple, need: tuple, g: P) -> tuple:
+    (x,) = saved
+    return (B.adaptive_avg_pool3d_backward(x, g),)
 
 
 def embedding(B: Any, saved: tuple, need: tuple, g: P) -> tuple:

@@ -3,8 +3,10 @@
 Usage::
 
     burn --version
-    burn backends [--json]
+    burn backends [--json]                          # exit 1 under BURN_STRICT_PLUGINS if a plugin failed
     burn conformance NAME [pytest arguments...]    # e.g. burn conformance "autodiff(ndarray)" -x -q
+                                                   # (fails when NAME cannot run here, unless
+                                                   # --burn-allow-unavailable is passed)
     burn record inspect FILE [FILE...]              # metadata and param tree of record files
 
 Also runs as ``python -m burn``.
@@ -40,7 +42,9 @@ def _parser() -> argparse.ArgumentParser:
     conf = sub.add_parser(
         "conformance",
         help="run the conformance suite on a backend",
-        description="Run `pytest --pyargs burn.testing --burn-backend NAME`; other arguments go to pytest.",
+        description="Run `pytest --pyargs burn.testing --burn-backend NAME`; other arguments go to pytest. "
+        "A backend that is installed but cannot run here is an error (exit status 1, with its probe's "
+        "reason) unless --burn-allow-unavailable is passed, which skips the suite.",
     )
     conf.add_argument(
         "name", help="backend name, e.g. ndarray, 'autodiff(ndarray)', 'ndarray?float_dtype=float64'"
@@ -89,15 +93,18 @@ def format_table(rows: Sequence[BackendInfo]) -> str:
 
 
 def _backends(as_json: bool) -> int:
-    from burn.plugins import backends
+    from burn.plugins import registry
 
-    rows = backends()
+    # List first, whatever BURN_STRICT_PLUGINS says: the table is what explains a strict failure.
+    rows = registry.REGISTRY.backends(strict=False)
     if as_json:
         print(json.dumps([asdict(r) for r in rows], indent=2))
     elif not rows:
-        print("no burn backend is installed: pip install burn-ndarray (NumPy, on the CPU)")
+        print(f"no burn backend is installed: {registry.install_hint('burn-ndarray')} (NumPy, on the CPU)")
     else:
         print(format_table(rows))
+    sys.stdout.flush()
+    registry.REGISTRY.check_strict()  # BURN_STRICT_PLUGINS: a failure of a plugin it names -> exit 1
     return 0
 
 
@@ -118,6 +125,23 @@ def _conformance(name: str, pytest_args: list[str]) -> int:
         print("burn conformance needs pytest: pip install 'burn-core[test]'", file=sys.stderr)
         return 2
     registry.REGISTRY.resolve(name.partition("?")[0])  # an unknown or malformed name fails here, clearly
+    import pytest
+
+    from burn.testing.plugin import ALLOW_UNAVAILABLE, unavailable_reason
+
+    try:
+        reason = unavailable_reason(name)
+    except pytest.UsageError as exc:  # a plugin that failed to load, or a probe that raised
+        print(f"burn: error: {exc}", file=sys.stderr)
+        return 1
+    if reason is not None and ALLOW_UNAVAILABLE not in pytest_args:
+        # A suite that skips every test is green: refuse, unless skipping is asked for.
+        print(
+            f"burn: error: {reason}\nThe conformance suite did not run; pass {ALLOW_UNAVAILABLE} "
+            "to skip it instead (e.g. on a CI runner without the hardware).",
+            file=sys.stderr,
+        )
+        return 1
     cmd = [sys.executable, "-m", "pytest", "--pyargs", "burn.testing", "--burn-backend", name, *pytest_args]
     if not _pytest_plugin_installed():
         cmd[3:3] = ["-p", "burn.testing.plugin"]

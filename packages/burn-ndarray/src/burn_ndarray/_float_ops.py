@@ -178,11 +178,15 @@ class FloatOps:
         return tensor.sum().reshape(1)
 
     def float_mean_dim(self, tensor: Array, dim: int) -> Array:
+        if tensor.shape[dim] == 0:  # NaN without NumPy's "mean of empty slice" warning
+            return np.full(tensor.shape[:dim] + (1,) + tensor.shape[dim + 1 :], np.nan, tensor.dtype)
         if tensor.dtype in LOW:
             return tensor.mean(axis=dim, dtype=F32, keepdims=True).astype(tensor.dtype)
         return tensor.mean(axis=dim, keepdims=True)
 
     def float_mean(self, tensor: Array) -> Array:
+        if tensor.size == 0:
+            return np.full((1,), np.nan, tensor.dtype)
         if tensor.dtype in LOW:
             return tensor.mean(dtype=F32).astype(tensor.dtype).reshape(1)
         return tensor.mean().reshape(1)

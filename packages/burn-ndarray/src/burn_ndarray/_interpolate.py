@@ -1,8 +1,11 @@
-"""Resizing ``[N, C, H, W]`` (nearest, bilinear) and its gradient, separable along H then W.
+"""Resizing ``[N, C, H, W]`` (nearest, nearest-exact, bilinear, bicubic) and its gradient,
+separable along H then W.
 
-Forward gathers whole rows then whole columns (`np.take`); the gradient applies the transposed
-interpolation matrices ``A_h^T @ grad @ A_w`` (two matmuls), which sums every output's share back
-onto the input pixels it came from.
+Nearest and bilinear forwards gather whole rows then whole columns (`np.take`); nearest-exact
+and bicubic apply the interpolation matrices ``A_h @ x @ A_w^T`` built from burn-core's tables
+(`burn.backend._tables`, PyTorch's index and weight rules). The gradient applies the transposed
+matrices ``A_h^T @ grad @ A_w`` (two matmuls), which sums every output's share back onto the
+input pixels it came from.
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from burn.backend._tables import resample_table
 from burn_ndarray._windows import Pair, work_dtype
 
 Array = Any
@@ -38,6 +42,9 @@ def _matrix(size: int, out: int, mode: str, align_corners: bool, dtype: np.dtype
     rows = np.arange(out)
     if mode == "nearest":
         m[rows, _nearest(size, out)] = 1.0
+    elif mode in _TABLE_KINDS:
+        index, weight, width = resample_table(_TABLE_KINDS[mode], size, out, align_corners)
+        np.add.at(m, (np.repeat(rows, width), index), weight.reshape(-1))
     else:
         i0, i1, lam = _linear(size, out, align_corners)
         np.add.at(m, (rows, i0), 1.0 - lam)
@@ -45,9 +52,14 @@ def _matrix(size: int, out: int, mode: str, align_corners: bool, dtype: np.dtype
     return m.astype(dtype)
 
 
+# Modes computed from burn-core's resampling tables (the kind of table each one uses).
+_TABLE_KINDS: dict[str, Any] = {"nearest-exact": "nearest_exact", "bicubic": "cubic"}
+_MODES = ("nearest", "nearest-exact", "bilinear", "bicubic")
+
+
 def _check_mode(mode: str) -> None:
-    if mode not in ("nearest", "bilinear"):
-        raise ValueError(f"interpolate: unknown mode {mode!r}; expected 'nearest' or 'bilinear'")
+    if mode not in _MODES:
+        raise ValueError(f"interpolate: unknown mode {mode!r}; expected one of {_MODES}")
 
 
 def interpolate(x: Array, output_size: Pair, mode: str, align_corners: bool) -> Array:
@@ -56,6 +68,12 @@ def interpolate(x: Array, output_size: Pair, mode: str, align_corners: bool) -> 
     oh, ow = output_size
     if mode == "nearest":
         return x.take(_nearest(h, oh), axis=2).take(_nearest(w, ow), axis=3)
+    if mode in _TABLE_KINDS:
+        dtype = work_dtype(x)
+        ah = _matrix(h, oh, mode, align_corners, dtype)
+        aw = _matrix(w, ow, mode, align_corners, dtype)
+        out = np.matmul(np.matmul(ah, x.astype(dtype, copy=False)), aw.T)
+        return out.astype(x.dtype, copy=False)
     dtype = work_dtype(x)
     xw = x.astype(dtype, copy=False)
     h0, h1, lh = _linear(h, oh, align_corners)

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from burn_ndarray import _conv, _interpolate, _pool
+from burn_ndarray import _conv, _conv3d, _interpolate, _pool
 from burn_ndarray._common import check_bounds
 from burn_ndarray._windows import Pair
 
@@ -41,6 +41,13 @@ class ModuleOps:
     conv_transpose2d = staticmethod(_conv.conv_transpose2d)
     conv_transpose2d_x_backward = staticmethod(_conv.conv_transpose2d_x_backward)
     conv_transpose2d_weight_backward = staticmethod(_conv.conv_transpose2d_weight_backward)
+    # 3-D: one GEMM per group over a window view (`_conv3d`); the pools use the core defaults.
+    conv3d = staticmethod(_conv3d.conv3d)
+    conv3d_x_backward = staticmethod(_conv3d.conv3d_x_backward)
+    conv3d_weight_backward = staticmethod(_conv3d.conv3d_weight_backward)
+    conv_transpose3d = staticmethod(_conv3d.conv_transpose3d)
+    conv_transpose3d_x_backward = staticmethod(_conv3d.conv_transpose3d_x_backward)
+    conv_transpose3d_weight_backward = staticmethod(_conv3d.conv_transpose3d_weight_backward)
 
     # -- pooling ------------------------------------------------------------------------------
     max_pool2d = staticmethod(_pool.max_pool2d)

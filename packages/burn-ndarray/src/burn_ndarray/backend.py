@@ -13,6 +13,7 @@ from burn_ndarray._bool_ops import BoolOps
 from burn_ndarray._dtypes import ALL_DTYPES, NP_OF
 from burn_ndarray._float_ops import FloatOps
 from burn_ndarray._int_ops import IntOps
+from burn_ndarray._math_ops import MathOps
 from burn_ndarray._module_ops import ModuleOps
 from burn_ndarray._optim import OptimOps
 from burn_ndarray._reuse import ReuseOps
@@ -21,7 +22,7 @@ CAPABILITIES = Capabilities(dtypes=ALL_DTYPES, features=frozenset({"dlpack", "bu
 
 
 # Ops bound to ufuncs (``float_add = np.add``) differ in type from the contract's methods on purpose.
-class NdArray(FloatOps, ReuseOps, OptimOps, IntOps, BoolOps, ModuleOps, ActivationOps, Backend):  # type: ignore[misc]
+class NdArray(FloatOps, MathOps, ReuseOps, OptimOps, IntOps, BoolOps, ModuleOps, ActivationOps, Backend):  # type: ignore[misc]
     """The NumPy backend: primitives are NumPy arrays on the CPU (one device, ``ndarray:cpu``).
 
     Every dtype of burn is supported; float16 and bfloat16 (``ml_dtypes``) reductions, matmul and

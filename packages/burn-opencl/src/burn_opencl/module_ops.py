@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from burn.backend.module_ops import ModuleOps as _CoreModuleOps
 from burn.errors import ShapeError
 from burn.tensor.dtype import DType
 from burn_opencl import layout
@@ -288,15 +289,21 @@ class ModuleOps:
     def adaptive_avg_pool1d(self, x: P, output_size: int) -> P:
         return _from2d(self.adaptive_avg_pool2d(_to2d(x), (1, output_size)))
 
-    def interpolate(self, x: P, output_size: Pair, mode: str, align_corners: bool) -> P:
+    def interpolate(self, x: P, output_size: Pair, mode: Any, align_corners: bool) -> P:
         if mode not in ("nearest", "bilinear"):
-            raise ValueError(f"interpolate: unknown mode {mode!r} (nearest, bilinear)")
+            # bicubic, nearest-exact: burn-core's default (separable selects), which also
+            # rejects unknown modes by name.
+            return _CoreModuleOps.interpolate(self, x, output_size, mode, align_corners)  # type: ignore[arg-type]
         extra = () if mode == "nearest" else (bool(align_corners),)
         return self._separable(x, tuple(output_size), mode, False, *extra)  # type: ignore[arg-type]
 
     def interpolate_backward(
-        self, x: P, output_grad: P, output_size: Pair, mode: str, align_corners: bool
+        self, x: P, output_grad: P, output_size: Pair, mode: Any, align_corners: bool
     ) -> P:
+        if mode not in ("nearest", "bilinear"):
+            return _CoreModuleOps.interpolate_backward(
+                self, x, output_grad, output_size, mode, align_corners  # type: ignore[arg-type]
+            )
         extra = () if mode == "nearest" else (bool(align_corners),)
         return self._separable(output_grad, (x.shape[2], x.shape[3]), mode, True, *extra)
 

@@ -426,6 +426,8 @@ class TensorOps:
         return rd.reduce_dim("sum", tensor, dim)[0]
 
     def float_mean_dim(self, tensor: P, dim: int) -> P:
+        if tensor.shape[dim] == 0:  # 0 / 0: NaN, as on every backend
+            return self.float_div_scalar(rd.reduce_dim("sum", tensor, dim)[0], 0.0)
         return rd.reduce_dim("mean", tensor, dim)[0]
 
     def float_prod_dim(self, tensor: P, dim: int) -> P:
@@ -453,7 +455,7 @@ class TensorOps:
         return rd.reduce_dim("sum", _flat(tensor), 0)[0]
 
     def float_mean(self, tensor: P) -> P:
-        return rd.reduce_dim("mean", _flat(tensor), 0)[0]
+        return self.float_mean_dim(_flat(tensor), 0)
 
     def float_prod(self, tensor: P) -> P:
         return rd.reduce_dim("prod", _flat(tensor), 0)[0]

@@ -89,7 +89,7 @@ def avg_pool_counts(size: Pair, kernel: Pair, stride: Pair, padding: Pair, out: 
 # flat indices ``[rows * width]`` (for one select), the weights ``[rows, width]`` and ``width``.
 # Rows shorter than ``width`` are padded with a valid index and a zero weight.
 Table = tuple[np.ndarray, np.ndarray, int]
-Kind = Literal["adaptive", "linear", "nearest"]
+Kind = Literal["adaptive", "linear", "nearest", "nearest_exact", "cubic"]
 
 
 def _adaptive(size: int, out: int) -> tuple[np.ndarray, np.ndarray]:
@@ -131,11 +131,51 @@ def _linear(size: int, out: int, align_corners: bool) -> tuple[np.ndarray, np.nd
     return np.stack([i0, np.minimum(i0 + 1, size - 1)], 1), np.stack([1.0 - w1, w1], 1)
 
 
+@functools.lru_cache(maxsize=256)
+def nearest_exact_index(size: int, out: int) -> np.ndarray:
+    """``[out]`` source indices of PyTorch's ``nearest-exact`` mode: the source pixel whose
+    centre is nearest, ``floor((i + 0.5) * size / out)`` (the scale a float32, as PyTorch)."""
+    scale = np.float32(size) / np.float32(out)
+    index = np.floor((np.arange(out, dtype=np.float32) + np.float32(0.5)) * scale).astype(np.int64)
+    return _frozen(np.minimum(index, size - 1))
+
+
+_CUBIC_A = -0.75  # the cubic convolution coefficient PyTorch's bicubic mode uses (Keys' a)
+
+
+def _cubic(size: int, out: int, align_corners: bool) -> tuple[np.ndarray, np.ndarray]:
+    """PyTorch's bicubic sources and weights along one axis, ``[out, 4]`` each: taps at
+    ``floor(src) - 1 .. floor(src) + 2`` clamped into the input (replicated borders), weighted by
+    Keys' cubic convolution kernel with ``a = -0.75``; unlike linear, `src` is not clamped at 0."""
+    j = np.arange(out, dtype=np.float64)
+    if align_corners:
+        src = j * ((size - 1) / (out - 1)) if out > 1 else np.zeros(out)
+    else:
+        src = (j + 0.5) * (size / out) - 0.5
+    base = np.floor(src)
+    t = src - base
+    a = _CUBIC_A
+
+    def near(x: np.ndarray) -> np.ndarray:  # |x| <= 1
+        return ((a + 2.0) * x - (a + 3.0)) * x * x + 1.0
+
+    def far(x: np.ndarray) -> np.ndarray:  # 1 < |x| < 2
+        return ((a * x - 5.0 * a) * x + 8.0 * a) * x - 4.0 * a
+
+    weight = np.stack([far(t + 1.0), near(t), near(1.0 - t), far(2.0 - t)], 1)
+    index = np.clip(base.astype(np.int64)[:, None] + np.arange(-1, 3)[None, :], 0, size - 1)
+    return index, weight
+
+
 def _forward(kind: Kind, size: int, out: int, align_corners: bool) -> tuple[np.ndarray, np.ndarray]:
     if kind == "adaptive":
         return _adaptive(size, out)
     if kind == "linear":
         return _linear(size, out, align_corners)
+    if kind == "cubic":
+        return _cubic(size, out, align_corners)
+    if kind == "nearest_exact":
+        return nearest_exact_index(size, out)[:, None], np.ones((out, 1))
     return nearest_index(size, out)[:, None], np.ones((out, 1))
 
 

@@ -15,6 +15,10 @@ P = Any
 
 _INV_SQRT2 = 1.0 / math.sqrt(2.0)
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
+_SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
+# SELU's constants (Klambauer et al., 2017), to the digits PyTorch and Burn use.
+SELU_ALPHA = 1.6732632423543772848170429916717
+SELU_SCALE = 1.0507009873554804934193349852946
 
 
 class ActivationOps:
@@ -114,3 +118,102 @@ class ActivationOps:
         b: Backend = self  # type: ignore[assignment]
         shifted = b.float_sub(x, b.float_max_dim(x, dim))
         return b.float_sub(shifted, b.float_log(b.float_sum_dim(b.float_exp(shifted), dim)))
+
+    # -- Burn's further activations; each is a composition, so autodiff differentiates it ------
+    @default
+    def gelu_approximate(self, x: P) -> P:
+        """Tanh GELU: ``x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 x^3))) / 2``."""
+        b: Backend = self  # type: ignore[assignment]
+        # (1 + tanh(u)) / 2 = sigmoid(2u): the stable sigmoid keeps the tail exact for very
+        # negative x, where 1 + tanh(u) would cancel to a few ulps of 1 times a large x.
+        cube = b.float_mul(b.float_mul(x, x), x)
+        inner = b.float_mul_scalar(b.float_add(x, b.float_mul_scalar(cube, 0.044715)), 2.0 * _SQRT_2_OVER_PI)
+        return b.float_mul(x, b.sigmoid(inner))
+
+    @default
+    def elu(self, x: P, alpha: float) -> P:
+        """``x`` where positive, else ``alpha * (exp(x) - 1)``."""
+        b: Backend = self  # type: ignore[assignment]
+        return b.float_mask_where(x, b.float_lower_equal_elem(x, 0.0), _exp_minus_one(b, x, alpha, 1.0))
+
+    @default
+    def celu(self, x: P, alpha: float) -> P:
+        """``x`` where positive, else ``alpha * (exp(x / alpha) - 1)``."""
+        b: Backend = self  # type: ignore[assignment]
+        negative = _exp_minus_one(b, x, alpha, 1.0 / alpha)
+        return b.float_mask_where(x, b.float_lower_equal_elem(x, 0.0), negative)
+
+    @default
+    def selu(self, x: P) -> P:
+        """``scale * elu(x, alpha)`` with SELU's fixed ``alpha`` and ``scale``."""
+        b: Backend = self  # type: ignore[assignment]
+        return b.float_mul_scalar(b.elu(x, SELU_ALPHA), SELU_SCALE)
+
+    @default
+    def relu6(self, x: P) -> P:
+        """``min(max(x, 0), 6)``."""
+        b: Backend = self  # type: ignore[assignment]
+        return b.hardtanh(x, 0.0, 6.0)
+
+    @default
+    def hardtanh(self, x: P, min_val: float, max_val: float) -> P:
+        """``clamp(x, min_val, max_val)``; the gradient is 1 strictly inside, as PyTorch's."""
+        b: Backend = self  # type: ignore[assignment]
+        # clamp passes the gradient at its bounds too; hardtanh does not. Writing it as x where
+        # strictly inside, else a constant, gives that without a rule of its own.
+        low = b.float_mask_fill(x, b.float_lower_equal_elem(x, min_val), min_val)
+        return b.float_mask_fill(low, b.float_greater_equal_elem(x, max_val), max_val)
+
+    @default
+    def hard_swish(self, x: P) -> P:
+        """``x * relu6(x + 3) / 6``."""
+        b: Backend = self  # type: ignore[assignment]
+        return b.float_mul(x, b.float_div_scalar(b.relu6(b.float_add_scalar(x, 3.0)), 6.0))
+
+    @default
+    def softsign(self, x: P) -> P:
+        """``x / (1 + |x|)``."""
+        b: Backend = self  # type: ignore[assignment]
+        return b.float_div(x, b.float_add_scalar(b.float_abs(x), 1.0))
+
+    @default
+    def tanhshrink(self, x: P) -> P:
+        """``x - tanh(x)``."""
+        b: Backend = self  # type: ignore[assignment]
+        return b.float_sub(x, b.float_tanh(x))
+
+    @default
+    def threshold(self, x: P, threshold: float, value: float) -> P:
+        """``x`` where ``x > threshold``, else `value`."""
+        b: Backend = self  # type: ignore[assignment]
+        return b.float_mask_fill(x, b.float_lower_equal_elem(x, threshold), value)
+
+    @default
+    def thresholded_relu(self, x: P, alpha: float) -> P:
+        """``x`` where ``x > alpha``, else 0."""
+        b: Backend = self  # type: ignore[assignment]
+        return b.threshold(x, alpha, 0.0)
+
+    @default
+    def glu(self, x: P, dim: int) -> P:
+        """``a * sigmoid(b)`` with ``a, b`` the two halves of `x` along `dim` (even length)."""
+        b: Backend = self  # type: ignore[assignment]
+        shape = b.float_shape(x)
+        half = shape[dim] // 2
+        whole = [slice(0, n) for n in shape]
+        first = b.float_slice(x, tuple(whole[:dim] + [slice(0, half)] + whole[dim + 1:]))
+        second = b.float_slice(x, tuple(whole[:dim] + [slice(half, 2 * half)] + whole[dim + 1:]))
+        return b.float_mul(first, b.sigmoid(second))
+
+    @default
+    def softmin(self, x: P, dim: int) -> P:
+        """``softmax(-x, dim)``."""
+        b: Backend = self  # type: ignore[assignment]
+        return b.softmax(b.float_neg(x), dim)
+
+
+def _exp_minus_one(b: Backend, x: P, alpha: float, rate: float) -> P:
+    """``alpha * (exp(rate * min(x, 0)) - 1)``: the exponential never overflows, so neither the
+    value nor the gradient of the unused branch is ever inf or NaN."""
+    e = b.float_exp(b.float_mul_scalar(b.float_clamp_max(x, 0.0), rate))
+    return b.float_mul_scalar(b.float_sub_scalar(e, 1.0), alpha)

@@ -16,6 +16,10 @@ from burn.backend.int_ops import IntOps
 from burn.backend.layout_ops import LayoutOps
 from burn.backend.math_ops import MathOps
 from burn.backend.module_ops import ModuleOps
+from burn.backend.module_ops_3d import ModuleOps3d
+from burn.backend.module_ops_deform import DeformModuleOps
+from burn.backend.module_ops_fold import FoldModuleOps
+from burn.backend.module_ops_sampling import SamplingOps
 from burn.backend.optim_ops import OptimOps
 from burn.backend.reuse_ops import ReuseOps
 from burn.tensor import _ownership
@@ -23,7 +27,8 @@ from burn.tensor.dtype import DType
 
 
 class Backend(
-    FloatOps, MathOps, LayoutOps, ReuseOps, OptimOps, IntOps, BoolOps, ModuleOps, ActivationOps
+    FloatOps, MathOps, LayoutOps, ReuseOps, OptimOps, IntOps, BoolOps, ModuleOps, DeformModuleOps,
+    FoldModuleOps, ModuleOps3d, SamplingOps, ActivationOps,
 ):
     """A backend: ops on opaque primitives, grouped by kind as in Burn.
 

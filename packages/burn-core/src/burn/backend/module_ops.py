@@ -36,7 +36,11 @@ if TYPE_CHECKING:
 
 P = Any
 Pair = tuple[int, int]
-InterpolateMode = Literal["nearest", "bilinear"]
+InterpolateMode = Literal["nearest", "nearest-exact", "bilinear", "bicubic"]
+# Each interpolation mode's per-axis resampling table kind (`_tables`).
+_INTERPOLATE_KINDS: dict[str, Kind] = {
+    "nearest": "nearest", "nearest-exact": "nearest_exact", "bilinear": "linear", "bicubic": "cubic",
+}
 
 
 class ModuleOps:
@@ -323,39 +327,45 @@ class ModuleOps:
     @default
     def interpolate(self, x: P, output_size: Pair, mode: InterpolateMode, align_corners: bool) -> P:
         """Resize ``[N, C, H, W]`` to `output_size`. Nearest uses ``floor(i * H_in / H_out)``
-        (PyTorch's ``nearest``); bilinear follows PyTorch's ``align_corners`` semantics.
+        (PyTorch's ``nearest``), nearest-exact ``floor((i + 0.5) * H_in / H_out)`` (PyTorch's
+        ``nearest-exact``); bilinear and bicubic (Keys' kernel with ``a = -0.75``, replicated
+        borders, as PyTorch) follow PyTorch's ``align_corners`` semantics.
 
         As in PyTorch, the nearest scale ``H_in / H_out`` is a float32, which moves a few indices
         for some sizes (26 -> 22 picks row 12 for output 11, not 13)."""
         b: Backend = self  # type: ignore[assignment]
+        kind = _INTERPOLATE_KINDS.get(mode)
+        if kind is None:
+            expected = tuple(_INTERPOLATE_KINDS)
+            raise ValueError(f"interpolate: unknown mode {mode!r}; expected one of {expected}")
         h, w = b.float_shape(x)[2:]
         axes = ((2, h, output_size[0]), (3, w, output_size[1]))
-        if mode == "nearest":
+        if kind == "nearest":
             # One source row/column per output one: a select per resized axis.
             device = b.float_device(x)
             for dim, size, out in axes:
                 if out != size:
                     x = b.float_select(x, dim, int_table(b, nearest_index(size, out), device))
             return x
-        if mode == "bilinear":
-            # Separable: blend two source rows, then two source columns (equal sizes are identity
-            # under both corner conventions).
-            for dim, size, out in axes:
-                if out != size:
-                    x = _resample(b, x, dim, resample_table("linear", size, out, align_corners))
-            return x
-        raise ValueError(f"interpolate: unknown mode {mode!r}; expected 'nearest' or 'bilinear'")
+        # Separable: blend source rows, then source columns (equal sizes are the identity under
+        # both corner conventions, for every kind).
+        for dim, size, out in axes:
+            if out != size:
+                x = _resample(b, x, dim, resample_table(kind, size, out, align_corners))
+        return x
 
     @default
     def interpolate_backward(
         self, x: P, output_grad: P, output_size: Pair, mode: InterpolateMode, align_corners: bool
     ) -> P:
         b: Backend = self  # type: ignore[assignment]
-        if mode not in ("nearest", "bilinear"):
-            raise ValueError(f"interpolate_backward: unknown mode {mode!r}; expected 'nearest' or 'bilinear'")
+        kind = _INTERPOLATE_KINDS.get(mode)
+        if kind is None:
+            raise ValueError(
+                f"interpolate_backward: unknown mode {mode!r}; expected one of {tuple(_INTERPOLATE_KINDS)}"
+            )
         h, w = b.float_shape(x)[2:]
-        kind: Kind = "linear" if mode == "bilinear" else "nearest"
-        corners = align_corners and kind == "linear"
+        corners = align_corners and kind in ("linear", "cubic")
         # Transposed tables gather every output a source fed: a select and a sum, no scatter-add.
         grad = output_grad
         for dim, size, out in ((3, w, output_size[1]), (2, h, output_size[0])):

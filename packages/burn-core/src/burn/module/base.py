@@ -138,7 +138,8 @@ class Module:
         """The module on the autodiff backend's inner backend, same ParamIds, no graph.
 
         Layers whose behaviour differs between training and inference (Dropout, BatchNorm) read
-        it from their input's backend (`ad_enabled`), so the result runs in inference mode.
+        it from their input's backend (`ad_enabled`), so the result runs in inference mode; an
+        explicit `train` / `eval` mode is cleared for that reason.
         """
 
         def to_inner(_path: str, param: Param) -> Param:
@@ -153,7 +154,49 @@ class Module:
                 return param
             return Param(param.id, tensor.inner(), False)
 
-        return self.map(to_inner)
+        return _with_mode(self.map(to_inner), None)
+
+    # -- train / eval mode ---------------------------------------------------------------------
+    def train(self: M, mode: bool = True) -> M:
+        """A copy of the module with every module in it set to training mode (``mode=False``:
+        evaluation mode); the module itself is not changed.
+
+        Without an explicit mode (the default), layers that behave differently while training
+        (`Dropout`, `BatchNorm`) train when their input is on an autodiff backend, as in Burn.
+        An explicit mode wins over that: ``model.eval()`` on an autodiff backend runs batch norm
+        on its running statistics (never updated) and turns dropout off, while gradients still
+        flow (fine-tuning with frozen statistics). The mode is a constant of each module: `map`,
+        `to_device`, `fork` and `load_record` keep it, records never save it, and `valid` clears
+        it (the inner backend then infers).
+
+        Example:
+            >>> from burn import nn
+            >>> bn = nn.BatchNormConfig(4).init(device).eval()  # doctest: +SKIP
+            >>> bn.training_mode, bn.train().training_mode  # doctest: +SKIP
+            (False, True)
+        """
+        return _with_mode(self, bool(mode))
+
+    def eval(self: M) -> M:
+        """``train(False)``: a copy with every module in evaluation mode."""
+        return _with_mode(self, False)
+
+    def auto_mode(self: M) -> M:
+        """A copy with the explicit mode cleared everywhere: train exactly on autodiff backends."""
+        return _with_mode(self, None)
+
+    @property
+    def training_mode(self) -> bool | None:
+        """True (`train`), False (`eval`) or None (no explicit mode: decided by the backend)."""
+        return vars(self).get(_MODE)
+
+    def is_training(self, x: Any = None) -> bool:
+        """Whether this module trains now: its explicit mode, else whether the input tensor `x`
+        is on an autodiff backend. Custom layers with train-only behaviour call this."""
+        mode = vars(self).get(_MODE)
+        if mode is not None:
+            return bool(mode)
+        return x is not None and bool(x.backend.ad_enabled)
 
     # -- records (burn.module.persistence does the work) ---------------------------------------
     def into_record(self) -> Any:
@@ -186,6 +229,43 @@ class Module:
 
     def __repr__(self) -> str:
         return "\n".join(_repr_lines(self, type(self).__name__, 0))
+
+
+# -- train / eval mode ----------------------------------------------------------------------------
+_MODE = "_train_mode"  # instance attribute holding a module's explicit mode (absent: none)
+
+
+def _with_mode(value: Any, mode: bool | None) -> Any:
+    """`value` with every module in it copied and given `mode` (None removes it)."""
+    if isinstance(value, Module):
+        changes = {}
+        for name, item in vars(value).items():
+            new = _with_mode(item, mode)
+            if new is not item:
+                changes[name] = new
+        if not changes and vars(value).get(_MODE) is mode:
+            return value  # already in that mode: shared, as `map` shares untouched modules
+        out = copy.copy(value)
+        for name, item in changes.items():
+            object.__setattr__(out, name, item)
+        if mode is None:
+            vars(out).pop(_MODE, None)
+        else:
+            object.__setattr__(out, _MODE, mode)
+        return out
+    if isinstance(value, (list, tuple)):
+        items = [_with_mode(item, mode) for item in value]
+        if all(a is b for a, b in zip(items, value, strict=True)):
+            return value
+        if isinstance(value, tuple) and hasattr(value, "_fields"):
+            return type(value)(*items)
+        return type(value)(items)
+    if isinstance(value, dict):
+        mapped = {key: _with_mode(item, mode) for key, item in value.items()}
+        if all(mapped[key] is item for key, item in value.items()):
+            return value
+        return type(value)(mapped) if type(value) is not dict else mapped
+    return value
 
 
 # -- value traversal ------------------------------------------------------------------------------

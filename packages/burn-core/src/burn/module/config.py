@@ -7,11 +7,20 @@ import functools
 import inspect
 import json
 import os
-import tempfile
 import types
 import typing
 from collections.abc import Callable
-from typing import Any, Literal, TypeVar, Union, dataclass_transform, get_args, get_origin, get_type_hints
+from typing import (
+    Any,
+    BinaryIO,
+    Literal,
+    TypeVar,
+    Union,
+    dataclass_transform,
+    get_args,
+    get_origin,
+    get_type_hints,
+)
 
 from burn.errors import ConfigError
 
@@ -224,20 +233,17 @@ def _from_json(cls: type[C], text: str) -> C:
 
 
 def _save(self: Any, path: str | os.PathLike[str]) -> None:
-    """Write the config as JSON, atomically (temp file, fsync, rename)."""
-    path = os.fspath(path)
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".json", dir=directory)
-    try:
-        with os.fdopen(fd, "w") as f:
-            f.write(self.to_json())
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    """Write the config as JSON, atomically (temp file, fsync, rename), with the user's umask."""
+    from pathlib import Path
+
+    from burn.record._io import atomic_write  # here: burn.record imports burn.module
+
+    data = self.to_json().encode()
+
+    def write(f: BinaryIO) -> None:
+        f.write(data)
+
+    atomic_write(Path(os.fspath(path)), write)
 
 
 def _load(cls: type[C], path: str | os.PathLike[str]) -> C:

@@ -24,7 +24,17 @@ if TYPE_CHECKING:
     from burn.tensor.tensor import Tensor
 
 __all__ = [
+    "Celu",
+    "CeluConfig",
+    "Elu",
+    "EluConfig",
     "Gelu",
+    "GeluConfig",
+    "Glu",
+    "GluConfig",
+    "HardSwish",
+    "Hardtanh",
+    "HardtanhConfig",
     "HardSigmoid",
     "HardSigmoidConfig",
     "LeakyRelu",
@@ -33,13 +43,23 @@ __all__ = [
     "PRelu",
     "PReluConfig",
     "Relu",
+    "Relu6",
+    "Selu",
     "Sigmoid",
     "Silu",
+    "Softmin",
+    "SoftminConfig",
     "Softplus",
     "SoftplusConfig",
+    "Softsign",
     "SwiGlu",
     "SwiGluConfig",
     "Tanh",
+    "Tanhshrink",
+    "Threshold",
+    "ThresholdConfig",
+    "ThresholdedRelu",
+    "ThresholdedReluConfig",
 ]
 
 
@@ -50,11 +70,24 @@ class Relu(Module):
         return A.relu(x)
 
 
+@config
+class GeluConfig:
+    """Builds a `Gelu`; with `approximate` it uses the tanh approximation (Burn's
+    ``Gelu::new_approximate()``, PyTorch's ``GELU(approximate="tanh")``)."""
+
+    approximate: bool = False
+
+    def init(self, device: Device | None = None) -> Gelu:
+        return Gelu(bool(self.approximate))
+
+
 class Gelu(Module):
-    """Exact GELU, ``x * Phi(x)``."""
+    """Exact GELU, ``x * Phi(x)``; with ``approximate=True`` the tanh approximation."""
+
+    approximate: bool = False
 
     def forward(self, x: Tensor) -> Tensor:
-        return A.gelu(x)
+        return A.gelu_approximate(x) if self.approximate else A.gelu(x)
 
 
 class Sigmoid(Module):
@@ -192,3 +225,186 @@ class SwiGlu(Module):
 
     def forward(self, x: Tensor) -> Tensor:
         return A.silu(self.linear_inner(x)) * self.linear_outer(x)
+
+
+# -- the further activations of Burn and PyTorch -------------------------------------------------
+@config
+class EluConfig:
+    """Builds an `Elu`."""
+
+    alpha: float = 1.0
+
+    def init(self, device: Device | None = None) -> Elu:
+        return Elu(float(self.alpha))
+
+
+class Elu(Module):
+    """``x`` where positive, else ``alpha * (exp(x) - 1)``.
+
+    Example:
+        >>> from burn import nn
+        >>> nn.EluConfig(alpha=0.5).init().alpha
+        0.5
+    """
+
+    alpha: float = 1.0
+
+    def forward(self, x: Tensor) -> Tensor:
+        return A.elu(x, self.alpha)
+
+
+@config
+class CeluConfig:
+    """Builds a `Celu` (`alpha` must not be 0)."""
+
+    alpha: float = 1.0
+
+    def init(self, device: Device | None = None) -> Celu:
+        if self.alpha == 0:
+            raise ValueError("CeluConfig: alpha must not be 0")
+        return Celu(float(self.alpha))
+
+
+class Celu(Module):
+    """``x`` where positive, else ``alpha * (exp(x / alpha) - 1)``."""
+
+    alpha: float = 1.0
+
+    def forward(self, x: Tensor) -> Tensor:
+        return A.celu(x, self.alpha)
+
+
+class Selu(Module):
+    """``scale * elu(x, alpha)`` with SELU's fixed constants."""
+
+    def forward(self, x: Tensor) -> Tensor:
+        return A.selu(x)
+
+
+class Relu6(Module):
+    """``min(max(x, 0), 6)``."""
+
+    def forward(self, x: Tensor) -> Tensor:
+        return A.relu6(x)
+
+
+@config
+class HardtanhConfig:
+    """Builds a `Hardtanh` (PyTorch's defaults: -1 and 1)."""
+
+    min_val: float = -1.0
+    max_val: float = 1.0
+
+    def init(self, device: Device | None = None) -> Hardtanh:
+        if self.min_val > self.max_val:
+            raise ValueError(f"HardtanhConfig: min_val {self.min_val} exceeds max_val {self.max_val}")
+        return Hardtanh(float(self.min_val), float(self.max_val))
+
+
+class Hardtanh(Module):
+    """``clamp(x, min_val, max_val)``."""
+
+    min_val: float = -1.0
+    max_val: float = 1.0
+
+    def forward(self, x: Tensor) -> Tensor:
+        return A.hardtanh(x, self.min_val, self.max_val)
+
+
+class HardSwish(Module):
+    """``x * relu6(x + 3) / 6``."""
+
+    def forward(self, x: Tensor) -> Tensor:
+        return A.hard_swish(x)
+
+
+class Softsign(Module):
+    """``x / (1 + |x|)``."""
+
+    def forward(self, x: Tensor) -> Tensor:
+        return A.softsign(x)
+
+
+class Tanhshrink(Module):
+    """``x - tanh(x)``."""
+
+    def forward(self, x: Tensor) -> Tensor:
+        return A.tanhshrink(x)
+
+
+@config
+class ThresholdConfig:
+    """Builds a `Threshold`: values not above `threshold` become `value`."""
+
+    threshold: float
+    value: float
+
+    def init(self, device: Device | None = None) -> Threshold:
+        return Threshold(float(self.threshold), float(self.value))
+
+
+class Threshold(Module):
+    """``x`` where ``x > threshold``, else `value`."""
+
+    threshold: float
+    value: float
+
+    def forward(self, x: Tensor) -> Tensor:
+        return A.threshold(x, self.threshold, self.value)
+
+
+@config
+class ThresholdedReluConfig:
+    """Builds a `ThresholdedRelu` (ONNX's default alpha 1.0)."""
+
+    alpha: float = 1.0
+
+    def init(self, device: Device | None = None) -> ThresholdedRelu:
+        return ThresholdedRelu(float(self.alpha))
+
+
+class ThresholdedRelu(Module):
+    """``x`` where ``x > alpha``, else 0."""
+
+    alpha: float = 1.0
+
+    def forward(self, x: Tensor) -> Tensor:
+        return A.thresholded_relu(x, self.alpha)
+
+
+@config
+class GluConfig:
+    """Builds a `Glu` splitting along `dim` (PyTorch's default: the last)."""
+
+    dim: int = -1
+
+    def init(self, device: Device | None = None) -> Glu:
+        return Glu(int(self.dim))
+
+
+class Glu(Module):
+    """``a * sigmoid(b)`` for the halves ``a, b`` of the input along `dim`."""
+
+    dim: int = -1
+
+    def forward(self, x: Tensor) -> Tensor:
+        return A.glu(x, self.dim)
+
+
+@config
+class SoftminConfig:
+    """Builds a `Softmin` along `dim`."""
+
+    dim: int = -1
+
+    def init(self, device: Device | None = None) -> Softmin:
+        return Softmin(int(self.dim))
+
+
+class Softmin(Module):
+    """``softmax(-x, dim)``."""
+
+    dim: int = -1
+
+    def forward(self, x: Tensor) -> Tensor:
+        return A.softmin(x, self.dim)

@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from burn.backend.device import Device
 
 __all__ = [
+    "MhaCache",
     "MhaInput",
     "MhaOutput",
     "MultiHeadAttention",
@@ -96,6 +97,32 @@ class MhaInput:
         return MhaInput(self.query, self.key, self.value, self.mask_pad, mask_attn)
 
 
+class MhaCache:
+    """The projected keys and values ``[B, n_heads, S, d_k]`` of the positions seen so far, for
+    `MultiHeadAttention.forward_cache` (autoregressive decoding). A ``static`` cache holds the
+    projections of a fixed memory (cross-attention), computed on the first call.
+
+    Example:
+        >>> cache = MhaCache()
+        >>> len(cache)
+        0
+    """
+
+    __slots__ = ("key", "value", "static")
+
+    def __init__(self, static: bool = False) -> None:
+        self.key: Tensor | None = None
+        self.value: Tensor | None = None
+        self.static = static
+
+    def __len__(self) -> int:
+        return 0 if self.key is None else self.key.shape[2]
+
+    def reset(self) -> None:
+        """Forget every cached position (start a new sequence)."""
+        self.key = self.value = None
+
+
 class MhaOutput(NamedTuple):
     """`weights` ``[B, n_heads, T, S]`` (softmax output) and `context` ``[B, T, d_model]``."""
 
@@ -106,6 +133,11 @@ class MhaOutput(NamedTuple):
 @config
 class MultiHeadAttentionConfig:
     """Builds a `MultiHeadAttention` (four ``d_model -> d_model`` `Linear` layers).
+
+    Defaults that differ from PyTorch's ``nn.MultiheadAttention``: ``dropout=0.1`` (Burn's;
+    PyTorch 0.0) and the inputs are batch-first ``[B, T, d_model]`` (PyTorch's ``batch_first``
+    default is False). `query_bias`, `key_bias`, `value_bias` and `output_bias` switch each
+    projection's bias off separately (PyTorch's ``bias=False`` is all four False).
 
     Example:
         >>> from burn import nn
@@ -120,6 +152,10 @@ class MultiHeadAttentionConfig:
     min_float: float = -1.0e4
     quiet_softmax: bool = False
     initializer: Initializer = DEFAULT_LAYER_INIT
+    query_bias: bool = True
+    key_bias: bool = True
+    value_bias: bool = True
+    output_bias: bool = True
 
     def init(self, device: Device | None = None) -> MultiHeadAttention:
         if self.n_heads < 1 or self.d_model % self.n_heads:
@@ -128,12 +164,17 @@ class MultiHeadAttentionConfig:
                 f"n_heads {self.n_heads}"
             )
         device = resolve_device(device)
-        linear = LinearConfig(self.d_model, self.d_model, initializer=self.initializer)
+
+        def linear(bias: bool) -> Linear:
+            return LinearConfig(self.d_model, self.d_model, bias=bias, initializer=self.initializer).init(
+                device
+            )
+
         return MultiHeadAttention(
-            query=linear.init(device),
-            key=linear.init(device),
-            value=linear.init(device),
-            output=linear.init(device),
+            query=linear(self.query_bias),
+            key=linear(self.key_bias),
+            value=linear(self.value_bias),
+            output=linear(self.output_bias),
             dropout=DropoutConfig(self.dropout).init(),
             n_heads=self.n_heads,
             d_k=self.d_model // self.n_heads,
@@ -173,16 +214,66 @@ class MultiHeadAttention(Module):
         q = self._heads(self.query(query), batch, t_q)
         k = self._heads(self.key(key), batch, t_k)
         v = self._heads(self.value(value), batch, t_k)
+        return self._attend(q, k, v, inp.mask_pad, inp.mask_attn)
 
+    def forward_cache(self, inp: MhaInput, cache: MhaCache) -> MhaOutput:
+        """Attention for the new positions `inp.query` ``[B, n, d_model]`` over every key so far.
+
+        For self-attention, `inp.key`/`inp.value` are the same new positions: their projections
+        are appended to `cache` and the queries attend to all cached keys (masks cover them all:
+        ``mask_pad [B, S]``, ``mask_attn [B, n, S]`` or ``[n, S]``, ``S`` = cached + new). A
+        ``static`` cache (cross-attention over an encoder's memory) projects its keys and values
+        once, on the first call, and reuses them.
+
+        Example:
+            >>> cache = MhaCache()  # doctest: +SKIP
+            >>> for t in range(steps):  # doctest: +SKIP
+            ...     out = mha.forward_cache(MhaInput.self_attn(x[:, t : t + 1]), cache)
+        """
+        query = inp.query
+        q_shape = query.shape
+        d_model = self.n_heads * self.d_k
+        if len(q_shape) != 3 or q_shape[2] != d_model:
+            raise ShapeError(f"MultiHeadAttention: query must be [B, T, {d_model}], got {q_shape}")
+        batch, t_q, _ = q_shape
+        q = self._heads(self.query(query), batch, t_q)
+        if cache.static and cache.key is not None and cache.value is not None:
+            k, v = cache.key, cache.value
+        else:
+            key, value = inp.key, inp.value
+            if (
+                len(key.shape) != 3
+                or key.shape[0] != batch
+                or key.shape[2] != d_model
+                or value.shape != key.shape
+            ):
+                raise ShapeError(
+                    f"MultiHeadAttention: key and value must both be [{batch}, S, {d_model}], "
+                    f"got {key.shape} and {value.shape}"
+                )
+            k = self._heads(self.key(key), batch, key.shape[1])
+            v = self._heads(self.value(value), batch, key.shape[1])
+            if cache.key is not None and cache.value is not None:
+                k = Tensor.cat([cache.key, k], 2)
+                v = Tensor.cat([cache.value, v], 2)
+            cache.key, cache.value = k, v
+        return self._attend(q, k, v, inp.mask_pad, inp.mask_attn)
+
+    def _attend(
+        self, q: Tensor, k: Tensor, v: Tensor, mask_pad: Tensor | None, mask_attn: Tensor | None
+    ) -> MhaOutput:
+        """Heads ``q [B, H, T, d_k]`` over ``k, v [B, H, S, d_k]`` -> weights and projected context."""
+        batch, _, t_q, _ = q.shape
+        t_k = k.shape[2]
         scores = q.matmul(k.transpose()) * (1.0 / math.sqrt(self.d_k))
-        if inp.mask_pad is not None:
-            scores = scores.mask_fill(self._pad(inp.mask_pad, batch, t_k), self.min_float)
-        if inp.mask_attn is not None:
-            scores = scores.mask_fill(self._attn(inp.mask_attn, batch, t_q, t_k), self.min_float)
+        if mask_pad is not None:
+            scores = scores.mask_fill(self._pad(mask_pad, batch, t_k), self.min_float)
+        if mask_attn is not None:
+            scores = scores.mask_fill(self._attn(mask_attn, batch, t_q, t_k), self.min_float)
         weights = quiet_softmax(scores, 3) if self.quiet_softmax else A.softmax(scores, 3)
 
         context = self.dropout(weights).matmul(v)  # [B, H, T, d_k]
-        context = context.swap_dims(1, 2).reshape((batch, t_q, d_model))
+        context = context.swap_dims(1, 2).reshape((batch, t_q, self.n_heads * self.d_k))
         return MhaOutput(weights, self.output(context))
 
     def _heads(self, x: Tensor, batch: int, steps: int) -> Tensor:

@@ -1,5 +1,6 @@
-"""`Dropout`: zeroes elements with probability `prob` while training (Burn's rule: only on an
-autodiff backend), scaling the others by ``1 / (1 - prob)``; the identity otherwise."""
+"""`Dropout`: zeroes elements with probability `prob` while training, scaling the others by
+``1 / (1 - prob)``; the identity otherwise. It trains in training mode (``module.train()``), or,
+with no explicit mode, when its input is on an autodiff backend (Burn's rule)."""
 
 from __future__ import annotations
 
@@ -37,15 +38,25 @@ class DropoutConfig:
 
 
 class Dropout(Module):
-    """Training (input on an autodiff backend): ``x * mask / (1 - prob)`` with a fresh Bernoulli
-    mask per call, drawn from the backend's seeded generator. Inference (after ``valid()``, or on
-    any plain backend): returns `x` itself."""
+    """Training: ``x * mask / (1 - prob)`` with a fresh Bernoulli mask per call, drawn from the
+    backend's seeded generator. Inference: returns `x` itself.
+
+    It trains in training mode (``.train()``); in evaluation mode (``.eval()``) it infers, on any
+    backend. With no explicit mode it trains exactly when `x` is on an autodiff backend, so
+    ``model.valid()`` (the inner backend) infers.
+
+    Example:
+        >>> from burn import nn
+        >>> drop = nn.DropoutConfig(0.5).init()
+        >>> drop.eval().is_training(), drop.train().is_training()
+        (False, True)
+    """
 
     prob: float
 
     def forward(self, x: Tensor) -> Tensor:
         prob = self.prob
-        if prob == 0.0 or not x._b.ad_enabled:
+        if prob == 0.0 or not self.is_training(x):
             return x
         keep = 1.0 - prob
         mask = x.random_like(Bernoulli(keep))

@@ -1,11 +1,17 @@
-"""Normalization layers: `BatchNorm`, `LayerNorm`, `GroupNorm`, `RmsNorm`.
+"""Normalization layers: `BatchNorm`, `LayerNorm`, `GroupNorm`, `InstanceNorm`, `RmsNorm`,
+`LocalResponseNorm`.
 
 `BatchNorm` follows Burn (and PyTorch): while training it normalizes with the batch statistics
 (biased variance) and updates ``running = (1 - momentum) * running + momentum * batch`` (the
-running variance takes the unbiased batch variance); at inference it uses the running statistics.
-It trains exactly when its input lives on an autodiff backend, so ``model.valid()`` switches it to
-inference. The running statistics are `Param`s that never require a gradient: they are saved,
-loaded and moved with the module but never enter the autodiff graph.
+running variance takes the unbiased batch variance); at inference it uses the running statistics,
+which then never change. The running statistics are `Param`s that never require a gradient:
+they are saved, loaded and moved with the module but never enter the autodiff graph.
+
+When it trains: in training mode (``module.train()``) always, in evaluation mode
+(``module.eval()``) never — that is fine-tuning with frozen statistics, gradients still flow.
+With no explicit mode (Burn's rule) it trains when its input lives on an autodiff backend and its
+``gamma`` requires a gradient, so ``model.valid()`` switches it to inference and a module frozen
+with ``no_grad()`` does not update its statistics behind the user's back.
 """
 
 from __future__ import annotations
@@ -28,8 +34,12 @@ __all__ = [
     "BatchNormConfig",
     "GroupNorm",
     "GroupNormConfig",
+    "InstanceNorm",
+    "InstanceNormConfig",
     "LayerNorm",
     "LayerNormConfig",
+    "LocalResponseNorm",
+    "LocalResponseNormConfig",
     "RmsNorm",
     "RmsNormConfig",
 ]
@@ -77,6 +87,11 @@ class BatchNorm(Module):
         gamma, beta: learnable scale and shift ``[C]``.
         running_mean, running_var: ``[C]`` statistics (no gradient), replaced on the module
             itself by each training forward, as Burn's running state is.
+
+    Example:
+        >>> from burn import nn
+        >>> bn = nn.BatchNormConfig(8).init(device)  # doctest: +SKIP
+        >>> frozen = bn.eval()  # running statistics, never updated; gradients still flow  # doctest: +SKIP
     """
 
     gamma: Param
@@ -92,12 +107,18 @@ class BatchNorm(Module):
         if len(shape) < 2 or shape[1] != channels:
             raise ShapeError(f"BatchNorm: expected an input [N, {channels}, ...], got shape {shape}")
         stat = (1, channels) + (1,) * (len(shape) - 2)
-        if x._b.ad_enabled:
+        if self._trains(x):
             return self._forward_train(x, shape, stat)
         # Inference: fold the statistics into one scale and one shift per channel.
         scale = self.gamma.val() / (self.running_var.val() + self.epsilon).sqrt()
         shift = self.beta.val() - self.running_mean.val() * scale
         return x * scale.reshape(stat) + shift.reshape(stat)
+
+    def _trains(self, x: Tensor) -> bool:
+        mode = self.training_mode
+        if mode is not None:
+            return mode
+        return bool(x._b.ad_enabled) and self.gamma.require_grad
 
     def _forward_train(self, x: Tensor, shape: tuple[int, ...], stat: tuple[int, ...]) -> Tensor:
         channels = stat[1]
@@ -135,29 +156,31 @@ class LayerNormConfig:
 
     d_model: int
     epsilon: float = 1e-5
+    bias: bool = True
 
     def init(self, device: Device | None = None) -> LayerNorm:
         device = resolve_device(device)
-        return LayerNorm(
-            gamma=_ones(self.d_model, device), beta=_zeros(self.d_model, device), epsilon=float(self.epsilon)
-        )
+        beta = _zeros(self.d_model, device) if self.bias else None
+        return LayerNorm(gamma=_ones(self.d_model, device), beta=beta, epsilon=float(self.epsilon))
 
 
 class LayerNorm(Module):
     """``(x - mean) / sqrt(var + epsilon) * gamma + beta`` over the last dim (biased variance).
 
     Attributes:
-        gamma, beta: ``[d_model]``.
+        gamma: ``[d_model]``.
+        beta: ``[d_model]``, or None when built with ``bias=False`` (PyTorch's ``bias=False``).
     """
 
     gamma: Param
-    beta: Param
+    beta: Param | None
     epsilon: float = 1e-5
 
     def forward(self, x: Tensor) -> Tensor:
         centered = x - x.mean_dim(-1)
         var = (centered * centered).mean_dim(-1)
-        return centered / (var + self.epsilon).sqrt() * self.gamma.val() + self.beta.val()
+        out = centered / (var + self.epsilon).sqrt() * self.gamma.val()
+        return out if self.beta is None else out + self.beta.val()
 
 
 # -- GroupNorm ------------------------------------------------------------------------------------
@@ -216,10 +239,146 @@ class GroupNorm(Module):
         return out * self.gamma.val().reshape(stat) + self.beta.val().reshape(stat)
 
 
+# -- InstanceNorm ---------------------------------------------------------------------------------
+@config
+class InstanceNormConfig:
+    """Builds an `InstanceNorm` over inputs ``[N, num_channels, ...]`` (1-D, 2-D, 3-D alike).
+
+    `affine` defaults to True as in Burn (PyTorch's ``InstanceNorm*d`` defaults to False and
+    keeps no running statistics, as here).
+
+    Example:
+        >>> from burn import nn
+        >>> norm = nn.InstanceNormConfig(16, affine=False).init(device)  # doctest: +SKIP
+        >>> norm(x).shape  # x: [2, 16, 8, 8]  # doctest: +SKIP
+        (2, 16, 8, 8)
+    """
+
+    num_channels: int
+    epsilon: float = 1e-5
+    affine: bool = True
+
+    def init(self, device: Device | None = None) -> InstanceNorm:
+        if self.num_channels < 1:
+            raise ValueError(f"InstanceNormConfig: num_channels must be >= 1, got {self.num_channels}")
+        device = resolve_device(device)
+        gamma = _ones(self.num_channels, device) if self.affine else None
+        beta = _zeros(self.num_channels, device) if self.affine else None
+        return InstanceNorm(
+            gamma=gamma, beta=beta, num_channels=self.num_channels, epsilon=float(self.epsilon)
+        )
+
+
+class InstanceNorm(Module):
+    """Instance normalization of ``[N, C, ...]``: statistics per sample and channel over the
+    spatial dims (biased variance), then an optional per-channel ``gamma`` and ``beta``.
+
+    Attributes:
+        gamma, beta: ``[C]``, or None when not affine (PyTorch's ``weight`` / ``bias``).
+    """
+
+    gamma: Param | None
+    beta: Param | None
+    num_channels: int
+    epsilon: float = 1e-5
+
+    def forward(self, x: Tensor) -> Tensor:
+        shape = x.shape
+        if len(shape) < 3 or shape[1] != self.num_channels:
+            raise ShapeError(
+                f"InstanceNorm: expected an input [N, {self.num_channels}, ...] with spatial dims, "
+                f"got shape {shape}"
+            )
+        flat = x.reshape((shape[0], shape[1], -1))
+        centered = flat - flat.mean_dim(2)
+        var = (centered * centered).mean_dim(2)
+        out = (centered / (var + self.epsilon).sqrt()).reshape(shape)
+        if self.gamma is None or self.beta is None:
+            return out
+        stat = (1, self.num_channels) + (1,) * (len(shape) - 2)
+        return out * self.gamma.val().reshape(stat) + self.beta.val().reshape(stat)
+
+
+# -- LocalResponseNorm ----------------------------------------------------------------------------
+@config
+class LocalResponseNormConfig:
+    """Builds a `LocalResponseNorm` over `size` neighbouring channels (PyTorch's defaults).
+
+    Example:
+        >>> from burn import nn
+        >>> lrn = nn.LocalResponseNormConfig(5).init()
+        >>> lrn.size, lrn.alpha, lrn.beta, lrn.k
+        (5, 0.0001, 0.75, 1.0)
+    """
+
+    size: int
+    alpha: float = 1e-4
+    beta: float = 0.75
+    k: float = 1.0
+
+    def init(self, device: Device | None = None) -> LocalResponseNorm:
+        if self.size < 1:
+            raise ValueError(f"LocalResponseNormConfig: size must be >= 1, got {self.size}")
+        return LocalResponseNorm(
+            size=self.size, alpha=float(self.alpha), beta=float(self.beta), k=float(self.k)
+        )
+
+
+class LocalResponseNorm(Module):
+    """``x / (k + alpha / size * sum of x^2 over the channel window) ** beta`` for ``[N, C, ...]``
+    (Krizhevsky et al., 2012; PyTorch's ``nn.LocalResponseNorm``).
+
+    The window of channel ``c`` is ``[c - size // 2, c + (size - 1) // 2]``; channels beyond
+    the edges count as zeros (the sum is still divided by `size`). No params.
+    """
+
+    size: int
+    alpha: float = 1e-4
+    beta: float = 0.75
+    k: float = 1.0
+
+    def forward(self, x: Tensor) -> Tensor:
+        from burn.tensor.tensor import Tensor
+
+        shape = x.shape
+        if len(shape) < 3:
+            raise ShapeError(
+                f"LocalResponseNorm: expected an input [N, C, ...] of rank >= 3, got shape {shape}"
+            )
+        n, c = shape[0], shape[1]
+        sq = (x * x).reshape((n, c, -1))
+        before, after = self.size // 2, (self.size - 1) // 2
+        parts = [sq]
+        if before or after:
+            rest = sq.shape[2]
+
+            def zeros(count: int) -> list[Tensor]:
+                if not count:
+                    return []
+                return [Tensor.zeros((n, count, rest), x.device, dtype=x.dtype, backend=x.backend)]
+
+            parts = zeros(before) + parts + zeros(after)
+        padded = Tensor.cat(parts, 1) if len(parts) > 1 else sq
+        window = padded.slice([None, (0, c)])
+        for j in range(1, self.size):
+            window = window + padded.slice([None, (j, j + c)])
+        div = (window * (self.alpha / self.size) + self.k).powf_scalar(self.beta)
+        return x / div.reshape(shape)
+
+
 # -- RmsNorm --------------------------------------------------------------------------------------
 @config
 class RmsNormConfig:
-    """Builds an `RmsNorm` over the last dim (size `d_model`)."""
+    """Builds an `RmsNorm` over the last dim (size `d_model`).
+
+    `epsilon` defaults to 1e-5 (Burn's); PyTorch's ``nn.RMSNorm(eps=None)`` uses the machine
+    epsilon of the input's dtype (about 1.2e-7 in float32, 2.2e-16 in float64): pass it to match.
+
+    Example:
+        >>> from burn import nn
+        >>> nn.RmsNormConfig(8).epsilon
+        1e-05
+    """
 
     d_model: int
     epsilon: float = 1e-5

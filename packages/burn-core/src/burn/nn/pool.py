@@ -1,7 +1,10 @@
-"""Pooling layers: max, average and adaptive average pooling in 1-D and 2-D (no params).
+"""Pooling layers: max, average and adaptive average pooling in 1-D, 2-D and 3-D (no params).
 
 As in Burn, the configs' strides default to 1 (not to the kernel size, as PyTorch's do), and
-``padding`` is ``"valid"``, ``"same"`` or explicit (at most half the kernel).
+``padding`` is ``"valid"``, ``"same"`` or explicit (at most half the kernel). ``ceil_mode``
+(Burn's and PyTorch's option, default False) keeps a last partial window when it starts inside
+the input or the left padding; average pooling divides it by what it covers of the input (and of
+the padding with ``count_include_pad``).
 """
 
 from __future__ import annotations
@@ -10,7 +13,14 @@ from typing import TYPE_CHECKING
 
 from burn.module.base import Module
 from burn.module.config import config
-from burn.nn.padding import PaddingConfig1d, PaddingConfig2d, resolve_padding_1d, resolve_padding_2d
+from burn.nn.padding import (
+    PaddingConfig1d,
+    PaddingConfig2d,
+    PaddingConfig3d,
+    resolve_padding_1d,
+    resolve_padding_2d,
+    resolve_padding_3d,
+)
 from burn.tensor import module as F
 
 if TYPE_CHECKING:
@@ -22,14 +32,20 @@ __all__ = [
     "AdaptiveAvgPool1dConfig",
     "AdaptiveAvgPool2d",
     "AdaptiveAvgPool2dConfig",
+    "AdaptiveAvgPool3d",
+    "AdaptiveAvgPool3dConfig",
     "AvgPool1d",
     "AvgPool1dConfig",
     "AvgPool2d",
     "AvgPool2dConfig",
+    "AvgPool3d",
+    "AvgPool3dConfig",
     "MaxPool1d",
     "MaxPool1dConfig",
     "MaxPool2d",
     "MaxPool2dConfig",
+    "MaxPool3d",
+    "MaxPool3dConfig",
 ]
 
 
@@ -48,11 +64,12 @@ class MaxPool1dConfig:
     stride: int = 1
     padding: PaddingConfig1d = "valid"
     dilation: int = 1
+    ceil_mode: bool = False
 
     def init(self, device: Device | None = None) -> MaxPool1d:
         """The layer (`device` is accepted for symmetry; there are no params)."""
         padding = resolve_padding_1d("MaxPool1dConfig", self.padding, self.kernel_size, self.dilation)
-        return MaxPool1d(self.kernel_size, self.stride, padding, self.dilation)
+        return MaxPool1d(self.kernel_size, self.stride, padding, self.dilation, self.ceil_mode)
 
 
 class MaxPool1d(Module):
@@ -62,9 +79,10 @@ class MaxPool1d(Module):
     stride: int = 1
     padding: int = 0
     dilation: int = 1
+    ceil_mode: bool = False
 
     def forward(self, x: Tensor) -> Tensor:
-        return F.max_pool1d(x, self.kernel_size, self.stride, self.padding, self.dilation)
+        return F.max_pool1d(x, self.kernel_size, self.stride, self.padding, self.dilation, self.ceil_mode)
 
 
 @config
@@ -81,10 +99,11 @@ class MaxPool2dConfig:
     strides: tuple[int, int] = (1, 1)
     padding: PaddingConfig2d = "valid"
     dilation: tuple[int, int] = (1, 1)
+    ceil_mode: bool = False
 
     def init(self, device: Device | None = None) -> MaxPool2d:
         padding = resolve_padding_2d("MaxPool2dConfig", self.padding, self.kernel_size, self.dilation)
-        return MaxPool2d(self.kernel_size, self.strides, padding, self.dilation)
+        return MaxPool2d(self.kernel_size, self.strides, padding, self.dilation, self.ceil_mode)
 
 
 class MaxPool2d(Module):
@@ -94,9 +113,44 @@ class MaxPool2d(Module):
     stride: tuple[int, int] = (1, 1)
     padding: tuple[int, int] = (0, 0)
     dilation: tuple[int, int] = (1, 1)
+    ceil_mode: bool = False
 
     def forward(self, x: Tensor) -> Tensor:
-        return F.max_pool2d(x, self.kernel_size, self.stride, self.padding, self.dilation)
+        return F.max_pool2d(x, self.kernel_size, self.stride, self.padding, self.dilation, self.ceil_mode)
+
+
+@config
+class MaxPool3dConfig:
+    """Builds a `MaxPool3d` over ``[N, C, D, H, W]``.
+
+    Example:
+        >>> from burn import nn
+        >>> nn.MaxPool3dConfig((2, 2, 2), strides=(2, 2, 2), ceil_mode=True).init().stride
+        (2, 2, 2)
+    """
+
+    kernel_size: tuple[int, int, int]
+    strides: tuple[int, int, int] = (1, 1, 1)
+    padding: PaddingConfig3d = "valid"
+    dilation: tuple[int, int, int] = (1, 1, 1)
+    ceil_mode: bool = False
+
+    def init(self, device: Device | None = None) -> MaxPool3d:
+        padding = resolve_padding_3d("MaxPool3dConfig", self.padding, self.kernel_size, self.dilation)
+        return MaxPool3d(self.kernel_size, self.strides, padding, self.dilation, self.ceil_mode)
+
+
+class MaxPool3d(Module):
+    """3-D max pooling: ``[N, C, D, H, W] -> [N, C, D_out, H_out, W_out]`` (padding counts as -inf)."""
+
+    kernel_size: tuple[int, int, int]
+    stride: tuple[int, int, int] = (1, 1, 1)
+    padding: tuple[int, int, int] = (0, 0, 0)
+    dilation: tuple[int, int, int] = (1, 1, 1)
+    ceil_mode: bool = False
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.max_pool3d(x, self.kernel_size, self.stride, self.padding, self.dilation, self.ceil_mode)
 
 
 @config
@@ -108,10 +162,11 @@ class AvgPool1dConfig:
     stride: int = 1
     padding: PaddingConfig1d = "valid"
     count_include_pad: bool = True
+    ceil_mode: bool = False
 
     def init(self, device: Device | None = None) -> AvgPool1d:
         padding = resolve_padding_1d("AvgPool1dConfig", self.padding, self.kernel_size)
-        return AvgPool1d(self.kernel_size, self.stride, padding, self.count_include_pad)
+        return AvgPool1d(self.kernel_size, self.stride, padding, self.count_include_pad, self.ceil_mode)
 
 
 class AvgPool1d(Module):
@@ -121,9 +176,12 @@ class AvgPool1d(Module):
     stride: int = 1
     padding: int = 0
     count_include_pad: bool = True
+    ceil_mode: bool = False
 
     def forward(self, x: Tensor) -> Tensor:
-        return F.avg_pool1d(x, self.kernel_size, self.stride, self.padding, self.count_include_pad)
+        return F.avg_pool1d(
+            x, self.kernel_size, self.stride, self.padding, self.count_include_pad, self.ceil_mode
+        )
 
 
 @config
@@ -134,10 +192,11 @@ class AvgPool2dConfig:
     strides: tuple[int, int] = (1, 1)
     padding: PaddingConfig2d = "valid"
     count_include_pad: bool = True
+    ceil_mode: bool = False
 
     def init(self, device: Device | None = None) -> AvgPool2d:
         padding = resolve_padding_2d("AvgPool2dConfig", self.padding, self.kernel_size)
-        return AvgPool2d(self.kernel_size, self.strides, padding, self.count_include_pad)
+        return AvgPool2d(self.kernel_size, self.strides, padding, self.count_include_pad, self.ceil_mode)
 
 
 class AvgPool2d(Module):
@@ -147,9 +206,48 @@ class AvgPool2d(Module):
     stride: tuple[int, int] = (1, 1)
     padding: tuple[int, int] = (0, 0)
     count_include_pad: bool = True
+    ceil_mode: bool = False
 
     def forward(self, x: Tensor) -> Tensor:
-        return F.avg_pool2d(x, self.kernel_size, self.stride, self.padding, self.count_include_pad)
+        return F.avg_pool2d(
+            x, self.kernel_size, self.stride, self.padding, self.count_include_pad, self.ceil_mode
+        )
+
+
+@config
+class AvgPool3dConfig:
+    """Builds an `AvgPool3d` over ``[N, C, D, H, W]``.
+
+    Example:
+        >>> from burn import nn
+        >>> nn.AvgPool3dConfig((1, 2, 2), strides=(1, 2, 2)).init().kernel_size
+        (1, 2, 2)
+    """
+
+    kernel_size: tuple[int, int, int]
+    strides: tuple[int, int, int] = (1, 1, 1)
+    padding: PaddingConfig3d = "valid"
+    count_include_pad: bool = True
+    ceil_mode: bool = False
+
+    def init(self, device: Device | None = None) -> AvgPool3d:
+        padding = resolve_padding_3d("AvgPool3dConfig", self.padding, self.kernel_size)
+        return AvgPool3d(self.kernel_size, self.strides, padding, self.count_include_pad, self.ceil_mode)
+
+
+class AvgPool3d(Module):
+    """3-D average pooling: ``[N, C, D, H, W] -> [N, C, D_out, H_out, W_out]``."""
+
+    kernel_size: tuple[int, int, int]
+    stride: tuple[int, int, int] = (1, 1, 1)
+    padding: tuple[int, int, int] = (0, 0, 0)
+    count_include_pad: bool = True
+    ceil_mode: bool = False
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.avg_pool3d(
+            x, self.kernel_size, self.stride, self.padding, self.count_include_pad, self.ceil_mode
+        )
 
 
 @config
@@ -188,3 +286,28 @@ class AdaptiveAvgPool2d(Module):
 
     def forward(self, x: Tensor) -> Tensor:
         return F.adaptive_avg_pool2d(x, self.output_size)
+
+
+@config
+class AdaptiveAvgPool3dConfig:
+    """Builds an `AdaptiveAvgPool3d` with output ``(D_out, H_out, W_out)`` (PyTorch's bins).
+
+    Example:
+        >>> from burn import nn
+        >>> nn.AdaptiveAvgPool3dConfig((1, 1, 1)).init().output_size
+        (1, 1, 1)
+    """
+
+    output_size: tuple[int, int, int]
+
+    def init(self, device: Device | None = None) -> AdaptiveAvgPool3d:
+        return AdaptiveAvgPool3d(self.output_size)
+
+
+class AdaptiveAvgPool3d(Module):
+    """``[N, C, D, H, W] -> [N, C, *output_size]``."""
+
+    output_size: tuple[int, int, int]
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.adaptive_avg_pool3d(x, self.output_size)

@@ -1,8 +1,19 @@
-"""Recurrent layers: `Lstm` and `Gru`, batch-first ``[B, T, D]``, with Burn's gate layout.
+"""Recurrent layers with Burn's gate layout: `Lstm`, `Gru`, `Rnn`, their bidirectional forms
+`BiLstm`, `BiGru`, `BiRnn`, and PyTorch-style stacks `StackedLstm`, `StackedGru`, `StackedRnn`
+(``num_layers``, ``bidirectional``, dropout between layers).
+
+Layout: every layer takes ``[B, T, D]`` (``batch_first=True``, Burn's default); with
+``batch_first=False`` it takes and returns ``[T, B, D]`` (PyTorch's default). States are never
+time-major: a unidirectional layer's state is ``[B, H]``, a bidirectional layer's ``[2, B, H]``
+(forward, then reverse) and a stack's ``[num_layers * num_directions, B, H]`` (PyTorch's ``h_0``
+order: layer 0 forward, layer 0 reverse, layer 1 forward...).
 
 Each gate is a `GateController` holding two `Linear` layers (``input_transform`` on ``x``,
 ``hidden_transform`` on the hidden state), so params have Burn's paths, e.g.
 ``forget_gate.hidden_transform.weight`` (``[d_hidden, d_hidden]``, Burn's ``[in, out]`` layout).
+A bidirectional layer holds two layers, ``forward`` and ``reverse`` (Burn's field names); a stack
+holds ``layers.<k>`` (one layer, or a bidirectional one, per level). To load PyTorch's packed
+``weight_ih_l<k>[_reverse]`` tensors see `burn.record.load_pytorch_safetensors`.
 
 The forward concatenates the gates' weights once per call, projects every time step of the input
 with one matmul, then runs one matmul per step for the hidden state: the same arithmetic as gate
@@ -11,16 +22,22 @@ by gate, with far fewer ops. Gate equations (as Burn and PyTorch):
 - LSTM: ``i, f, o = sigmoid(...)``, ``g = tanh(...)``, ``c' = f * c + i * g``, ``h' = o * tanh(c')``.
 - GRU: ``z, r = sigmoid(...)``, ``n = tanh(W_in x + b_in + r * (W_hn h + b_hn))`` (``reset_after``;
   otherwise ``W_hn (r * h) + b_hn``), ``h' = (1 - z) * n + z * h``.
+- RNN: ``h' = act(W_ih x + b_ih + W_hh h + b_hh)`` with ``act`` tanh or relu.
+
+Defaults that differ from PyTorch: weights start as ``XavierNormal(gain=1)`` (Burn's; PyTorch
+draws ``U(-1/sqrt(H), 1/sqrt(H))``) and ``batch_first`` is True.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, NamedTuple
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 from burn.errors import ShapeError
 from burn.module.base import Module
 from burn.module.config import config
 from burn.nn._util import resolve_device
+from burn.nn.dropout import Dropout, DropoutConfig
 from burn.nn.init import Initializer, XavierNormal
 from burn.nn.linear import Linear, LinearConfig
 from burn.tensor import activation as A
@@ -29,7 +46,31 @@ from burn.tensor.tensor import Tensor
 if TYPE_CHECKING:
     from burn.backend.device import Device
 
-__all__ = ["GateController", "Gru", "GruConfig", "Lstm", "LstmConfig", "LstmState"]
+__all__ = [
+    "BiGru",
+    "BiGruConfig",
+    "BiLstm",
+    "BiLstmConfig",
+    "BiRnn",
+    "BiRnnConfig",
+    "GateController",
+    "Gru",
+    "GruConfig",
+    "Lstm",
+    "LstmConfig",
+    "LstmState",
+    "Rnn",
+    "RnnConfig",
+    "StackedGru",
+    "StackedGruConfig",
+    "StackedLstm",
+    "StackedLstmConfig",
+    "StackedRnn",
+    "StackedRnnConfig",
+]
+
+States = tuple[Tensor, ...]
+"""A layer's state tensors: ``(cell, hidden)`` for an LSTM, ``(hidden,)`` for a GRU or an RNN."""
 
 
 class GateController(Module):
@@ -63,14 +104,19 @@ def _stacked(gates: tuple[GateController, ...]) -> tuple[Tensor, Tensor, Tensor 
     return w_x, w_h, b_x, b_h
 
 
-def _project(op: str, x: Tensor, d_input: int, w_x: Tensor, b: Tensor | None) -> tuple[Tensor, int, int]:
-    """Every time step of ``x [B, T, D]`` through `w_x` -> ``[T, B, G*H]``."""
+def _check_input(op: str, x: Tensor, d_input: int) -> tuple[int, int]:
+    """``(batch, steps)`` of a batch-first input, which must be ``[B, T, d_input]`` with ``T > 0``."""
     shape = x.shape
     if len(shape) != 3 or shape[2] != d_input:
         raise ShapeError(f"{op}: expected a batch-first input [B, T, {d_input}], got shape {shape}")
-    batch, steps, _ = shape
-    if steps == 0:
+    if shape[1] == 0:
         raise ShapeError(f"{op}: the input {shape} has no time steps")
+    return shape[0], shape[1]
+
+
+def _project(op: str, x: Tensor, d_input: int, w_x: Tensor, b: Tensor | None) -> tuple[Tensor, int, int]:
+    """Every time step of ``x [B, T, D]`` through `w_x` -> ``[T, B, G*H]``."""
+    batch, steps = _check_input(op, x, d_input)
     proj = x.matmul(w_x)
     if b is not None:
         proj = proj + b
@@ -85,8 +131,33 @@ def _initial(op: str, state: Tensor | None, x: Tensor, batch: int, hidden: int, 
     return state
 
 
+def _steps(steps: int, reverse: bool) -> range:
+    return range(steps - 1, -1, -1) if reverse else range(steps)
+
+
+def _collect(outputs: list[Tensor], reverse: bool) -> Tensor:
+    """The per-step hidden states, in time order, as ``[B, T, H]``."""
+    return Tensor.stack(outputs[::-1] if reverse else outputs, 1)
+
+
+def _time_major(x: Tensor, batch_first: bool) -> Tensor:
+    """``[T, B, ...] <-> [B, T, ...]`` when the layer is not batch-first (the swap is its own inverse)."""
+    return x if batch_first else x.swap_dims(0, 1)
+
+
+class _Scan(Protocol):
+    """What the bidirectional layers and the stacks need of a one-direction layer."""
+
+    d_input: int
+    d_hidden: int
+
+    def _scan(self, x: Tensor, states: States | None, reverse: bool) -> tuple[Tensor, States]: ...
+
+
+# -- LSTM -----------------------------------------------------------------------------------------
 class LstmState(NamedTuple):
-    """The state of an `Lstm`: ``cell`` and ``hidden``, each ``[B, d_hidden]``."""
+    """The state of an LSTM layer: ``cell`` and ``hidden``, each ``[B, d_hidden]`` (``[2, B,
+    d_hidden]`` for a `BiLstm`, ``[num_layers * num_directions, B, d_hidden]`` for a `StackedLstm`)."""
 
     cell: Tensor
     hidden: Tensor
@@ -106,6 +177,7 @@ class LstmConfig:
     d_hidden: int
     bias: bool = True
     initializer: Initializer = XavierNormal(gain=1.0)
+    batch_first: bool = True
 
     def init(self, device: Device | None = None) -> Lstm:
         device = resolve_device(device)
@@ -117,11 +189,12 @@ class LstmConfig:
             cell_gate=_gate(*args),
             d_input=self.d_input,
             d_hidden=self.d_hidden,
+            batch_first=self.batch_first,
         )
 
 
 class Lstm(Module):
-    """Long short-term memory over a batch-first sequence."""
+    """Long short-term memory over a sequence (``[B, T, D]``, or ``[T, B, D]`` when not `batch_first`)."""
 
     input_gate: GateController
     forget_gate: GateController
@@ -129,19 +202,25 @@ class Lstm(Module):
     cell_gate: GateController
     d_input: int
     d_hidden: int
+    batch_first: bool = True
 
     def forward(self, x: Tensor, state: LstmState | None = None) -> tuple[Tensor, LstmState]:
         """``x [B, T, d_input]`` (and an optional initial state) -> (every hidden state
         ``[B, T, d_hidden]``, the final `LstmState`)."""
+        states = None if state is None else (state.cell, state.hidden)
+        out, (c, h) = self._scan(_time_major(x, self.batch_first), states, False)
+        return _time_major(out, self.batch_first), LstmState(c, h)
+
+    def _scan(self, x: Tensor, states: States | None, reverse: bool) -> tuple[Tensor, States]:
         op, hidden = "Lstm", self.d_hidden
         # Sigmoid gates first so that one sigmoid covers all three.
         w_x, w_h, b_x, b_h = _stacked((self.input_gate, self.forget_gate, self.output_gate, self.cell_gate))
         bias = b_x if b_h is None else (b_h if b_x is None else b_x + b_h)
         proj, batch, steps = _project(op, x, self.d_input, w_x, bias)
-        c = _initial(op, None if state is None else state.cell, x, batch, hidden, "cell state")
-        h = _initial(op, None if state is None else state.hidden, x, batch, hidden, "hidden state")
+        c = _initial(op, None if states is None else states[0], x, batch, hidden, "cell state")
+        h = _initial(op, None if states is None else states[1], x, batch, hidden, "hidden state")
         outputs = []
-        for t in range(steps):
+        for t in _steps(steps, reverse):
             g = proj[t] + h.matmul(w_h)
             sig = A.sigmoid(g.narrow(1, 0, 3 * hidden))
             i = sig.narrow(1, 0, hidden)
@@ -150,19 +229,27 @@ class Lstm(Module):
             c = f * c + i * A.tanh(g.narrow(1, 3 * hidden, hidden))
             h = o * A.tanh(c)
             outputs.append(h)
-        return Tensor.stack(outputs, 1), LstmState(c, h)
+        return _collect(outputs, reverse), (c, h)
 
 
+# -- GRU ------------------------------------------------------------------------------------------
 @config
 class GruConfig:
     """Builds a `Gru`; `reset_after` applies the reset gate after the hidden projection
-    (PyTorch's and cuDNN's convention, Burn's default)."""
+    (PyTorch's and cuDNN's convention, Burn's default).
+
+    Example:
+        >>> from burn import nn
+        >>> gru = nn.GruConfig(8, 16).init(device)  # doctest: +SKIP
+        >>> gru(x).shape  # x: [B, T, 8] -> [B, T, 16]  # doctest: +SKIP
+    """
 
     d_input: int
     d_hidden: int
     bias: bool = True
     reset_after: bool = True
     initializer: Initializer = XavierNormal(gain=1.0)
+    batch_first: bool = True
 
     def init(self, device: Device | None = None) -> Gru:
         device = resolve_device(device)
@@ -174,11 +261,12 @@ class GruConfig:
             d_input=self.d_input,
             d_hidden=self.d_hidden,
             reset_after=self.reset_after,
+            batch_first=self.batch_first,
         )
 
 
 class Gru(Module):
-    """Gated recurrent unit over a batch-first sequence."""
+    """Gated recurrent unit over a sequence (``[B, T, D]``, or ``[T, B, D]`` when not `batch_first`)."""
 
     update_gate: GateController
     reset_gate: GateController
@@ -186,17 +274,23 @@ class Gru(Module):
     d_input: int
     d_hidden: int
     reset_after: bool = True
+    batch_first: bool = True
 
     def forward(self, x: Tensor, state: Tensor | None = None) -> Tensor:
         """``x [B, T, d_input]`` (and an optional initial hidden state ``[B, d_hidden]``) ->
         every hidden state ``[B, T, d_hidden]`` (the last one is the final state)."""
+        states = None if state is None else (state,)
+        out, _ = self._scan(_time_major(x, self.batch_first), states, False)
+        return _time_major(out, self.batch_first)
+
+    def _scan(self, x: Tensor, states: States | None, reverse: bool) -> tuple[Tensor, States]:
         op, hidden = "Gru", self.d_hidden
         w_x, w_h, b_x, b_h = _stacked((self.update_gate, self.reset_gate, self.new_gate))
         proj, batch, steps = _project(op, x, self.d_input, w_x, b_x)
-        h = _initial(op, state, x, batch, hidden, "hidden state")
+        h = _initial(op, None if states is None else states[0], x, batch, hidden, "hidden state")
         outputs = []
         if self.reset_after:
-            for t in range(steps):
+            for t in _steps(steps, reverse):
                 xs = proj[t]
                 hs = h.matmul(w_h)
                 if b_h is not None:
@@ -212,7 +306,7 @@ class Gru(Module):
             b_zr = b_n = None
             if b_h is not None:
                 b_zr, b_n = b_h.narrow(0, 0, 2 * hidden), b_h.narrow(0, 2 * hidden, hidden)
-            for t in range(steps):
+            for t in _steps(steps, reverse):
                 xs = proj[t]
                 hs = h.matmul(w_zr)
                 if b_zr is not None:
@@ -226,4 +320,484 @@ class Gru(Module):
                 n = A.tanh(xs.narrow(1, 2 * hidden, hidden) + hn)
                 h = n + z * (h - n)
                 outputs.append(h)
-        return Tensor.stack(outputs, 1)
+        return _collect(outputs, reverse), (h,)
+
+
+# -- plain RNN ------------------------------------------------------------------------------------
+_NONLINEARITIES: dict[str, Callable[[Tensor], Tensor]] = {"tanh": A.tanh, "relu": A.relu}
+
+
+def _check_nonlinearity(op: str, name: str) -> None:
+    if name not in _NONLINEARITIES:
+        raise ValueError(f"{op}: nonlinearity must be 'tanh' or 'relu', got {name!r}")
+
+
+@config
+class RnnConfig:
+    """Builds an `Rnn` (Elman RNN): ``h' = act(W_ih x + b_ih + W_hh h + b_hh)``.
+
+    `nonlinearity` is ``"tanh"`` (the default, as PyTorch and Burn) or ``"relu"`` (Burn calls this
+    option ``hidden_activation``).
+
+    Example:
+        >>> from burn import nn
+        >>> rnn = nn.RnnConfig(8, 16, nonlinearity="relu").init(device)  # doctest: +SKIP
+        >>> out, h_n = rnn(x)  # x: [B, T, 8] -> out [B, T, 16], h_n [B, 16]  # doctest: +SKIP
+    """
+
+    d_input: int
+    d_hidden: int
+    bias: bool = True
+    nonlinearity: str = "tanh"
+    initializer: Initializer = XavierNormal(gain=1.0)
+    batch_first: bool = True
+
+    def __post_init__(self) -> None:
+        _check_nonlinearity("RnnConfig", self.nonlinearity)
+
+    def init(self, device: Device | None = None) -> Rnn:
+        device = resolve_device(device)
+        return Rnn(
+            gate=_gate(self.d_input, self.d_hidden, self.bias, self.initializer, device),
+            d_input=self.d_input,
+            d_hidden=self.d_hidden,
+            nonlinearity=self.nonlinearity,
+            batch_first=self.batch_first,
+        )
+
+
+class Rnn(Module):
+    """Elman RNN over a sequence (``[B, T, D]``, or ``[T, B, D]`` when not `batch_first`), one
+    `GateController` named ``gate`` as Burn's."""
+
+    gate: GateController
+    d_input: int
+    d_hidden: int
+    nonlinearity: str = "tanh"
+    batch_first: bool = True
+
+    def forward(self, x: Tensor, state: Tensor | None = None) -> tuple[Tensor, Tensor]:
+        """``x [B, T, d_input]`` (and an optional initial hidden state ``[B, d_hidden]``) ->
+        (every hidden state ``[B, T, d_hidden]``, the final hidden state ``[B, d_hidden]``)."""
+        out, (h,) = self._scan(_time_major(x, self.batch_first), None if state is None else (state,), False)
+        return _time_major(out, self.batch_first), h
+
+    def _scan(self, x: Tensor, states: States | None, reverse: bool) -> tuple[Tensor, States]:
+        op = "Rnn"
+        _check_nonlinearity(op, self.nonlinearity)
+        act = _NONLINEARITIES[self.nonlinearity]
+        w_x, w_h, b_x, b_h = _stacked((self.gate,))
+        bias = b_x if b_h is None else (b_h if b_x is None else b_x + b_h)
+        proj, batch, steps = _project(op, x, self.d_input, w_x, bias)
+        h = _initial(op, None if states is None else states[0], x, batch, self.d_hidden, "hidden state")
+        outputs = []
+        for t in _steps(steps, reverse):
+            h = act(proj[t] + h.matmul(w_h))
+            outputs.append(h)
+        return _collect(outputs, reverse), (h,)
+
+
+# -- bidirectional --------------------------------------------------------------------------------
+def _split_states(op: str, states: States | None, count: int, batch: int, hidden: int) -> list[States | None]:
+    """``[count, B, H]`` state tensors -> one ``[B, H]`` tuple per direction / layer."""
+    if states is None:
+        return [None] * count
+    for s in states:
+        if s.shape != (count, batch, hidden):
+            raise ShapeError(
+                f"{op}: the initial state must have shape ({count}, {batch}, {hidden}), got {s.shape}"
+            )
+    return [tuple(s[k] for s in states) for k in range(count)]
+
+
+def _bi_scan(op: str, fwd: _Scan, rev: _Scan, x: Tensor, states: States | None) -> tuple[Tensor, States]:
+    """Both directions over batch-first `x`: outputs concatenated on the features (forward
+    first), final states stacked ``[2, B, H]``."""
+    batch, _ = _check_input(op, x, fwd.d_input)
+    init_f, init_r = _split_states(op, states, 2, batch, fwd.d_hidden)
+    out_f, st_f = fwd._scan(x, init_f, False)
+    out_r, st_r = rev._scan(x, init_r, True)
+    final = tuple(Tensor.stack([a, b], 0) for a, b in zip(st_f, st_r, strict=True))
+    return Tensor.cat([out_f, out_r], 2), final
+
+
+@config
+class BiLstmConfig:
+    """Builds a `BiLstm`: two `Lstm` layers, ``forward`` and ``reverse`` (Burn's names).
+
+    Example:
+        >>> from burn import nn
+        >>> bi = nn.BiLstmConfig(8, 16).init(device)  # doctest: +SKIP
+        >>> out, state = bi(x)  # x: [B, T, 8] -> out [B, T, 32], state.hidden [2, B, 16]  # doctest: +SKIP
+    """
+
+    d_input: int
+    d_hidden: int
+    bias: bool = True
+    initializer: Initializer = XavierNormal(gain=1.0)
+    batch_first: bool = True
+
+    def init(self, device: Device | None = None) -> BiLstm:
+        one = LstmConfig(self.d_input, self.d_hidden, self.bias, self.initializer)
+        return BiLstm(
+            forward=one.init(device),
+            reverse=one.init(device),
+            d_hidden=self.d_hidden,
+            batch_first=self.batch_first,
+        )
+
+
+class BiLstm(Module):
+    """Bidirectional LSTM: the output concatenates the forward and the reverse hidden states,
+    ``[B, T, 2 * d_hidden]``; states are ``[2, B, d_hidden]`` (forward, reverse)."""
+
+    forward: Lstm  # Burn's field name: call the layer (or `run`), not ``.forward(...)``
+    reverse: Lstm
+    d_hidden: int
+    batch_first: bool = True
+
+    def __call__(self, x: Tensor, state: LstmState | None = None) -> tuple[Tensor, LstmState]:
+        """See `BiLstm.run` (the ``forward`` field holds the forward-direction `Lstm`)."""
+        return self.run(x, state)
+
+    def run(self, x: Tensor, state: LstmState | None = None) -> tuple[Tensor, LstmState]:
+        """``x [B, T, D]`` (and an optional initial state, each ``[2, B, H]``) -> (``[B, T, 2H]``,
+        the final `LstmState`, each ``[2, B, H]``)."""
+        out, (c, h) = self._bi(_time_major(x, self.batch_first), None if state is None else tuple(state))
+        return _time_major(out, self.batch_first), LstmState(c, h)
+
+    def _bi(self, x: Tensor, states: States | None) -> tuple[Tensor, States]:
+        return _bi_scan("BiLstm", self.forward, self.reverse, x, states)
+
+
+@config
+class BiGruConfig:
+    """Builds a `BiGru`: two `Gru` layers, ``forward`` and ``reverse`` (Burn's names).
+
+    Example:
+        >>> from burn import nn
+        >>> bi = nn.BiGruConfig(8, 16).init(device)  # doctest: +SKIP
+        >>> bi(x).shape  # x: [B, T, 8] -> [B, T, 32]  # doctest: +SKIP
+    """
+
+    d_input: int
+    d_hidden: int
+    bias: bool = True
+    reset_after: bool = True
+    initializer: Initializer = XavierNormal(gain=1.0)
+    batch_first: bool = True
+
+    def init(self, device: Device | None = None) -> BiGru:
+        one = GruConfig(self.d_input, self.d_hidden, self.bias, self.reset_after, self.initializer)
+        return BiGru(
+            forward=one.init(device),
+            reverse=one.init(device),
+            d_hidden=self.d_hidden,
+            batch_first=self.batch_first,
+        )
+
+
+class BiGru(Module):
+    """Bidirectional GRU: ``[B, T, D] -> [B, T, 2 * d_hidden]`` (forward states, then reverse).
+    As for `Gru`, the final states are in the output: forward at ``[:, -1, :H]``, reverse at
+    ``[:, 0, H:]``."""
+
+    forward: Gru  # Burn's field name: call the layer (or `run`), not ``.forward(...)``
+    reverse: Gru
+    d_hidden: int
+    batch_first: bool = True
+
+    def __call__(self, x: Tensor, state: Tensor | None = None) -> Tensor:
+        """See `BiGru.run`."""
+        return self.run(x, state)
+
+    def run(self, x: Tensor, state: Tensor | None = None) -> Tensor:
+        """``x [B, T, D]`` (and an optional initial hidden state ``[2, B, H]``) -> ``[B, T, 2H]``."""
+        out, _ = self._bi(_time_major(x, self.batch_first), None if state is None else (state,))
+        return _time_major(out, self.batch_first)
+
+    def _bi(self, x: Tensor, states: States | None) -> tuple[Tensor, States]:
+        return _bi_scan("BiGru", self.forward, self.reverse, x, states)
+
+
+@config
+class BiRnnConfig:
+    """Builds a `BiRnn`: two `Rnn` layers, ``forward`` and ``reverse`` (Burn's names).
+
+    Example:
+        >>> from burn import nn
+        >>> bi = nn.BiRnnConfig(8, 16).init(device)  # doctest: +SKIP
+        >>> out, h_n = bi(x)  # out [B, T, 32], h_n [2, B, 16]  # doctest: +SKIP
+    """
+
+    d_input: int
+    d_hidden: int
+    bias: bool = True
+    nonlinearity: str = "tanh"
+    initializer: Initializer = XavierNormal(gain=1.0)
+    batch_first: bool = True
+
+    def __post_init__(self) -> None:
+        _check_nonlinearity("BiRnnConfig", self.nonlinearity)
+
+    def init(self, device: Device | None = None) -> BiRnn:
+        one = RnnConfig(self.d_input, self.d_hidden, self.bias, self.nonlinearity, self.initializer)
+        return BiRnn(
+            forward=one.init(device),
+            reverse=one.init(device),
+            d_hidden=self.d_hidden,
+            batch_first=self.batch_first,
+        )
+
+
+class BiRnn(Module):
+    """Bidirectional Elman RNN: ``[B, T, D] -> ([B, T, 2 * d_hidden], h_n [2, B, d_hidden])``."""
+
+    forward: Rnn  # Burn's field name: call the layer (or `run`), not ``.forward(...)``
+    reverse: Rnn
+    d_hidden: int
+    batch_first: bool = True
+
+    def __call__(self, x: Tensor, state: Tensor | None = None) -> tuple[Tensor, Tensor]:
+        """See `BiRnn.run`."""
+        return self.run(x, state)
+
+    def run(self, x: Tensor, state: Tensor | None = None) -> tuple[Tensor, Tensor]:
+        """``x [B, T, D]`` (and an optional initial hidden state ``[2, B, H]``) -> (``[B, T, 2H]``,
+        the final hidden states ``[2, B, H]``)."""
+        out, (h,) = self._bi(_time_major(x, self.batch_first), None if state is None else (state,))
+        return _time_major(out, self.batch_first), h
+
+    def _bi(self, x: Tensor, states: States | None) -> tuple[Tensor, States]:
+        return _bi_scan("BiRnn", self.forward, self.reverse, x, states)
+
+
+# -- stacks (PyTorch's num_layers / bidirectional) ------------------------------------------------
+def _stack_forward(
+    op: str, layers: Sequence[Module], dropout: Dropout, bidirectional: bool, x: Tensor, states: States | None
+) -> tuple[Tensor, States]:
+    """Run the levels of a stack over batch-first `x`, with dropout on every level's output but
+    the last (as PyTorch); the final states are ``[num_layers * num_directions, B, H]``."""
+    if not layers:
+        raise ShapeError(f"{op}: the stack has no layers")
+    first: _Scan = getattr(layers[0], "forward") if bidirectional else layers[0]  # type: ignore[assignment]  # noqa: B009
+    batch, _ = _check_input(op, x, first.d_input)
+    dirs = 2 if bidirectional else 1
+    if states is not None:
+        _split_states(op, states, len(layers) * dirs, batch, first.d_hidden)  # checks the shapes
+    finals: list[States] = []
+    for k, layer in enumerate(layers):
+        if k > 0:
+            x = dropout(x)
+        if bidirectional:
+            init = None if states is None else tuple(s.narrow(0, 2 * k, 2) for s in states)
+            x, final = layer._bi(x, init)  # type: ignore[attr-defined]
+        else:
+            init = None if states is None else tuple(s[k] for s in states)
+            x, final = layer._scan(x, init, False)  # type: ignore[attr-defined]
+            final = tuple(s.unsqueeze_dim(0) for s in final)
+        finals.append(final)
+    return x, tuple(Tensor.cat(list(parts), 0) for parts in zip(*finals, strict=True))
+
+
+def _check_stack(op: str, num_layers: int, dropout: float) -> None:
+    if num_layers < 1:
+        raise ValueError(f"{op}: num_layers must be at least 1, got {num_layers}")
+    if not 0.0 <= dropout < 1.0:
+        raise ValueError(f"{op}: dropout must be in [0, 1), got {dropout}")
+
+
+@config
+class StackedLstmConfig:
+    """Builds a `StackedLstm`: PyTorch's ``nn.LSTM(d_input, d_hidden, num_layers, bias,
+    batch_first, dropout, bidirectional)``, as `num_layers` levels of `Lstm` (or `BiLstm`).
+
+    Example:
+        >>> from burn import nn
+        >>> lstm = nn.StackedLstmConfig(8, 16, 2, bidirectional=True).init(device)  # doctest: +SKIP
+        >>> out, state = lstm(x)  # out [B, T, 32], state.hidden [4, B, 16]  # doctest: +SKIP
+    """
+
+    d_input: int
+    d_hidden: int
+    num_layers: int = 1
+    bias: bool = True
+    bidirectional: bool = False
+    dropout: float = 0.0
+    initializer: Initializer = XavierNormal(gain=1.0)
+    batch_first: bool = True
+
+    def __post_init__(self) -> None:
+        _check_stack("StackedLstmConfig", self.num_layers, self.dropout)
+
+    def init(self, device: Device | None = None) -> StackedLstm:
+        dirs = 2 if self.bidirectional else 1
+        layers: list[Lstm | BiLstm] = []
+        for k in range(self.num_layers):
+            d_in = self.d_input if k == 0 else dirs * self.d_hidden
+            if self.bidirectional:
+                layers.append(BiLstmConfig(d_in, self.d_hidden, self.bias, self.initializer).init(device))
+            else:
+                layers.append(LstmConfig(d_in, self.d_hidden, self.bias, self.initializer).init(device))
+        return StackedLstm(
+            layers=layers,
+            dropout=DropoutConfig(self.dropout).init(),
+            bidirectional=self.bidirectional,
+            batch_first=self.batch_first,
+        )
+
+
+class StackedLstm(Module):
+    """A multi-layer (optionally bidirectional) LSTM, as PyTorch's ``nn.LSTM``; params at
+    ``layers.<k>.…``. Dropout acts on each level's output but the last, while training."""
+
+    layers: list[Lstm | BiLstm]
+    dropout: Dropout
+    bidirectional: bool = False
+    batch_first: bool = True
+
+    def forward(self, x: Tensor, state: LstmState | None = None) -> tuple[Tensor, LstmState]:
+        """``x [B, T, D]`` (and an optional initial state, each ``[L * dirs, B, H]``) ->
+        (``[B, T, dirs * H]``, the final `LstmState`, each ``[L * dirs, B, H]``)."""
+        states = None if state is None else tuple(state)
+        out, (c, h) = _stack_forward(
+            "StackedLstm",
+            self.layers,
+            self.dropout,
+            self.bidirectional,
+            _time_major(x, self.batch_first),
+            states,
+        )
+        return _time_major(out, self.batch_first), LstmState(c, h)
+
+
+@config
+class StackedGruConfig:
+    """Builds a `StackedGru`: PyTorch's ``nn.GRU(d_input, d_hidden, num_layers, bias,
+    batch_first, dropout, bidirectional)``, as `num_layers` levels of `Gru` (or `BiGru`).
+
+    Example:
+        >>> from burn import nn
+        >>> gru = nn.StackedGruConfig(8, 16, num_layers=2).init(device)  # doctest: +SKIP
+        >>> out, h_n = gru(x)  # out [B, T, 16], h_n [2, B, 16]  # doctest: +SKIP
+    """
+
+    d_input: int
+    d_hidden: int
+    num_layers: int = 1
+    bias: bool = True
+    bidirectional: bool = False
+    dropout: float = 0.0
+    initializer: Initializer = XavierNormal(gain=1.0)
+    batch_first: bool = True
+
+    def __post_init__(self) -> None:
+        _check_stack("StackedGruConfig", self.num_layers, self.dropout)
+
+    def init(self, device: Device | None = None) -> StackedGru:
+        dirs = 2 if self.bidirectional else 1
+        layers: list[Gru | BiGru] = []
+        for k in range(self.num_layers):
+            d_in = self.d_input if k == 0 else dirs * self.d_hidden
+            if self.bidirectional:
+                layers.append(
+                    BiGruConfig(d_in, self.d_hidden, self.bias, initializer=self.initializer).init(device)
+                )
+            else:
+                layers.append(
+                    GruConfig(d_in, self.d_hidden, self.bias, initializer=self.initializer).init(device)
+                )
+        return StackedGru(
+            layers=layers,
+            dropout=DropoutConfig(self.dropout).init(),
+            bidirectional=self.bidirectional,
+            batch_first=self.batch_first,
+        )
+
+
+class StackedGru(Module):
+    """A multi-layer (optionally bidirectional) GRU, as PyTorch's ``nn.GRU``; params at
+    ``layers.<k>.…``. Dropout acts on each level's output but the last, while training."""
+
+    layers: list[Gru | BiGru]
+    dropout: Dropout
+    bidirectional: bool = False
+    batch_first: bool = True
+
+    def forward(self, x: Tensor, state: Tensor | None = None) -> tuple[Tensor, Tensor]:
+        """``x [B, T, D]`` (and an optional ``h_0 [L * dirs, B, H]``) -> (``[B, T, dirs * H]``,
+        ``h_n [L * dirs, B, H]``)."""
+        out, (h,) = _stack_forward(
+            "StackedGru",
+            self.layers,
+            self.dropout,
+            self.bidirectional,
+            _time_major(x, self.batch_first),
+            None if state is None else (state,),
+        )
+        return _time_major(out, self.batch_first), h
+
+
+@config
+class StackedRnnConfig:
+    """Builds a `StackedRnn`: PyTorch's ``nn.RNN(d_input, d_hidden, num_layers, nonlinearity,
+    bias, batch_first, dropout, bidirectional)``, as `num_layers` levels of `Rnn` (or `BiRnn`).
+
+    Example:
+        >>> from burn import nn
+        >>> rnn = nn.StackedRnnConfig(8, 16, num_layers=3, nonlinearity="relu").init(device)  # doctest: +SKIP
+        >>> out, h_n = rnn(x)  # out [B, T, 16], h_n [3, B, 16]  # doctest: +SKIP
+    """
+
+    d_input: int
+    d_hidden: int
+    num_layers: int = 1
+    nonlinearity: str = "tanh"
+    bias: bool = True
+    bidirectional: bool = False
+    dropout: float = 0.0
+    initializer: Initializer = XavierNormal(gain=1.0)
+    batch_first: bool = True
+
+    def __post_init__(self) -> None:
+        _check_stack("StackedRnnConfig", self.num_layers, self.dropout)
+        _check_nonlinearity("StackedRnnConfig", self.nonlinearity)
+
+    def init(self, device: Device | None = None) -> StackedRnn:
+        dirs = 2 if self.bidirectional else 1
+        layers: list[Rnn | BiRnn] = []
+        for k in range(self.num_layers):
+            d_in = self.d_input if k == 0 else dirs * self.d_hidden
+            args = (d_in, self.d_hidden, self.bias, self.nonlinearity, self.initializer)
+            layers.append(
+                BiRnnConfig(*args).init(device) if self.bidirectional else RnnConfig(*args).init(device)
+            )
+        return StackedRnn(
+            layers=layers,
+            dropout=DropoutConfig(self.dropout).init(),
+            bidirectional=self.bidirectional,
+            batch_first=self.batch_first,
+        )
+
+
+class StackedRnn(Module):
+    """A multi-layer (optionally bidirectional) Elman RNN, as PyTorch's ``nn.RNN``; params at
+    ``layers.<k>.…``. Dropout acts on each level's output but the last, while training."""
+
+    layers: list[Rnn | BiRnn]
+    dropout: Dropout
+    bidirectional: bool = False
+    batch_first: bool = True
+
+    def forward(self, x: Tensor, state: Tensor | None = None) -> tuple[Tensor, Tensor]:
+        """``x [B, T, D]`` (and an optional ``h_0 [L * dirs, B, H]``) -> (``[B, T, dirs * H]``,
+        ``h_n [L * dirs, B, H]``)."""
+        out, (h,) = _stack_forward(
+            "StackedRnn",
+            self.layers,
+            self.dropout,
+            self.bidirectional,
+            _time_major(x, self.batch_first),
+            None if state is None else (state,),
+        )
+        return _time_major(out, self.batch_first), h

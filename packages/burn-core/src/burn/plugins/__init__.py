@@ -4,7 +4,7 @@ A backend package registers a plugin module in the ``burn.backends`` entry-point
 implements the pluggy hooks `burn_backends` (and, for decorators, `burn_decorators`) with
 `hookimpl`. burn loads the plugins on the first `backend()` / `backends()` call, never at
 ``import burn``, and isolates plugins that fail (see `backends()`; ``BURN_STRICT_PLUGINS=1`` makes
-failures raise instead).
+failures raise instead, ``BURN_STRICT_PLUGINS=name,...`` only those of the plugins named).
 
 Example:
     >>> import burn.plugins as bp
@@ -25,6 +25,7 @@ from burn.plugins.registry import (
     refresh,
     register,
     strict_mode,
+    strict_targets,
     unregister,
 )
 from burn.plugins.specs import BackendInfo, BackendSpec, DecoratorSpec
@@ -49,5 +50,6 @@ __all__ = [
     "refresh",
     "register",
     "strict_mode",
+    "strict_targets",
     "unregister",
 ]

@@ -10,7 +10,9 @@ from __future__ import annotations
 import difflib
 import os
 import threading
+import warnings
 from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pluggy
@@ -36,12 +38,94 @@ KNOWN_PACKAGES: dict[str, str] = {
 }
 """Which package provides each of burn's own backend and decorator names (for install hints)."""
 
-_TRUE = frozenset({"1", "true", "yes", "on"})
+
+def checkout_package_dir(package: str) -> Path | None:
+    """The folder of `package` in the source checkout burn-core itself runs from, or None.
+
+    burn-core runs from a checkout when it was installed editable (``pip install -e
+    packages/burn-core``) or is used through ``PYTHONPATH``: its ``burn`` package is then
+    ``<checkout>/packages/burn-core/src/burn``, and the other packages sit beside it. An install
+    from an index lives in site-packages.
+    """
+    here = Path(__file__).resolve().parents[1]  # .../burn
+    if here.parent.name != "src" or here.parents[1].name != "burn-core":
+        return None
+    folder = here.parents[2] / package
+    return folder if (folder / "pyproject.toml").is_file() else None
+
+
+def install_hint(package: str) -> str:
+    """How to install `package`, fitting how burn-core itself was installed.
+
+    From a source checkout (burn-core installed editable, or on ``PYTHONPATH``) the package is a
+    folder of that checkout, not something an index has: ``pip install -e packages/burn-opencl``
+    (relative to the current directory when it is inside the checkout). Otherwise: ``pip install
+    burn-opencl``.
+
+    Example:
+        >>> install_hint("burn-opencl") in ("pip install burn-opencl", "pip install -e packages/burn-opencl")
+        True
+    """
+    folder = checkout_package_dir(package)
+    if folder is None:
+        return f"pip install {package}"
+    try:
+        rel = os.path.relpath(folder)
+    except ValueError:  # another drive (Windows)
+        rel = str(folder)
+    return f"pip install -e {str(folder) if rel.startswith('..') else Path(rel).as_posix()}"
+
+
+_TRUE = frozenset({"1", "true", "yes", "on", "all", "*"})
+_FALSE = frozenset({"", "0", "false", "no", "off"})
+EVERY_PLUGIN: frozenset[str] = frozenset({"*"})
+"""What `strict_targets` returns when every plugin is held to strict mode."""
+
+
+def strict_targets(value: str | None = None) -> frozenset[str] | None:
+    """Which plugins ``BURN_STRICT_PLUGINS`` (or `value`) is strict about.
+
+    ``1`` / ``true`` / ``yes`` / ``on`` / ``all``: every plugin (`EVERY_PLUGIN`); unset, empty,
+    ``0`` / ``false`` / ``no`` / ``off``: none (None); anything else is a comma-separated list of
+    backend, decorator, entry-point or package names, so that a plugin's author is strict about
+    their own plugin without another package's failure blocking them. Names compare
+    case-insensitively, with ``_`` and ``-`` alike.
+
+    Example:
+        >>> sorted(strict_targets("torch, burn_torch"))
+        ['burn-torch', 'torch']
+        >>> strict_targets("1") == EVERY_PLUGIN, strict_targets("off")
+        (True, None)
+    """
+    raw = os.environ.get("BURN_STRICT_PLUGINS", "") if value is None else value
+    text = raw.strip().lower()
+    if text in _FALSE:
+        return None
+    if text in _TRUE:
+        return EVERY_PLUGIN
+    names = frozenset(_norm(t) for t in text.split(",") if t.strip())
+    return names or None
 
 
 def strict_mode() -> bool:
-    """Whether ``BURN_STRICT_PLUGINS`` asks for plugin failures to raise instead of being listed."""
-    return os.environ.get("BURN_STRICT_PLUGINS", "").strip().lower() in _TRUE
+    """Whether ``BURN_STRICT_PLUGINS`` asks for plugin failures (all, or those of the plugins it
+    names) to raise instead of being listed."""
+    return strict_targets() is not None
+
+
+def _norm(name: str) -> str:
+    return name.strip().lower().replace("_", "-")
+
+
+def _named(names: Iterable[str | None], targets: frozenset[str]) -> bool:
+    if targets is EVERY_PLUGIN or targets == EVERY_PLUGIN:
+        return True
+    wanted = set()
+    for name in names:
+        if name:
+            wanted.add(_norm(name))
+            wanted.add(_norm(name.rpartition(":")[2]))  # a plugin name "burn-torch:torch"
+    return bool(wanted & targets)
 
 
 def _freeze(value: Any) -> Any:
@@ -87,6 +171,7 @@ class PluginRegistry:
         self._bases: dict[tuple[str, tuple[Any, ...]], Backend] = {}
         self._decorated: dict[tuple[str, int], Backend] = {}
         self._origin: dict[int, frozenset[str]] = {}  # id(instance) -> plugins it was built from
+        self._default_warned = False  # the default backend is not ndarray: said once
 
     @staticmethod
     def _new_manager() -> pluggy.PluginManager:
@@ -123,32 +208,82 @@ class PluginRegistry:
             if self._snapshot is None:
                 self._snapshot = build_snapshot(self._pm, self._sources, self._load_failures)
             snap = self._snapshot
-        if (strict_mode() if strict is None else strict) and snap.failures:
-            raise _strict_error(snap.failures)
+        if strict is None or strict:
+            self.check_strict(snap, None if strict is None else EVERY_PLUGIN)
         return snap
 
-    def backends(self) -> list[BackendInfo]:
-        """Every discovered backend and decorator, and every plugin that failed, with its status."""
-        snap = self.snapshot()
+    def strict_failures(
+        self, snap: Snapshot | None = None, targets: frozenset[str] | None = None
+    ) -> list[PluginFailure]:
+        """The failures strict mode raises for: those of the plugins `targets` names (default:
+        ``BURN_STRICT_PLUGINS``), a probe that raised counted like a plugin that failed to import.
+
+        Runs the probes of those plugins (once per process). A name in `targets` that no installed
+        plugin answers to is a failure too: being strict about a plugin that is not there.
+        """
+        targets = strict_targets() if targets is None else targets
+        if targets is None:
+            return []
+        snap = snap if snap is not None else self.snapshot(strict=False)
+        with self._lock:
+            found = [f for f in snap.failures if _named((f.name, f.package, f.plugin), targets)]
+            entries = [
+                e for e in (*snap.backends.values(), *snap.decorators.values()) if _named(e.names(), targets)
+            ]
+            found += [f for f in (e.failure() for e in entries) if f is not None]
+            if targets != EVERY_PLUGIN:
+                known: set[str] = set()
+                for e in (*snap.backends.values(), *snap.decorators.values()):
+                    known |= {_norm(n) for n in e.names() if n} | {_norm(e.plugin.rpartition(":")[2])}
+                for f in snap.failures:
+                    known |= {_norm(n) for n in (f.name, f.package, f.plugin.rpartition(":")[2]) if n}
+                for name in sorted(targets - known):
+                    found.append(
+                        PluginFailure(
+                            name,
+                            "backend",
+                            "",
+                            None,
+                            "BURN_STRICT_PLUGINS",
+                            f"names {name!r}, but no installed plugin has that backend, decorator, "
+                            f"entry-point or package name (installed: {_names(snap.backends)}; decorators: "
+                            f"{_names(snap.decorators)})",
+                        )
+                    )
+        return found
+
+    def check_strict(self, snap: Snapshot | None = None, targets: frozenset[str] | None = None) -> None:
+        """Raise `PluginError` for the first of `strict_failures` (nothing when not strict)."""
+        failures = self.strict_failures(snap, targets)
+        if failures:
+            raise _strict_error(failures)
+
+    def backends(self, *, strict: bool | None = None) -> list[BackendInfo]:
+        """Every discovered backend and decorator, and every plugin that failed, with its status.
+
+        Args:
+            strict: None follows ``BURN_STRICT_PLUGINS``; False lists without raising (``burn
+                backends`` prints the table first, then reports strict failures).
+        """
+        snap = self.snapshot(strict=False)
         with self._lock:
             rows = snap.infos()
-        if strict_mode():
-            broken = [r for r in rows if r.status == "failed"]
-            if broken:
-                raise PluginError(
-                    f"BURN_STRICT_PLUGINS is set and {broken[0].kind} {broken[0].name!r} "
-                    f"(package {broken[0].package or '?'}) failed: {broken[0].reason}"
-                )
+        if strict is None or strict:
+            self.check_strict(snap, None if strict is None else EVERY_PLUGIN)
         return rows
 
     # -- selection --------------------------------------------------------------------------------
     def backend(self, name: str | None = None, **options: Any) -> Backend:
         """A ready backend by name (see `burn.plugins.backend`); cached per name and options."""
-        from_env = False
+        from_env = fallback = False
         if name is None:
             env = os.environ.get("BURN_BACKEND", "").strip()
             name, from_env = (env, True) if env else (DEFAULT_BACKEND, False)
+            fallback = not env
+        # The default has keys of its own: it may be another backend when ndarray is not installed.
         key: Any = (name, options_key(options)) if options else name
+        if fallback:
+            key = (None, key)
         try:
             inst = self._fast.get(key)
         except TypeError:
@@ -166,9 +301,39 @@ class PluginRegistry:
         with self._lock:
             inst = self._fast.get(key)
             if inst is None:
-                inst = self._build(self.snapshot(), parsed, options, str(parsed) if from_env else name)
+                snap = self.snapshot()
+                if fallback:
+                    parsed = self._default_name(snap, parsed)
+                inst = self._build(snap, parsed, options, str(parsed) if from_env or fallback else name)
                 self._fast[key] = inst
         return inst
+
+    def _default_name(self, snap: Snapshot, parsed: BackendName) -> BackendName:
+        """`parsed` (ndarray), or, when no plugin provides it at all, the first installed backend
+        that can run here (burn's own in the order of `KNOWN_PACKAGES`, then by name), with a
+        warning, once. A broken or duplicated ndarray is not replaced: its error is the news."""
+        base = parsed.base
+        if base in snap.backends or snap.duplicates.get(("backend", base)):
+            return parsed
+        if any(f.name == base for f in snap.failures):
+            return parsed
+        order = [n for n in KNOWN_PACKAGES if n in snap.backends] + sorted(
+            n for n in snap.backends if n not in KNOWN_PACKAGES
+        )
+        for name in order:
+            if snap.backends[name].verdict()[0] != "available":
+                continue
+            if not self._default_warned:  # once per discovery, whatever options the calls pass
+                self._default_warned = True
+                warnings.warn(
+                    f"the default backend {base!r} is not installed ({install_hint(KNOWN_PACKAGES[base])}); "
+                    f"using {name!r}, the first installed backend that can run here. Pass a name to "
+                    f"burn.backend() or set BURN_BACKEND={name} to choose one and silence this warning.",
+                    UserWarning,
+                    stacklevel=4,
+                )
+            return BackendName((), name)
+        return parsed
 
     def resolve(self, name: str) -> list[Entry]:
         """The specs a name resolves to (decorators from the outermost, then the base), building nothing.
@@ -271,7 +436,9 @@ class PluginRegistry:
             if problem or mine:
                 self._pm.unregister(plugin)
                 why = problem or "; ".join(f.error for f in mine)
-                raise PluginError(f"cannot register plugin {name!r}: {why}") from (
+                packages = sorted({f.package for f in mine if f.package})
+                pkg = f" (package {', '.join(packages)})" if packages else ""
+                raise PluginError(f"cannot register plugin {name!r}{pkg}: {why}") from (
                     mine[0].exception if mine else None
                 )
             self._runtime.add(name)
@@ -304,6 +471,7 @@ class PluginRegistry:
             self._load_failures = []
             self._discovered = False
             self._snapshot = None
+            self._default_warned = False
             self._fast, self._bases, self._decorated, self._origin = {}, {}, {}, {}
 
     def _forget(self, plugins: set[str]) -> None:
@@ -323,6 +491,13 @@ def _checked(entry: Entry, inst: object) -> Backend:
     if not isinstance(inst, Backend):
         raise PluginError(
             f"the factory of {entry.label} returned {type(inst).__name__}, not a burn.backend.Backend"
+        )
+    # A backend's name is how devices, errors and the conformance suite know it. (Decorators
+    # name their instances after the inner backend, "autodiff(ndarray)", and may be aliases.)
+    if entry.kind == "backend" and inst.name != entry.spec.name:
+        raise PluginError(
+            f"the factory of {entry.label} built {type(inst).__name__} whose name is {inst.name!r}: "
+            f"the spec's name and the backend class's name must be the same"
         )
     return inst
 
@@ -352,7 +527,7 @@ def _not_found(snap: Snapshot, name: str, kind: Kind, in_name: str) -> str:
         lines.append(f"Did you mean {close[0]!r}?")
     package = KNOWN_PACKAGES.get(name)
     if package:
-        lines.append(f"The {name!r} {kind} is in the package {package}: pip install {package}")
+        lines.append(f"The {name!r} {kind} is in the package {package}: {install_hint(package)}")
     if snap.failures:
         lines.append(
             f"{len(snap.failures)} plugin(s) failed to load: see burn.backends() or `burn backends`."
@@ -365,6 +540,8 @@ def _strict_error(failures: list[PluginFailure]) -> PluginError:
     more = (
         f" (and {len(failures) - 1} more plugin failure(s): see `burn backends`)" if len(failures) > 1 else ""
     )
+    if first.where == "BURN_STRICT_PLUGINS":  # it names a plugin that is not installed
+        return PluginError(f"BURN_STRICT_PLUGINS {first.error}{more}")
     return _chain(
         PluginError(f"BURN_STRICT_PLUGINS is set and a plugin failed: {first.message()}{more}"),
         first.exception,

@@ -59,6 +59,20 @@ class Entry:
         status, reason, _ = self.verdict()
         return BackendInfo(self.spec.name, self.kind, self.package, self.version, status, reason)
 
+    def failure(self) -> PluginFailure | None:
+        """The verdict as a `PluginFailure` when the probe raised (strict mode treats it like an
+        import failure), else None. Runs the probe once, like `verdict`."""
+        status, reason, exc = self.verdict()
+        if status != "failed":
+            return None
+        return PluginFailure(
+            self.spec.name, self.kind, self.package, self.version, self.label, reason, self.plugin, exc
+        )
+
+    def names(self) -> set[str]:
+        """What ``BURN_STRICT_PLUGINS=<names>`` may call it: its name, package, entry point, plugin."""
+        return {self.spec.name, self.package, self.source.ep_name, self.plugin}
+
 
 @dataclass
 class Snapshot:
@@ -103,10 +117,32 @@ def build_snapshot(
                     _failure(source, kind, f"{hook_name}() raised {describe_exception(exc)}", exc)
                 )
                 continue
+            if isinstance(result, (BackendSpec, DecoratorSpec)):  # a common slip: `return spec`
+                snap.failures.append(
+                    _failure(
+                        source,
+                        kind,
+                        f"{hook_name}() returned a single {type(result).__name__} {result.name!r}, "
+                        f"not a list: return [spec]",
+                        None,
+                        result.name if isinstance(result.name, str) else "",
+                        result.package,
+                    )
+                )
+                continue
             for item in _as_list(result):
                 problem = _check_spec(item, spec_type, hook_name)
                 if problem:
-                    snap.failures.append(_failure(source, kind, problem, None, getattr(item, "name", "")))
+                    snap.failures.append(
+                        _failure(
+                            source,
+                            kind,
+                            problem,
+                            None,
+                            getattr(item, "name", ""),
+                            getattr(item, "package", ""),
+                        )
+                    )
                     continue
                 found.setdefault((kind, item.name), []).append(Entry(item, kind, source))
     for (kind, name), entries in found.items():
@@ -133,8 +169,6 @@ def build_snapshot(
 def _as_list(result: Any) -> list[Any]:
     if result is None:
         return []
-    if isinstance(result, (BackendSpec, DecoratorSpec)):
-        return [result]
     try:
         return list(result)
     except TypeError:
@@ -152,18 +186,46 @@ def _check_spec(item: Any, spec_type: type[BackendSpec] | type[DecoratorSpec], h
     probe = getattr(item, "probe", None)
     if probe is not None and not callable(probe):
         return f"{hook_name}() returned {item.name!r} whose probe is not callable"
+    if isinstance(item, BackendSpec):
+        return _check_class_name(item, hook_name)
+    return ""
+
+
+def _check_class_name(spec: BackendSpec, hook_name: str) -> str:
+    """A backend class used as the factory must carry the spec's name: devices, errors and the
+    conformance suite go by ``backend.name``. (A factory function is checked when it builds.)"""
+    from burn.backend.base import Backend
+
+    factory = spec.factory
+    if not (isinstance(factory, type) and issubclass(factory, Backend)):
+        return ""
+    name = getattr(factory, "name", None)
+    if isinstance(name, str) and name != spec.name:
+        return (
+            f"{hook_name}() returned the spec {spec.name!r} whose factory {factory.__name__} has "
+            f"name = {name!r}: the spec's name and the backend class's name must be the same"
+        )
     return ""
 
 
 def _failure(
-    source: PluginSource, kind: Kind, error: str, exc: BaseException | None, name: str = ""
+    source: PluginSource,
+    kind: Kind,
+    error: str,
+    exc: BaseException | None,
+    name: str = "",
+    package: str = "",
 ) -> PluginFailure:
+    # A plugin registered at run time has no distribution: name the package its spec declares.
+    where = source.describe()
+    if not source.package and isinstance(package, str) and package:
+        where += f" (package {package})"
     return PluginFailure(
         name or source.ep_name or source.plugin_name,
         kind,
-        source.package,
+        source.package or (package if isinstance(package, str) else ""),
         source.version,
-        source.describe(),
+        where,
         error,
         source.plugin_name,
         exc,

@@ -52,13 +52,57 @@ def inspect_file(path: str | os.PathLike[str], *, max_decompressed_bytes: int | 
             buf = gunzip(buf, max_decompressed_bytes)
             encoding = detect_encoding(buf, buf.nbytes)
         if encoding not in _ENCODINGS:
-            raise RecordError("not a record file this burn knows (named-mpk, bin, json, safetensors, gzip)")
-        meta, record = _ENCODINGS[encoding].read(buf, POSITIONAL)
+            raise RecordError(f"not a record file{_looks_like(buf)}: {KNOWN_FORMATS}")
+        try:
+            meta, record = _ENCODINGS[encoding].read(buf, POSITIONAL)
+        except RecordError as err:
+            # The encoding was guessed from a byte or two: a PNG's first byte is also a MessagePack
+            # map's. A file that is plainly something else is "not a record", not "a broken one".
+            foreign = _looks_like(buf)
+            if foreign:
+                raise RecordError(f"not a record file{foreign}: {KNOWN_FORMATS}") from err
+            raise
     except RecordError as err:
         raise err.with_source(source) from err.__cause__
     head = f"{source} ({_size(size)}{', gzip' if compressed else ''}): "
     head += meta.describe() if meta is not None else f"{encoding} without burn metadata (a foreign file)"
     return "\n".join([head, *_describe(record)])
+
+
+KNOWN_FORMATS = "burn reads named-mpk, bin, json and safetensors records, each optionally gzipped"
+
+_SIGNATURES: tuple[tuple[bytes, str], ...] = (
+    (b"\x89PNG\r\n\x1a\n", "a PNG image"),
+    (
+        b"PK\x03\x04",
+        "a zip archive; a PyTorch .pt/.pth file is one: save its state_dict as safetensors to load it",
+    ),
+    (b"\x93NUMPY", "a NumPy .npy array"),
+    (b"\x89HDF\r\n\x1a\n", "an HDF5 file"),
+    (b"%PDF", "a PDF document"),
+    (b"\xff\xd8\xff", "a JPEG image"),
+    (b"GIF8", "a GIF image"),
+)
+
+
+def _looks_like(buf: memoryview | bytes) -> str:
+    """``" (it looks like a PNG image)"`` for a file recognized as something other than a record,
+    else ``""``."""
+    head = bytes(buf[:64])
+    for magic, what in _SIGNATURES:
+        if head.startswith(magic):
+            return f" (it looks like {what})"
+    if len(head) >= 2 and head[0] == 0x80 and 2 <= head[1] <= 5 and bytes(buf[-1:]) == b".":
+        return " (it looks like a Python pickle, which burn never loads)"
+    sample = bytes(buf[:4096])
+    if sample and not sample.lstrip().startswith(b"{"):
+        try:
+            text = sample.decode("utf-8")
+        except UnicodeDecodeError:
+            return ""
+        if all(c.isprintable() or c in "\r\n\t" for c in text):
+            return " (it looks like a text file)"
+    return ""
 
 
 def _describe(record: Any) -> list[str]:

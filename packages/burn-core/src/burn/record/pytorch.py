@@ -1,22 +1,14 @@
 """Load a PyTorch ``state_dict`` saved as safetensors into a burn module.
 
-The PyTorch key of each burn param is its path with the field renamed by the table below (by
-the class of the module that owns the field; ``BatchNorm1d``/``BatchNorm2d`` match
-``BatchNorm``), after your regex remaps have been applied to the file's keys:
-
-=============================  ===============  ===================  ==========================
-burn layer (owner class)       burn field       PyTorch field        conversion
-=============================  ===============  ===================  ==========================
-Linear                         weight           weight               transposed: burn stores
-                                                                     ``[d_in, d_out]``, PyTorch
-                                                                     ``[out, in]``
-Linear, Conv*, Embedding       bias / weight    bias / weight        none (same layouts)
-BatchNorm                      gamma / beta     weight / bias        none
-BatchNorm                      running_mean     running_mean         none
-BatchNorm                      running_var      running_var          none
-LayerNorm, GroupNorm,          gamma / beta     weight / bias        none
-InstanceNorm, RmsNorm
-=============================  ===============  ===================  ==========================
+The PyTorch key of each burn param comes from the layer adapters of
+`burn.record.pytorch_adapters` (the table of ``docs/guides/pytorch-weights.md`` is generated from
+them), after your regex remaps have been applied to the file's keys: `Linear` weights are
+transposed (burn ``[d_in, d_out]``, PyTorch ``[out, in]``), norms' ``gamma``/``beta`` are
+PyTorch's ``weight``/``bias``, `MultiHeadAttention` takes its query/key/value projections from
+row blocks of PyTorch's packed ``in_proj_weight``/``in_proj_bias``, the recurrent layers take
+their gates from ``weight_ih_l<k>[_reverse]`` and friends (PyTorch's gate order: LSTM ``i, f,
+g, o``, GRU ``r, z, n``), and the transformer layers map PyTorch's ``linear1``/``linear2``/
+``norm1``/``norm2``/``self_attn`` names (the norms by `norm_first`: see the guide).
 
 PyTorch's ``num_batches_tracked`` buffers are skipped. Other fields keep their names. Pass
 ``layer_fields`` to extend or override the table for your own layers.
@@ -35,6 +27,7 @@ from burn.record._tree import tensor_data
 from burn.record.encodings import read_safetensors_header
 from burn.record.errors import RecordError
 from burn.record.items import ParamRecord
+from burn.record.pytorch_adapters import ADAPTERS, SKIP_KEYS, adapters_with, take, torch_sources
 
 if TYPE_CHECKING:
     from burn.backend.device import Device
@@ -42,21 +35,15 @@ if TYPE_CHECKING:
 
 M = TypeVar("M", bound="Module")
 
-_NORM = {"gamma": "weight", "beta": "bias"}
 LAYER_FIELDS: dict[str, dict[str, str]] = {
-    "Linear": {},
-    "BatchNorm": dict(_NORM),
-    "LayerNorm": dict(_NORM),
-    "GroupNorm": dict(_NORM),
-    "InstanceNorm": dict(_NORM),
-    "RmsNorm": dict(_NORM),
+    a.layer: {r.burn: r.torch for r in a.rules if "." not in r.burn and r.part is None and not r.sets}
+    for a in ADAPTERS
+    if a.layer in ("Linear", "BatchNorm", "LayerNorm", "GroupNorm", "InstanceNorm", "RmsNorm")
 }
-"""Owner class name -> {burn field: PyTorch field} (fields not listed keep their name)."""
+"""Owner class name -> {burn field: PyTorch field} of the simple layers (a view of `ADAPTERS`)."""
 
 TRANSPOSED: frozenset[tuple[str, str]] = frozenset({("Linear", "weight")})
 """(owner class, burn field) pairs whose 2-D tensors PyTorch stores transposed."""
-
-SKIP_KEYS: tuple[str, ...] = (r"(^|\.)num_batches_tracked$",)
 
 
 def load_pytorch_safetensors(
@@ -78,7 +65,8 @@ def load_pytorch_safetensors(
         module: the burn module to fill (built with lazy params, no initializer runs).
         key_remap: ``(regex, replacement)`` pairs applied in order to every key of the file with
             ``re.sub`` before matching, e.g. ``[(r"^encoder\\.layer\\.(\\d+)", r"layers.\\1")]``.
-        layer_fields: extra entries for the field-name table (owner class name -> {burn: torch}).
+        layer_fields: extra renames by layer class (owner class name -> {burn field: torch field}),
+            taking precedence over the built-in adapters.
         transpose_linear: transpose Linear weights (PyTorch ``[out, in]`` -> burn ``[in, out]``).
         skip_keys: regexes of file keys to ignore (default: ``num_batches_tracked``).
         strict, allow_partial, device: as in `Module.load_record`.
@@ -105,9 +93,10 @@ def load_pytorch_safetensors(
         raise err.with_source(source) from err.__cause__
     remaps = [(re.compile(pattern), repl) for pattern, repl in key_remap]
     skips = [re.compile(pattern) for pattern in skip_keys]
-    table = {name: dict(fields) for name, fields in LAYER_FIELDS.items()}
-    for name, fields in (layer_fields or {}).items():
-        table.setdefault(name, {}).update(fields)
+    try:
+        sources = torch_sources(module, adapters_with(layer_fields, transpose_linear=transpose_linear))
+    except RecordError as err:
+        raise err.with_source(source) from err
 
     tensors: dict[str, Any] = {}
     for key, (dtype, shape, count, begin, end) in entries.items():
@@ -125,20 +114,21 @@ def load_pytorch_safetensors(
 
     record: dict[str, ParamRecord] = {}
     looked_up: dict[str, str] = {}
-    for burn_path, (owner, field) in _param_owners(module).items():
-        layer = _layer_name(owner, table)
-        torch_field = table.get(layer, {}).get(field, field) if layer else field
-        torch_key = burn_path[: len(burn_path) - len(field)] + torch_field
-        looked_up[burn_path] = torch_key
-        data = tensors.pop(torch_key, None)
-        if data is None:
+    used: set[str] = set()
+    for burn_path, where in sources.items():
+        looked_up[burn_path] = where.key
+        found = tensors.get(where.key)
+        if found is None:
             continue
-        value: Any = data
-        if transpose_linear and layer and (layer, field) in TRANSPOSED and len(data.shape) == 2:
-            value = data.array.T  # a view: made contiguous when this param is loaded, not before
+        used.add(where.key)
+        try:
+            value: Any = take(found, where, burn_path) if where.part or where.transpose else found
+        except RecordError as err:
+            raise err.with_source(source) from err
         record[burn_path] = ParamRecord(None, value)
     for key, data in tensors.items():  # left over: unexpected keys, reported under their own names
-        record.setdefault(key, ParamRecord(None, data))
+        if key not in used:
+            record.setdefault(key, ParamRecord(None, data))
     try:
         # The tensors view our own buffer of the file: the backend may adopt them without a copy.
         return _load(module, as_module_record(record), strict, allow_partial, device, adopt=True)
@@ -148,39 +138,3 @@ def load_pytorch_safetensors(
         if missing:
             detail = " (PyTorch keys looked up: " + ", ".join(f"{p} <- {looked_up[p]}" for p in missing) + ")"
         raise RecordError(err.reason + detail, source=source, path=err.path) from err
-
-
-def _layer_name(owner: Any, table: Mapping[str, Any]) -> str | None:
-    for cls in type(owner).__mro__:
-        name = cls.__name__
-        if name in table:
-            return name
-        base = re.sub(r"\d+d$", "", name)  # BatchNorm2d -> BatchNorm
-        if base in table:
-            return base
-    return None
-
-
-def _param_owners(module: Module) -> dict[str, tuple[Any, str]]:
-    """Each param path -> (the module that holds it, the path relative to that module), in the
-    same depth-first order as `Module.visit`."""
-    from burn.module.base import Module
-    from burn.module.param import Param
-
-    owners: dict[str, tuple[Any, str]] = {}
-
-    def walk(value: Any, path: str, owner: Any, rel: str) -> None:
-        if isinstance(value, Param):
-            owners[path] = (owner, rel)
-        elif isinstance(value, Module):
-            for name, child in vars(value).items():
-                walk(child, f"{path}.{name}" if path else name, value, name)
-        elif isinstance(value, (list, tuple)):
-            for i, item in enumerate(value):
-                walk(item, f"{path}.{i}", owner, f"{rel}.{i}")
-        elif isinstance(value, dict):
-            for key, item in value.items():
-                walk(item, f"{path}.{key}", owner, f"{rel}.{key}")
-
-    walk(module, "", None, "")
-    return owners

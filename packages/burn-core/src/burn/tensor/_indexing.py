@@ -19,28 +19,43 @@ from burn.tensor._base import TensorBase
 Shape = tuple[int, ...]
 
 
-def normalize_range(op: str, r: Any, n: int, dim: int) -> slice:
+def normalize_range(op: str, r: Any, n: int, dim: int) -> tuple[slice, bool]:
     """One entry of a `slice()` range list as ``slice(start, stop, step)`` with
-    ``0 <= start <= stop <= n`` and ``step >= 1`` (out-of-range ends clamp, like Python)."""
+    ``0 <= start <= stop <= n`` and ``step >= 1`` (out-of-range ends clamp, like Python), and
+    whether the selected elements are then reversed (a negative step).
+
+    A Python `slice` follows Python (``slice(None, None, -1)`` reverses the dim); a
+    ``(start, end, step)`` triple follows Burn's ``s![start..end; step]``: the range
+    ``start..end`` walked with ``|step|``, from its end when `step` is negative.
+    """
     if r is None:
-        return slice(0, n, 1)
+        return slice(0, n, 1), False
     if isinstance(r, slice):
-        if r.step is not None and r.step <= 0:
-            raise ValueError(
-                f"{op}: dim {dim}: the step of {r} must be positive (use flip(), or t[::-1] which flips)"
-            )
-        start, stop, step = r.indices(n)
-    elif isinstance(r, (tuple, list)) and len(r) == 2:
-        start, stop, step = slice(r[0], r[1]).indices(n)
+        if r.step is not None and r.step == 0:
+            raise ValueError(f"{op}: dim {dim}: the step of {r} must not be zero")
+        picked = range(*r.indices(n))
+    elif isinstance(r, (tuple, list)) and len(r) in (2, 3):
+        step = 1 if len(r) == 2 else r[2]
+        if not isinstance(step, numbers.Integral) or step == 0:
+            raise ValueError(f"{op}: dim {dim}: the step of {tuple(r)} must be a non-zero int")
+        start, stop, _ = slice(r[0], r[1]).indices(n)
+        picked = range(start, max(start, stop))[:: int(step)]
     else:
         raise TypeError(
-            f"{op}: dim {dim}: each range must be a (start, end) pair, a slice or None, got {r!r}"
+            f"{op}: dim {dim}: each range must be a (start, end) pair, a (start, end, step) "
+            f"triple, a slice or None, got {r!r}"
         )
-    return slice(start, stop if stop > start else start, step)
+    if picked.step > 0:
+        return slice(picked.start, max(picked.start, picked.stop), picked.step), False
+    if not picked:
+        return slice(0, 0, 1), False
+    # Negative step: the same elements in ascending order, reversed afterwards by a flip.
+    return slice(picked[-1], picked[0] + 1, -picked.step), len(picked) > 1
 
 
-def normalize_ranges(op: str, ranges: Any, shape: Shape) -> tuple[slice, ...]:
-    """A range list (one entry per leading dim) as one concrete slice per dim of `shape`."""
+def normalize_ranges(op: str, ranges: Any, shape: Shape) -> tuple[tuple[slice, ...], tuple[int, ...]]:
+    """A range list (one entry per leading dim) as one concrete ascending slice per dim of
+    `shape`, and the dims whose selection is then reversed (negative steps)."""
     if isinstance(ranges, slice) or ranges is None:
         ranges = (ranges,)
     elif not isinstance(ranges, Sequence) or isinstance(ranges, str):
@@ -49,9 +64,10 @@ def normalize_ranges(op: str, ranges: Any, shape: Shape) -> tuple[slice, ...]:
         )
     if len(ranges) > len(shape):
         raise ShapeError(f"{op}: {len(ranges)} ranges for a tensor of rank {len(shape)} (shape {shape})")
-    return tuple(
+    parts = [
         normalize_range(op, ranges[d] if d < len(ranges) else None, n, d) for d, n in enumerate(shape)
-    )
+    ]
+    return tuple(s for s, _ in parts), tuple(d for d, (_, flip) in enumerate(parts) if flip)
 
 
 def is_full(slices: tuple[slice, ...], shape: Shape) -> bool:

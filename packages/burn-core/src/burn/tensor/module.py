@@ -17,12 +17,33 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Literal, cast
+from typing import TYPE_CHECKING, Any
 
 from burn.errors import ShapeError
 from burn.tensor._base import TensorBase, wrap
 from burn.tensor._errors import expect_same, kind_error
 from burn.tensor.kind import Float, Int
+from burn.tensor.module_3d import (
+    ConvPadding,
+    adaptive_avg_pool3d,
+    avg_pool,
+    avg_pool3d,
+    conv3d,
+    conv_padding,
+    conv_transpose1d,
+    conv_transpose3d,
+    max_pool,
+    max_pool3d,
+    max_pool3d_with_indices,
+    pad_input,
+)
+from burn.tensor.module_sampling import (
+    cross_entropy_with_logits,
+    grid_sample_2d,
+    interpolate,
+    interpolate1d,
+    linear,
+)
 
 if TYPE_CHECKING:
     from burn.tensor.tensor import Tensor
@@ -30,17 +51,31 @@ if TYPE_CHECKING:
 __all__ = [
     "adaptive_avg_pool1d",
     "adaptive_avg_pool2d",
+    "adaptive_avg_pool3d",
     "avg_pool1d",
     "avg_pool2d",
+    "avg_pool3d",
     "conv1d",
     "conv2d",
+    "conv3d",
+    "conv_transpose1d",
     "conv_transpose2d",
+    "conv_transpose3d",
+    "deform_conv2d",
     "embedding",
+    "fold4d",
     "interpolate",
+    "interpolate1d",
+    "grid_sample_2d",
+    "linear",
+    "cross_entropy_with_logits",
     "max_pool1d",
     "max_pool1d_with_indices",
     "max_pool2d",
     "max_pool2d_with_indices",
+    "max_pool3d",
+    "max_pool3d_with_indices",
+    "unfold4d",
 ]
 
 Pair = tuple[int, int]
@@ -119,17 +154,21 @@ def conv1d(
     weight: Tensor,
     bias: Tensor | None = None,
     stride: int = 1,
-    padding: int = 0,
+    padding: ConvPadding = 0,
     dilation: int = 1,
     groups: int = 1,
 ) -> Tensor:
     """1-D convolution: ``x [N, C_in, L]``, ``weight [C_out, C_in / groups, K]``, ``bias [C_out]``
-    -> ``[N, C_out, L_out]``."""
+    -> ``[N, C_out, L_out]``; `padding` is an int or a ``(left, right)`` pair (asymmetric: the
+    difference is zero-padded explicitly)."""
     op = "conv1d"
     _, c_in, length = _input(op, x, 3, "[N, C_in, L]")
+    sym, before, after = conv_padding(op, padding, 1)
+    x = pad_input(x, before, after)
+    length = x.shape[2]
     s, p, d = (
         _int(op, "stride", stride, 1),
-        _int(op, "padding", padding, 0),
+        sym[0],
         _int(op, "dilation", dilation, 1),
     )
     g = _int(op, "groups", groups, 1)
@@ -158,21 +197,26 @@ def conv2d(
     weight: Tensor,
     bias: Tensor | None = None,
     stride: IntOrPair = 1,
-    padding: IntOrPair = 0,
+    padding: ConvPadding = 0,
     dilation: IntOrPair = 1,
     groups: int = 1,
 ) -> Tensor:
     """2-D convolution: ``x [N, C_in, H, W]``, ``weight [C_out, C_in / groups, KH, KW]``,
     ``bias [C_out]`` -> ``[N, C_out, H_out, W_out]``; sizes are ints or (height, width) pairs.
+    `padding` may also be ``((top, bottom), (left, right))`` (asymmetric: the difference is
+    zero-padded explicitly, then the convolution runs with the common part).
 
     Raises:
         ShapeError: mismatched channels, groups, or an empty output.
     """
     op = "conv2d"
     _, c_in, h, w = _input(op, x, 4, "[N, C_in, H, W]")
+    sym, before, after = conv_padding(op, padding, 2)
+    x = pad_input(x, before, after)
+    h, w = x.shape[2:]
     s, p, d = (
         _pair(op, "stride", stride, 1),
-        _pair(op, "padding", padding, 0),
+        (sym[0], sym[1]),
         _pair(op, "dilation", dilation, 1),
     )
     g = _int(op, "groups", groups, 1)
@@ -269,10 +313,14 @@ def max_pool2d(
     stride: IntOrPair | None = None,
     padding: IntOrPair = 0,
     dilation: IntOrPair = 1,
+    ceil_mode: bool = False,
 ) -> Tensor:
     """2-D max pooling of ``[N, C, H, W]``; `stride` defaults to the kernel size; padding
-    counts as -inf and is at most half the kernel."""
+    counts as -inf and is at most half the kernel; `ceil_mode` as PyTorch's (a last partial
+    window when it starts inside the input or the left padding)."""
     k, s, p, d = _max_pool2d_args("max_pool2d", x, kernel_size, stride, padding, dilation)
+    if ceil_mode:
+        return max_pool("max_pool2d", x, k, s, p, d, True, False)  # type: ignore[no-any-return]
     return wrap(x._b.max_pool2d(x._p, k, s, p, d), x._b, Float)
 
 
@@ -282,26 +330,45 @@ def max_pool2d_with_indices(
     stride: IntOrPair | None = None,
     padding: IntOrPair = 0,
     dilation: IntOrPair = 1,
+    ceil_mode: bool = False,
 ) -> tuple[Tensor, Tensor]:
     """`max_pool2d` and the Int indices of the maxima (flat ``h * W + w`` in each input plane)."""
     k, s, p, d = _max_pool2d_args("max_pool2d_with_indices", x, kernel_size, stride, padding, dilation)
+    if ceil_mode:
+        return max_pool("max_pool2d_with_indices", x, k, s, p, d, True, True)  # type: ignore[no-any-return]
     out, indices = x._b.max_pool2d_with_indices(x._p, k, s, p, d)
     return wrap(out, x._b, Float), wrap(indices, x._b, Int)
 
 
 def max_pool1d(
-    x: Tensor, kernel_size: int, stride: int | None = None, padding: int = 0, dilation: int = 1
+    x: Tensor,
+    kernel_size: int,
+    stride: int | None = None,
+    padding: int = 0,
+    dilation: int = 1,
+    ceil_mode: bool = False,
 ) -> Tensor:
-    """1-D max pooling of ``[N, C, L]``; `stride` defaults to the kernel size."""
+    """1-D max pooling of ``[N, C, L]``; `stride` defaults to the kernel size; `ceil_mode` as
+    PyTorch's."""
     k, s, p, d = _max_pool1d_args("max_pool1d", x, kernel_size, stride, padding, dilation)
+    if ceil_mode:
+        return max_pool("max_pool1d", x, (k,), (s,), (p,), (d,), True, False)  # type: ignore[no-any-return]
     return wrap(x._b.max_pool1d(x._p, k, s, p, d), x._b, Float)
 
 
 def max_pool1d_with_indices(
-    x: Tensor, kernel_size: int, stride: int | None = None, padding: int = 0, dilation: int = 1
+    x: Tensor,
+    kernel_size: int,
+    stride: int | None = None,
+    padding: int = 0,
+    dilation: int = 1,
+    ceil_mode: bool = False,
 ) -> tuple[Tensor, Tensor]:
     """`max_pool1d` and the Int indices of the maxima along each input row."""
-    k, s, p, d = _max_pool1d_args("max_pool1d_with_indices", x, kernel_size, stride, padding, dilation)
+    op = "max_pool1d_with_indices"
+    k, s, p, d = _max_pool1d_args(op, x, kernel_size, stride, padding, dilation)
+    if ceil_mode:
+        return max_pool(op, x, (k,), (s,), (p,), (d,), True, True)  # type: ignore[no-any-return]
     out, indices = x._b.max_pool1d_with_indices(x._p, k, s, p, d)
     return wrap(out, x._b, Float), wrap(indices, x._b, Int)
 
@@ -312,9 +379,11 @@ def avg_pool2d(
     stride: IntOrPair | None = None,
     padding: IntOrPair = 0,
     count_include_pad: bool = True,
+    ceil_mode: bool = False,
 ) -> Tensor:
     """2-D average pooling of ``[N, C, H, W]``; with `count_include_pad` the zero padding counts
-    in the divisor (PyTorch's default)."""
+    in the divisor (PyTorch's default); `ceil_mode` as PyTorch's (a last partial window divides
+    by what it covers of the input, and of the padding with `count_include_pad`)."""
     op = "avg_pool2d"
     _, _, h, w = _input(op, x, 4, "[N, C, H, W]")
     k = _pair(op, "kernel_size", kernel_size, 1)
@@ -323,13 +392,18 @@ def avg_pool2d(
     _pool_padding(op, k, p)
     _out_size(op, h, k[0], s[0], p[0], 1, "height")
     _out_size(op, w, k[1], s[1], p[1], 1, "width")
-    return wrap(x._b.avg_pool2d(x._p, k, s, p, bool(count_include_pad)), x._b, Float)
+    return avg_pool(op, x, k, s, p, bool(count_include_pad), bool(ceil_mode))
 
 
 def avg_pool1d(
-    x: Tensor, kernel_size: int, stride: int | None = None, padding: int = 0, count_include_pad: bool = True
+    x: Tensor,
+    kernel_size: int,
+    stride: int | None = None,
+    padding: int = 0,
+    count_include_pad: bool = True,
+    ceil_mode: bool = False,
 ) -> Tensor:
-    """1-D average pooling of ``[N, C, L]``."""
+    """1-D average pooling of ``[N, C, L]``; `count_include_pad` and `ceil_mode` as in `avg_pool2d`."""
     op = "avg_pool1d"
     _, _, length = _input(op, x, 3, "[N, C, L]")
     k = _int(op, "kernel_size", kernel_size, 1)
@@ -337,7 +411,7 @@ def avg_pool1d(
     p = _int(op, "padding", padding, 0)
     _pool_padding(op, (k, k), (p, p))
     _out_size(op, length, k, s, p, 1, "length")
-    return wrap(x._b.avg_pool1d(x._p, k, s, p, bool(count_include_pad)), x._b, Float)
+    return avg_pool(op, x, (k,), (s,), (p,), bool(count_include_pad), bool(ceil_mode))
 
 
 def adaptive_avg_pool2d(x: Tensor, output_size: IntOrPair) -> Tensor:
@@ -374,20 +448,5 @@ def embedding(weights: Tensor, indices: Tensor) -> Tensor:
     return wrap(weights._b.embedding(weights._p, indices._p), weights._b, Float)
 
 
-_MODES = ("nearest", "bilinear")
-
-
-def interpolate(
-    x: Tensor, output_size: IntOrPair, mode: str = "nearest", align_corners: bool = False
-) -> Tensor:
-    """Resize ``[N, C, H, W]`` to `output_size` with ``"nearest"`` (PyTorch's) or
-    ``"bilinear"`` interpolation (`align_corners` as in PyTorch)."""
-    op = "interpolate"
-    shape = _input(op, x, 4, "[N, C, H, W]")
-    if mode not in _MODES:
-        raise ValueError(f"{op}: mode must be one of {_MODES}, got {mode!r}")
-    if shape[2] == 0 or shape[3] == 0:
-        raise ShapeError(f"{op}: the input {shape} has an empty spatial dim")
-    out = _pair(op, "output_size", output_size, 1)
-    checked = cast(Literal["nearest", "bilinear"], mode)
-    return wrap(x._b.interpolate(x._p, out, checked, bool(align_corners)), x._b, Float)
+# Deformable convolution, im2col and col2im live in their own module (it imports the helpers above).
+from burn.tensor.module_window import deform_conv2d, fold4d, unfold4d  # noqa: E402

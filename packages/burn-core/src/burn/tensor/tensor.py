@@ -18,6 +18,7 @@ from burn.tensor._creation import (
     resolve_dtype,
 )
 from burn.tensor._errors import describe
+from burn.tensor._hints import HintsMixin, shape_as_varargs
 from burn.tensor.distribution import Distribution
 from burn.tensor.dtype import DType
 from burn.tensor.kind import Bool, Float, Int, Kind
@@ -30,7 +31,7 @@ if TYPE_CHECKING:
 ShapeLike = Sequence[int] | int
 
 
-class Tensor(LayoutOps):
+class Tensor(LayoutOps, HintsMixin):
     """An immutable n-dimensional array on a backend, of kind `burn.Float`, `burn.Int` or
     `burn.Bool`. Every op returns a new tensor; ops dispatch to the backend's ``float_*``,
     ``int_*`` or ``bool_*`` ops by kind.
@@ -116,6 +117,8 @@ class Tensor(LayoutOps):
         kind: Kind,
         backend: Any,
     ) -> Tensor:
+        if isinstance(device, int):  # Tensor.zeros(2, 3): PyTorch's spelling of the shape
+            shape_as_varargs(op, shape, device)
         b, dev = resolve_backend(op, device, backend)
         k, dt = resolve_dtype(op, b, kind if dtype is None else None, dtype)
         if dtype is not None and kind is not Float and kind is not k:

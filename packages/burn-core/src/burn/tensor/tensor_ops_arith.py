@@ -176,7 +176,8 @@ class ArithOps(HostOps):
         )
 
     def matmul(self, other: Tensor) -> Tensor:
-        """Matrix product over the last two dims; leading (batch) dims broadcast. Float, rank >= 2.
+        """Matrix product over the last two dims; leading (batch) dims broadcast. Float or Int
+        (as Burn's int matmul), rank >= 2.
 
         Example:
             >>> a = Tensor.ones((2, 3)); b = Tensor.ones((3, 4))  # doctest: +SKIP
@@ -184,23 +185,24 @@ class ArithOps(HostOps):
             (2, 4)
         """
         b = self._b
+        k = self._k
         if not isinstance(other, TensorBase):
             raise TypeError(f"matmul: the right operand must be a burn.Tensor, got {type(other).__name__}")
-        if other._b is not b or self._k is not Float or other._k is not Float:
-            if other._b is b and self._k is other._k:
-                raise kind_error("matmul", self, "Float tensors", "convert with .float() first")
+        if other._b is not b or k is Bool or other._k is not k:
+            if other._b is b and k is other._k:
+                raise kind_error("matmul", self, "Float or Int tensors", "convert with .float() first")
             raise operand_error("matmul", self, other)
         try:
-            p = b.float_matmul(self._p, other._p)
+            p = b.float_matmul(self._p, other._p) if k is Float else b.int_matmul(self._p, other._p)
         except Exception as exc:
             if len(self.shape) < 2 or len(other.shape) < 2:
                 raise ShapeError(matmul_problem(self.shape, other.shape)) from None
             raise binary_error("matmul", self, other, exc)  # noqa: B904
         # Checked on the result (one shape read instead of two): NumPy-like backends accept rank-1
         # operands with other semantics than Burn's and then return a result of rank < 2.
-        if len(b.float_shape(p)) < 2:
+        if len(b.float_shape(p) if k is Float else b.int_shape(p)) < 2:
             raise ShapeError(matmul_problem(self.shape, other.shape))
-        return wrap(p, b, Float)
+        return wrap(p, b, k)
 
     # -- operators ----------------------------------------------------------------------------
     __add__ = add

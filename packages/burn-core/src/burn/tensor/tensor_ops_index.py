@@ -64,9 +64,8 @@ class IndexOps(ShapeOps):
 
     def scatter(self, dim: int, indices: Any, values: Tensor) -> Tensor:
         """`self` plus `values` summed into the positions `indices` names along `dim` (Burn's
-        scatter adds; `scatter_add` is an alias). `indices` and `values` have the same shape."""
-        if self._k is Bool:
-            raise kind_error("scatter", self, _NUMERIC)
+        scatter adds; `scatter_add` is an alias; Bool tensors OR-accumulate, as Burn's).
+        `indices` and `values` have the same shape."""
         idx = self._index_tensor("scatter", indices)
         expect_same("scatter", self, values, self._k, "values")
         d = self._dim(dim, "scatter")
@@ -101,10 +100,8 @@ class IndexOps(ShapeOps):
         return wrap(p, self._b, self._k)
 
     def select_add(self, dim: int, indices: Any, values: Tensor) -> Tensor:
-        """`self` with `values` added at rows `indices` of `dim` (repeats accumulate);
-        `select_assign` is an alias (Burn's name)."""
-        if self._k is Bool:
-            raise kind_error("select_add", self, _NUMERIC)
+        """`self` with `values` added at rows `indices` of `dim` (repeats accumulate; Bool
+        tensors OR-accumulate, as Burn's); `select_assign` also has an ``"assign"`` mode."""
         idx = self._index_tensor("select_add", indices)
         expect_same("select_add", self, values, self._k, "values")
         shape = self.shape

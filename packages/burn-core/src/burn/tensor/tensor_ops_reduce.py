@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Never
 
 from burn.tensor._base import wrap
 from burn.tensor._errors import kind_error
+from burn.tensor._hints import dim_given
 from burn.tensor.kind import Bool, Float, Int
 from burn.tensor.tensor_ops_compare import CompareOps
 
@@ -22,13 +23,16 @@ class ReduceOps(CompareOps):
     __slots__ = ()
 
     # -- full reductions ----------------------------------------------------------------------
-    def sum(self) -> Tensor:
-        """Sum of all elements, shape ``(1,)``.
+    def sum(self, *torch_dim: Never, **torch_kwargs: Never) -> Tensor:
+        """Sum of all elements, shape ``(1,)``. (PyTorch's ``x.sum(1)`` is `sum_dim`: a dim given
+        here raises a TypeError that says so.)
 
         Example:
             >>> Tensor.from_data([[1, 2], [3, 4]]).sum().tolist()  # doctest: +SKIP
             [10]
         """
+        if torch_dim or torch_kwargs:
+            dim_given("sum", torch_dim, torch_kwargs)
         k = self._k
         if k is Float:
             return wrap(self._b.float_sum(self._p), self._b, Float)
@@ -36,12 +40,18 @@ class ReduceOps(CompareOps):
             return wrap(self._b.int_sum(self._p), self._b, Int)
         raise kind_error("sum", self, _NUMERIC, _BOOL_HINT)
 
-    def mean(self) -> Tensor:
-        """Mean of all elements, shape ``(1,)`` (Int: floor of the mean, as Burn)."""
+    def mean(self, *torch_dim: Never, **torch_kwargs: Never) -> Tensor:
+        """Mean of all elements, shape ``(1,)`` (Int: floor of the mean, as Burn). The mean of
+        an empty Float tensor is NaN; of an empty Int tensor, an error (no int is right).
+        (PyTorch's ``x.mean(1)`` is `mean_dim`: a dim given here raises a TypeError that says so.)"""
+        if torch_dim or torch_kwargs:
+            dim_given("mean", torch_dim, torch_kwargs)
         k = self._k
         if k is Float:
             return wrap(self._b.float_mean(self._p), self._b, Float)
         if k is Int:
+            if 0 in self.shape:
+                raise ValueError(f"mean: an empty Int tensor (shape {self.shape}) has no mean")
             return wrap(self._b.int_mean(self._p), self._b, Int)
         raise kind_error("mean", self, _NUMERIC, _BOOL_HINT)
 
@@ -88,12 +98,17 @@ class ReduceOps(CompareOps):
         raise kind_error("sum_dim", self, _NUMERIC, _BOOL_HINT)
 
     def mean_dim(self, dim: int) -> Tensor:
-        """Mean along `dim` (kept with size 1)."""
+        """Mean along `dim` (kept with size 1); NaN where `dim` is empty (Float), an error for
+        Int (see `mean`)."""
         k = self._k
         if k is Float:
             return wrap(self._b.float_mean_dim(self._p, self._dim(dim, "mean_dim")), self._b, Float)
         if k is Int:
-            return wrap(self._b.int_mean_dim(self._p, self._dim(dim, "mean_dim")), self._b, Int)
+            d = self._dim(dim, "mean_dim")
+            shape = self.shape
+            if shape[d] == 0 and 0 not in shape[:d] + shape[d + 1 :]:
+                raise ValueError(f"mean_dim: dim {dim} of the Int tensor of shape {shape} is empty: no mean")
+            return wrap(self._b.int_mean_dim(self._p, d), self._b, Int)
         raise kind_error("mean_dim", self, _NUMERIC, _BOOL_HINT)
 
     def prod_dim(self, dim: int) -> Tensor:

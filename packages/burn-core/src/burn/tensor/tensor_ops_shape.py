@@ -11,11 +11,12 @@ import builtins
 import math
 import operator
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Never
 
 from burn.errors import ShapeError
 from burn.tensor._base import TensorBase, wrap
 from burn.tensor._errors import expect_same, note_failure
+from burn.tensor._hints import dim_given
 from burn.tensor._indexing import is_full, normalize_ranges, region_shape
 from burn.tensor._scalars import scalar_operand
 from burn.tensor.kind import Bool, Float, Int
@@ -47,11 +48,15 @@ class ShapeOps(ReduceOps):
 
     # -- reshape and permutations -------------------------------------------------------------
     def reshape(self, shape: Sequence[int] | int) -> Tensor:
-        """The same elements in row-major order with another shape; one entry may be -1.
+        """The same elements in row-major order with another shape; one entry may be -1, and
+        (Burn's rule, for a tensor with elements) a 0 keeps the size of the dim at that
+        position. In an empty tensor, 0 is a size-0 dim, as in NumPy.
 
         Example:
             >>> Tensor.arange(6).reshape((2, -1)).shape  # doctest: +SKIP
             (2, 3)
+            >>> Tensor.zeros((2, 6)).reshape((0, 2, -1)).shape  # doctest: +SKIP
+            (2, 2, 3)
 
         Raises:
             ShapeError: the element counts differ or the shape is malformed.
@@ -68,8 +73,26 @@ class ShapeOps(ReduceOps):
             else:
                 p = b.bool_reshape(self._p, shape)
         except Exception as exc:
-            raise self._reshape_error(shape, exc)  # type: ignore[arg-type]  # noqa: B904
+            # A 0 in the target never fits a tensor with elements: it means "keep this dim"
+            # (Burn). Resolved here, off the hot path, only once the plain reshape has failed.
+            kept = self._keep_zeros(shape)  # type: ignore[arg-type]
+            if kept is None:
+                raise self._reshape_error(shape, exc)  # type: ignore[arg-type]  # noqa: B904
+            return self.reshape(kept)
         return wrap(p, b, k)
+
+    def _keep_zeros(self, shape: tuple[int, ...]) -> tuple[int, ...] | None:
+        """`shape` with each 0 replaced by the size of that dim of `self`, when `self` has
+        elements and `shape` has a 0 (None otherwise)."""
+        old = self.shape
+        if 0 not in shape or 0 in old:
+            return None
+        if any(i >= len(old) for i, s in enumerate(shape) if s == 0):
+            raise ShapeError(
+                f"reshape: a 0 in {shape} keeps the size of that dim, but shape {old} has no dim "
+                f"{max(i for i, s in enumerate(shape) if s == 0)}"
+            )
+        return tuple(old[i] if s == 0 else s for i, s in enumerate(shape))
 
     def _reshape_error(self, shape: tuple[int, ...], exc: BaseException) -> BaseException:
         old = self.shape
@@ -180,8 +203,11 @@ class ShapeOps(ReduceOps):
             raise ShapeError(f"squeeze_dims: dims {sorted(bad)} of shape {shape} do not have size 1")
         return self.reshape(tuple(n for d, n in enumerate(shape) if d not in drop))
 
-    def unsqueeze(self) -> Tensor:
-        """Add a leading dim of size 1."""
+    def unsqueeze(self, *torch_dim: Never) -> Tensor:
+        """Add a leading dim of size 1 (PyTorch's ``x.unsqueeze(d)`` is `unsqueeze_dim`: a dim given
+        here raises a TypeError that says so)."""
+        if torch_dim:
+            dim_given("unsqueeze", torch_dim, {})
         return self.reshape((1, *self.shape))
 
     def unsqueeze_dim(self, dim: int) -> Tensor:
@@ -206,20 +232,23 @@ class ShapeOps(ReduceOps):
 
     # -- slicing ------------------------------------------------------------------------------
     def slice(self, ranges: Sequence[Any]) -> Tensor:
-        """The region given by one range per leading dim: a ``(start, end)`` pair, a `slice`
-        with a positive step, or None (whole dim). Negative indices count from the end and
-        out-of-range ends clamp, as in Python slicing.
+        """The region given by one range per leading dim: a ``(start, end)`` pair, a
+        ``(start, end, step)`` triple (Burn's ``s![start..end; step]``: a negative step walks the
+        range from its end), a Python `slice` (Python's meaning: ``slice(None, None, -1)``
+        reverses), or None (whole dim). Negative indices count from the end and out-of-range
+        ends clamp, as in Python slicing. Negative steps become a positive slice and a flip.
 
         Example:
             >>> t = Tensor.arange(12).reshape((3, 4))  # doctest: +SKIP
             >>> t.slice([(0, 2), slice(1, None, 2)]).tolist()  # doctest: +SKIP
             [[1, 3], [5, 7]]
+            >>> t.slice([None, (0, 4, -2)]).tolist()  # doctest: +SKIP
+            [[3, 1], [7, 5], [11, 9]]
         """
         shape = self.shape
-        slices = normalize_ranges("slice", ranges, shape)
-        if is_full(slices, shape):
-            return self  # type: ignore[return-value]
-        return self._slice(slices)
+        slices, flips = normalize_ranges("slice", ranges, shape)
+        out = self if is_full(slices, shape) else self._slice(slices)
+        return out.flip(flips) if flips else out  # type: ignore[return-value]
 
     def _slice(self, slices: tuple[builtins.slice, ...]) -> Tensor:  # `slice` is a method here
         b = self._b
@@ -231,7 +260,8 @@ class ShapeOps(ReduceOps):
         return wrap(b.bool_slice(self._p, slices), b, k)
 
     def slice_assign(self, ranges: Sequence[Any], value: Any) -> Tensor:
-        """A new tensor equal to `self` with the region `ranges` (as in `slice`) replaced by
+        """A new tensor equal to `self` with the region `ranges` (as in `slice`, negative steps
+        included: the value's first element goes to the range's first position) replaced by
         `value`: a tensor of the same kind broadcastable to the region, or a Python number.
 
         Example:
@@ -240,7 +270,7 @@ class ShapeOps(ReduceOps):
             [[1.0, 1.0, 1.0], [0.0, 0.0, 0.0]]
         """
         shape = self.shape
-        slices = normalize_ranges("slice_assign", ranges, shape)
+        slices, flips = normalize_ranges("slice_assign", ranges, shape)
         region = region_shape(slices)
         if not isinstance(value, TensorBase):
             value = self._full_region(region, value)
@@ -253,6 +283,8 @@ class ShapeOps(ReduceOps):
                     f"slice_assign: value of shape {value.shape} does not fit the region {region} "
                     f"selected by {list(slices)} in shape {shape}"
                 ) from None
+        if flips:  # the region is written in ascending order: reverse the value to match
+            value = value.flip(flips)  # type: ignore[attr-defined]
         try:
             p = self._kind_op("slice_assign")(self._p, slices, value._p)
         except Exception as exc:
@@ -339,14 +371,27 @@ class ShapeOps(ReduceOps):
         return wrap(self._kind_op("repeat_dim")(self._p, d, times), self._b, self._k)
 
     def repeat(self, sizes: Sequence[int]) -> Tensor:
-        """Tile each dim ``sizes[i]`` times; extra leading entries add leading dims."""
+        """Tile dim ``i`` ``sizes[i]`` times, keeping the rank (Burn's rule): missing trailing
+        sizes count as 1, and sizes past the rank must be 1. PyTorch's ``repeat`` adds leading
+        dims for extra sizes; here add them first with `unsqueeze_dims`.
+
+        Example:
+            >>> Tensor.from_data([[1, 2]]).repeat((2, 1)).tolist()  # doctest: +SKIP
+            [[1, 2], [1, 2]]
+
+        Raises:
+            ShapeError: a size past the rank is not 1.
+        """
         shape = self.shape
         sizes = tuple(sizes)
-        if len(sizes) < len(shape):
-            raise ShapeError(f"repeat: {len(sizes)} sizes for a tensor of rank {len(shape)} (shape {shape})")
-        extra = len(sizes) - len(shape)
-        out: Tensor = self.reshape((1,) * extra + shape) if extra else self  # type: ignore[assignment]
-        for d, times in enumerate(sizes):
+        if any(s != 1 for s in sizes[len(shape) :]):
+            raise ShapeError(
+                f"repeat: {len(sizes)} sizes {list(sizes)} for a tensor of rank {len(shape)} (shape "
+                f"{shape}); sizes past the rank must be 1 (the rank is kept, as in Burn): add dims "
+                "first with unsqueeze_dims"
+            )
+        out: Tensor = self  # type: ignore[assignment]
+        for d, times in enumerate(sizes[: len(shape)]):
             if times != 1:
                 out = out.repeat_dim(d, times)
         return out

@@ -11,9 +11,18 @@ under development): ``--burn-plugin burn_ndarray.plugin --burn-backend ndarray``
 options: ``"ndarray?float_dtype=float64"`` or ``"autodiff(ndarray)?float_dtype=float64&int_dtype=int32"``
 (``true``/``false`` and integers are converted, anything else stays a string).
 
+A green run must mean the suite ran, so the session stops at once, with a usage error (exit
+status 4), when:
+
+- the suite is collected without any ``--burn-backend`` (the message lists the installed backends);
+- a name is malformed or unknown (with the registry's "did you mean");
+- a backend is installed but its probe says it cannot run here (no GPU, no OpenCL platform): the
+  probe's reason is shown. ``--burn-allow-unavailable`` makes that an explicit choice instead:
+  every test of that backend is then skipped with the reason (CI without the hardware).
+
 Fixtures:
     backend: the backend under test (parametrized over every ``--burn-backend``; skipped with the
-        reason when none is given or the backend cannot run here).
+        probe's reason when it cannot run here and ``--burn-allow-unavailable`` is given).
     device: ``backend.default_device()``.
     float_dtype / int_dtype / numeric_dtype / any_dtype: parametrized over every float / int /
         float-or-int / any dtype burn has; a dtype the backend does not declare is skipped with the
@@ -23,7 +32,9 @@ Fixtures:
 
 from __future__ import annotations
 
+import os
 import zlib
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -32,6 +43,9 @@ NO_BACKEND = (
     "no backend under test: pass --burn-backend NAME (e.g. --burn-backend ndarray) "
     "to run the burn conformance suite"
 )
+ALLOW_UNAVAILABLE = "--burn-allow-unavailable"
+# --burn-backend values skipped under --burn-allow-unavailable, with the probe's reason
+_UNAVAILABLE = pytest.StashKey[dict[str, str]]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -54,6 +68,37 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="import MODULE and register it with burn.plugins.register before the suite runs: "
         "tests a backend that is not installed, e.g. --burn-plugin burn_ndarray.plugin (repeatable)",
     )
+    group.addoption(
+        ALLOW_UNAVAILABLE,
+        action="store_true",
+        default=False,
+        dest="burn_allow_unavailable",
+        help="skip the suite (with the probe's reason) for a --burn-backend that is installed but "
+        "cannot run here, instead of failing: for CI runners without the hardware",
+    )
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_load_initial_conftests(early_config: pytest.Config, parser: pytest.Parser, args: list[str]) -> None:
+    # The suite's node ids are relative to this package when it is run with --pyargs from elsewhere
+    # (``suite/test_sort.py::test_float_sort[ndarray-...]``), as pytest prints them: make them work
+    # as arguments too, so a failure can be re-run as printed (mutmut re-runs tests that way).
+    args[:] = [suite_node_arg(arg, Path(early_config.invocation_params.dir)) for arg in args]
+
+
+def suite_node_arg(arg: str, cwd: Path) -> str:
+    """`arg` with a leading ``suite/`` made absolute when it names a file of the suite, not of `cwd`.
+
+    Example:
+        >>> suite_node_arg("suite/test_sort.py::test_float_sort", Path("/tmp")).endswith(
+        ...     "burn/testing/suite/test_sort.py::test_float_sort")
+        True
+    """
+    path, sep, rest = arg.partition("::")
+    if not path.startswith(("suite/", "suite" + os.sep)) or (cwd / path).exists():
+        return arg
+    mine = Path(__file__).resolve().parent / path
+    return f"{mine}{sep}{rest}" if mine.is_file() else arg
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -73,11 +118,95 @@ def pytest_configure(config: pytest.Config) -> None:
                 bp.register(module)  # already registered (installed): nothing happens
             except Exception as exc:
                 raise pytest.UsageError(f"--burn-plugin {name}: {exc}") from exc
+    allow = bool(config.getoption("burn_allow_unavailable", default=False))
+    unavailable: dict[str, str] = {}
+    for spec in config.getoption("burn_backends", default=[]) or []:
+        reason = unavailable_reason(spec)
+        if reason is None:
+            continue
+        if not allow:
+            raise pytest.UsageError(
+                f"--burn-backend {spec}: {reason}\n(the suite did not run; pass {ALLOW_UNAVAILABLE} "
+                "to skip it instead, e.g. on a CI runner without the hardware)"
+            )
+        unavailable[spec] = reason
+    config.stash[_UNAVAILABLE] = unavailable
 
 
-def pytest_report_header(config: pytest.Config) -> str | None:
+def unavailable_reason(spec: str) -> str | None:
+    """Why the backend of a ``--burn-backend`` value cannot run here, or None when it can.
+
+    Builds nothing: the name is resolved and the base backend's probe is asked.
+
+    Raises:
+        pytest.UsageError: the value is malformed, or names no installed backend or decorator (the
+            message has the registry's "did you mean"), or its plugin failed to load.
+
+    Example:
+        >>> unavailable_reason("ndarray?float_dtype=float64") is None  # doctest: +SKIP
+        True
+    """
+    from burn.errors import BurnError
+    from burn.plugins import registry
+
+    name, _ = parse_backend_arg(spec)
+    try:
+        base = registry.REGISTRY.resolve(name)[-1]
+    except (BurnError, ValueError) as exc:
+        raise pytest.UsageError(f"--burn-backend {spec}: {exc}") from exc
+    status, reason, _exc = base.verdict()
+    if status == "failed":
+        raise pytest.UsageError(f"--burn-backend {spec}: {base.label}: {reason}")
+    if status == "unavailable":
+        return f"{base.label} is installed but cannot run here: {reason}"
+    return None
+
+
+def pytest_report_header(config: pytest.Config) -> list[str] | None:
     names = config.getoption("burn_backends", default=[])
-    return f"burn backends under test: {', '.join(names)}" if names else None
+    if not names:
+        return None
+    lines = [f"burn backends under test: {', '.join(names)}"]
+    for spec, reason in config.stash.get(_UNAVAILABLE, {}).items():
+        lines.append(f"burn backend {spec} SKIPPED ({ALLOW_UNAVAILABLE}): {reason}")
+    return lines
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    # Without --burn-backend every conformance test would be skipped and the run would be green:
+    # stop instead and say what to pass (only when suite tests were collected and would run).
+    config = session.config
+    if config.getoption("burn_backends", default=[]) or config.getoption("collectonly", default=False):
+        return
+    if any(_uses_our_backend(item) for item in session.items):
+        pytest.exit(_no_backend_message(), returncode=pytest.ExitCode.USAGE_ERROR)
+
+
+def _uses_our_backend(item: pytest.Item) -> bool:
+    info = getattr(item, "_fixtureinfo", None)
+    defs = getattr(info, "name2fixturedefs", {}).get("backend") if info is not None else None
+    return bool(defs) and getattr(defs[-1].func, "__module__", None) == __name__
+
+
+def _no_backend_message() -> str:
+    try:
+        from burn.plugins import backends
+
+        rows = [r for r in backends() if r.kind == "backend"]
+    except Exception as exc:  # a broken plugin must not hide the advice itself
+        rows, listing = [], f" (listing the installed backends failed: {exc})"
+    else:
+        listing = (
+            "; installed backends: "
+            + ", ".join(f"{r.name} ({r.status})" if r.status != "available" else r.name for r in rows)
+            if rows
+            else "; no burn backend is installed: pip install burn-ndarray"
+        )
+    example = next((r.name for r in rows if r.status == "available"), "ndarray")
+    return (
+        f"{NO_BACKEND}{listing}. Example: pytest --pyargs burn.testing --burn-backend {example} "
+        f"(or: burn conformance {example})"
+    )
 
 
 def parse_backend_arg(text: str) -> tuple[str, dict[str, Any]]:
@@ -138,7 +267,9 @@ def backend(request: pytest.FixtureRequest) -> Any:
     try:
         return select_backend(name, **options)
     except BackendUnavailableError as exc:
-        pytest.skip(f"backend {spec!r} cannot run here: {exc}")
+        if not request.config.getoption("burn_allow_unavailable", default=False):
+            raise
+        pytest.skip(f"backend {spec!r} cannot run here ({ALLOW_UNAVAILABLE}): {exc}")
 
 
 @pytest.fixture

@@ -156,18 +156,28 @@ class Learner:
 
     # -- the loop -----------------------------------------------------------------------------
     def fit(
-        self, train: DataLoader, valid: DataLoader | None = None, *, resume: bool = False
+        self,
+        train: DataLoader,
+        valid: DataLoader | None = None,
+        *,
+        resume: bool = False,
+        overwrite: bool = False,
     ) -> TrainingResult:
         """Train until `num_epochs` (or early stopping); returns the model and its history.
 
         Args:
             train: the training loader; its batches go to the model's device.
             valid: the validation loader, run through ``model.valid()`` on the inner backend.
-            resume: continue from the latest checkpoint in ``directory/checkpoints``. Without it a
-                fresh run starts and deletes that directory's old checkpoints.
+            resume: continue from the latest checkpoint in ``directory/checkpoints``. A run that
+                already reached `num_epochs` trains nothing: its final metrics are printed and
+                returned (``result.history``, ``result.files``).
+            overwrite: start a fresh run in a `directory` that holds another run's checkpoints,
+                deleting them. Without it (and without `resume`) such a directory is refused, so
+                that running a script twice never silently wipes the first run.
 
         Raises:
             FileNotFoundError: `resume` and no checkpoint exists.
+            FileExistsError: neither `resume` nor `overwrite`, and `directory` holds checkpoints.
         """
         for name, loader in (("train", train), ("valid", valid)):
             if loader is not None and not isinstance(loader, DataLoader):
@@ -177,8 +187,17 @@ class Learner:
         model, history, epoch, step = self.model, History(), 0, 0
         if resume:
             model, history, epoch, step = self._restore(model)
+            if epoch >= self.num_epochs:
+                return self._finished(model, history, epoch)
         else:
             if self.checkpointer is not None:
+                previous = self.checkpointer.latest()
+                if previous is not None and not overwrite:
+                    raise FileExistsError(
+                        f"Learner.fit: {self.directory} already holds a run (checkpoints up to epoch "
+                        f"{previous}): pass resume=True to continue it, overwrite=True to start over "
+                        f"(deleting it), or another directory"
+                    )
                 self.checkpointer.clear()
             if self.seed is not None:
                 self.backend.seed(self.seed)
@@ -255,6 +274,26 @@ class Learner:
             )
         return stop
 
+    def _finished(self, model: Any, history: History, epoch: int) -> TrainingResult:
+        """`fit(resume=True)` on a run that already reached `num_epochs`: report, train nothing."""
+        assert self.checkpointer is not None and self.directory is not None
+        print(
+            f"the run in {self.directory} is complete ({epoch}/{self.num_epochs} epochs): nothing to "
+            "train; its final metrics:",
+            file=self.stream,
+        )
+        for split in ("train", "valid"):
+            means = {k: v for k, v in history.last(split).items() if isinstance(v, (int, float))}
+            if means:
+                print(_summary(epoch, self.num_epochs, split, means, None), file=self.stream)
+        result = TrainingResult(model, history, epoch, checkpoint=self.checkpointer.path(epoch))
+        result.files["csv"], result.files["json"] = history.write(self.directory)
+        plot = self.directory / PLOT_NAME
+        if plot.is_file():
+            result.files["plot"] = plot
+        self.model = model
+        return result
+
     # -- checkpoints ----------------------------------------------------------------------------
     def _save(self, model: Any, history: History, epoch: int, step: int, result: TrainingResult) -> None:
         assert self.checkpointer is not None and self.directory is not None
@@ -326,8 +365,9 @@ def _checked(output: Any, name: str) -> StepOutput:
     return output
 
 
-def _summary(epoch: int, num_epochs: int, split: str, means: dict[str, float], seconds: float) -> str:
+def _summary(epoch: int, num_epochs: int, split: str, means: dict[str, float], seconds: float | None) -> str:
     parts = [
         f"{name} {value:.3g}" if name == "lr" else f"{name} {value:.4f}" for name, value in means.items()
     ]
-    return f"epoch {epoch}/{num_epochs} {split:<5}  " + "  ".join(parts) + f"  ({seconds:.1f} s)"
+    took = "" if seconds is None else f"  ({seconds:.1f} s)"
+    return f"epoch {epoch}/{num_epochs} {split:<5}  " + "  ".join(parts) + took

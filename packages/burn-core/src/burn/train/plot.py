@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import importlib.util
-import os
-import tempfile
+import io
 from pathlib import Path
+from typing import BinaryIO
 
+from burn.record._io import atomic_write
 from burn.train.history import History
 
 PLOT_NAME = "metrics.png"
@@ -52,15 +53,15 @@ def plot_history(history: History, path: str | Path) -> Path | None:
         fig.tight_layout()
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
-        # Write beside the target and rename, so a reader never sees half a PNG.
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-        os.close(fd)
-        try:
-            fig.savefig(tmp, format="png", dpi=100)
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        # Render in memory, then write beside the target and rename, so a reader never sees half a
+        # PNG; atomic_write creates the file with the user's umask (mkstemp would make it 0600).
+        png = io.BytesIO()
+        fig.savefig(png, format="png", dpi=100)
+
+        def write(f: BinaryIO) -> None:
+            f.write(png.getbuffer())
+
+        atomic_write(path, write)
     finally:
         plt.close(fig)
     return path

@@ -91,7 +91,7 @@ KIND_ERRORS: list[tuple[str, Callable[[Any], Any]]] = [
     ("bool-neg", lambda B: -_b(B, (2,))),
     ("bool-sum", lambda B: _b(B, (2,)).sum()),
     ("int-exp", lambda B: _i(B, (2,)).exp()),
-    ("int-matmul", lambda B: _i(B, (2, 2)) @ _i(B, (2, 2))),
+    ("bool-matmul", lambda B: _b(B, (2, 2)) @ _b(B, (2, 2))),
     ("float-not", lambda B: ~_f(B, (2,))),
     ("float-and", lambda B: _f(B, (2,)).bool_and(_f(B, (2,)))),
     ("float-index-tensor", lambda B: _f(B, (2, 3)).gather(1, _f(B, (2, 3)))),
