@@ -1,8 +1,8 @@
 """Helpers of the conformance suite: tolerances, inputs, tensors from NumPy, and checks.
 
 References are computed by NumPy in float64 from the inputs *after* rounding them to the dtype
-under test, so the only error allowed is the backend's own rounding, bounded per dtype by
-`TOLERANCES`.
+under test, so the only error allowed is the backend's own rounding, bounded per dtype by the
+table of `burn.testing.tolerances` (re-exported here).
 """
 
 from __future__ import annotations
@@ -14,26 +14,11 @@ import pytest
 
 from burn.tensor.data import TensorData
 from burn.tensor.dtype import DType
-
-# (rtol, atol) per float dtype for one rounding of a well-conditioned op: a few ulps of the dtype
-# (float64's is far above its ulp, to admit other summation orders and libm implementations,
-# and far below what a float32 computation could reach). Ops that accumulate `n` terms allow
-# `n` times the atol (see `tolerance`).
-TOLERANCES: dict[DType, tuple[float, float]] = {
-    DType.F64: (1e-9, 1e-12),
-    DType.F32: (1e-5, 1e-6),
-    DType.F16: (1e-2, 1e-3),
-    DType.BF16: (4e-2, 1e-2),
-}
+# re-exported: tests import them from here; the table itself lives in tolerances.py
+from burn.testing.tolerances import EPS, TOLERANCES, iterated_tolerance, tolerance  # noqa: F401
 
 FLOAT_DTYPES = (DType.F64, DType.F32, DType.F16, DType.BF16)
 INT_DTYPES = (DType.I64, DType.I32, DType.I16, DType.I8, DType.U8)
-
-
-def tolerance(dtype: DType, terms: int = 1) -> tuple[float, float]:
-    """``(rtol, atol)`` for `dtype` when a result accumulates `terms` rounded terms."""
-    rtol, atol = TOLERANCES[dtype]
-    return rtol, atol * max(1, terms)
 
 
 def require_dtype(backend: Any, dtype: DType) -> None:

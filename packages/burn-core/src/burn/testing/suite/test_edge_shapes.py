@@ -14,7 +14,7 @@ import pytest
 
 from burn.tensor.dtype import DType
 from burn.testing import covers
-from burn.testing.helpers import check_exact, check_float, check_indices, f64, make, rand_float, rand_int
+from burn.testing.helpers import EPS, check_exact, check_float, check_indices, f64, make, rand_float, rand_int
 
 RANK_SHAPES = [(), (3,), (2, 3), (2, 1, 3), (2, 3, 1, 2), (1, 2, 3, 1, 2), (2, 0, 3)]
 
@@ -194,7 +194,6 @@ def test_non_contiguous_int_and_bool_inputs(
 
 
 LARGE = 1 << 20  # ~1e6 elements
-EPS = {DType.F64: 2.0**-52, DType.F32: 2.0**-23, DType.F16: 2.0**-10, DType.BF16: 2.0**-7}
 
 
 @covers(

@@ -20,7 +20,7 @@ from burn import nn, optim, record
 from burn.module import Module, Param
 from burn.plugins import backend as select_backend
 from burn.tensor.dtype import DType
-from burn.testing.helpers import host, make, require_devices
+from burn.testing.helpers import f64, host, iterated_tolerance, make, require_devices, tolerance
 
 _FILE_RECORDERS = [
     record.NamedMpkFileRecorder,
@@ -130,7 +130,8 @@ def test_record_loads_across_backends(backend: Any) -> None:
     backend.seed(4)
     here = _net(backend.default_device())
     there = _net(reference.default_device()).load_record(recorder.load(recorder.record(here.into_record())))
-    np.testing.assert_allclose(forward(there, reference), forward(here, backend), rtol=1e-4, atol=1e-5)
+    rtol, atol = tolerance(backend.float_dtype, terms=10)  # linear + norm layers: sums of a few terms
+    np.testing.assert_allclose(f64(forward(there, reference)), f64(forward(here, backend)), rtol=rtol, atol=atol)
     back = _net(backend.default_device()).load_record(recorder.load(recorder.record(there.into_record())))
     for path, value in _params(here).items():
         np.testing.assert_array_equal(_params(back)[path], value, err_msg=path)
@@ -176,8 +177,8 @@ def test_optimizer_step_matches_numpy(backend: Any, name: str) -> None:
         else:
             m, v = 0.9 * m + 0.1 * g, 0.99 * v + 0.01 * g * g
             want -= 0.1 * (m / (1 - 0.9**t)) / (np.sqrt(v / (1 - 0.99**t)) + 1e-5)
-    rtol = 1e-10 if dtype is DType.F64 else 2e-5
-    np.testing.assert_allclose(host(inner), want, rtol=rtol, atol=rtol)
+    rtol, atol = iterated_tolerance(dtype, steps=len(grads))
+    np.testing.assert_allclose(f64(host(inner)), want, rtol=rtol, atol=atol)
 
 
 class _Mlp(Module):
@@ -234,6 +235,6 @@ def test_training_follows_numpy_reference(backend: Any) -> None:
         net = opt.step(0.05, net, optim.GradientsParams.from_grads(loss.backward(), net))
 
     want = _xor_numpy(w1, b1, w2, b2, steps)
-    rtol = 1e-9 if dtype is DType.F64 else 1e-3
+    rtol, _ = iterated_tolerance(dtype, steps=60)
     np.testing.assert_allclose(losses[:60], want[:60], rtol=rtol, err_msg="loss trajectory vs NumPy float64")
     assert losses[-1] < 0.02 and want[-1] < 0.02, f"XOR not learned: loss {losses[-1]:.4f}"
