@@ -62,7 +62,9 @@ PRED, TARGET = RNG.standard_normal((4, 5)) * 2, RNG.standard_normal((4, 5)) * 2
 
 @pytest.mark.parametrize("reduction", REDUCTIONS)
 def test_l1_smooth_l1_lp(B, reduction) -> None:
-    compare(B, nn.L1Loss(), lambda a, b, r: TF.l1_loss(a, b, reduction=r), [PRED, TARGET], reduction=reduction)
+    compare(
+        B, nn.L1Loss(), lambda a, b, r: TF.l1_loss(a, b, reduction=r), [PRED, TARGET], reduction=reduction
+    )
     for beta in (1.0, 0.5, 0.0):
         compare(
             B,
@@ -87,7 +89,9 @@ def _torch_reduce(loss: Any, reduction: str) -> Any:
 
 @pytest.mark.parametrize("reduction", REDUCTIONS)
 def test_mse_huber_reductions_include_none(B, reduction) -> None:
-    compare(B, nn.MseLoss(), lambda a, b, r: TF.mse_loss(a, b, reduction=r), [PRED, TARGET], reduction=reduction)
+    compare(
+        B, nn.MseLoss(), lambda a, b, r: TF.mse_loss(a, b, reduction=r), [PRED, TARGET], reduction=reduction
+    )
     compare(
         B,
         nn.HuberLossConfig(delta=0.7).init(),
@@ -222,7 +226,9 @@ def test_cross_entropy_nd_matches_torch(B, reduction, extra) -> None:
     compare(
         B,
         nn.CrossEntropyLossConfig(weights=weights, pad_tokens=[2]).init(),
-        lambda x, t, r: TF.cross_entropy(x, t, weight=torch.tensor(weights, dtype=torch.float64), ignore_index=2, reduction=r),
+        lambda x, t, r: TF.cross_entropy(
+            x, t, weight=torch.tensor(weights, dtype=torch.float64), ignore_index=2, reduction=r
+        ),
         [logits],
         [targets],
         reduction,
@@ -276,7 +282,9 @@ def test_ctc_matches_torch(B, reduction, input_lengths, target_lengths) -> None:
 
     def torch_fn(x: Any, targets: Any, r: str) -> Any:
         lp = TF.log_softmax(x, 2)
-        return TF.ctc_loss(lp, targets, torch.tensor(input_lengths), torch.tensor(target_lengths), reduction=r)
+        return TF.ctc_loss(
+            lp, targets, torch.tensor(input_lengths), torch.tensor(target_lengths), reduction=r
+        )
 
     compare(B, burn_fn, torch_fn, [logits], [CTC_TARGETS], reduction)
 

@@ -257,7 +257,9 @@ def test_interpolate_and_adjoint(B64: NdArray, rng: np.random.Generator, out: tu
     nearest = B64.interpolate(x, out, "nearest", False)
     rows, cols = (np.arange(out[0]) * 9) // out[0], (np.arange(out[1]) * 8) // out[1]
     np.testing.assert_array_equal(nearest, x[:, :, rows][:, :, :, cols])
-    for mode, ac in [("nearest", False), ("bilinear", False), ("bilinear", True)]:
+    modes = [("nearest", False), ("bilinear", False), ("bilinear", True), ("nearest-exact", False),
+             ("bicubic", False), ("bicubic", True)]  # fmt: skip
+    for mode, ac in modes:
         got = B64.interpolate(x, out, mode, ac)
         if mode == "bilinear":
             np.testing.assert_allclose(got, naive_bilinear(x, out, ac), rtol=1e-12, atol=1e-12)
@@ -265,8 +267,8 @@ def test_interpolate_and_adjoint(B64: NdArray, rng: np.random.Generator, out: tu
         dx = B64.interpolate_backward(x, gy, out, mode, ac)
         assert dx.shape == x.shape
         np.testing.assert_allclose(np.sum(dx * x), np.sum(got * gy), rtol=1e-10)
-    with pytest.raises(ValueError, match="bicubic"):
-        B64.interpolate(x, out, "bicubic", False)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="'area'"):
+        B64.interpolate(x, out, "area", False)  # type: ignore[arg-type]
 
 
 def test_embedding_and_backward(B: NdArray, rng: np.random.Generator) -> None:

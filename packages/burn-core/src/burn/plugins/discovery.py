@@ -67,11 +67,11 @@ def describe_exception(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
-def iter_entry_points() -> Iterable[EntryPointLike]:
-    """The entry points of group ``burn.backends`` in the environment (tests monkeypatch this)."""
+def iter_entry_points(group: str = ENTRY_POINT_GROUP) -> Iterable[EntryPointLike]:
+    """The entry points of `group` (``burn.backends``) in the environment (tests monkeypatch this)."""
     from importlib.metadata import entry_points
 
-    return entry_points(group=ENTRY_POINT_GROUP)
+    return entry_points(group=group)
 
 
 class ModuleEntryPoint:
@@ -117,9 +117,16 @@ def where(ep_name: str, ep_value: str, package: str, version: str | None) -> str
 
 
 def load_entry_points(
-    pm: pluggy.PluginManager, entry_points: Iterable[EntryPointLike]
+    pm: pluggy.PluginManager,
+    entry_points: Iterable[EntryPointLike],
+    *,
+    hook_names: tuple[str, ...] = HOOK_NAMES,
+    kind: Kind = "backend",
 ) -> tuple[dict[str, PluginSource], list[PluginFailure]]:
     """Import every entry point's object and register it with `pm`, isolating failures.
+
+    `hook_names` are the hooks a plugin of this group may implement and `kind` labels its failures
+    (the collective engines of `burn.distributed` are another group with hooks of their own).
 
     Returns:
         the source of each registered plugin (by plugin name), and the failures.
@@ -127,7 +134,7 @@ def load_entry_points(
     sources: dict[str, PluginSource] = {}
     failures: list[PluginFailure] = []
     for ep in entry_points:
-        result = _load_one(pm, ep)
+        result = _load_one(pm, ep, hook_names, kind)
         if isinstance(result, PluginFailure):
             failures.append(result)
         else:
@@ -135,13 +142,15 @@ def load_entry_points(
     return sources, failures
 
 
-def _load_one(pm: pluggy.PluginManager, ep: EntryPointLike) -> PluginSource | PluginFailure:
+def _load_one(
+    pm: pluggy.PluginManager, ep: EntryPointLike, hook_names: tuple[str, ...], kind: Kind
+) -> PluginSource | PluginFailure:
     package, version = _distribution(ep)
 
     def fail(error: str, exc: BaseException | None = None) -> PluginFailure:
         return PluginFailure(
             ep.name,
-            "backend",
+            kind,
             package,
             version,
             where(ep.name, ep.value, package, version),
@@ -163,19 +172,19 @@ def _load_one(pm: pluggy.PluginManager, ep: EntryPointLike) -> PluginSource | Pl
         pm.register(plugin, name=name)
     except Exception as exc:
         return fail(f"failed to register: {describe_exception(exc)}", exc)
-    problem = check_hooks(pm, plugin)
+    problem = check_hooks(pm, plugin, hook_names)
     if problem:
         pm.unregister(plugin)
         return fail(problem)
     return PluginSource(name, package, version, ep.name, ep.value)
 
 
-def check_hooks(pm: pluggy.PluginManager, plugin: object) -> str:
+def check_hooks(pm: pluggy.PluginManager, plugin: object, hook_names: tuple[str, ...] = HOOK_NAMES) -> str:
     """A reason when `plugin` implements no burn hook or a hook burn does not know, else ``""``."""
     callers = pm.get_hookcallers(plugin) or []
-    unknown = sorted(hc.name for hc in callers if hc.name not in HOOK_NAMES)
+    unknown = sorted(hc.name for hc in callers if hc.name not in hook_names)
     if unknown:
-        return f"implements unknown hook(s) {', '.join(unknown)}; burn's hooks are {', '.join(HOOK_NAMES)}"
+        return f"implements unknown hook(s) {', '.join(unknown)}; burn's hooks are {', '.join(hook_names)}"
     if not callers:
-        return f"implements none of burn's hooks ({', '.join(HOOK_NAMES)}) marked with burn.plugins.hookimpl"
+        return f"implements none of burn's hooks ({', '.join(hook_names)}) marked with burn.plugins.hookimpl"
     return ""

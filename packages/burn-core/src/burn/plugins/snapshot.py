@@ -6,12 +6,13 @@ a hook that raises is recorded against its own plugin and the others still count
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from burn.plugins.discovery import PluginFailure, PluginSource, describe_exception
 from burn.plugins.names import is_identifier
-from burn.plugins.specs import BackendInfo, BackendSpec, DecoratorSpec, Kind, Status
+from burn.plugins.specs import BackendInfo, BackendSpec, DecoratorSpec, EngineSpec, Kind, Status
 
 if TYPE_CHECKING:
     import pluggy
@@ -22,7 +23,9 @@ class Entry:
 
     __slots__ = ("_verdict", "kind", "package", "plugin", "source", "spec", "version")
 
-    def __init__(self, spec: BackendSpec | DecoratorSpec, kind: Kind, source: PluginSource) -> None:
+    def __init__(
+        self, spec: BackendSpec | DecoratorSpec | EngineSpec, kind: Kind, source: PluginSource
+    ) -> None:
         self.spec = spec
         self.kind = kind
         self.source = source
@@ -82,32 +85,44 @@ class Snapshot:
     decorators: dict[str, Entry] = field(default_factory=dict)
     failures: list[PluginFailure] = field(default_factory=list)
     duplicates: dict[tuple[Kind, str], list[Entry]] = field(default_factory=dict)
+    engines: dict[str, Entry] = field(default_factory=dict)  # a snapshot of burn.distributed's group
 
     def table(self, kind: Kind) -> dict[str, Entry]:
+        if kind == "engine":
+            return self.engines
         return self.backends if kind == "backend" else self.decorators
 
     def infos(self) -> list[BackendInfo]:
         """Every row for `burn.backends()`: backends, then decorators, each sorted by name."""
-        rows = [e.info() for e in (*self.backends.values(), *self.decorators.values())]
+        entries = (*self.backends.values(), *self.decorators.values(), *self.engines.values())
+        rows = [e.info() for e in entries]
         rows += [
             BackendInfo(f.name, f.kind, f.package, f.version, "failed", f.message()) for f in self.failures
         ]
         return sorted(rows, key=lambda r: (r.kind != "backend", r.name, r.package))
 
 
-_HOOKS: tuple[tuple[Kind, str, type[BackendSpec] | type[DecoratorSpec]], ...] = (
+SpecType = type[BackendSpec] | type[DecoratorSpec] | type[EngineSpec]
+
+_HOOKS: tuple[tuple[Kind, str, SpecType], ...] = (
     ("backend", "burn_backends", BackendSpec),
     ("decorator", "burn_decorators", DecoratorSpec),
 )
 
 
 def build_snapshot(
-    pm: pluggy.PluginManager, sources: dict[str, PluginSource], load_failures: list[PluginFailure]
+    pm: pluggy.PluginManager,
+    sources: dict[str, PluginSource],
+    load_failures: list[PluginFailure],
+    hooks: Sequence[tuple[Kind, str, SpecType]] = _HOOKS,
 ) -> Snapshot:
-    """Call every plugin's hooks and index the specs by name, recording every failure."""
+    """Call every plugin's hooks and index the specs by name, recording every failure.
+
+    `hooks` are (kind, hook name, spec type): the backends' and decorators' by default.
+    """
     snap = Snapshot(failures=list(load_failures))
     found: dict[tuple[Kind, str], list[Entry]] = {}
-    for kind, hook_name, spec_type in _HOOKS:
+    for kind, hook_name, spec_type in hooks:
         for impl in getattr(pm.hook, hook_name).get_hookimpls():
             source = sources.get(impl.plugin_name) or PluginSource(impl.plugin_name)
             try:
@@ -117,7 +132,7 @@ def build_snapshot(
                     _failure(source, kind, f"{hook_name}() raised {describe_exception(exc)}", exc)
                 )
                 continue
-            if isinstance(result, (BackendSpec, DecoratorSpec)):  # a common slip: `return spec`
+            if isinstance(result, (BackendSpec, DecoratorSpec, EngineSpec)):  # a common slip: `return spec`
                 snap.failures.append(
                     _failure(
                         source,
@@ -175,7 +190,7 @@ def _as_list(result: Any) -> list[Any]:
         return [result]  # reported by _check_spec as the wrong type
 
 
-def _check_spec(item: Any, spec_type: type[BackendSpec] | type[DecoratorSpec], hook_name: str) -> str:
+def _check_spec(item: Any, spec_type: SpecType, hook_name: str) -> str:
     if not isinstance(item, spec_type):
         expected = f"burn.plugins.{spec_type.__name__}"
         return f"{hook_name}() returned {type(item).__name__} {item!r:.60}, expected {expected}"

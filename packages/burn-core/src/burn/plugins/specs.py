@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
     from burn.backend.base import Backend
 
-Kind = Literal["backend", "decorator"]
+Kind = Literal["backend", "decorator", "engine"]
 Status = Literal["available", "unavailable", "failed"]
 
 
@@ -65,12 +65,42 @@ class DecoratorSpec:
 
 
 @dataclass(frozen=True)
+class EngineSpec:
+    """A collective engine a plugin provides (`burn.distributed`): MPI, NCCL...
+
+    Engines live in their own entry-point group, ``burn.collectives``, and hook,
+    ``burn_collective_engines`` (see `burn.distributed.engine.CollectiveEngine` for the contract).
+
+    Attributes:
+        name: the name `burn.distributed.init(engine=...)` selects it by, e.g. ``"mpi"``.
+        factory: ``(**options) -> CollectiveEngine``; imports the heavy library (mpi4py) when called.
+        probe: ``() -> None`` when the engine can run here, else the reason (and how to fix it).
+        description: one line shown by ``burn engines``.
+        package: the distribution providing it; filled from the entry point's distribution when empty.
+        launched: ``() -> bool``: whether this process was started by the engine's launcher (for
+            MPI: an ``mpiexec`` environment), so that `init()` picks the engine by itself.
+
+    Example:
+        >>> spec = EngineSpec(name="mpi", factory=lambda **o: None, package="burn-mpi")
+        >>> spec.name, spec.probe is None
+        ('mpi', True)
+    """
+
+    name: str
+    factory: Callable[..., Any]
+    probe: Callable[[], str | None] | None = None
+    description: str = ""
+    package: str = ""
+    launched: Callable[[], bool] | None = None
+
+
+@dataclass(frozen=True)
 class BackendInfo:
     """One row of `burn.backends()`: a discovered backend or decorator, or a plugin that failed.
 
     Attributes:
         name: the backend's name; for a plugin that failed to load, its entry point's name.
-        kind: ``"backend"`` or ``"decorator"``.
+        kind: ``"backend"``, ``"decorator"`` or (``burn engines``) ``"engine"``.
         package: the distribution it comes from (``""`` when unknown).
         version: that distribution's version, or None when unknown (e.g. registered at run time).
         status: ``"available"`` (ready to use), ``"unavailable"`` (installed, its probe says it cannot

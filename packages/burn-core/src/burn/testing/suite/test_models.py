@@ -213,10 +213,14 @@ def test_training_follows_numpy_reference(backend: Any) -> None:
     OptimizerAdaptor follows the float64 NumPy trajectory, and learns XOR."""
     if not backend.ad_enabled:
         pytest.skip("training needs gradients: run with --burn-backend 'autodiff(<backend>)'")
+    dtype = backend.float_dtype
+    if dtype is DType.F16:
+        # Not a tolerance: Adam's second moment (~1e-3 g^2) underflows float16's range, the update
+        # m / (sqrt(v) + eps) blows up and the run diverges at step 1 (mixed precision is needed).
+        pytest.skip("training in pure float16 diverges: Adam's second moment underflows float16")
     rng = np.random.default_rng(7)
     w1, b1 = rng.standard_normal((2, 8)), rng.standard_normal(8) * 0.1
     w2, b2 = rng.standard_normal((8, 1)), np.zeros(1)
-    dtype = backend.float_dtype
 
     def linear(w: np.ndarray, b: np.ndarray) -> nn.Linear:
         weight, bias = Param.from_tensor(make(backend, w, dtype)), Param.from_tensor(make(backend, b, dtype))

@@ -15,7 +15,7 @@ from burn.tensor.dtype import DType
 from burn.testing import covers
 from burn.testing import nn_reference as nn_ref
 from burn.testing import nn_reference_sampling as ref
-from burn.testing.helpers import check_float, f64, make, rand_float
+from burn.testing.helpers import EPS, check_float, f64, make, rand_float
 
 
 def _module() -> Any:
@@ -142,7 +142,7 @@ def test_grid_sample_2d(
     out = _module().grid_sample_2d(tx, tgrid, mode, padding, align)
     want = ref.grid_sample_2d(x, grid, mode, padding, align)
     # Positions are rounded to the dtype and scaled by the size: allow for that in half precision.
-    rtol, atol = (None, None) if float_dtype in (DType.F64, DType.F32) else (5e-2, 5e-2)
+    rtol, atol = (None, None) if float_dtype in (DType.F64, DType.F32) else (8 * EPS[float_dtype],) * 2
     check_float(out, want, float_dtype, terms=8, rtol=rtol, atol=atol, what=f"grid_sample_2d {padding}")
 
 

@@ -1,0 +1,240 @@
+"""The op IR: contract ops as plain, printable records.
+
+A decorator backend that does not run ops at once (``fusion``; later a remote or router backend)
+describes what it recorded with these records instead of calling the inner backend: a `TensorIR`
+names a value (an id, its shape and dtype), an `OpIR` is one contract op applied to values, and a
+`FusedBlock` is a group of element-wise ops handed to a backend as one kernel. The records know
+nothing of fusion: they are data, and `ELEMENTWISE` describes the element-wise ops of the contract
+(how many tensor inputs and scalars each takes, and what dtype it returns).
+
+Example:
+    >>> x = TensorIR(0, (2, 3), DType.F32)
+    >>> y = TensorIR(1, (2, 3), DType.F32)
+    >>> print(OpIR("float_mul_scalar", (x,), (y,), (0.5,)))
+    t1 = float_mul_scalar(t0, 0.5)  # float32[2, 3]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from burn.tensor.dtype import DType
+
+Shape = tuple[int, ...]
+Kind = Literal["float", "int", "bool"]
+# How an element-wise op's result dtype follows from its inputs: "same" (the first input's),
+# "wider" (the wider of two floats, the contract's promotion rule), "bool", or "cast" (a dtype
+# given as the op's last argument).
+ResultRule = Literal["same", "wider", "bool", "cast"]
+
+
+@dataclass(frozen=True, slots=True)
+class TensorIR:
+    """A value of the IR: an id unique within its recording, a shape and a dtype.
+
+    Example:
+        >>> str(TensorIR(4, (2, 3), DType.F32))
+        't4: float32[2, 3]'
+    """
+
+    id: int
+    shape: Shape
+    dtype: DType
+
+    def __str__(self) -> str:
+        return f"t{self.id}: {self.dtype.value}{list(self.shape)}"
+
+
+@dataclass(frozen=True, slots=True)
+class OpIR:
+    """One contract op: its name (``"float_add"``), input and output values and scalar arguments.
+
+    Example:
+        >>> a, b = TensorIR(0, (3,), DType.F32), TensorIR(1, (3,), DType.F32)
+        >>> print(OpIR("float_add", (a, b), (TensorIR(2, (3,), DType.F32),)))
+        t2 = float_add(t0, t1)  # float32[3]
+    """
+
+    op: str
+    inputs: tuple[TensorIR, ...]
+    outputs: tuple[TensorIR, ...]
+    scalars: tuple[float, ...] = ()
+
+    def __str__(self) -> str:
+        args = [f"t{t.id}" for t in self.inputs] + [repr(s) for s in self.scalars]
+        outs = ", ".join(f"t{t.id}" for t in self.outputs)
+        types = ", ".join(f"{t.dtype.value}{list(t.shape)}" for t in self.outputs)
+        return f"{outs} = {self.op}({', '.join(args)})  # {types}"
+
+
+@dataclass(frozen=True, slots=True)
+class ElementwiseSpec:
+    """What the IR knows of an element-wise contract op.
+
+    Attributes:
+        arity: number of tensor inputs (they broadcast against each other).
+        nscalars: number of Python number arguments after the tensors.
+        result: how the result dtype is found (see `ResultRule`).
+        kinds: the kind of each tensor input (``"float"``, ``"int"``, ``"bool"``).
+    """
+
+    arity: int
+    nscalars: int
+    result: ResultRule
+    kinds: tuple[Kind, ...]
+
+
+def _specs(names: str, arity: int, nscalars: int, result: ResultRule, kinds: tuple[Kind, ...]) -> dict[str, ElementwiseSpec]:
+    return {name: ElementwiseSpec(arity, nscalars, result, kinds) for name in names.split()}
+
+
+_F1: tuple[Kind, ...] = ("float",)
+_F2: tuple[Kind, ...] = ("float", "float")
+# Every element-wise contract op the IR can describe, by contract name. Reductions, matmul,
+# layout and indexing ops are not element-wise: a recording backend runs them as they come.
+ELEMENTWISE: dict[str, ElementwiseSpec] = {
+    **_specs(
+        "float_exp float_log float_sqrt float_abs float_sin float_cos float_tanh float_erf float_round "
+        "float_floor float_ceil float_neg float_recip float_log1p float_sign relu gelu sigmoid log_sigmoid silu",
+        1, 0, "same", _F1,
+    ),
+    **_specs(
+        "float_add_scalar float_sub_scalar float_mul_scalar float_div_scalar float_remainder_scalar "
+        "float_powf_scalar float_clamp_min float_clamp_max leaky_relu softplus",
+        1, 1, "same", _F1,
+    ),
+    **_specs("float_clamp hard_sigmoid", 1, 2, "same", _F1),
+    **_specs(
+        "float_add float_sub float_mul float_div float_remainder float_powf relu_backward sigmoid_backward "
+        "gelu_backward",
+        2, 0, "wider", _F2,
+    ),
+    **_specs("float_is_nan float_is_inf", 1, 0, "bool", _F1),
+    **_specs(
+        "float_equal float_not_equal float_greater float_greater_equal float_lower float_lower_equal",
+        2, 0, "bool", _F2,
+    ),
+    **_specs(
+        "float_equal_elem float_not_equal_elem float_greater_elem float_greater_equal_elem float_lower_elem "
+        "float_lower_equal_elem",
+        1, 1, "bool", _F1,
+    ),
+    **_specs("bool_not", 1, 0, "bool", ("bool",)),
+    **_specs("bool_and bool_or bool_equal", 2, 0, "bool", ("bool", "bool")),
+    "float_mask_where": ElementwiseSpec(3, 0, "same", ("float", "bool", "float")),
+    "float_mask_fill": ElementwiseSpec(2, 1, "same", ("float", "bool")),
+    "float_cast": ElementwiseSpec(1, 0, "cast", _F1),
+    "int_into_float": ElementwiseSpec(1, 0, "cast", ("int",)),
+    "bool_into_float": ElementwiseSpec(1, 0, "cast", ("bool",)),
+}
+
+
+def broadcast_shapes(op: str, shapes: Sequence[Shape]) -> Shape:
+    """The NumPy broadcast of `shapes`; raises `ValueError` naming `op` when they do not broadcast.
+
+    Example:
+        >>> broadcast_shapes("float_add", [(4, 1), (3,)])
+        (4, 3)
+    """
+    rank = max(len(s) for s in shapes)
+    out = [1] * rank
+    for shape in shapes:
+        off = rank - len(shape)
+        for d, size in enumerate(shape):
+            cur = out[off + d]
+            if size != cur:
+                if cur == 1:
+                    out[off + d] = size
+                elif size != 1:
+                    listed = ", ".join(str(s) for s in shapes)
+                    raise ValueError(f"{op}: shapes {listed} do not broadcast")
+    return tuple(out)
+
+
+def result_dtype(op: str, dtypes: Sequence[DType], cast: DType | None = None) -> DType | None:
+    """The dtype element-wise `op` returns for inputs of `dtypes`, or None when the IR does not
+    decide it (two different floats of one size: a backend's own rule applies).
+
+    Example:
+        >>> result_dtype("float_add", [DType.F32, DType.F64]).value
+        'float64'
+    """
+    rule = ELEMENTWISE[op].result
+    if rule == "bool":
+        return DType.BOOL
+    if rule == "cast":
+        return cast
+    first = dtypes[0]
+    if rule == "same":
+        return first
+    second = dtypes[1]
+    if first is second:
+        return first
+    if first.itemsize == second.itemsize:
+        return None
+    return first if first.itemsize > second.itemsize else second
+
+
+@dataclass(frozen=True, slots=True)
+class FusedBlock:
+    """Element-wise ops that run as one kernel over one iteration shape.
+
+    Every op's output broadcasts to `shape`, and a kernel evaluates the ops in order at each
+    element of `shape`, reading each of `inputs` through broadcasting. Values not in `outputs`
+    never leave the kernel; each of `outputs` is written to a new contiguous buffer of its own
+    shape (an output smaller than `shape` is written once per element that broadcasts onto it,
+    always with the same value).
+
+    Attributes:
+        shape: the iteration shape.
+        inputs: values read from existing tensors, in the order they are handed to the backend.
+        ops: the element-wise ops, in program order; each reads inputs or earlier ops' outputs.
+        outputs: values the kernel must write, in the order the backend returns them.
+
+    Example:
+        >>> x = TensorIR(0, (4,), DType.F32)
+        >>> y = TensorIR(1, (4,), DType.F32)
+        >>> block = FusedBlock((4,), (x,), (OpIR("float_exp", (x,), (y,)),), (y,))
+        >>> block.signature() == FusedBlock((4,), (x,), block.ops, (y,)).signature()
+        True
+    """
+
+    shape: Shape
+    inputs: tuple[TensorIR, ...]
+    ops: tuple[OpIR, ...]
+    outputs: tuple[TensorIR, ...]
+
+    def signature(self) -> tuple[Any, ...]:
+        """What a generated kernel depends on, with ids renumbered locally: inputs 0.., then each
+        op's outputs in order. Shapes and scalar values are not part of it (kernel arguments)."""
+        local: dict[int, int] = {}
+        for t in self.inputs:
+            local[t.id] = len(local)
+        ops = []
+        for op in self.ops:
+            ins = tuple(local[t.id] for t in op.inputs)
+            for t in op.outputs:
+                local[t.id] = len(local)
+            ops.append((op.op, ins, tuple(t.dtype for t in op.outputs), len(op.scalars)))
+        return (
+            tuple(t.dtype for t in self.inputs),
+            tuple(ops),
+            tuple(local[t.id] for t in self.outputs),
+        )
+
+    def __str__(self) -> str:
+        head = (
+            f"fused block over {list(self.shape)}: {len(self.ops)} ops, {len(self.inputs)} inputs, "
+            f"{len(self.outputs)} outputs"
+        )
+        lines = [head, "  in  " + ", ".join(str(t) for t in self.inputs)]
+        lines.extend(f"  {op}" for op in self.ops)
+        lines.append("  out " + ", ".join(f"t{t.id}" for t in self.outputs))
+        return "\n".join(lines)
+
+
+__all__ = [
+    "ELEMENTWISE", "ElementwiseSpec", "FusedBlock", "OpIR", "TensorIR", "broadcast_shapes", "result_dtype",
+]
