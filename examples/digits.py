@@ -14,6 +14,8 @@ runs) and reports the test accuracy there.
 
 Run: ``python examples/digits.py`` (needs burn-ndarray, burn-autodiff and scikit-learn), e.g.
 ``python examples/digits.py --model cnn --epochs 8 --out runs/cnn --infer-backend ndarray``.
+Data-parallel: ``mpiexec -n 2 python examples/digits.py --ddp`` (needs ``burn-mpi[mpich]``): each
+process trains a replica on its shard of every batch (the batch of 32 split between them).
 It exits with an error if the test accuracy is below ``--min-accuracy`` (default 0.95 for the MLP).
 """
 
@@ -35,6 +37,7 @@ from burn.train import (
     AccuracyMetric,
     ArrayDataset,
     DataLoader,
+    DataParallel,
     Learner,
     LearningRateMetric,
     LossMetric,
@@ -148,24 +151,29 @@ def train(
     progress: str = "auto",
     plot: bool = True,
     overwrite: bool = False,
+    ddp: bool = False,
 ) -> tuple[Any, Any]:
     """Train on the digits' training split (validating on the test split each epoch), save the
     model and its config into `out`, and return ``(model, TrainingResult)``.
 
-    A fresh run refuses an `out` that holds another run (`FileExistsError`) unless `overwrite`."""
+    A fresh run refuses an `out` that holds another run (`FileExistsError`) unless `overwrite`.
+    With `ddp` (under ``mpiexec``) every process trains a replica on `batch_size / world_size` items
+    of each batch; rank 0 saves."""
     out = Path(out)
     backend_ = training_backend(backend)
     device = backend_.default_device()
     backend_.seed(seed)  # the lazy initializers run on the first step; a resume overwrites the params
     data = load_digits(seed)
     config = DigitsModelConfig(kind=model)
+    strategy = DataParallel() if ddp else None
+    world = 1 if strategy is None else strategy.world_size
+    batch_size = max(1, batch_size // world)  # per process: the same global batch
+    shard = -(-len(data.y_train) // world)
     learner = Learner(
         config.init(device),
         optim.AdamConfig().init(),
         classify,
-        lr=optim.lr_scheduler.CosineAnnealingLrSchedulerConfig(
-            lr, epochs * -(-len(data.y_train) // batch_size)
-        ).init(),
+        lr=optim.lr_scheduler.CosineAnnealingLrSchedulerConfig(lr, epochs * -(-shard // batch_size)).init(),
         num_epochs=epochs,
         metrics=[LossMetric(), AccuracyMetric(), LearningRateMetric()],
         directory=out,
@@ -173,12 +181,14 @@ def train(
         seed=seed,
         progress=progress,
         plot=plot,
+        strategy=strategy,
     )
     train_loader = DataLoader(ArrayDataset(data.x_train, data.y_train), batch_size, shuffle=True, seed=seed)
     test_loader = DataLoader(ArrayDataset(data.x_test, data.y_test), 256)
     result = learner.fit(train_loader, test_loader, resume=resume, overwrite=overwrite)
-    result.model.save_file(out / MODEL_FILE, record.NamedMpkFileRecorder())
-    config.save(out / CONFIG_FILE)
+    if strategy is None or strategy.is_main:
+        result.model.save_file(out / MODEL_FILE, record.NamedMpkFileRecorder())
+        config.save(out / CONFIG_FILE)
     return result.model, result
 
 
@@ -227,6 +237,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--lr", type=float, default=1e-2)
     parser.add_argument("--progress", choices=["auto", "bar", "plain", "none"], default="auto")
     parser.add_argument("--min-accuracy", type=float, default=None, help="fail below this (MLP default 0.95)")
+    parser.add_argument(
+        "--ddp", action="store_true", help="data-parallel over the processes of `mpiexec -n N` (burn-mpi)"
+    )
     args = parser.parse_args(argv)
     if args.epochs < 1:
         parser.error(f"--epochs must be at least 1, got {args.epochs}")
@@ -256,6 +269,16 @@ def run_folder(base: Path, *, resume: bool, overwrite: bool) -> Path:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
+    if args.ddp:
+        import burn.distributed as dist
+
+        ctx = dist.init()
+        if not ctx.is_main:  # rank 0 prints and reports; the others train their replica
+            return _ddp_worker(
+                args,
+                run_folder(Path(f"runs/digits-{args.model}"), resume=args.resume, overwrite=args.overwrite),
+            )
+        print(f"data-parallel on {ctx.world_size} processes ({ctx.engine.name} engine)")
     base = Path(f"runs/digits-{args.model}")
     out = Path(args.out) if args.out else run_folder(base, resume=args.resume, overwrite=args.overwrite)
     if out != base and not args.out and not args.resume:
@@ -277,6 +300,7 @@ def main(argv: list[str] | None = None) -> int:
             lr=args.lr,
             progress=args.progress,
             overwrite=args.overwrite,
+            ddp=args.ddp,
         )
     except FileExistsError as exc:  # --out names a folder with a run in it
         print(
@@ -308,6 +332,23 @@ def main(argv: list[str] | None = None) -> int:
     if test_accuracy < minimum:
         print(f"test accuracy {test_accuracy:.4f} is below {minimum}", file=sys.stderr)
         return 1
+    return 0
+
+
+def _ddp_worker(args: argparse.Namespace, default_out: Path) -> int:
+    """A rank other than 0 under ``--ddp``: trains its replica, prints and saves nothing."""
+    train(
+        Path(args.out) if args.out else default_out,
+        model=args.model,
+        backend=args.backend,
+        epochs=args.epochs,
+        resume=args.resume,
+        seed=args.seed,
+        lr=args.lr,
+        progress="none",
+        overwrite=args.overwrite,
+        ddp=True,
+    )
     return 0
 
 

@@ -1,4 +1,4 @@
 """Benchmark sections; each module has ``run(settings) -> list[Table]``. `SECTIONS` lists them in
 the order `run.py` runs them."""
 
-SECTIONS = ("ops", "autodiff_ops", "mlp", "cnn", "adam", "record", "scaling", "memory", "opencl")
+SECTIONS = ("ops", "autodiff_ops", "mlp", "cnn", "adam", "record", "scaling", "memory", "opencl", "fusion")

@@ -107,6 +107,8 @@ MUTANTS: dict[str, type[NdArray]] = {cls.name: cls for cls in (PromotionMutant, 
 @bp.hookimpl
 def burn_backends() -> list[bp.BackendSpec]:
     return [
-        bp.BackendSpec(name, factory=cls, description="NdArray with an injected bug", package="burn-core tests")
+        bp.BackendSpec(
+            name, factory=cls, description="NdArray with an injected bug", package="burn-core tests"
+        )
         for name, cls in MUTANTS.items()
     ]

@@ -26,7 +26,7 @@ from burn.plugins import registry
 
 SRC = Path(bp.__file__).resolve().parents[2]
 
-PLUGIN = '''
+PLUGIN = """
 import burn.plugins as bp
 from burn.backend import Backend, Device
 
@@ -41,7 +41,7 @@ class Gpu(Backend):
 @bp.hookimpl
 def burn_backends():
     return [bp.BackendSpec("gpu", factory=Gpu, probe=lambda: "no GPU on this machine", package="burn-gpu")]
-'''
+"""
 
 
 def _pytest(tmp_path: Path, *args: str) -> tuple[int, str]:
@@ -108,7 +108,9 @@ class Gpu(Backend):
 def _gpu_plugin() -> types.ModuleType:
     mod = types.ModuleType("guard_gpu_plugin")
     mod.burn_backends = bp.hookimpl(  # type: ignore[attr-defined]
-        lambda: [bp.BackendSpec("gpu", factory=Gpu, probe=lambda: "no GPU on this machine", package="burn-gpu")]
+        lambda: [
+            bp.BackendSpec("gpu", factory=Gpu, probe=lambda: "no GPU on this machine", package="burn-gpu")
+        ]
     )
     return mod
 

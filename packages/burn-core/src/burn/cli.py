@@ -8,6 +8,10 @@ Usage::
                                                    # (fails when NAME cannot run here, unless
                                                    # --burn-allow-unavailable is passed)
     burn record inspect FILE [FILE...]              # metadata and param tree of record files
+    burn onnx inspect FILE [FILE...]                # an ONNX file's ops and which burn runs
+    burn engines [--json]                           # collective engines (burn.distributed)
+    burn launch -n N script.py [args...]            # mpiexec -n N python script.py args...
+    burn ops [OP...] [--backend NAME] [--json | --markdown]   # what each default op is built from
 
 Also runs as ``python -m burn``.
 """
@@ -50,6 +54,23 @@ def _parser() -> argparse.ArgumentParser:
         "name", help="backend name, e.g. ndarray, 'autodiff(ndarray)', 'ndarray?float_dtype=float64'"
     )
     conf.add_argument("pytest_args", nargs=argparse.REMAINDER, help="arguments passed on to pytest")
+    ops = sub.add_parser(
+        "ops",
+        help="show which ops each default op of the backend contract is built from",
+        description="For plugin authors: each default op with the ops its code calls (overriding one "
+        "of those speeds up the default); with OP names, what each is built from, the required ops it "
+        "rests on and the defaults that use it. --backend marks the ops a backend implements itself.",
+    )
+    ops.add_argument(
+        "ops", nargs="*", metavar="OP", help="contract ops to explain, e.g. max_pool2d float_max_dim"
+    )
+    ops.add_argument("--backend", metavar="NAME", help="mark the ops this backend overrides (e.g. ndarray)")
+    fmt = ops.add_mutually_exclusive_group()
+    fmt.add_argument("--json", action="store_true", help="print every op's sources as JSON")
+    fmt.add_argument("--markdown", action="store_true", help="print the plugin guide's table of default ops")
+    from burn.distributed.cli import add_commands
+
+    add_commands(sub)  # engines, launch
     rec = sub.add_parser("record", help="work with record files (saved models and optimizer state)")
     rec_sub = rec.add_subparsers(dest="record_command", metavar="{inspect}", required=True)
     inspect = rec_sub.add_parser(
@@ -62,6 +83,9 @@ def _parser() -> argparse.ArgumentParser:
     inspect.add_argument(
         "--max-decompressed-bytes", type=int, default=None, help="cap on the gunzipped size of .gz files"
     )
+    from burn.onnx.cli import add_parser as add_onnx_parser
+
+    add_onnx_parser(sub)
     return parser
 
 
@@ -149,6 +173,38 @@ def _conformance(name: str, pytest_args: list[str]) -> int:
     return subprocess.call(cmd)
 
 
+def _ops(names: list[str], backend: str | None, *, as_json: bool, markdown: bool) -> int:
+    from burn.backend import implemented_ops
+    from burn.backend.op_sources import format_report, markdown_table, op_sources, used_by
+
+    overridden = None
+    if backend is not None:
+        from burn.plugins import backend as select_backend
+
+        inst = select_backend(backend)
+        while inst.inner is not inst:  # a decorator: the ops that run are its base backend's
+            inst = inst.inner
+        overridden = implemented_ops(type(inst))
+    if markdown:
+        print(markdown_table())
+        return 0
+    if as_json:
+        rows = [
+            {**asdict(src), "used_by": used_by(name)}
+            | ({} if overridden is None else {"overridden": name in overridden})
+            for name, src in op_sources().items()
+            if not names or name in names
+        ]
+        print(json.dumps(rows, indent=2))
+        return 0
+    try:
+        print(format_report(names, overridden))
+    except KeyError as exc:
+        print(f"burn: error: {exc.args[0]}", file=sys.stderr)
+        return 1
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``burn`` command; returns the exit status.
 
@@ -162,6 +218,16 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _backends(args.json)
         if args.command == "conformance":
             return _conformance(args.name, args.pytest_args)
+        if args.command in ("engines", "launch"):
+            from burn.distributed.cli import run_command
+
+            return run_command(args)
+        if args.command == "ops":
+            return _ops(args.ops, args.backend, as_json=args.json, markdown=args.markdown)
+        if args.command == "onnx":
+            from burn.onnx.cli import run as run_onnx
+
+            return run_onnx(args)
         if args.command == "record":
             from burn.record.inspect import inspect_files
 

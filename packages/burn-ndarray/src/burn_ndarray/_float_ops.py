@@ -105,7 +105,8 @@ class FloatOps:
             return lhs.dot(rhs) if lhs.ndim == 2 and rhs.ndim == 2 else np.matmul(lhs, rhs)
         if lhs.dtype in LOW or rhs.dtype in LOW:
             out_dtype = np.result_type(lhs.dtype, rhs.dtype)
-            return np.matmul(lhs.astype(F32), rhs.astype(F32)).astype(out_dtype)
+            work = np.promote_types(out_dtype, F32)  # float64 when the other operand is float64
+            return np.matmul(lhs.astype(work), rhs.astype(work)).astype(out_dtype)
         return np.matmul(lhs, rhs)
 
     def float_add_scalar(self, lhs: Array, rhs: float) -> Array:

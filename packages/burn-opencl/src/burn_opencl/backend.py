@@ -15,6 +15,7 @@ from burn.backend.device import Device
 from burn.errors import BackendUnavailableError, DeviceError
 from burn.tensor.dtype import DType
 from burn_opencl._pocl import fix_device
+from burn_opencl.fusion import FusionOps
 from burn_opencl.kernels import random as rnd
 from burn_opencl.module_ops import ModuleOps
 from burn_opencl.runtime import Runtime
@@ -99,7 +100,7 @@ def runtime(index: int, device: Device) -> Runtime:
     return found
 
 
-class OpenCL(TensorOps, ModuleOps, Backend):
+class OpenCL(TensorOps, ModuleOps, FusionOps, Backend):
     """The OpenCL backend.
 
     Tensors live in device buffers; ops enqueue generated kernels on one in-order, asynchronous

@@ -86,7 +86,9 @@ class ElementwiseSpec:
     kinds: tuple[Kind, ...]
 
 
-def _specs(names: str, arity: int, nscalars: int, result: ResultRule, kinds: tuple[Kind, ...]) -> dict[str, ElementwiseSpec]:
+def _specs(
+    names: str, arity: int, nscalars: int, result: ResultRule, kinds: tuple[Kind, ...]
+) -> dict[str, ElementwiseSpec]:
     return {name: ElementwiseSpec(arity, nscalars, result, kinds) for name in names.split()}
 
 
@@ -97,7 +99,8 @@ _F2: tuple[Kind, ...] = ("float", "float")
 ELEMENTWISE: dict[str, ElementwiseSpec] = {
     **_specs(
         "float_exp float_log float_sqrt float_abs float_sin float_cos float_tanh float_erf float_round "
-        "float_floor float_ceil float_neg float_recip float_log1p float_sign relu gelu sigmoid log_sigmoid silu",
+        "float_floor float_ceil float_neg float_recip float_log1p float_sign "
+        "relu gelu sigmoid log_sigmoid silu",
         1, 0, "same", _F1,
     ),
     **_specs(

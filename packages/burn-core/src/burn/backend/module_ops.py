@@ -10,6 +10,19 @@ Layouts are PyTorch's and Burn's: inputs ``[N, C, H, W]`` (``[N, C, L]`` in 1-D)
 ``[C_out, C_in / groups, KH, KW]``, transposed-conv weights ``[C_in, C_out / groups, KH, KW]``.
 Tuples are ``(height, width)``. Max-pool indices are int primitives holding the flat index
 ``h * W + w`` into each input plane (as PyTorch returns them).
+
+Preconditions: the Tensor layer (`burn.tensor.module`) checks these before it calls a module op,
+so a backend may rely on them and need not check again (a direct caller must honour them):
+
+- inputs have the rank of their layout, weights and bias the shapes that go with it, and both
+  channel counts of a convolution are divisible by `groups`;
+- `kernel_size`, `stride`, `dilation`, `groups` and adaptive pooling's `output_size` are >= 1;
+  `padding` and `padding_out` are >= 0;
+- pooling padding is at most half the kernel, ``padding <= kernel_size // 2`` per axis (so every
+  window holds at least one input element: a max pool never returns the -inf of its padding);
+- transposed convolution: ``padding_out < max(stride, dilation)`` per axis;
+- no output is empty: every convolution and pooling output size is >= 1, and adaptive pooling
+  gets an input with non-empty spatial dims.
 """
 
 from __future__ import annotations

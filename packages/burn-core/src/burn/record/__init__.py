@@ -12,7 +12,7 @@ Example:
 from burn.record.errors import RecordError
 from burn.record.items import ModuleRecord, ParamRecord, Record, map_tensors
 from burn.record.metadata import FORMAT_VERSION, Metadata
-from burn.record.pytorch import load_pytorch_safetensors
+from burn.record.pytorch import load_pytorch, load_pytorch_safetensors
 from burn.record.recorder import (
     ALL_RECORDERS,
     BinBytesRecorder,
@@ -61,6 +61,7 @@ __all__ = [
     "Recorder",
     "SafetensorsFileRecorder",
     "default_recorder",
+    "load_pytorch",
     "load_pytorch_safetensors",
     "map_tensors",
 ]

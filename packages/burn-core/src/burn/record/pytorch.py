@@ -1,4 +1,7 @@
-"""Load a PyTorch ``state_dict`` saved as safetensors into a burn module.
+"""Load a PyTorch ``state_dict`` into a burn module: from a ``torch.save`` checkpoint
+(`load_pytorch`: ``.pt`` / ``.pth``, read by `burn.record.pytorch_pickle` without torch and
+without running code) or from safetensors (`load_pytorch_safetensors`). Both feed one path,
+`load_state_dict`, so both map keys the same way.
 
 The PyTorch key of each burn param comes from the layer adapters of
 `burn.record.pytorch_adapters` (the table of ``docs/guides/pytorch-weights.md`` is generated from
@@ -18,16 +21,21 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, NamedTuple, TypeVar
+
+import numpy as np
 
 from burn.record._io import read_file
 from burn.record._tree import tensor_data
 from burn.record.encodings import read_safetensors_header
 from burn.record.errors import RecordError
-from burn.record.items import ParamRecord
-from burn.record.pytorch_adapters import ADAPTERS, SKIP_KEYS, adapters_with, take, torch_sources
+from burn.record.items import ParamRecord, TensorLike
+from burn.record.pytorch_adapters import ADAPTERS, SKIP_KEYS, Source, adapters_with, take, torch_sources
+from burn.record.pytorch_pickle import TorchTensor, open_checkpoint
+from burn.tensor.data import TensorData
+from burn.tensor.dtype import DType
 
 if TYPE_CHECKING:
     from burn.backend.device import Device
@@ -83,14 +91,159 @@ def load_pytorch_safetensors(
         >>> model = load_pytorch_safetensors("resnet.safetensors", ResNetConfig().init(device),
         ...                                  key_remap=[(r"^fc\\.", "head.")])  # doctest: +SKIP
     """
-    from burn.module.persistence import _load, as_module_record
-
     source = str(path)
     buf = read_file(Path(path))
     try:
         entries, _, data_start = read_safetensors_header(buf)
     except RecordError as err:
         raise err.with_source(source) from err.__cause__
+    tensors = {
+        key: tensor_data(buf[data_start + begin : data_start + end], dtype, shape, count, key)
+        for key, (dtype, shape, count, begin, end) in entries.items()
+    }
+    # The tensors view our own buffer of the file: the backend may adopt them without a copy.
+    return load_state_dict(
+        tensors,
+        module,
+        source=source,
+        key_remap=key_remap,
+        layer_fields=layer_fields,
+        transpose_linear=transpose_linear,
+        skip_keys=skip_keys,
+        strict=strict,
+        allow_partial=allow_partial,
+        device=device,
+    )
+
+
+def load_pytorch(
+    path: str | os.PathLike[str],
+    module: M,
+    *,
+    key: str | Sequence[str] | None = None,
+    key_remap: Iterable[tuple[str, str]] = (),
+    layer_fields: Mapping[str, Mapping[str, str]] | None = None,
+    transpose_linear: bool = True,
+    skip_keys: Iterable[str] = SKIP_KEYS,
+    strict: bool = True,
+    allow_partial: bool = False,
+    device: Device | None = None,
+) -> M:
+    """`module` with its params read from a PyTorch checkpoint written by ``torch.save``.
+
+    Reads the zip format (the default since PyTorch 1.6) and the legacy one
+    (``_use_new_zipfile_serialization=False``) without importing torch and without running code
+    from the file: the pickle inside may name only tensor rebuilds, storages, dtypes, ordered
+    dicts and plain containers; any other global is refused (`RecordError` naming it) before
+    anything is called. Each tensor's bytes are read from the file when its param is loaded,
+    one at a time, so loading needs about the model's size in memory plus one tensor.
+
+    Args:
+        path: the ``.pt`` / ``.pth`` file (e.g. from ``torch.save(model.state_dict(), path)``).
+        module: the burn module to fill (built with lazy params, no initializer runs).
+        key: where the state dict is in a checkpoint that holds more than one (``"model"`` of
+            ``{"model": ..., "optimizer": ..., "epoch": 3}``; a sequence of keys reaches into
+            nested dicts). Without it: the saved object itself if it is a state dict, else its
+            one top-level value that is (the error lists the top-level keys when there are
+            several or none).
+        key_remap, layer_fields, transpose_linear, skip_keys: as in `load_pytorch_safetensors`
+            (the same layer adapters map both formats).
+        strict, allow_partial, device: as in `Module.load_record`.
+
+    Returns:
+        A new module; params keep their ParamIds (the file has none). Values are converted to
+        each param's dtype (float16, bfloat16, float64, ints and bool are read).
+
+    Raises:
+        RecordError: naming the file: not a checkpoint, a truncated or corrupted one, a
+            forbidden global in its pickle, a missing storage record, sizes that disagree, no
+            single state dict, or keys / shapes that do not fit the module.
+
+    Example:
+        >>> model = load_pytorch("checkpoint.pt", ResNetConfig().init(device), key="model",
+        ...                      key_remap=[(r"^fc\\.", "head.")])  # doctest: +SKIP
+    """
+    source = str(path)
+    with open_checkpoint(path) as checkpoint:
+        tensors = checkpoint.state_dict(key)
+        return load_state_dict(
+            tensors,
+            module,
+            source=source,
+            key_remap=key_remap,
+            layer_fields=layer_fields,
+            transpose_linear=transpose_linear,
+            skip_keys=skip_keys,
+            strict=strict,
+            allow_partial=allow_partial,
+            device=device,
+        )
+
+
+class _LazyParamRecord(ParamRecord):
+    """A param read from a checkpoint only when its tensor is asked for (by the load), cut and
+    transposed by its adapter rule; shape and dtype come from the metadata, without a read."""
+
+    __slots__ = ("_source", "_where", "_path", "_shape", "_dtype")
+
+    def __init__(self, source: TorchTensor, where: Source | None, path: str) -> None:
+        self.id = None
+        self._source = source
+        self._where = where
+        self._path = path
+        self._dtype = source.dtype
+        if where is not None and (where.part or where.transpose):
+            # `take` on a zero-stride stand-in: the same shape rules and errors, no memory.
+            stand_in = np.lib.stride_tricks.as_strided(
+                np.zeros(1, np.uint8), source.shape, (0,) * len(source.shape)
+            )
+            self._shape = tuple(take(_Data(stand_in), where, path).shape)
+        else:
+            self._shape = source.shape
+
+    @property
+    def tensor(self) -> TensorLike:  # type: ignore[override]
+        data = self._source.read()
+        if self._where is not None and (self._where.part or self._where.transpose):
+            return take(data, self._where, self._path)  # type: ignore[no-any-return]
+        return data
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self._shape
+
+    @property
+    def dtype(self) -> DType:
+        return self._dtype
+
+
+class _Data(NamedTuple):
+    """What `take` reads: an object with ``.array``."""
+
+    array: np.ndarray
+
+
+def load_state_dict(
+    tensors: Mapping[str, TensorData | TorchTensor],
+    module: M,
+    *,
+    source: str,
+    key_remap: Iterable[tuple[str, str]] = (),
+    layer_fields: Mapping[str, Mapping[str, str]] | None = None,
+    transpose_linear: bool = True,
+    skip_keys: Iterable[str] = SKIP_KEYS,
+    strict: bool = True,
+    allow_partial: bool = False,
+    device: Device | None = None,
+) -> M:
+    """The path both formats share: `tensors` (PyTorch key -> `TensorData` already in memory,
+    or a `TorchTensor` read when its param is loaded) remapped, matched to `module`'s params
+    through the layer adapters, and loaded. Errors name `source`.
+
+    The `TensorData` values must be private to the caller (the backend adopts them unchanged).
+    """
+    from burn.module.persistence import _load, as_module_record
+
     remaps = [(re.compile(pattern), repl) for pattern, repl in key_remap]
     skips = [re.compile(pattern) for pattern in skip_keys]
     try:
@@ -98,43 +251,48 @@ def load_pytorch_safetensors(
     except RecordError as err:
         raise err.with_source(source) from err
 
-    tensors: dict[str, Any] = {}
-    for key, (dtype, shape, count, begin, end) in entries.items():
+    renamed: dict[str, TensorData | TorchTensor] = {}
+    for key, value in tensors.items():
         new_key = key
         for pattern, repl in remaps:
             new_key = pattern.sub(repl, new_key)
         if any(p.search(new_key) for p in skips):
             continue
-        if new_key in tensors:
+        if new_key in renamed:
             raise RecordError(
                 f"two keys of the file map to {new_key!r} after key_remap", source=source, path=key
             )
-        data = tensor_data(buf[data_start + begin : data_start + end], dtype, shape, count, key)
-        tensors[new_key] = data
+        renamed[new_key] = value
 
     record: dict[str, ParamRecord] = {}
     looked_up: dict[str, str] = {}
     used: set[str] = set()
-    for burn_path, where in sources.items():
-        looked_up[burn_path] = where.key
-        found = tensors.get(where.key)
-        if found is None:
-            continue
-        used.add(where.key)
-        try:
-            value: Any = take(found, where, burn_path) if where.part or where.transpose else found
-        except RecordError as err:
-            raise err.with_source(source) from err
-        record[burn_path] = ParamRecord(None, value)
-    for key, data in tensors.items():  # left over: unexpected keys, reported under their own names
-        if key not in used:
-            record.setdefault(key, ParamRecord(None, data))
     try:
-        # The tensors view our own buffer of the file: the backend may adopt them without a copy.
+        for burn_path, where in sources.items():
+            looked_up[burn_path] = where.key
+            found = renamed.get(where.key)
+            if found is None:
+                continue
+            used.add(where.key)
+            record[burn_path] = _param_record(found, where, burn_path)
+        for key, value in renamed.items():  # left over: unexpected keys, reported under their own names
+            if key not in used:
+                record.setdefault(key, _param_record(value, None, key))
+    except RecordError as err:
+        raise err.with_source(source) from err
+    try:
         return _load(module, as_module_record(record), strict, allow_partial, device, adopt=True)
     except RecordError as err:
         missing = [p for p in looked_up if p not in record]
         detail = ""
         if missing:
             detail = " (PyTorch keys looked up: " + ", ".join(f"{p} <- {looked_up[p]}" for p in missing) + ")"
-        raise RecordError(err.reason + detail, source=source, path=err.path) from err
+        raise RecordError(err.reason + detail, source=err.source or source, path=err.path) from err
+
+
+def _param_record(value: TensorData | TorchTensor, where: Source | None, path: str) -> ParamRecord:
+    if isinstance(value, TorchTensor):
+        return _LazyParamRecord(value, where, path)
+    if where is not None and (where.part or where.transpose):
+        return ParamRecord(None, take(value, where, path))
+    return ParamRecord(None, value)

@@ -14,6 +14,7 @@ import pytest
 
 from burn.tensor.data import TensorData
 from burn.tensor.dtype import DType
+
 # re-exported: tests import them from here; the table itself lives in tolerances.py
 from burn.testing.tolerances import EPS, TOLERANCES, iterated_tolerance, tolerance  # noqa: F401
 
@@ -107,6 +108,15 @@ def host(tensor: Any) -> np.ndarray:
     return data.array
 
 
+def _host_checked(tensor: Any, label: str) -> np.ndarray:
+    """`host`, also checking that the data comes back in the tensor's dtype (a backend whose
+    primitive holds another dtype than it reports would pass a value check alone)."""
+    data = tensor.to_data()
+    assert isinstance(data, TensorData), f"{label}to_data() returned {type(data).__name__}, not TensorData"
+    assert data.dtype is tensor.dtype, f"{label}to_data() gives {data.dtype}, the tensor says {tensor.dtype}"
+    return data.array
+
+
 def check_float(
     tensor: Any,
     expected: Any,
@@ -127,7 +137,7 @@ def check_float(
     assert tuple(tensor.shape) == expected.shape, (
         f"{label}shape {tuple(tensor.shape)}, expected {expected.shape}"
     )
-    got = f64(host(tensor))
+    got = f64(_host_checked(tensor, label))
     assert got.shape == expected.shape, f"{label}to_data() shape {got.shape}, tensor.shape {tensor.shape}"
     d_rtol, d_atol = tolerance(dtype, terms)
     np.testing.assert_allclose(
@@ -151,7 +161,7 @@ def check_exact(tensor: Any, expected: Any, dtype: DType, *, what: str = "") -> 
     assert tuple(tensor.shape) == expected.shape, (
         f"{label}shape {tuple(tensor.shape)}, expected {expected.shape}"
     )
-    got = host(tensor)
+    got = _host_checked(tensor, label)
     assert got.shape == expected.shape, f"{label}to_data() shape {got.shape}, tensor.shape {tensor.shape}"
     if dtype.is_float:
         np.testing.assert_array_equal(f64(got), f64(expected), err_msg=f"{label}{dtype.value}")

@@ -79,7 +79,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 @pytest.hookimpl(tryfirst=True)
-def pytest_load_initial_conftests(early_config: pytest.Config, parser: pytest.Parser, args: list[str]) -> None:
+def pytest_load_initial_conftests(
+    early_config: pytest.Config, parser: pytest.Parser, args: list[str]
+) -> None:
     # The suite's node ids are relative to this package when it is run with --pyargs from elsewhere
     # (``suite/test_sort.py::test_float_sort[ndarray-...]``), as pytest prints them: make them work
     # as arguments too, so a failure can be re-run as printed (mutmut re-runs tests that way).
@@ -184,7 +186,7 @@ def pytest_collection_finish(session: pytest.Session) -> None:
 
 def _uses_our_backend(item: pytest.Item) -> bool:
     info = getattr(item, "_fixtureinfo", None)
-    defs = getattr(info, "name2fixturedefs", {}).get("backend") if info is not None else None
+    defs: Any = getattr(info, "name2fixturedefs", {}).get("backend") if info is not None else None
     return bool(defs) and getattr(defs[-1].func, "__module__", None) == __name__
 
 

@@ -34,8 +34,12 @@ TOLERANCES: dict[DType, tuple[float, float]] = {
 
 # Relative error per dependent step of an iterated computation (an Adam step is ~10 rounded ops
 # whose errors the division by sqrt(v) can amplify): 20 ulps, and float64's floor as above.
-_STEP_RTOL: dict[DType, float] = {DType.F64: 1e-10, DType.F32: 20 * EPS[DType.F32], DType.F16: 20 * EPS[DType.F16],
-                                  DType.BF16: 20 * EPS[DType.BF16]}  # fmt: skip
+_STEP_RTOL: dict[DType, float] = {
+    DType.F64: 1e-10,
+    DType.F32: 20 * EPS[DType.F32],
+    DType.F16: 20 * EPS[DType.F16],
+    DType.BF16: 20 * EPS[DType.BF16],
+}
 
 
 def tolerance(dtype: DType, terms: int = 1) -> tuple[float, float]:

@@ -18,6 +18,7 @@ See ``docs/guides/training.md``.
 from burn.train.checkpoint import Checkpointer
 from burn.train.config import LearnerConfig
 from burn.train.dataset import ArrayDataset, Dataset
+from burn.train.ddp import DataParallel, ShardedLoader
 from burn.train.early_stopping import EarlyStopping
 from burn.train.history import History
 from burn.train.learner import Learner, StepFn, TrainingResult
@@ -41,6 +42,7 @@ __all__ = [
     "Batcher",
     "Checkpointer",
     "DataLoader",
+    "DataParallel",
     "Dataset",
     "EarlyStopping",
     "EpochAggregator",
@@ -52,6 +54,7 @@ __all__ = [
     "Metric",
     "PlainProgress",
     "Progress",
+    "ShardedLoader",
     "SilentProgress",
     "StepFn",
     "StepOutput",

@@ -30,6 +30,7 @@ from burn.train.progress import Progress, make_progress
 if TYPE_CHECKING:
     from burn.backend.base import Backend
     from burn.module.base import Module
+    from burn.train.ddp import DataParallel
 
 StepFn = Callable[[Any, Any], StepOutput]
 """``step_fn(model, batch) -> StepOutput``: the forward pass and the loss of one batch."""
@@ -87,6 +88,9 @@ class Learner:
             ``"plain"`` or ``"none"``.
         stream: where progress goes (default stdout).
         plot: write ``metrics.png`` at the end of `fit` (needs matplotlib: ``burn-core[plot]``).
+        strategy: `burn.train.DataParallel()` trains one replica per rank (launched with
+            ``mpiexec -n N``): rank-0 params broadcast, sharded loaders, averaged gradients and
+            metrics; only rank 0 prints, logs and checkpoints (see `burn.train.ddp`).
 
     Example:
         >>> from burn import nn, optim
@@ -118,6 +122,7 @@ class Learner:
         progress: str | Progress = "auto",
         stream: TextIO | None = None,
         plot: bool = True,
+        strategy: DataParallel | None = None,
     ) -> None:
         from burn.module.base import Module
 
@@ -153,6 +158,13 @@ class Learner:
         self.stream = stream
         self.plot = plot
         self.backend = _training_backend(model)
+        self.strategy = strategy
+        self._main = strategy is None or strategy.is_main  # prints, logs and checkpoints
+        if strategy is not None:
+            strategy.attach(self.backend)
+            if not self._main:
+                self.stream = strategy.quiet_stream()
+                self.progress = make_progress("none", self.stream)
 
     # -- the loop -----------------------------------------------------------------------------
     def fit(
@@ -190,17 +202,27 @@ class Learner:
             if epoch >= self.num_epochs:
                 return self._finished(model, history, epoch)
         else:
-            if self.checkpointer is not None:
+            refused: FileExistsError | None = None
+            if self.checkpointer is not None and self._main:
                 previous = self.checkpointer.latest()
                 if previous is not None and not overwrite:
-                    raise FileExistsError(
+                    refused = FileExistsError(
                         f"Learner.fit: {self.directory} already holds a run (checkpoints up to epoch "
                         f"{previous}): pass resume=True to continue it, overwrite=True to start over "
                         f"(deleting it), or another directory"
                     )
-                self.checkpointer.clear()
+                else:
+                    self.checkpointer.clear()
+            if self.strategy is not None:
+                self.strategy.agree(refused)  # every rank stops when rank 0 refuses the directory
+            elif refused is not None:
+                raise refused
             if self.seed is not None:
                 self.backend.seed(self.seed)
+        if self.strategy is not None:
+            model = self.strategy.prepare(model)
+            train = self.strategy.loader(train)
+            valid = None if valid is None else self.strategy.loader(valid, valid=True)
         device = _device_of(model)
         result = TrainingResult(model, history, epoch)
         while epoch < self.num_epochs:
@@ -210,12 +232,12 @@ class Learner:
                 self._valid_epoch(model, valid, epoch, history)
             stop = self._should_stop(epoch, history)
             result = TrainingResult(model, history, epoch, stopped_early=stop)
-            if self.directory is not None:
+            if self.directory is not None and self._main:
                 self._save(model, history, epoch, step, result)
             if stop:
                 break
         self.model = model
-        if self.directory is not None and self.plot and len(history):
+        if self.directory is not None and self._main and self.plot and len(history):
             path = plot_history(history, self.directory / PLOT_NAME)
             if path is None:
                 print(MISSING_MATPLOTLIB, file=self.stream)
@@ -233,6 +255,8 @@ class Learner:
             lr = self.scheduler.step()
             output = _checked(self.step_fn(model, batch), "step_fn")
             grads = GradientsParams.from_grads(output.loss.backward(), model)
+            if self.strategy is not None:
+                grads = self.strategy.reduce_grads(grads, model)
             model = self.optimizer.step(lr, model, grads)
             step += 1
             values = compute_all(self.metrics, output, lr)
@@ -240,7 +264,7 @@ class Learner:
             current = {name: value for name, (value, _) in values.items()}
             history.add_step("train", epoch, iteration, step, current)
             self.progress.step(current)
-        means = aggregator.means()
+        means = aggregator.means() if self.strategy is None else self.strategy.reduce_means(aggregator)
         history.add_epoch("train", epoch, means)
         self.progress.end(_summary(epoch, self.num_epochs, "train", means, time.perf_counter() - started))
         return model, step
@@ -257,7 +281,7 @@ class Learner:
             current = {name: value for name, (value, _) in values.items()}
             history.add_step("valid", epoch, iteration, 0, current)
             self.progress.step(current)
-        means = aggregator.means()
+        means = aggregator.means() if self.strategy is None else self.strategy.reduce_means(aggregator)
         history.add_epoch("valid", epoch, means)
         self.progress.end(_summary(epoch, self.num_epochs, "valid", means, time.perf_counter() - started))
 
@@ -287,7 +311,8 @@ class Learner:
             if means:
                 print(_summary(epoch, self.num_epochs, split, means, None), file=self.stream)
         result = TrainingResult(model, history, epoch, checkpoint=self.checkpointer.path(epoch))
-        result.files["csv"], result.files["json"] = history.write(self.directory)
+        if self._main:
+            result.files["csv"], result.files["json"] = history.write(self.directory)
         plot = self.directory / PLOT_NAME
         if plot.is_file():
             result.files["plot"] = plot

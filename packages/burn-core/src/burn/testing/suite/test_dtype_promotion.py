@@ -29,7 +29,12 @@ from burn.testing.helpers import (
 )
 
 # (narrow, wide): pairs where "the wider one" is unambiguous (float16 vs bfloat16 is not).
-FLOAT_PAIRS = [(DType.F32, DType.F64), (DType.F16, DType.F32), (DType.BF16, DType.F32), (DType.F16, DType.F64)]
+FLOAT_PAIRS = [
+    (DType.F32, DType.F64),
+    (DType.F16, DType.F32),
+    (DType.BF16, DType.F32),
+    (DType.F16, DType.F64),
+]
 # explicit mantissa bits (np.finfo does not know bfloat16)
 MANTISSA = {DType.F64: 52, DType.F32: 23, DType.F16: 10, DType.BF16: 7}
 INT_PAIRS = [(DType.I32, DType.I64), (DType.I8, DType.I32), (DType.I16, DType.I64), (DType.U8, DType.I32)]
@@ -89,7 +94,28 @@ def test_float_arithmetic_takes_the_wider_dtype(backend: Any, shapes: Any, rng: 
                 check_float(out, ref(f64(x), f64(y)), wide, what=what)
 
 
-@covers("float_equal", "float_not_equal", "float_greater", "float_greater_equal", "float_lower", "float_lower_equal")
+@covers("float_matmul")
+@pytest.mark.parametrize("shapes", [((2, 3), (3, 4)), ((2, 2, 3), (3, 4))], ids=str)
+def test_float_matmul_takes_the_wider_dtype(backend: Any, shapes: Any, rng: Any) -> None:
+    for narrow, wide in _declared(backend, FLOAT_PAIRS, "float"):
+        a, b = _operands(rng, shapes, narrow, wide, False)
+        for (x, dx), (y, dy) in [
+            ((a, narrow), (b, wide)),
+            ((a.astype(wide.numpy), wide), (b.astype(narrow.numpy), narrow)),
+        ]:
+            out = make(backend, x, dx).matmul(make(backend, y, dy))
+            what = f"{dx.value}{list(x.shape)} @ {dy.value}{list(y.shape)}"
+            check_float(out, np.matmul(f64(x), f64(y)), wide, terms=3, what=what)
+
+
+@covers(
+    "float_equal",
+    "float_not_equal",
+    "float_greater",
+    "float_greater_equal",
+    "float_lower",
+    "float_lower_equal",
+)
 @pytest.mark.parametrize("shapes", SHAPES, ids=str)
 def test_float_comparison_compares_in_the_wider_dtype(backend: Any, shapes: Any, rng: Any) -> None:
     for narrow, wide in _declared(backend, FLOAT_PAIRS, "float"):

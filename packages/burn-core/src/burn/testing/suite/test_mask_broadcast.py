@@ -59,6 +59,8 @@ def test_mask_where_broadcasts_all_three(
     x = rand_any(rng, shape, any_dtype)
     value = rand_any(rng, value_shape, any_dtype)
     mask = _mask(rng, mask_shape)
-    out = make(backend, x, any_dtype).mask_where(make(backend, mask, DType.BOOL), make(backend, value, any_dtype))
+    out = make(backend, x, any_dtype).mask_where(
+        make(backend, mask, DType.BOOL), make(backend, value, any_dtype)
+    )
     what = f"mask_where, tensor {shape}, mask {mask_shape}, value {value_shape}"
     check_exact(out, np.where(mask, value, x), any_dtype, what=what)

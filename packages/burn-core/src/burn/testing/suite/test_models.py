@@ -131,7 +131,8 @@ def test_record_loads_across_backends(backend: Any) -> None:
     here = _net(backend.default_device())
     there = _net(reference.default_device()).load_record(recorder.load(recorder.record(here.into_record())))
     rtol, atol = tolerance(backend.float_dtype, terms=10)  # linear + norm layers: sums of a few terms
-    np.testing.assert_allclose(f64(forward(there, reference)), f64(forward(here, backend)), rtol=rtol, atol=atol)
+    got, want = f64(forward(there, reference)), f64(forward(here, backend))
+    np.testing.assert_allclose(got, want, rtol=rtol, atol=atol)
     back = _net(backend.default_device()).load_record(recorder.load(recorder.record(there.into_record())))
     for path, value in _params(here).items():
         np.testing.assert_array_equal(_params(back)[path], value, err_msg=path)

@@ -1,0 +1,55 @@
+"""The fusion contract: what a backend implements so that the ``fusion`` decorator can wrap it.
+
+``fusion(inner)`` (package burn-fusion) records element-wise ops lazily as `burn.backend.ir`
+records and hands groups of them to `inner` as one `FusedBlock`. A backend opts in with three
+methods (a structural protocol: no base class to inherit):
+
+- ``fusion_ops()``: the names of the `burn.backend.ir.ELEMENTWISE` ops its fused kernels can
+  compute. Others are run one by one, as usual.
+- ``fusion_dtypes()``: the dtypes its fused kernels can read, compute and write. An op touching
+  another dtype is run one by one.
+- ``fusion_execute(block, inputs)``: compile (once per ``block.signature()`` and input layout) and
+  launch one kernel computing `block`; `inputs` are the backend's own primitives for
+  ``block.inputs``, all on one device; returns new primitives for ``block.outputs``, in order, each
+  contiguous with its own shape and dtype. Results must equal running the ops one by one up to
+  the dtype's rounding (values kept in registers are not rounded to storage between ops).
+
+Example:
+    >>> from burn.backend.fusion import supports_fusion
+    >>> class NoFusion: ...
+    >>> supports_fusion(NoFusion())
+    False
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Protocol, runtime_checkable
+
+from burn.backend.ir import FusedBlock
+from burn.tensor.dtype import DType
+
+
+@runtime_checkable
+class FusionBackend(Protocol):
+    """A backend that compiles and launches fused element-wise kernels (see the module docstring)."""
+
+    def fusion_ops(self) -> frozenset[str]:
+        """Names of the element-wise IR ops the fused kernels support."""
+        ...
+
+    def fusion_dtypes(self) -> frozenset[DType]:
+        """Dtypes the fused kernels can read, compute in and write."""
+        ...
+
+    def fusion_execute(self, block: FusedBlock, inputs: Sequence[Any]) -> list[Any]:
+        """Run `block` as one kernel over `inputs`; new primitives for ``block.outputs``."""
+        ...
+
+
+def supports_fusion(backend: object) -> bool:
+    """Whether `backend` implements the fusion contract."""
+    return isinstance(backend, FusionBackend)
+
+
+__all__ = ["FusionBackend", "supports_fusion"]

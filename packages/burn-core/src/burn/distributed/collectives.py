@@ -1,0 +1,400 @@
+"""Collectives on burn tensors of any backend: `all_reduce`, `broadcast`, `all_gather`,
+`reduce_scatter`, `barrier`, each blocking or (``async_op=True``) returning a `CollectiveHandle`.
+
+A tensor crosses to the engine as a flat host buffer: the backend's own array when it keeps its
+data on the host (burn-ndarray: no copy), else its `to_data()`. The result is built back on the
+tensor's backend and device, without a copy for host backends. Results are plain values: a
+collective is not recorded in an autodiff graph.
+
+Before each collective, in validation mode (the default), the ranks exchange 16 integers saying
+which op, reduction, dtype and shape they call it with; any difference raises
+`CollectiveMismatchError` on every rank, naming each rank's call. Every wait has a timeout
+(`DistributedContext.timeout`): a rank that hangs, dies or calls something else becomes a
+`CollectiveTimeoutError` that says so, never a silent hang.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Literal, overload
+
+import numpy as np
+
+from burn.distributed.context import DistributedContext, context
+from burn.distributed.engine import REDUCE_DTYPES, EngineOp, Request
+from burn.distributed.errors import CollectiveMismatchError, CollectiveTimeoutError
+from burn.errors import DTypeError, ShapeError
+from burn.tensor.data import TensorData
+from burn.tensor.dtype import DType
+from burn.tensor.kind import Bool, Float, Int
+
+if TYPE_CHECKING:
+    from burn.tensor.tensor import Tensor
+
+ReduceOp = Literal["sum", "mean", "max", "min"]
+"""The reductions of `all_reduce` and `reduce_scatter`."""
+
+_OPS = ("all_reduce", "broadcast", "all_gather", "reduce_scatter", "barrier")
+_REDUCE_OPS: tuple[ReduceOp, ...] = ("sum", "mean", "max", "min")
+_DTYPES = tuple(DType)
+_META = 16  # op, reduce op, dtype, root/dim, ndim, numel, then up to 10 dims
+_MAX_DIMS = _META - 6
+
+
+class CollectiveHandle:
+    """A collective started with ``async_op=True``: `wait` (or Burn's `resolve`) gives its result.
+
+    Example:
+        >>> import burn.distributed as dist
+        >>> handle = dist.all_reduce(grad, "mean", async_op=True)  # doctest: +SKIP
+        >>> ...  # other work while the data moves
+        >>> grad = handle.wait()  # doctest: +SKIP
+    """
+
+    __slots__ = ("_ctx", "_finish", "_request", "_result", "_what")
+
+    def __init__(
+        self, ctx: DistributedContext, request: Request, finish: Callable[[], Any], what: str
+    ) -> None:
+        self._ctx = ctx
+        self._request = request
+        self._finish = finish
+        self._what = what
+        self._result: Any = None
+
+    def is_completed(self) -> bool:
+        """Whether the data has arrived (does not block)."""
+        return self._result is not None or self._request.test()
+
+    def wait(self, timeout: float | None = -1.0) -> Any:
+        """Block until the collective completes and return its result (None for `barrier`).
+
+        Args:
+            timeout: seconds; default the context's timeout.
+
+        Raises:
+            CollectiveTimeoutError: it did not complete in time.
+        """
+        if self._result is None:
+            _wait(self._ctx, self._request, self._what, self._ctx.timeout if timeout == -1.0 else timeout)
+            self._result = (self._finish(),)
+        return self._result[0]
+
+    resolve = wait
+
+    def __repr__(self) -> str:
+        return f"CollectiveHandle({self._what}, completed={self.is_completed()})"
+
+
+# -- the collectives --------------------------------------------------------------------------------
+@overload
+def all_reduce(tensor: Tensor, op: ReduceOp = ..., *, async_op: Literal[False] = ...) -> Tensor: ...
+@overload
+def all_reduce(tensor: Tensor, op: ReduceOp = ..., *, async_op: Literal[True]) -> CollectiveHandle: ...
+def all_reduce(tensor: Tensor, op: ReduceOp = "sum", *, async_op: bool = False) -> Tensor | CollectiveHandle:
+    """The elementwise reduction of `tensor` over every rank, on every rank.
+
+    Args:
+        tensor: the same shape and dtype on every rank.
+        op: ``"sum"``, ``"mean"`` (Float tensors), ``"max"`` or ``"min"``. Bool tensors: ``"sum"``
+            and ``"max"`` are a logical or, ``"min"`` a logical and. float16 and bfloat16 are
+            reduced in float32 and rounded once.
+        async_op: return a `CollectiveHandle` at once instead of the result.
+
+    Raises:
+        CollectiveMismatchError: the ranks passed different shapes, dtypes or ops.
+        CollectiveTimeoutError: another rank did not join in time.
+
+    Example:
+        >>> import burn, burn.distributed as dist
+        >>> t = burn.Tensor.from_data([1.0, 2.0])  # doctest: +SKIP
+        >>> dist.all_reduce(t, "sum").tolist()  # doctest: +SKIP
+        [2.0, 4.0]
+    """
+    ctx = context()
+    _check_reduce_op("all_reduce", op, tensor)
+    _validate(ctx, "all_reduce", tensor, op, 0)
+    send, reduce_dtype = _reduce_buffer(tensor)
+    recv = np.empty_like(send)
+    request = ctx.engine.iall_reduce(send, recv, _engine_op(op))
+    shape = tuple(tensor.shape)
+
+    def finish() -> Tensor:
+        return _result(tensor, _finish_reduce(recv, op, ctx.world_size, reduce_dtype, tensor), shape)
+
+    return _run(ctx, request, finish, f"all_reduce({op}) of {_describe(tensor)}", async_op)
+
+
+@overload
+def broadcast(tensor: Tensor, src: int = ..., *, async_op: Literal[False] = ...) -> Tensor: ...
+@overload
+def broadcast(tensor: Tensor, src: int = ..., *, async_op: Literal[True]) -> CollectiveHandle: ...
+def broadcast(tensor: Tensor, src: int = 0, *, async_op: bool = False) -> Tensor | CollectiveHandle:
+    """Rank `src`'s `tensor`, on every rank (the others pass a tensor of the same shape and dtype,
+    whose values are ignored).
+
+    Example:
+        >>> import burn.distributed as dist
+        >>> weights = dist.broadcast(weights, src=0)  # doctest: +SKIP
+    """
+    ctx = context()
+    _check_rank("broadcast", src, ctx)
+    _validate(ctx, "broadcast", tensor, None, src)
+    if ctx.rank == src:
+        buffer = np.array(_host(tensor), copy=True)  # an in-place collective needs a writable buffer
+    else:
+        buffer = np.empty(int(np.prod(tensor.shape, dtype=np.int64)), dtype=tensor.dtype.numpy)
+    request = ctx.engine.ibroadcast(_as_bytes(buffer), src)
+    shape = tuple(tensor.shape)
+    return _run(
+        ctx,
+        request,
+        lambda: tensor if ctx.rank == src else _result(tensor, buffer, shape),
+        f"broadcast(src={src}) of {_describe(tensor)}",
+        async_op,
+    )
+
+
+@overload
+def all_gather(tensor: Tensor, dim: int = ..., *, async_op: Literal[False] = ...) -> Tensor: ...
+@overload
+def all_gather(tensor: Tensor, dim: int = ..., *, async_op: Literal[True]) -> CollectiveHandle: ...
+def all_gather(tensor: Tensor, dim: int = 0, *, async_op: bool = False) -> Tensor | CollectiveHandle:
+    """Every rank's `tensor`, concatenated along `dim` in rank order (a rank-0 tensor gives shape
+    ``(world_size,)``).
+
+    Example:
+        >>> import burn.distributed as dist
+        >>> dist.all_gather(t).shape  # doctest: +SKIP
+        (4, 3)
+    """
+    ctx = context()
+    shape = tuple(tensor.shape)
+    if shape:
+        if not -len(shape) <= dim < len(shape):
+            raise ShapeError(f"all_gather: dim {dim} is out of range for shape {shape}")
+        dim %= len(shape)
+    elif dim not in (0, -1):
+        raise ShapeError(f"all_gather: dim {dim} is out of range for a rank-0 tensor (use 0)")
+    _validate(ctx, "all_gather", tensor, None, dim)
+    send = _host(tensor)
+    recv = np.empty(send.size * ctx.world_size, dtype=send.dtype)
+    request = ctx.engine.iall_gather(_as_bytes(send), _as_bytes(recv))
+
+    def finish() -> Tensor:
+        pieces = recv.reshape((ctx.world_size, *shape))
+        if not shape:
+            return _result(tensor, recv, (ctx.world_size,))
+        out = pieces if dim == 0 else np.concatenate(list(pieces), axis=dim)
+        new_shape = list(shape)
+        new_shape[dim] *= ctx.world_size
+        return _result(tensor, out, tuple(new_shape))
+
+    return _run(ctx, request, finish, f"all_gather(dim={dim}) of {_describe(tensor)}", async_op)
+
+
+@overload
+def reduce_scatter(tensor: Tensor, op: ReduceOp = ..., *, async_op: Literal[False] = ...) -> Tensor: ...
+@overload
+def reduce_scatter(tensor: Tensor, op: ReduceOp = ..., *, async_op: Literal[True]) -> CollectiveHandle: ...
+def reduce_scatter(
+    tensor: Tensor, op: ReduceOp = "sum", *, async_op: bool = False
+) -> Tensor | CollectiveHandle:
+    """Reduce `tensor` over every rank, then give rank ``r`` the ``r``-th of `world_size` equal
+    slices along dim 0: ``[d0, ...] -> [d0 // world_size, ...]``. Reductions as in `all_reduce`.
+
+    Raises:
+        ShapeError: dim 0 is not a multiple of the world size.
+
+    Example:
+        >>> import burn.distributed as dist
+        >>> dist.reduce_scatter(t, "sum").shape  # t: [4, 3] on 2 ranks  # doctest: +SKIP
+        (2, 3)
+    """
+    ctx = context()
+    _check_reduce_op("reduce_scatter", op, tensor)
+    shape = tuple(tensor.shape)
+    if not shape or shape[0] % ctx.world_size:
+        raise ShapeError(
+            f"reduce_scatter: dim 0 of shape {shape} must be a multiple of the world size {ctx.world_size}"
+        )
+    _validate(ctx, "reduce_scatter", tensor, op, 0)
+    send, reduce_dtype = _reduce_buffer(tensor)
+    recv = np.empty(send.size // ctx.world_size, dtype=send.dtype)
+    request = ctx.engine.ireduce_scatter(send, recv, _engine_op(op))
+    out_shape = (shape[0] // ctx.world_size, *shape[1:])
+
+    def finish() -> Tensor:
+        return _result(tensor, _finish_reduce(recv, op, ctx.world_size, reduce_dtype, tensor), out_shape)
+
+    return _run(ctx, request, finish, f"reduce_scatter({op}) of {_describe(tensor)}", async_op)
+
+
+@overload
+def barrier(*, async_op: Literal[False] = ...) -> None: ...
+@overload
+def barrier(*, async_op: Literal[True]) -> CollectiveHandle: ...
+def barrier(*, async_op: bool = False) -> CollectiveHandle | None:
+    """Wait until every rank reaches this barrier.
+
+    Example:
+        >>> import burn.distributed as dist
+        >>> dist.barrier()  # doctest: +SKIP
+    """
+    ctx = context()
+    _validate(ctx, "barrier", None, None, 0)
+    request = ctx.engine.ibarrier()
+    return _run(ctx, request, lambda: None, "barrier", async_op)  # type: ignore[no-any-return]
+
+
+# -- helpers -----------------------------------------------------------------------------------------
+def _run(
+    ctx: DistributedContext, request: Request, finish: Callable[[], Any], what: str, async_op: bool
+) -> Any:
+    handle = CollectiveHandle(ctx, request, finish, what)
+    return handle if async_op else handle.wait()
+
+
+def _wait(ctx: DistributedContext, request: Request, what: str, timeout: float | None) -> None:
+    if request.test():
+        return
+    start = time.monotonic()
+    spins, delay = 0, 0.0
+    while not request.test():
+        spins += 1
+        if spins > 64:  # then back off, so that waiting ranks leave the CPU to the others
+            time.sleep(delay)
+            delay = min(max(2.0 * delay, 2e-5), 1e-3)
+        if timeout is not None and time.monotonic() - start > timeout:
+            raise CollectiveTimeoutError(
+                f"rank {ctx.rank} of {ctx.world_size}: {what} (collective #{ctx.collectives}) did not "
+                f"complete within the timeout of {timeout:g} s: another rank is hung, has died, or is "
+                "waiting in a different collective (timeout: init(timeout=...) or BURN_DISTRIBUTED_TIMEOUT)"
+            )
+
+
+def _host(tensor: Tensor) -> np.ndarray:
+    """The tensor's values as a flat C-contiguous host array (the backend's own, when it has one)."""
+    array = tensor.to_data().array
+    return np.ascontiguousarray(array).reshape(-1)
+
+
+def _as_bytes(array: np.ndarray) -> np.ndarray:
+    # Moves do not look at values: bytes carry every dtype (bfloat16 and bool included).
+    return array.view(np.uint8)
+
+
+def _reduce_buffer(tensor: Tensor) -> tuple[np.ndarray, np.dtype[Any]]:
+    """The send buffer in a dtype engines reduce, and the dtype it stands for."""
+    array = _host(tensor)
+    if array.dtype in REDUCE_DTYPES:
+        return array, array.dtype
+    if tensor.kind is Bool:
+        return array.view(np.uint8), array.dtype
+    return array.astype(np.float32), array.dtype  # float16, bfloat16
+
+
+def _finish_reduce(
+    recv: np.ndarray, op: ReduceOp, world: int, dtype: np.dtype[Any], tensor: Tensor
+) -> np.ndarray:
+    if op == "mean":
+        np.divide(recv, world, out=recv)
+    if recv.dtype == dtype:
+        return recv
+    if tensor.kind is Bool:
+        return recv.view(np.bool_)
+    return recv.astype(dtype)
+
+
+def _engine_op(op: ReduceOp) -> EngineOp:
+    return "sum" if op == "mean" else op
+
+
+def _check_reduce_op(name: str, op: Any, tensor: Tensor) -> None:
+    if op not in _REDUCE_OPS:
+        raise ValueError(f"{name}: op must be one of {', '.join(map(repr, _REDUCE_OPS))}, got {op!r}")
+    if op == "mean" and tensor.kind is not Float:
+        raise DTypeError(
+            f"{name}: op 'mean' needs a Float tensor, got {tensor.kind.name} {tensor.dtype.value} "
+            f"{tuple(tensor.shape)}; reduce with 'sum' and divide"
+        )
+    if tensor.kind is Bool and op == "sum":
+        return  # a logical or, like "max"
+
+
+def _check_rank(name: str, src: Any, ctx: DistributedContext) -> None:
+    if isinstance(src, bool) or not isinstance(src, int) or not 0 <= src < ctx.world_size:
+        raise ValueError(f"{name}: src must be a rank in [0, {ctx.world_size}), got {src!r}")
+
+
+def _result(like: Tensor, array: np.ndarray, shape: tuple[int, ...]) -> Tensor:
+    """A tensor of `like`'s backend, kind, dtype and device holding `array` (adopted, not copied)."""
+    from burn.tensor._base import wrap
+
+    data = TensorData.__new__(TensorData)
+    data.array = np.ascontiguousarray(array).reshape(shape)
+    data.dtype = like.dtype
+    b, k, device = like.backend, like.kind, like.device
+    if k is Float:
+        return wrap(b.float_from_data(data, device), b, Float)
+    if k is Int:
+        return wrap(b.int_from_data(data, device), b, Int)
+    return wrap(b.bool_from_data(data, device), b, Bool)
+
+
+def _describe(tensor: Tensor | None) -> str:
+    return "nothing" if tensor is None else f"{tensor.dtype.value} {tuple(tensor.shape)}"
+
+
+def _meta(name: str, tensor: Tensor | None, op: ReduceOp | None, root: int) -> np.ndarray:
+    meta = np.zeros(_META, dtype=np.int64)
+    meta[0] = _OPS.index(name) + 1
+    meta[1] = 0 if op is None else _REDUCE_OPS.index(op) + 1
+    meta[3] = root
+    if tensor is not None:
+        shape = tuple(tensor.shape)
+        meta[2] = _DTYPES.index(tensor.dtype) + 1
+        meta[4] = len(shape)
+        meta[5] = int(np.prod(shape, dtype=np.int64))
+        dims = shape[:_MAX_DIMS]
+        meta[6 : 6 + len(dims)] = dims
+    return meta
+
+
+def _explain(row: np.ndarray) -> str:
+    name = _OPS[int(row[0]) - 1] if 0 < row[0] <= len(_OPS) else f"op #{int(row[0])}"
+    if name == "barrier":
+        return "barrier()"
+    args = []
+    if row[1]:
+        args.append(repr(_REDUCE_OPS[int(row[1]) - 1]))
+    if name == "broadcast":
+        args.append(f"src={int(row[3])}")
+    if name == "all_gather":
+        args.append(f"dim={int(row[3])}")
+    ndim = int(row[4])
+    dims = tuple(int(d) for d in row[6 : 6 + min(ndim, _MAX_DIMS)])
+    shape = str(dims) if ndim <= _MAX_DIMS else f"{dims[:-1]}... ({ndim} dims, {int(row[5])} elements)"
+    dtype = _DTYPES[int(row[2]) - 1].value if row[2] else "?"
+    return f"{name}({', '.join(args)}) on {dtype} {shape}" if args else f"{name} on {dtype} {shape}"
+
+
+def _validate(
+    ctx: DistributedContext, name: str, tensor: Tensor | None, op: ReduceOp | None, root: int
+) -> None:
+    ctx.collectives += 1
+    if not ctx.validate or ctx.world_size == 1:
+        return
+    mine = _meta(name, tensor, op, root)
+    table = np.empty(_META * ctx.world_size, dtype=np.int64)
+    request = ctx.engine.iall_gather(mine, table)
+    _wait(ctx, request, f"the check before {name} of {_describe(tensor)}", ctx.timeout)
+    rows = table.reshape(ctx.world_size, _META)
+    if (rows == rows[0]).all():
+        return
+    calls = "; ".join(f"rank {r}: {_explain(row)}" for r, row in enumerate(rows))
+    raise CollectiveMismatchError(
+        f"collective #{ctx.collectives}: the ranks called different collectives or passed different "
+        f"shapes or dtypes ({calls})"
+    )

@@ -1,0 +1,101 @@
+"""The collective-engine contract: what a plugin such as burn-mpi implements.
+
+An engine moves **host buffers**: 1-D, C-contiguous NumPy arrays (burn-core turns tensors into
+them, without a copy where the backend keeps its data on the host). Every collective is started
+non-blocking and returns a `Request`; burn-core waits on it with a timeout, so that a hung rank
+becomes a `CollectiveTimeoutError` rather than a hang. Reductions reach an engine only as ``"sum"``,
+``"max"`` or ``"min"`` on one of `REDUCE_DTYPES` (burn-core computes ``"mean"`` from ``"sum"``,
+reduces float16/bfloat16 in float32 and bools as uint8); moves (broadcast, all-gather) may see any
+dtype, as bytes.
+"""
+
+from __future__ import annotations
+
+import abc
+from typing import Any, Literal, NoReturn, Protocol
+
+import numpy as np
+
+EngineOp = Literal["sum", "max", "min"]
+"""The reductions an engine implements."""
+
+REDUCE_DTYPES: frozenset[np.dtype[Any]] = frozenset(
+    np.dtype(t) for t in ("float64", "float32", "int64", "int32", "int16", "int8", "uint8")
+)
+"""The element types an engine reduces (MPI's and NCCL's common ground)."""
+
+
+class Request(Protocol):
+    """A collective in flight. `test` returns True once it completed (the buffers are then final);
+    it must not block, and it is called repeatedly (it is also what drives the engine's progress)."""
+
+    def test(self) -> bool: ...
+
+
+class Completed:
+    """A `Request` that is already complete (a world of one, or an engine that ran synchronously).
+
+    Example:
+        >>> Completed().test()
+        True
+    """
+
+    def test(self) -> bool:
+        return True
+
+
+class CollectiveEngine(abc.ABC):
+    """A process group's transport: rank, world size, and non-blocking collectives on host buffers.
+
+    Subclasses set `name`, `rank`, `world_size` and `local_rank` in ``__init__`` and implement the
+    five ``i*`` collectives and `abort`. Buffers are 1-D C-contiguous NumPy arrays with the same
+    dtype on send and receive sides; a collective writes only into its receive buffer.
+
+    Example:
+        >>> class Solo(CollectiveEngine):
+        ...     name = "solo"
+        ...     def __init__(self): self.rank, self.world_size, self.local_rank = 0, 1, 0
+        ...     def iall_reduce(self, send, recv, op): recv[...] = send; return Completed()
+        ...     def ibroadcast(self, buffer, root): return Completed()
+        ...     def iall_gather(self, send, recv): recv[...] = send; return Completed()
+        ...     def ireduce_scatter(self, send, recv, op): recv[...] = send; return Completed()
+        ...     def ibarrier(self): return Completed()
+        ...     def abort(self, code): raise SystemExit(code)
+        >>> Solo().world_size
+        1
+    """
+
+    name: str = ""
+    rank: int
+    world_size: int
+    local_rank: int
+
+    @abc.abstractmethod
+    def iall_reduce(self, send: np.ndarray, recv: np.ndarray, op: EngineOp) -> Request:
+        """Start ``recv = op(send of every rank)``, elementwise; same size everywhere."""
+
+    @abc.abstractmethod
+    def ibroadcast(self, buffer: np.ndarray, root: int) -> Request:
+        """Start copying `root`'s `buffer` into every other rank's `buffer` (in place)."""
+
+    @abc.abstractmethod
+    def iall_gather(self, send: np.ndarray, recv: np.ndarray) -> Request:
+        """Start ``recv = concat(send of rank 0, rank 1, ...)``; ``recv.size == world_size * send.size``."""
+
+    @abc.abstractmethod
+    def ireduce_scatter(self, send: np.ndarray, recv: np.ndarray, op: EngineOp) -> Request:
+        """Start ``recv = op(send of every rank)[rank * n:(rank + 1) * n]`` with ``n = recv.size``."""
+
+    @abc.abstractmethod
+    def ibarrier(self) -> Request:
+        """Start a barrier: complete once every rank has started it."""
+
+    @abc.abstractmethod
+    def abort(self, code: int) -> NoReturn:
+        """End every process of the group now, with exit status `code` (``MPI_Abort``)."""
+
+    def finalize(self) -> None:  # noqa: B027 - optional hook: most engines clean up at exit
+        """Release the engine's resources (called by `burn.distributed.shutdown`)."""
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(rank={self.rank}, world_size={self.world_size})"

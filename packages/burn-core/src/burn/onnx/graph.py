@@ -1,0 +1,218 @@
+"""Reading an ONNX file into plain Python: nodes with decoded attributes, initializers as NumPy
+arrays, the declared inputs and outputs, and the static shapes ONNX shape inference finds.
+
+This is the only module that touches the `onnx` package (imported on first use: it is the
+``burn-core[onnx]`` extra); everything downstream sees `Graph`.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from burn.onnx.errors import OnnxError
+
+MIN_OPSET = 13
+INSTALL_HINT = "burn.onnx needs the onnx package: pip install 'burn-core[onnx]'"
+
+Dim = int | str | None  # a static size, a symbolic name, or unknown
+
+
+@dataclass(frozen=True)
+class Node:
+    """One graph node: ``op_type`` (``"Conv"``; ``"domain.Op"`` outside the default domain),
+    its name (made up from the index when the file has none), input and output value names (an
+    empty name is an omitted optional input), and attributes as Python values."""
+
+    op_type: str
+    name: str
+    inputs: tuple[str, ...]
+    outputs: tuple[str, ...]
+    attrs: dict[str, Any] = field(default_factory=dict)
+
+    def attr(self, name: str, default: Any = None) -> Any:
+        return self.attrs.get(name, default)
+
+
+@dataclass(frozen=True)
+class ValueInfo:
+    """A declared graph input or output: name, element type (a NumPy dtype), dims."""
+
+    name: str
+    dtype: np.dtype[Any]
+    dims: tuple[Dim, ...] | None  # None: rank unknown
+
+    def describe(self) -> str:
+        dims = (
+            "?"
+            if self.dims is None
+            else "[" + ", ".join("?" if d is None else str(d) for d in self.dims) + "]"
+        )
+        return f"{self.name}: {self.dtype.name}{dims}"
+
+
+@dataclass
+class Graph:
+    """A parsed ONNX graph (the main graph of the model)."""
+
+    nodes: list[Node]
+    initializers: dict[str, np.ndarray]
+    inputs: list[ValueInfo]
+    outputs: list[ValueInfo]
+    opset: int
+    shapes: dict[str, tuple[int, ...]]  # value name -> static shape, where inference found one
+    name: str = ""
+    producer: str = ""
+
+
+def import_onnx() -> Any:
+    """The `onnx` module, or an `OnnxError` saying how to install it."""
+    try:
+        import onnx
+    except ImportError as exc:
+        raise OnnxError(INSTALL_HINT) from exc
+    return onnx
+
+
+def read_model(source: str | os.PathLike[str] | bytes | Any) -> tuple[Any, str]:
+    """The ``ModelProto`` of a path, of raw bytes, or a ``ModelProto`` itself, and a label for
+    messages (the path, ``<bytes>`` or ``<ModelProto>``)."""
+    onnx = import_onnx()
+    if isinstance(source, onnx.ModelProto):
+        return source, "<ModelProto>"
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        label = "<bytes>"
+        try:
+            model = onnx.load_from_string(bytes(source))
+        except Exception as exc:  # noqa: BLE001 - protobuf raises several types for bad bytes
+            raise OnnxError(f"not a readable ONNX model ({type(exc).__name__}: {exc})", source=label) from exc
+    else:
+        path = Path(source)
+        label = str(path)
+        if not path.is_file():
+            raise OnnxError("no such file" if not path.exists() else "not a file", source=label)
+        try:
+            model = onnx.load(str(path))
+        except Exception as exc:  # noqa: BLE001 - protobuf and external-data errors alike
+            raise OnnxError(f"not a readable ONNX model ({type(exc).__name__}: {exc})", source=label) from exc
+    if not model.graph.node and not model.graph.output:
+        # protobuf parses many non-ONNX byte strings into an empty message without complaint
+        raise OnnxError("not an ONNX model (no graph: empty or not a protobuf ModelProto)", source=label)
+    return model, label
+
+
+def opset_of(model: Any) -> int:
+    """The model's ``ai.onnx`` opset version."""
+    for entry in model.opset_import:
+        if entry.domain in ("", "ai.onnx"):
+            return int(entry.version)
+    raise OnnxError("the model imports no ai.onnx opset")
+
+
+def parse(model: Any, label: str) -> Graph:
+    """`Graph` of a ``ModelProto``; checks the opset and runs ONNX shape inference (a model
+    inference fails on is still read, with fewer static shapes)."""
+    onnx = import_onnx()
+    opset = opset_of(model)
+    if opset < MIN_OPSET:
+        raise OnnxError(
+            f"opset {opset} is older than {MIN_OPSET}, the oldest burn.onnx reads: convert it with "
+            f"onnx.version_converter.convert_version(model, 17)",
+            source=label,
+        )
+    try:
+        inferred = onnx.shape_inference.infer_shapes(model)
+    except Exception:  # noqa: BLE001 - inference is an optimization; run without its shapes
+        inferred = model
+    g = model.graph
+    from onnx import numpy_helper
+
+    try:
+        initializers = {t.name: np.asarray(numpy_helper.to_array(t)) for t in g.initializer}
+    except Exception as exc:  # noqa: BLE001 - external data missing, unknown dtypes...
+        raise OnnxError(f"cannot read the initializers ({type(exc).__name__}: {exc})", source=label) from exc
+    nodes = []
+    for i, n in enumerate(g.node):
+        op = n.op_type if n.domain in ("", "ai.onnx") else f"{n.domain}.{n.op_type}"
+        try:
+            attrs = {a.name: _attr_value(onnx, a) for a in n.attribute}
+        except Exception as exc:  # noqa: BLE001
+            raise OnnxError(f"node {n.name or i!r} ({op}): bad attribute ({exc})", source=label) from exc
+        nodes.append(Node(op, n.name or f"{op}_{i}", tuple(n.input), tuple(n.output), attrs))
+    shapes: dict[str, tuple[int, ...]] = {}
+    for vi in (*inferred.graph.value_info, *inferred.graph.input, *inferred.graph.output):
+        info = _value_info(onnx, vi)
+        if info.dims is not None and all(isinstance(d, int) for d in info.dims):
+            shapes[info.name] = tuple(int(d) for d in info.dims)  # type: ignore[arg-type]
+    for name, array in initializers.items():
+        shapes[name] = tuple(array.shape)
+    inputs = [_value_info(onnx, vi) for vi in g.input if vi.name not in initializers]
+    outputs = [_value_info(onnx, vi) for vi in g.output]
+    return Graph(nodes, initializers, inputs, outputs, opset, shapes, g.name, model.producer_name)
+
+
+def _value_info(onnx: Any, vi: Any) -> ValueInfo:
+    t = vi.type.tensor_type
+    try:
+        dtype = (
+            np.dtype(onnx.helper.tensor_dtype_to_np_dtype(t.elem_type))
+            if t.elem_type
+            else np.dtype("float32")
+        )
+    except Exception:  # noqa: BLE001 - an element type NumPy has no name for
+        dtype = np.dtype("float32")
+    if not t.HasField("shape"):
+        return ValueInfo(vi.name, dtype, None)
+    dims: list[Dim] = []
+    for d in t.shape.dim:
+        if d.HasField("dim_value"):
+            dims.append(int(d.dim_value))
+        elif d.HasField("dim_param"):
+            dims.append(str(d.dim_param))
+        else:
+            dims.append(None)
+    return ValueInfo(vi.name, dtype, tuple(dims))
+
+
+def _attr_value(onnx: Any, a: Any) -> Any:
+    from onnx import numpy_helper
+
+    kind = a.type
+    t = onnx.AttributeProto
+    if kind == t.FLOAT:
+        return float(a.f)
+    if kind == t.INT:
+        return int(a.i)
+    if kind == t.STRING:
+        return a.s.decode("utf-8", errors="replace")
+    if kind == t.TENSOR:
+        return np.asarray(numpy_helper.to_array(a.t))
+    if kind == t.FLOATS:
+        return [float(v) for v in a.floats]
+    if kind == t.INTS:
+        return [int(v) for v in a.ints]
+    if kind == t.STRINGS:
+        return [s.decode("utf-8", errors="replace") for s in a.strings]
+    if kind in (t.GRAPH, t.GRAPHS):
+        return _Subgraph()
+    raise ValueError(f"attribute {a.name!r} has a type burn.onnx does not read ({kind})")
+
+
+class _Subgraph:
+    """Marks a graph-valued attribute (If / Loop / Scan bodies): control flow is not supported."""
+
+    def __repr__(self) -> str:
+        return "<subgraph>"
+
+
+def onnx_dtype(onnx_type: int) -> np.dtype[Any]:
+    """The NumPy dtype of an ONNX ``TensorProto`` element type (``Cast``'s ``to``)."""
+    onnx = import_onnx()
+    try:
+        return np.dtype(onnx.helper.tensor_dtype_to_np_dtype(onnx_type))
+    except Exception as exc:  # noqa: BLE001
+        raise OnnxError(f"unknown ONNX element type {onnx_type}") from exc

@@ -1,0 +1,331 @@
+"""`load` and `OnnxModel`: an ONNX graph as a burn `Module`.
+
+Loading reads the file (`burn.onnx.graph`), refuses unsupported ops (all of them named at
+once), turns the float initializers into `Param`s, and folds at load time every node whose
+inputs are all known: constants, integer initializers, and the shapes ONNX shape inference
+finds static (so ``Shape -> Gather -> Concat -> Reshape`` chains become concrete targets and a
+causal mask built from ``Range``/``Less``/``Trilu`` becomes one constant). What is left runs on
+each call, op by op, with burn tensor ops: on any backend, under autodiff too.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from burn.errors import BurnError, KindError, ShapeError
+from burn.module.base import Module
+from burn.module.param import Param
+from burn.onnx.errors import OnnxError, UnsupportedOpError
+from burn.onnx.graph import Graph, Node, ValueInfo, parse, read_model
+from burn.onnx.ops import REGISTRY, supported_ops
+from burn.onnx.runtime import Ctx, is_tensor, kind_of_numpy
+from burn.tensor.kind import Float
+
+if TYPE_CHECKING:
+    from burn.backend.base import Backend
+    from burn.backend.device import Device
+    from burn.tensor.dtype import DType
+    from burn.tensor.tensor import Tensor
+
+# Initializer inputs that hold statistics, not weights: loaded as params that never train.
+_FROZEN_INPUTS = {"BatchNormalization": (3, 4)}
+
+
+@dataclass(frozen=True)
+class Program:
+    """What a call runs: the nodes left after folding, the host constants they read, the
+    declared inputs and the output names. Shared by every copy of a model (`map`, `to_device`)."""
+
+    nodes: tuple[Node, ...]
+    constants: dict[str, np.ndarray]
+    inputs: tuple[ValueInfo, ...]
+    outputs: tuple[str, ...]
+    opset: int
+    folded: int
+    source: str
+    last_use: dict[str, int]
+
+
+def check_supported(graph: Graph, source: str) -> None:
+    """Raise `UnsupportedOpError` naming every node burn cannot run."""
+    supported = supported_ops()  # (also imports the implementations: they fill REGISTRY)
+    bad = [(n.op_type, n.name) for n in graph.nodes if n.op_type not in REGISTRY]
+    if bad:
+        raise UnsupportedOpError(bad, graph.opset, supported, source=source)
+
+
+def fold(graph: Graph, params: set[str], source: str) -> tuple[list[Node], dict[str, np.ndarray], int]:
+    """The nodes that must run at call time and the host constants they need; every node whose
+    inputs are known on the host (and which has a NumPy implementation) is evaluated here."""
+    known: dict[str, np.ndarray] = {k: v for k, v in graph.initializers.items() if k not in params}
+    kept: list[Node] = []
+    folded = 0
+    for node in graph.nodes:
+        info = REGISTRY[node.op_type]
+        names = [i for i in node.inputs if i]
+        values: list[Any] | None = None
+        if node.op_type in ("Shape", "Size") and names and names[0] not in known and names[0] in graph.shapes:
+            # a static shape: a zero-strided stand-in carries it without any memory
+            values = [np.broadcast_to(np.zeros((), np.float32), graph.shapes[names[0]])]
+        elif info.host is not None and all(i in known for i in names):
+            values = [known[i] if i else None for i in node.inputs]
+        if values is None:
+            kept.append(node)
+            continue
+        try:
+            outs = info.host(node, values)  # type: ignore[misc]
+        except Exception as exc:  # noqa: BLE001 - any failure here is a malformed graph
+            raise OnnxError(
+                f"node {node.name!r} ({node.op_type}): cannot evaluate it on its constant inputs: {exc}",
+                source=source,
+            ) from exc
+        for name, value in zip(node.outputs, outs, strict=False):
+            if name:
+                known[name] = np.asarray(value)
+        folded += 1
+    # Keep only the nodes (and constants) the outputs depend on.
+    needed = {o.name for o in graph.outputs}
+    live: list[Node] = []
+    for node in reversed(kept):
+        if any(o in needed for o in node.outputs):
+            live.append(node)
+            needed.update(i for i in node.inputs if i)
+    live.reverse()
+    constants = {k: v for k, v in known.items() if k in needed}
+    return live, constants, folded
+
+
+class OnnxModel(Module):
+    """A burn module running an ONNX graph: its float initializers are `Param`s in `weights`
+    (keyed by their ONNX names), so it trains, saves, loads and moves between backends like any
+    module; calling it runs the graph with burn tensor ops.
+
+    Build one with `burn.onnx.load`. Call it with the graph's inputs in order (or by name), as
+    burn tensors or NumPy arrays; it returns one tensor, or a tuple for several outputs.
+    `run` takes and returns dicts keyed by the ONNX names.
+
+    Example:
+        >>> model = burn.onnx.load("mlp.onnx", backend="autodiff(ndarray)")  # doctest: +SKIP
+        >>> y = model(burn.Tensor.ones((2, 4), backend=model.backend))  # doctest: +SKIP
+        >>> model.input_names, model.output_names, model.num_params()  # doctest: +SKIP
+        (['input'], ['output'], 58)
+    """
+
+    def __init__(self, weights: dict[str, Param], program: Program, float_dtype: DType) -> None:
+        self.weights = weights
+        self.program = program
+        self.float_dtype = float_dtype
+        self._constants_on_device: dict[Any, Any] = {}
+
+    # -- description ------------------------------------------------------------------------------
+    @property
+    def input_names(self) -> list[str]:
+        """The graph's inputs (initializers excluded), in call order."""
+        return [i.name for i in self.program.inputs]
+
+    @property
+    def output_names(self) -> list[str]:
+        return list(self.program.outputs)
+
+    @property
+    def backend(self) -> Backend | None:
+        """The backend the params live on (None for a model without params)."""
+        for param in self.weights.values():
+            owner = param.device.owner
+            if owner is not None:
+                return owner  # type: ignore[no-any-return]
+        return None
+
+    # -- calling ----------------------------------------------------------------------------------
+    def forward(self, *inputs: Any, **named: Any) -> Any:
+        """Run the graph: inputs by position (in `input_names` order) or by name; returns the
+        only output, or a tuple of the outputs in order."""
+        if len(inputs) > len(self.program.inputs):
+            raise OnnxError(
+                f"the graph takes {len(self.program.inputs)} inputs ({', '.join(self.input_names)}), "
+                f"got {len(inputs)}",
+                source=self.program.source,
+            )
+        feeds = dict(zip(self.input_names, inputs, strict=False))
+        for name, value in named.items():
+            if name in feeds:
+                raise TypeError(f"input {name!r} given twice (by position and by name)")
+            feeds[name] = value
+        out = self.run(feeds)
+        values = [out[name] for name in self.program.outputs]
+        return values[0] if len(values) == 1 else tuple(values)
+
+    def run(self, feeds: Mapping[str, Any]) -> dict[str, Tensor]:
+        """Run the graph on the inputs `feeds` (name -> tensor or NumPy array); returns every
+        output by name.
+
+        Raises:
+            OnnxError: a missing or unknown input.
+            KindError, ShapeError: an input of the wrong kind, rank or static size.
+        """
+        program = self.program
+        declared = {i.name for i in program.inputs}
+        unknown = sorted(set(feeds) - declared)
+        missing = [i.name for i in program.inputs if i.name not in feeds]
+        if unknown or missing:
+            raise OnnxError(
+                f"inputs {'missing: ' + ', '.join(missing) if missing else ''}"
+                f"{'; ' if unknown and missing else ''}{'unknown: ' + ', '.join(unknown) if unknown else ''}"
+                f" (the graph takes {', '.join(i.describe() for i in program.inputs)})",
+                source=program.source,
+            )
+        ctx = self._context(feeds)
+        env: dict[str, Any] = dict(program.constants)
+        for name, param in self.weights.items():
+            env[name] = param.val()
+        for info in program.inputs:
+            env[info.name] = _check_input(ctx, info, feeds[info.name])
+        last_use = program.last_use
+        for index, node in enumerate(program.nodes):
+            try:
+                inputs = [env[i] if i else None for i in node.inputs]
+            except KeyError as exc:
+                raise OnnxError(
+                    f"node {node.name!r} ({node.op_type}) reads {exc.args[0]!r}, which no node produces",
+                    source=program.source,
+                ) from None
+            outs = _run_node(ctx, node, inputs)
+            for name, value in zip(node.outputs, outs, strict=False):
+                if name:
+                    env[name] = value
+            for name in node.inputs:
+                if name and last_use.get(name) == index and name not in program.outputs:
+                    env.pop(name, None)  # free intermediate tensors as soon as they are dead
+        return {name: ctx.tensor(env[name]) for name in program.outputs}
+
+    def _context(self, feeds: Mapping[str, Any]) -> Ctx:
+        first = next((v for v in feeds.values() if is_tensor(v)), None)
+        if first is None:
+            first = next((p.val() for p in self.weights.values()), None)
+        if first is None:
+            from burn.plugins import default_backend
+
+            backend = default_backend()
+            device = backend.default_device()
+        else:
+            backend, device = first.backend, first.device
+        dtype = self.float_dtype if backend.capabilities.supports(self.float_dtype) else backend.float_dtype
+        return Ctx(backend, device, dtype, self._constants_on_device, self.program.constants)
+
+
+def _check_input(ctx: Ctx, info: ValueInfo, value: Any) -> Any:
+    want = kind_of_numpy(np.empty(0, info.dtype))
+    t = value if is_tensor(value) else ctx.tensor(np.asarray(value), want)
+    if t.backend is not ctx.backend:
+        from burn.errors import BackendMismatchError
+
+        raise BackendMismatchError(
+            f"input {info.name!r} is on backend {t.backend.name!r}, the model's params on "
+            f"{ctx.backend.name!r}: move one of them (model.to_device(...) or tensor.to_device(...))"
+        )
+    if t.kind is not want:
+        raise KindError(
+            f"input {info.name!r} must be a {want.name} tensor ({info.describe()}), got {t.kind.name}: "
+            f"convert it with .{want.name.lower()}()"
+        )
+    if info.dims is not None:
+        shape = tuple(t.shape)
+        bad = len(shape) != len(info.dims) or any(
+            isinstance(d, int) and d != n for d, n in zip(info.dims, shape, strict=False)
+        )
+        if bad:
+            raise ShapeError(f"input {info.name!r} must have shape {info.describe()}, got {list(shape)}")
+    return t
+
+
+def _run_node(ctx: Ctx, node: Node, inputs: Sequence[Any]) -> list[Any]:
+    info = REGISTRY[node.op_type]
+    try:
+        if info.host is not None and not any(is_tensor(v) for v in inputs):
+            return info.host(node, inputs)
+        if info.run is None:
+            assert info.host is not None
+            return info.host(node, [None if v is None else ctx.host(v) for v in inputs])
+        return info.run(ctx, node, inputs)
+    except (BurnError, ValueError, TypeError, IndexError) as exc:
+        exc.add_note(f"while running ONNX node {node.name!r} ({node.op_type})")
+        raise
+
+
+def load(
+    source: str | os.PathLike[str] | bytes | Any,
+    device: Device | None = None,
+    *,
+    backend: Backend | str | None = None,
+    float_dtype: DType | str | None = None,
+) -> OnnxModel:
+    """An ONNX model as a burn module.
+
+    Args:
+        source: the ``.onnx`` file (external data next to it is read too), its bytes, or an
+            ``onnx.ModelProto``.
+        device: where the params go (default: the backend's default device).
+        backend: a backend or a backend name (``"autodiff(ndarray)"`` to fine-tune); default:
+            `device`'s owner, else `burn.default_backend()`.
+        float_dtype: the dtype of the params and float computations (default: the backend's).
+
+    Returns:
+        An `OnnxModel`: float initializers are trainable params (BatchNormalization running
+        statistics are params that do not require grad); integer ones are constants.
+
+    Raises:
+        OnnxError: the file cannot be read (the message names it), the opset is older than 13,
+            or a node cannot be evaluated.
+        UnsupportedOpError: ops burn does not run (each named with its node and the opset).
+
+    Example:
+        >>> import burn.onnx
+        >>> model = burn.onnx.load("resnet.onnx", backend="ndarray")  # doctest: +SKIP
+        >>> logits = model(images)  # doctest: +SKIP
+    """
+    from burn.tensor._creation import resolve_backend
+    from burn.tensor.dtype import DType
+    from burn.tensor.tensor import Tensor
+
+    proto, label = read_model(source)
+    try:
+        graph = parse(proto, label)
+    except OnnxError as err:
+        raise err.with_source(label) from err.__cause__
+    check_supported(graph, label)
+    b, dev = resolve_backend("burn.onnx.load", device, backend)
+    dtype = DType.from_any(float_dtype) if float_dtype is not None else b.float_dtype
+    frozen = {
+        node.inputs[i]
+        for node in graph.nodes
+        for i in _FROZEN_INPUTS.get(node.op_type, ())
+        if i < len(node.inputs)
+    }
+    float_names = {k for k, v in graph.initializers.items() if kind_of_numpy(v) is Float}
+    nodes, constants, folded = fold(graph, float_names, label)
+    used = {i for n in nodes for i in n.inputs} | {o.name for o in graph.outputs}
+    params: dict[str, Param] = {}
+    for name in sorted(float_names & used, key=list(graph.initializers).index):
+        tensor = Tensor.from_data(graph.initializers[name], dev, dtype=dtype, backend=b)
+        params[name] = Param.from_tensor(tensor, require_grad=name not in frozen)
+    last_use: dict[str, int] = {}
+    for index, node in enumerate(nodes):
+        for name in node.inputs:
+            if name:
+                last_use[name] = index
+    program = Program(
+        tuple(nodes),
+        constants,
+        tuple(graph.inputs),
+        tuple(o.name for o in graph.outputs),
+        graph.opset,
+        folded,
+        label,
+        last_use,
+    )
+    return OnnxModel(params, program, dtype)

@@ -1,0 +1,384 @@
+"""Elementwise, logic and reduction ops (ONNX semantics on burn tensors, NumPy on the host)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from burn import activation as act
+from burn.onnx.graph import onnx_dtype
+from burn.onnx.ops import register
+from burn.onnx.runtime import (
+    align,
+    attr_or_input,
+    broadcast_all,
+    ints,
+    is_host_scalar,
+    is_tensor,
+    kind_of_numpy,
+    norm_axis,
+    scalar,
+)
+from burn.tensor.kind import Bool, Float, Int
+
+if TYPE_CHECKING:
+    from burn.onnx.graph import Node
+    from burn.onnx.runtime import Ctx, Value
+    from burn.tensor.tensor import Tensor
+
+
+# -- unary ------------------------------------------------------------------------------------------
+def _unary(
+    names: str,
+    fn: Callable[[Node, Tensor], Tensor],
+    host: Callable[..., Any] | None = None,
+    note: str = "",
+    category: str = "math",
+) -> None:
+    def run(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]:
+        return [fn(node, ctx.tensor(inputs[0]))]
+
+    hostfn = None if host is None else (lambda node, inputs: [np.asarray(host(node, inputs[0]))])
+    register(names, category, note, hostfn)(run)
+
+
+def _erf_np(x: np.ndarray) -> np.ndarray:
+    return np.vectorize(math.erf, otypes=[x.dtype])(x) if x.size else x
+
+
+_unary("Identity", lambda n, x: x, lambda n, x: x)
+_unary("Dropout", lambda n, x: x, lambda n, x: x, "inference only: the input passes through")
+_unary("Neg", lambda n, x: x.neg(), lambda n, x: -x)
+_unary("Abs", lambda n, x: x.abs(), lambda n, x: np.abs(x))
+_unary("Sign", lambda n, x: x.sign(), lambda n, x: np.sign(x))
+_unary("Relu", lambda n, x: act.relu(x), lambda n, x: np.maximum(x, 0).astype(x.dtype))
+_unary("Sigmoid", lambda n, x: act.sigmoid(x))
+_unary("Tanh", lambda n, x: x.tanh())
+_unary("Exp", lambda n, x: x.exp())
+_unary("Log", lambda n, x: x.log())
+_unary("Sqrt", lambda n, x: x.sqrt(), lambda n, x: np.sqrt(x))
+_unary("Reciprocal", lambda n, x: x.recip(), lambda n, x: (1 / x).astype(x.dtype))
+_unary("Floor", lambda n, x: x.floor(), lambda n, x: np.floor(x))
+_unary("Ceil", lambda n, x: x.ceil(), lambda n, x: np.ceil(x))
+_unary("Round", lambda n, x: x.round(), lambda n, x: np.round(x))
+_unary("Erf", lambda n, x: x.erf(), lambda n, x: _erf_np(x))
+_unary("Sin", lambda n, x: x.sin())
+_unary("Cos", lambda n, x: x.cos())
+_unary("Tan", lambda n, x: x.tan())
+_unary("Asin", lambda n, x: x.asin())
+_unary("Acos", lambda n, x: x.acos())
+_unary("Atan", lambda n, x: x.atan())
+_unary("Sinh", lambda n, x: x.sinh())
+_unary("Cosh", lambda n, x: x.cosh())
+_unary("Softplus", lambda n, x: act.softplus(x))
+_unary("Softsign", lambda n, x: act.softsign(x))
+_unary("Mish", lambda n, x: act.mish(x))
+_unary("HardSwish", lambda n, x: act.hard_swish(x))
+_unary("Elu", lambda n, x: act.elu(x, n.attr("alpha", 1.0)))
+_unary("Celu", lambda n, x: act.celu(x, n.attr("alpha", 1.0)))
+_unary("LeakyRelu", lambda n, x: act.leaky_relu(x, n.attr("alpha", 0.01)))
+_unary("ThresholdedRelu", lambda n, x: act.thresholded_relu(x, n.attr("alpha", 1.0)))
+_unary("HardSigmoid", lambda n, x: act.hard_sigmoid(x, n.attr("alpha", 0.2), n.attr("beta", 0.5)))
+_unary(
+    "Selu",
+    lambda n, x: (
+        act.elu(x, n.attr("alpha", 1.67326319217681884765625)) * n.attr("gamma", 1.05070102214813232421875)
+    ),
+)
+_unary("Gelu", lambda n, x: act.gelu(x, "tanh" if n.attr("approximate", "none") == "tanh" else "none"))
+_unary("IsNaN", lambda n, x: x.is_nan(), category="logic")
+_unary("IsInf", lambda n, x: _is_inf(n, x), category="logic")
+_unary("Not", lambda n, x: x.bool_not(), lambda n, x: np.logical_not(x), category="logic")
+
+
+def _is_inf(node: Node, x: Tensor) -> Tensor:
+    pos, neg = node.attr("detect_positive", 1), node.attr("detect_negative", 1)
+    if pos and neg:
+        return x.is_inf()
+    if pos:
+        return x.equal(math.inf)
+    return x.equal(-math.inf) if neg else x.is_inf().bool_and(x.is_nan())
+
+
+@register("Softmax", "math")
+def _softmax(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]:
+    x = ctx.tensor(inputs[0])
+    return [act.softmax(x, node.attr("axis", -1))]
+
+
+@register("LogSoftmax", "math")
+def _log_softmax(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]:
+    x = ctx.tensor(inputs[0])
+    return [act.log_softmax(x, node.attr("axis", -1))]
+
+
+@register("PRelu", "math")
+def _prelu(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]:
+    x = ctx.tensor(inputs[0])
+    slope = inputs[1]
+    if is_host_scalar(slope, len(x.shape)):
+        return [act.leaky_relu(x, float(scalar(slope)))]
+    x, s = align(x, ctx.tensor(slope))
+    return [x.clamp_min(0.0) + x.clamp_max(0.0) * s]
+
+
+@register(
+    "Clip",
+    "math",
+    host=lambda node, inputs: [
+        np.clip(
+            inputs[0],
+            inputs[1] if len(inputs) > 1 and inputs[1] is not None else None,
+            inputs[2] if len(inputs) > 2 and inputs[2] is not None else None,
+        )
+    ],
+)
+def _clip(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]:
+    x = ctx.tensor(inputs[0])
+    bounds = [ctx.host(v) if v is not None else None for v in (*inputs[1:3], None, None)[:2]]
+    lo = None if bounds[0] is None else scalar(bounds[0])
+    hi = None if bounds[1] is None else scalar(bounds[1])
+    if lo is None and hi is None:
+        return [x]
+    return [x.clamp(lo, hi)]
+
+
+# -- binary -----------------------------------------------------------------------------------------
+def _binary_tensors(ctx: Ctx, a: Value, b: Value) -> tuple[Tensor, Tensor]:
+    kind = a.kind if is_tensor(a) else b.kind if is_tensor(b) else None
+    return align(ctx.tensor(a, kind), ctx.tensor(b, kind))
+
+
+def _binary(
+    name: str,
+    method: str,
+    host: Callable[[np.ndarray, np.ndarray], np.ndarray],
+    category: str = "math",
+    scalar_ok: bool = True,
+    note: str = "",
+) -> None:
+    def run(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]:
+        a, b = inputs[0], inputs[1]
+        if scalar_ok and is_tensor(a) and a.kind is not Bool and is_host_scalar(b, len(a.shape)):
+            return [getattr(a, method)(scalar(b))]
+        x, y = _binary_tensors(ctx, a, b)
+        return [getattr(x, method)(y)]
+
+    register(name, category, note, lambda node, inputs: [np.asarray(host(inputs[0], inputs[1]))])(run)
+
+
+def _trunc_div(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    if np.issubdtype(np.result_type(a, b), np.integer):
+        q = a // b
+        return (q + ((a % b != 0) & ((a < 0) ^ (b < 0)))).astype(np.result_type(a, b))
+    return (a / b).astype(np.result_type(a, b))
+
+
+def _same(
+    fn: Callable[[np.ndarray, np.ndarray], np.ndarray],
+) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
+    return lambda a, b: np.asarray(fn(a, b)).astype(np.result_type(a, b))
+
+
+_binary("Add", "add", _same(np.add))
+_binary("Sub", "sub", _same(np.subtract))
+_binary("Mul", "mul", _same(np.multiply))
+_binary("Equal", "equal", np.equal, "logic")
+_binary("Less", "lower", np.less, "logic")
+_binary("LessOrEqual", "lower_equal", np.less_equal, "logic")
+_binary("Greater", "greater", np.greater, "logic")
+_binary("GreaterOrEqual", "greater_equal", np.greater_equal, "logic")
+_binary("And", "bool_and", np.logical_and, "logic", scalar_ok=False)
+_binary("Or", "bool_or", np.logical_or, "logic", scalar_ok=False)
+_binary("Xor", "bool_xor", np.logical_xor, "logic", scalar_ok=False)
+
+
+@register("Div", "math", host=lambda node, inputs: [_trunc_div(inputs[0], inputs[1])])
+def _div(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]:
+    a, b = inputs[0], inputs[1]
+    if is_tensor(a) and a.kind is Float and is_host_scalar(b, len(a.shape)):
+        return [a.div(float(scalar(b)))]
+    x, y = _binary_tensors(ctx, a, b)
+    q = x.div(y)
+    if x.kind is Int:  # burn's Int division floors; ONNX's truncates toward zero
+        r = x - q * y
+        fix = r.not_equal(0).bool_and(x.lower(0).bool_xor(y.lower(0)))
+        q = q + fix.int()
+    return [q]
+
+
+@register("Pow", "math", host=lambda node, inputs: [np.power(inputs[0], inputs[1]).astype(inputs[0].dtype)])
+def _pow(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]:
+    a, b = inputs[0], inputs[1]
+    x = ctx.tensor(a)
+    if is_host_scalar(b, len(x.shape)):
+        e = float(scalar(b))
+        return [x.square() if e == 2.0 else x.powf_scalar(e)]
+    x, y = align(x, ctx.tensor(b, Float))
+    return [x.powf(y)]
+
+
+@register(
+    "Mod",
+    "math",
+    host=lambda node, inputs: [np.fmod(*inputs[:2]) if node.attr("fmod", 0) else np.mod(*inputs[:2])],
+)
+def _mod(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]:
+    x, y = _binary_tensors(ctx, inputs[0], inputs[1])
+    return [x.fmod(y) if node.attr("fmod", 0) else x.remainder(y)]
+
+
+def _variadic(name: str, method: str, host: Callable[..., np.ndarray], mean: bool = False) -> None:
+    def run(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]:
+        values = [v for v in inputs if v is not None]
+        kind = next((v.kind for v in values if is_tensor(v)), None)
+        out = ctx.tensor(values[0], kind)
+        for v in values[1:]:
+            out, t = align(out, ctx.tensor(v, kind))
+            out = getattr(out, method)(t)
+        return [out / len(values) if mean else out]
+
+    def host_fn(node: Node, inputs: Sequence[Any]) -> list[Any]:
+        values = [v for v in inputs if v is not None]
+        out = values[0]
+        for v in values[1:]:
+            out = host(out, v)
+        return [np.asarray(out / len(values) if mean else out).astype(values[0].dtype)]
+
+    register(name, "math", "", host_fn)(run)
+
+
+_variadic("Sum", "add", np.add)
+_variadic("Mean", "add", np.add, mean=True)
+_variadic("Max", "max_pair", np.maximum)
+_variadic("Min", "min_pair", np.minimum)
+
+
+# -- selection and casts ----------------------------------------------------------------------------
+@register("Where", "logic", host=lambda node, inputs: [np.where(*inputs[:3])])
+def _where(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]:
+    cond, x, y = inputs[0], inputs[1], inputs[2]
+    kind = x.kind if is_tensor(x) else y.kind if is_tensor(y) else kind_of_numpy(np.asarray(x))
+    c = ctx.tensor(cond, Bool)
+    if is_tensor(y) and is_host_scalar(x, len(y.shape)) and len(c.shape) <= len(y.shape):
+        y, c = broadcast_all(list(align(y, c)))
+        return [y.mask_fill(c, scalar(x))]
+    if is_tensor(x) and is_host_scalar(y, len(x.shape)) and len(c.shape) <= len(x.shape):
+        x, c = broadcast_all(list(align(x, c)))
+        return [x.mask_fill(c.bool_not(), scalar(y))]
+    tx, ty = ctx.tensor(x, kind), ctx.tensor(y, kind)
+    rank = max(len(c.shape), len(tx.shape), len(ty.shape))
+    c, tx, ty = (t.reshape((1,) * (rank - len(t.shape)) + tuple(t.shape)) for t in (c, tx, ty))
+    c, tx, ty = broadcast_all([c, tx, ty])
+    return [ty.mask_where(c, tx)]
+
+
+def _cast_host(node: Node, inputs: Sequence[Any]) -> list[Any]:
+    return [np.asarray(inputs[0]).astype(onnx_dtype(node.attr("to")))]
+
+
+@register("Cast", "math", "float targets become the model's float dtype (see the guide)", host=_cast_host)
+def _cast(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]:
+    target = kind_of_numpy(np.empty(0, onnx_dtype(node.attr("to"))))
+    return [ctx.tensor(inputs[0], target)]
+
+
+@register(
+    "CastLike", "math", host=lambda node, inputs: [np.asarray(inputs[0]).astype(np.asarray(inputs[1]).dtype)]
+)
+def _cast_like(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]:
+    other = inputs[1]
+    kind = other.kind if is_tensor(other) else kind_of_numpy(np.asarray(other))
+    return [ctx.tensor(inputs[0], kind)]
+
+
+# -- reductions -------------------------------------------------------------------------------------
+def _reduce_axes(node: Node, inputs: Sequence[Value], rank: int) -> list[int] | None:
+    axes = attr_or_input(node, inputs, 1, "axes")
+    if not axes:
+        return None if not node.attr("noop_with_empty_axes", 0) else []
+    return sorted({norm_axis(a, rank, node) for a in axes})
+
+
+_REDUCERS: dict[str, Callable[[Tensor, list[int]], Tensor]] = {
+    "ReduceSum": lambda x, d: x.sum_dims(d),
+    "ReduceMean": lambda x, d: x.mean_dims(d),
+    "ReduceMax": lambda x, d: x.max_dims(d),
+    "ReduceMin": lambda x, d: x.min_dims(d),
+    "ReduceProd": lambda x, d: x.prod_dims(d),
+    "ReduceSumSquare": lambda x, d: x.square().sum_dims(d),
+    "ReduceL1": lambda x, d: x.abs().sum_dims(d),
+    "ReduceL2": lambda x, d: x.square().sum_dims(d).sqrt(),
+    "ReduceLogSumExp": lambda x, d: _logsumexp(x, d),
+}
+_HOST_REDUCERS: dict[str, Callable[..., Any]] = {
+    "ReduceSum": np.sum,
+    "ReduceMean": np.mean,
+    "ReduceMax": np.max,
+    "ReduceMin": np.min,
+    "ReduceProd": np.prod,
+}
+
+
+def _logsumexp(x: Tensor, dims: list[int]) -> Tensor:
+    m = x.max_dims(dims).detach()
+    return (x - m).exp().sum_dims(dims).log() + m
+
+
+def _reduce(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]:
+    x = ctx.tensor(inputs[0])
+    rank = len(x.shape)
+    axes = _reduce_axes(node, inputs, rank)
+    if axes == []:
+        return [x]
+    dims = list(range(rank)) if axes is None else axes
+    out = _REDUCERS[node.op_type](x, dims) if dims else x
+    if not node.attr("keepdims", 1):
+        out = out.squeeze_dims(dims) if len(dims) < rank else out.reshape(())
+    return [out]
+
+
+def _reduce_host(node: Node, inputs: Sequence[Any]) -> list[Any]:
+    x = np.asarray(inputs[0])
+    axes = _reduce_axes(node, inputs, x.ndim)
+    if axes == []:
+        return [x]
+    fn = _HOST_REDUCERS[node.op_type]
+    return [
+        np.asarray(
+            fn(x, axis=None if axes is None else tuple(axes), keepdims=bool(node.attr("keepdims", 1)))
+        ).astype(x.dtype)
+    ]
+
+
+for _name in _REDUCERS:
+    register(_name, "reduce", host=_reduce_host if _name in _HOST_REDUCERS else None)(_reduce)
+
+
+@register(["ArgMax", "ArgMin"], "reduce")
+def _arg(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]:
+    x = ctx.tensor(inputs[0])
+    d = norm_axis(node.attr("axis", 0), len(x.shape), node)
+    last = node.attr("select_last_index", 0)
+    src = x.flip([d]) if last else x
+    out = src.argmax(d) if node.op_type == "ArgMax" else src.argmin(d)
+    if last:
+        out = out.neg() + (x.shape[d] - 1)
+    if not node.attr("keepdims", 1):
+        out = out.squeeze(d)
+    return [out]
+
+
+@register("CumSum", "reduce")
+def _cumsum(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]:
+    x = ctx.tensor(inputs[0])
+    d = norm_axis(ints(inputs[1])[0], len(x.shape), node)
+    reverse = node.attr("reverse", 0)
+    src = x.flip([d]) if reverse else x
+    out = src.cumsum(d)
+    if node.attr("exclusive", 0):
+        out = out - src
+    return [out.flip([d]) if reverse else out]

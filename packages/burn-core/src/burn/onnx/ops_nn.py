@@ -1,0 +1,267 @@
+"""Neural-network ops: matrix products, convolutions, pooling and normalizations."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from burn.onnx.errors import OnnxError
+from burn.onnx.ops import register
+from burn.onnx.runtime import align, norm_axis
+from burn.tensor import module as F
+from burn.tensor.module_3d import avg_pool3d, conv3d, conv_transpose1d, conv_transpose3d, max_pool3d
+
+if TYPE_CHECKING:
+    from burn.onnx.graph import Node
+    from burn.onnx.runtime import Ctx, Value
+    from burn.tensor.tensor import Tensor
+
+
+def _opt(inputs: Sequence[Any], i: int) -> Any:
+    return inputs[i] if len(inputs) > i and inputs[i] is not None else None
+
+
+# -- matrix products --------------------------------------------------------------------------------
+def matmul(a: Tensor, b: Tensor) -> Tensor:
+    """NumPy's ``matmul``: 1-D operands gain (and lose) a dim, batch dims broadcast."""
+    squeeze = []
+    if len(a.shape) == 1:
+        a = a.unsqueeze_dim(0)
+        squeeze.append(-2)
+    if len(b.shape) == 1:
+        b = b.unsqueeze_dim(1)
+        squeeze.append(-1)
+    a, b = align(a, b)
+    out = a.matmul(b)
+    if squeeze:
+        rank = len(out.shape)
+        out = out.squeeze_dims([rank + d for d in squeeze])
+    return out
+
+
+@register("MatMul", "nn")
+def _matmul(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]:
+    return [matmul(ctx.tensor(inputs[0]), ctx.tensor(inputs[1]))]
+
+
+@register("Gemm", "nn")
+def _gemm(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]:
+    a, b = ctx.tensor(inputs[0]), ctx.tensor(inputs[1])
+    if node.attr("transA", 0):
+        a = a.transpose()
+    if node.attr("transB", 0):
+        b = b.transpose()
+    out = a.matmul(b)
+    alpha, beta = node.attr("alpha", 1.0), node.attr("beta", 1.0)
+    if alpha != 1.0:
+        out = out * alpha
+    c = _opt(inputs, 2)
+    if c is not None and beta != 0.0:
+        ct = ctx.tensor(c)
+        out, ct = align(out, ct)
+        out = out + (ct * beta if beta != 1.0 else ct)
+    return [out]
+
+
+# -- convolutions -----------------------------------------------------------------------------------
+def _spatial(
+    node: Node, x: Tensor, kernel: Sequence[int], transposed: bool = False
+) -> tuple[list[int], list[int], list[int], list[int]]:
+    """Strides, dilations, and the (before, after) pads of each spatial axis, auto_pad resolved."""
+    n = len(kernel)
+    strides = [int(s) for s in node.attr("strides", [1] * n)]
+    dilations = [int(d) for d in node.attr("dilations", [1] * n)]
+    pads = [int(p) for p in node.attr("pads", [0] * (2 * n))]
+    auto = node.attr("auto_pad", "NOTSET")
+    if auto in ("SAME_UPPER", "SAME_LOWER") and not transposed:
+        pads = [0] * (2 * n)
+        for i in range(n):
+            size = x.shape[2 + i]
+            out = -(-size // strides[i])
+            total = max((out - 1) * strides[i] + (kernel[i] - 1) * dilations[i] + 1 - size, 0)
+            small, large = total // 2, total - total // 2
+            pads[i], pads[i + n] = (small, large) if auto == "SAME_UPPER" else (large, small)
+    elif auto == "VALID":
+        pads = [0] * (2 * n)
+    elif auto not in ("NOTSET", ""):
+        raise OnnxError(f"node {node.name!r} ({node.op_type}): auto_pad {auto!r} is not supported here")
+    return strides, dilations, pads[:n], pads[n:]
+
+
+@register("Conv", "nn", "1-D, 2-D and 3-D")
+def _conv(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]:
+    x, w = ctx.tensor(inputs[0]), ctx.tensor(inputs[1])
+    bias = ctx.tensor(inputs[2]) if _opt(inputs, 2) is not None else None
+    kernel = list(w.shape[2:])
+    strides, dilations, before, after = _spatial(node, x, kernel)
+    padding = [(b, a) for b, a in zip(before, after, strict=True)]
+    group = node.attr("group", 1)
+    rank = len(kernel)
+    if rank == 1:
+        return [F.conv1d(x, w, bias, strides[0], padding[0], dilations[0], group)]
+    if rank == 2:
+        return [F.conv2d(x, w, bias, strides, padding, dilations, group)]
+    if rank == 3:
+        return [conv3d(x, w, bias, strides, padding, dilations, group)]
+    raise OnnxError(f"node {node.name!r} (Conv): {rank}-D convolutions are not supported")
+
+
+@register("ConvTranspose", "nn", "symmetric pads only; output_shape is not supported")
+def _conv_transpose(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]:
+    x, w = ctx.tensor(inputs[0]), ctx.tensor(inputs[1])
+    bias = ctx.tensor(inputs[2]) if _opt(inputs, 2) is not None else None
+    kernel = list(w.shape[2:])
+    rank = len(kernel)
+    if node.attr("output_shape") is not None or node.attr("auto_pad", "NOTSET") not in (
+        "NOTSET",
+        "",
+        "VALID",
+    ):
+        raise OnnxError(
+            f"node {node.name!r} (ConvTranspose): output_shape and auto_pad SAME are not supported"
+        )
+    strides, dilations, before, after = _spatial(node, x, kernel, transposed=True)
+    if before != after:
+        raise OnnxError(
+            f"node {node.name!r} (ConvTranspose): asymmetric pads {before + after} are not supported"
+        )
+    out_pad = [int(p) for p in node.attr("output_padding", [0] * rank)]
+    group = node.attr("group", 1)
+    if rank == 1:
+        return [conv_transpose1d(x, w, bias, strides[0], before[0], out_pad[0], dilations[0], group)]
+    if rank == 2:
+        return [F.conv_transpose2d(x, w, bias, strides, before, out_pad, dilations, group)]
+    if rank == 3:
+        return [conv_transpose3d(x, w, bias, strides, before, out_pad, dilations, group)]
+    raise OnnxError(f"node {node.name!r} (ConvTranspose): {rank}-D is not supported")
+
+
+# -- pooling ----------------------------------------------------------------------------------------
+def _pool_pads(
+    x: Tensor, before: list[int], after: list[int], kernel: list[int], value: float
+) -> tuple[Tensor, list[int]]:
+    """`x` with the pads burn's pooling cannot take (asymmetric, or over half the kernel) added
+    explicitly with `value`; returns the symmetric pads left for the pooling op."""
+    if before == after and all(p <= k // 2 for p, k in zip(before, kernel, strict=True)):
+        return x, before
+    pairs: list[int] = []
+    for b, a in zip(reversed(before), reversed(after), strict=True):
+        pairs += [b, a]
+    return x.pad(pairs, value), [0] * len(kernel)
+
+
+@register("MaxPool", "nn", "1-D, 2-D and 3-D; the Indices output and storage_order=1 are not supported")
+def _max_pool(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]:
+    if len(node.outputs) > 1 and node.outputs[1]:
+        raise OnnxError(f"node {node.name!r} (MaxPool): the Indices output is not supported")
+    x = ctx.tensor(inputs[0])
+    kernel = [int(k) for k in node.attr("kernel_shape")]
+    strides, dilations, before, after = _spatial(node, x, kernel)
+    ceil = bool(node.attr("ceil_mode", 0))
+    x, pads = _pool_pads(x, before, after, kernel, -math.inf)
+    rank = len(kernel)
+    if rank == 1:
+        return [F.max_pool1d(x, kernel[0], strides[0], pads[0], dilations[0], ceil)]
+    if rank == 2:
+        return [F.max_pool2d(x, kernel, strides, pads, dilations, ceil)]
+    if rank == 3:
+        return [max_pool3d(x, kernel, strides, pads, dilations, ceil)]
+    raise OnnxError(f"node {node.name!r} (MaxPool): {rank}-D pooling is not supported")
+
+
+def _avg(
+    x: Tensor, kernel: list[int], strides: list[int], pads: list[int], include: bool, ceil: bool
+) -> Tensor:
+    rank = len(kernel)
+    if rank == 1:
+        return F.avg_pool1d(x, kernel[0], strides[0], pads[0], include, ceil)
+    if rank == 2:
+        return F.avg_pool2d(x, kernel, strides, pads, include, ceil)
+    return avg_pool3d(x, kernel, strides, pads, include, ceil)
+
+
+@register("AveragePool", "nn", "1-D, 2-D and 3-D; dilations are not supported")
+def _avg_pool(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]:
+    x = ctx.tensor(inputs[0])
+    kernel = [int(k) for k in node.attr("kernel_shape")]
+    strides, dilations, before, after = _spatial(node, x, kernel)
+    if any(d != 1 for d in dilations) or len(kernel) > 3:
+        raise OnnxError(f"node {node.name!r} (AveragePool): dilations and rank > 3 are not supported")
+    include = bool(node.attr("count_include_pad", 0))
+    ceil = bool(node.attr("ceil_mode", 0))
+    padded, pads = _pool_pads(x, before, after, kernel, 0.0)
+    if padded is x or include:
+        return [_avg(padded, kernel, strides, pads, include, ceil)]
+    # Pads excluded from the divisor, but too uneven for the pooling op: divide the sums over the
+    # zero-padded input by the counts of real elements (the pooled zero-padded ones).
+    ones = x.ones_like().pad(_pairs(before, after), 0.0)
+    return [_avg(padded, kernel, strides, pads, True, ceil) / _avg(ones, kernel, strides, pads, True, ceil)]
+
+
+def _pairs(before: list[int], after: list[int]) -> list[int]:
+    out: list[int] = []
+    for b, a in zip(reversed(before), reversed(after), strict=True):
+        out += [b, a]
+    return out
+
+
+@register(["GlobalAveragePool", "GlobalMaxPool"], "nn")
+def _global_pool(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]:
+    x = ctx.tensor(inputs[0])
+    dims = list(range(2, len(x.shape)))
+    return [x.mean_dims(dims) if node.op_type == "GlobalAveragePool" else x.max_dims(dims)]
+
+
+# -- normalization ----------------------------------------------------------------------------------
+def _channel(t: Tensor, rank: int) -> Tensor:
+    """A per-channel vector shaped to broadcast over ``[N, C, *spatial]``."""
+    return t.reshape((1, -1) + (1,) * (rank - 2))
+
+
+@register("BatchNormalization", "nn", "inference form (running statistics); training_mode=1 is not supported")
+def _batch_norm(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]:
+    if node.attr("training_mode", 0) or len([o for o in node.outputs if o]) > 1:
+        raise OnnxError(f"node {node.name!r} (BatchNormalization): training_mode is not supported")
+    x = ctx.tensor(inputs[0])
+    rank = len(x.shape)
+    scale, bias, mean, var = (_channel(ctx.tensor(v), rank) for v in inputs[1:5])
+    inv = (var + node.attr("epsilon", 1e-5)).sqrt().recip() * scale
+    return [(x - mean) * inv + bias]
+
+
+@register("InstanceNormalization", "nn")
+def _instance_norm(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]:
+    x = ctx.tensor(inputs[0])
+    rank = len(x.shape)
+    dims = list(range(2, rank))
+    mean = x.mean_dims(dims)
+    centered = x - mean
+    var = centered.square().mean_dims(dims)
+    y = centered / (var + node.attr("epsilon", 1e-5)).sqrt()
+    return [y * _channel(ctx.tensor(inputs[1]), rank) + _channel(ctx.tensor(inputs[2]), rank)]
+
+
+@register("LayerNormalization", "nn", "stash_type is ignored (statistics in the model's float dtype)")
+def _layer_norm(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]:
+    x = ctx.tensor(inputs[0])
+    rank = len(x.shape)
+    axis = norm_axis(node.attr("axis", -1), rank, node)
+    dims = list(range(axis, rank))
+    mean = x.mean_dims(dims)
+    centered = x - mean
+    var = centered.square().mean_dims(dims)
+    inv_std = (var + node.attr("epsilon", 1e-5)).sqrt().recip()
+    y = centered * inv_std * ctx.tensor(inputs[1])
+    if _opt(inputs, 2) is not None:
+        y = y + ctx.tensor(inputs[2])
+    return [y, mean, inv_std][: max(1, len(node.outputs))]
+
+
+@register("LpNormalization", "nn")
+def _lp_norm(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]:
+    x = ctx.tensor(inputs[0])
+    d = norm_axis(node.attr("axis", -1), len(x.shape), node)
+    p = node.attr("p", 2)
+    norm = x.abs().sum_dim(d) if p == 1 else x.square().sum_dim(d).sqrt()
+    return [x / norm]

@@ -1,0 +1,125 @@
+"""Cases past the shortcuts backends take: sizes above a small-input path, ranks where a 2-D
+routine no longer applies, reductions over size-1 and size-0 middle dims, scalar divisors 0 and 1,
+distributions and kinds the common tests skip.
+
+Each case here is one that mutation testing (docs/guides/conformance-mutation.md) found the rest
+of the suite never reached: a backend could break it and still pass.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+from burn.tensor.distribution import Bernoulli, Normal
+from burn.tensor.dtype import DType
+from burn.testing import covers
+from burn.testing.helpers import check_bool, check_exact, check_float, f64, host, make, rand_float, rand_int
+from burn.testing.suite.test_activations import ACTIVATIONS, _act
+from burn.testing.suite.test_module_ops import _wrap_float
+
+
+@covers(*{c.op for c in ACTIVATIONS})
+def test_activations_on_a_large_tensor(backend: Any, float_dtype: DType, rng: Any) -> None:
+    # 40 x 130 = 5200 elements: past any per-element Python path for small inputs
+    x = rand_float(rng, (40, 130), float_dtype, -4, 4)
+    t = make(backend, x, float_dtype)
+    for case in ACTIVATIONS:
+        check_float(
+            case.call(_act(), t), case.ref(f64(x)), float_dtype, terms=4, what=f"{case.op} on (40, 130)"
+        )
+
+
+# (lhs, rhs): a 2-D operand against a batch on either side, and batch dims that broadcast
+MATMUL_SHAPES = [((3, 4), (2, 4, 5)), ((2, 3, 4), (4, 5)), ((1, 3, 4), (2, 4, 5)), ((2, 1, 3, 4), (3, 4, 2))]
+
+
+@covers("float_matmul")
+@pytest.mark.parametrize("shapes", MATMUL_SHAPES, ids=str)
+def test_matmul_broadcasts_batch_dims(backend: Any, float_dtype: DType, shapes: Any, rng: Any) -> None:
+    a = rand_float(rng, shapes[0], float_dtype, -1, 1)
+    b = rand_float(rng, shapes[1], float_dtype, -1, 1)
+    out = make(backend, a, float_dtype).matmul(make(backend, b, float_dtype))
+    check_float(
+        out, np.matmul(f64(a), f64(b)), float_dtype, terms=4, what=f"matmul {shapes[0]} @ {shapes[1]}"
+    )
+
+
+@covers("float_mean_dim", "float_sum_dim", "float_prod_dim", "int_mean_dim", "int_sum_dim")
+def test_reductions_over_size_one_and_empty_middle_dims(backend: Any, float_dtype: DType, rng: Any) -> None:
+    x = rand_float(rng, (3, 1, 4), float_dtype)
+    t = make(backend, x, float_dtype)
+    check_float(t.mean_dim(1), f64(x), float_dtype, what="mean_dim over a size-1 dim")
+    check_float(t.sum_dim(1), f64(x), float_dtype, what="sum_dim over a size-1 dim")
+    check_float(t.prod_dim(1), f64(x), float_dtype, what="prod_dim over a size-1 dim")
+    empty = make(backend, np.zeros((2, 0, 3)), float_dtype)
+    check_float(empty.mean_dim(1), np.full((2, 1, 3), np.nan), float_dtype, what="mean_dim over a size-0 dim")
+    check_float(empty.sum_dim(1), np.zeros((2, 1, 3)), float_dtype, what="sum_dim over a size-0 dim")
+    check_float(empty.prod_dim(1), np.ones((2, 1, 3)), float_dtype, what="prod_dim over a size-0 dim")
+    xi = rand_int(rng, (3, 1, 4), backend.int_dtype, 0, 9)
+    ti = make(backend, xi, backend.int_dtype)
+    check_exact(ti.mean_dim(1), xi, backend.int_dtype, what="int mean_dim over a size-1 dim")
+    check_exact(ti.sum_dim(1), xi, backend.int_dtype, what="int sum_dim over a size-1 dim")
+
+
+@covers("int_div_scalar", "int_remainder_scalar")
+def test_int_scalar_division_by_one_and_by_zero(backend: Any, int_dtype: DType, rng: Any) -> None:
+    x = rand_int(rng, (3, 5), int_dtype)
+    t = make(backend, x, int_dtype)
+    check_exact(t / 1, x, int_dtype, what="x / 1")
+    check_exact(t % 1, np.zeros_like(x), int_dtype, what="x % 1")
+    # the contract (burn.backend.int_ops): division and remainder by zero give 0, never raise
+    check_exact(t / 0, np.zeros_like(x), int_dtype, what="x / 0")
+    check_exact(t % 0, np.zeros_like(x), int_dtype, what="x % 0")
+
+
+@covers("int_random")
+def test_int_random_normal_and_bernoulli_kinds(backend: Any, int_dtype: DType) -> None:
+    from burn import Int, Tensor
+
+    n = 20_000
+    backend.seed(17)
+    mean, std = (20.0, 3.0) if int_dtype is DType.U8 else (-2.0, 3.0)
+    t = Tensor.random((n,), Normal(mean, std), dtype=int_dtype, kind=Int, backend=backend)
+    data = t.to_data()
+    assert t.dtype is int_dtype and data.dtype is int_dtype, f"int normal: {t.dtype} / {data.dtype}"
+    x = data.array.astype(np.float64)
+    assert np.all(x == np.rint(x))
+    # rounding to integers adds variance 1/12
+    assert abs(x.mean() - mean) < 6 * std / np.sqrt(n), f"mean {x.mean()}, expected {mean}"
+    assert abs(x.std() - np.sqrt(std**2 + 1 / 12)) < 6 * std / np.sqrt(2 * n), f"std {x.std()}"
+    b = Tensor.random((n,), Bernoulli(0.5), dtype=int_dtype, kind=Int, backend=backend)
+    assert b.to_data().dtype is int_dtype, f"int bernoulli: to_data() gives {b.to_data().dtype}"
+
+
+@covers("embedding_backward")
+def test_embedding_backward_with_unused_rows(backend: Any, rng: Any) -> None:
+    dtype = backend.float_dtype
+    w = make(backend, rand_float(rng, (7, 3), dtype), dtype)
+    idx = np.array([[0, 2], [2, 1]])  # rows 3 to 6 get no gradient
+    g = rand_float(rng, (2, 2, 3), dtype)
+    dw = backend.embedding_backward(
+        w._p, make(backend, g, dtype)._p, make(backend, idx, backend.int_dtype)._p
+    )
+    expected = np.zeros((7, 3))
+    np.add.at(expected, idx.reshape(-1), f64(g).reshape(-1, 3))
+    check_float(_wrap_float(backend, dw), expected, dtype, terms=2, what="embedding_backward")
+
+
+@covers("bool_zeros", "bool_ones", "bool_full", "bool_empty")
+def test_bool_creation_has_the_bool_dtype(backend: Any) -> None:
+    from burn import Bool, Tensor
+
+    made = {
+        "zeros": (Tensor.zeros((2, 3), kind=Bool, backend=backend), np.zeros((2, 3), bool)),
+        "ones": (Tensor.ones((2, 3), kind=Bool, backend=backend), np.ones((2, 3), bool)),
+        "full": (Tensor.full((2, 3), True, kind=Bool, backend=backend), np.ones((2, 3), bool)),
+    }
+    mask = make(backend, np.array([[True, False, True], [False, True, False]]), DType.BOOL)
+    for name, (t, want) in made.items():
+        check_bool(t, want, what=f"Tensor.{name}(kind=Bool)")
+        check_bool(t.bool_and(mask), want & host(mask), what=f"{name} & mask")
+    empty = Tensor.empty((2, 3), kind=Bool, backend=backend)
+    assert empty.dtype is DType.BOOL and empty.to_data().dtype is DType.BOOL, "Tensor.empty(kind=Bool)"

@@ -1,0 +1,175 @@
+"""Single-op graphs built with ``onnx.helper`` (the ops and attribute combinations the exported
+models do not reach) against onnxruntime, on ndarray; constant inputs exercise the NumPy
+(folding) path, tensor inputs the burn path."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+onnx = pytest.importorskip("onnx", reason="onnx is not installed: pip install 'burn-core[onnx]'")
+ort = pytest.importorskip("onnxruntime", reason="onnxruntime is not installed (the reference)")
+pytest.importorskip("burn_ndarray", reason="burn-ndarray is not installed")
+from onnx import helper, numpy_helper  # noqa: E402
+
+import burn  # noqa: E402
+import burn.onnx  # noqa: E402
+
+RNG = np.random.default_rng(0)
+X4 = RNG.normal(size=(2, 3, 7, 6)).astype(np.float32)
+X3 = RNG.normal(size=(2, 3, 5)).astype(np.float32)
+I = np.asarray  # noqa: E741
+
+
+def case(
+    op: str,
+    inputs: dict[str, np.ndarray],
+    consts: dict[str, np.ndarray] | None = None,
+    order: list[str] | None = None,
+    **attrs: Any,
+) -> tuple[str, Any]:
+    """One node named `op`; `inputs` are graph inputs, `consts` initializers; `order` is the
+    node's input list ('' for an omitted one)."""
+    consts = consts or {}
+    names = order if order is not None else [*inputs, *consts]
+    node = helper.make_node(op, names, ["y"], name=f"{op}_node", **attrs)
+    graph = helper.make_graph(
+        [node],
+        "g",
+        [
+            helper.make_tensor_value_info(k, helper.np_dtype_to_tensor_dtype(v.dtype), v.shape)
+            for k, v in inputs.items()
+        ],
+        [helper.make_empty_tensor_value_info("y")],
+        [numpy_helper.from_array(v, k) for k, v in consts.items()],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    return op, (model, inputs)
+
+
+def typed(model: Any) -> bytes:
+    """The model with its output types filled in by shape inference (onnxruntime needs them)."""
+    return onnx.shape_inference.infer_shapes(model, strict_mode=True).SerializeToString()  # type: ignore[no-any-return]
+
+
+CASES = [
+    case("AveragePool", {"x": X4}, kernel_shape=[3, 2], strides=[2, 1], pads=[0, 1, 2, 0]),
+    case(
+        "AveragePool",
+        {"x": X4},
+        kernel_shape=[3, 3],
+        pads=[1, 1, 1, 1],
+        count_include_pad=1,
+        ceil_mode=1,
+        strides=[2, 2],
+    ),
+    case("MaxPool", {"x": X4}, kernel_shape=[2, 3], pads=[1, 0, 0, 2], strides=[2, 2]),
+    case(
+        "Conv",
+        {"x": X4},
+        {"w": RNG.normal(size=(4, 3, 3, 2)).astype(np.float32)},
+        auto_pad="SAME_UPPER",
+        strides=[2, 2],
+    ),
+    case(
+        "Conv",
+        {"x": X3},
+        {"w": RNG.normal(size=(6, 1, 3)).astype(np.float32), "b": RNG.normal(size=(6,)).astype(np.float32)},
+        group=3,
+        pads=[2, 1],
+        dilations=[2],
+    ),
+    case(
+        "ConvTranspose",
+        {"x": X4},
+        {"w": RNG.normal(size=(3, 2, 3, 3)).astype(np.float32)},
+        strides=[2, 2],
+        pads=[1, 1, 1, 1],
+        output_padding=[1, 0],
+    ),
+    case(
+        "InstanceNormalization",
+        {"x": X4},
+        {"s": I([1.0, 2.0, 0.5], np.float32), "b": I([0.0, 1.0, -1.0], np.float32)},
+    ),
+    case("GlobalMaxPool", {"x": X4}),
+    case("Pad", {"x": X3}, {"p": I([0, 1, 2, 0, 0, 1], np.int64)}, mode="reflect"),
+    case("Pad", {"x": X3}, {"p": I([0, 0, 1, 0, 0, 3], np.int64), "v": I(2.5, np.float32)}),
+    case("Clip", {"x": X3}, {"lo": I(-0.5, np.float32), "hi": I(0.7, np.float32)}),
+    case("CumSum", {"x": X3}, {"a": I(2, np.int64)}, exclusive=1, reverse=1),
+    case("Tile", {"x": X3}, {"r": I([1, 2, 1], np.int64)}),
+    case(
+        "OneHot",
+        {"i": I([[0, 3], [-1, 2]], np.int64)},
+        {"d": I(4, np.int64), "v": I([-1.0, 5.0], np.float32)},
+        axis=1,
+    ),
+    case(
+        "ArgMax",
+        {"x": I([[1.0, 3.0, 3.0], [2.0, 0.0, 2.0]], np.float32)},
+        axis=1,
+        keepdims=0,
+        select_last_index=1,
+    ),
+    case("ReduceSum", {"x": X3}, {"a": I([0, -1], np.int64)}, keepdims=0),
+    case("ReduceMax", {"x": X3}, axes=[1]),
+    case("ReduceL2", {"x": X3}, keepdims=0),
+    case("ReduceLogSumExp", {"x": X3}, axes=[2]),
+    case("Div", {"a": I([7, -7, 7, -7], np.int64), "b": I([2, 2, -2, -2], np.int64)}),
+    case("Mod", {"a": I([7, -7, 7, -7], np.int64), "b": I([3, 3, -3, -3], np.int64)}),
+    case("Gather", {"x": X3}, {"i": I(-1, np.int64)}, axis=1),
+    case("Gather", {"x": X3, "i": I([[0, -1], [2, 1]], np.int64)}, axis=2),
+    case("GatherElements", {"x": X3, "i": I(RNG.integers(-5, 5, size=(2, 3, 4)), np.int64)}, axis=2),
+    case(
+        "Slice",
+        {"x": X3},
+        {
+            "s": I([-1, 4], np.int64),
+            "e": I([-100, 0], np.int64),
+            "a": I([1, 2], np.int64),
+            "st": I([-1, -2], np.int64),
+        },
+    ),
+    case("Split", {"x": X3}, {"s": I([1, 2], np.int64)}, axis=1),
+    case("Expand", {"x": I([[1.0], [2.0]], np.float32)}, {"s": I([3, 1, 4], np.int64)}),
+    case(
+        "Where",
+        {"c": I([[[True], [False], [True]]]), "v": X3},
+        {"x": I(-2.0, np.float32)},
+        order=["c", "x", "v"],
+    ),
+    case("Trilu", {"x": X4}, {"k": I(-1, np.int64)}, upper=0),
+    case("LeakyRelu", {"x": X3}, alpha=0.2),
+    case("HardSigmoid", {"x": X3}, alpha=0.3, beta=0.4),
+    case("PRelu", {"x": X4}, {"s": I([[[0.1]], [[0.2]], [[0.3]]], np.float32)}),
+    case("Selu", {"x": X3}),
+    case("LogSoftmax", {"x": X3}, axis=1),
+    case("Flatten", {"x": X4}, axis=-1),
+    case("Squeeze", {"x": X3[:, :1]}, {"a": I([1], np.int64)}),
+    case("Range", {}, {"s": I(2, np.int64), "l": I(11, np.int64), "d": I(3, np.int64)}),
+    case(
+        "ConstantOfShape", {}, {"s": I([2, 3], np.int64)}, value=numpy_helper.from_array(I([1.5], np.float32))
+    ),
+    case("Max", {"a": X3, "b": X3[:1, :1]}, {"c": I(0.1, np.float32)}),
+]
+# Split has two outputs: rename them
+for name, (model, _) in CASES:
+    if name == "Split":
+        model.graph.node[0].output[:] = ["y", "z"]
+        model.graph.output.append(helper.make_empty_tensor_value_info("z"))
+
+
+@pytest.mark.parametrize(
+    "model, inputs", [c[1] for c in CASES], ids=[f"{i}-{c[0]}" for i, c in enumerate(CASES)]
+)
+def test_op_matches_onnxruntime(model: Any, inputs: dict[str, np.ndarray]) -> None:
+    data = typed(model)
+    want = ort.InferenceSession(data, providers=["CPUExecutionProvider"]).run(None, inputs)
+    b = burn.backend("ndarray")
+    got = burn.onnx.load(data, backend=b).run(dict(inputs))
+    for g, w in zip(got.values(), want, strict=True):
+        g = g.to_numpy()
+        assert g.shape == np.shape(w)
+        np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-5)

@@ -1,0 +1,311 @@
+"""`Fusion(inner)`: the decorator backend that records element-wise ops and runs them fused."""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from functools import cache
+from typing import Any
+
+import numpy as np
+
+from burn.backend import Backend, Capabilities, Device, contract_ops, implemented_ops
+from burn.backend.fusion import supports_fusion
+from burn.backend.ir import ELEMENTWISE, broadcast_shapes, result_dtype
+from burn.tensor.dtype import DType
+from burn_fusion.errors import FusionError
+from burn_fusion.stream import FusionStats, Stream
+from burn_fusion.tensor import FusionTensor
+
+Shape = tuple[int, ...]
+_BOOL = DType.BOOL
+
+# Contract ops answered from the handle (no flush, no inner call).
+_METADATA = frozenset({
+    "float_shape", "int_shape", "bool_shape", "float_get_dtype", "int_get_dtype",
+    "float_device", "int_device", "bool_device",
+})
+
+
+@cache
+def _plan(name: str) -> tuple[tuple[tuple[int, str, str], ...], str]:
+    """How to call the inner `name`: which arguments to convert (index, parameter name, how) and
+    what the result is, read from the contract's annotations (``P``, ``P | None``, ``Device``...)."""
+    sig = inspect.signature(getattr(Backend, name))
+    params = list(sig.parameters.values())[1:]
+    convert = tuple(
+        (i, p.name, str(p.annotation))
+        for i, p in enumerate(params)
+        if p.annotation in ("P", "P | None", "Sequence[P]", "Device")
+    )
+    ret = str(sig.return_annotation)
+    if ret in ("P", "Device"):
+        return convert, ret
+    return convert, "tuple" if ret.startswith("tuple[P") else ""
+
+
+class Fusion(Backend):
+    """A backend that records element-wise ops and runs each group of them as one kernel of `inner`.
+
+    Primitives are `FusionTensor` handles. Element-wise ops (arithmetic with broadcasting, scalar
+    ops, unary math, activations and their backward helpers, comparisons, masks, casts) are
+    recorded in a stream; a reduction, matmul or any other op runs on `inner` as usual after the
+    values it reads are computed. The stream is flushed (one ``inner.fusion_execute`` call per
+    block) when a value is read (`into_data`, a non-fusable op), on `sync()`, when an op cannot
+    join the open block (another shape or device) and when the block reaches its bounds.
+
+    `inner` must implement the fusion contract (`burn.backend.fusion.FusionBackend`). Ops that the
+    inner backend overrides are delegated to it; the other ``@default`` ops run here, composed of
+    the recorded ops, so they fuse too (an Adam update is one kernel).
+
+    Args:
+        inner: the backend doing the computation (``burn.backend("opencl")``).
+
+    Example:
+        >>> import burn  # doctest: +SKIP
+        >>> B = burn.backend("fusion(opencl)")  # doctest: +SKIP
+        >>> x = burn.Tensor.ones((1024, 1024), backend=B)  # doctest: +SKIP
+        >>> y = ((x * 2.0).exp() + 1.0).sqrt()  # recorded, not run  # doctest: +SKIP
+        >>> y.to_data().shape, B.stats.kernels  # doctest: +SKIP
+        ((1024, 1024), 1)
+    """
+
+    def __init__(self, inner: Backend) -> None:
+        if not isinstance(inner, Backend):
+            raise TypeError(f"Fusion(inner): inner must be a burn Backend, got {type(inner).__name__}")
+        if not supports_fusion(inner):
+            raise FusionError(
+                f"fusion({inner.name}): the backend {inner.name!r} does not implement the fusion contract "
+                "(fusion_ops, fusion_dtypes, fusion_execute; see burn.backend.fusion.FusionBackend), so "
+                "it cannot run fused kernels; use it without fusion, or a backend that implements it "
+                "(opencl)"
+            )
+        self._in = inner
+        self.name = f"fusion({inner.name})"  # type: ignore[misc]
+        caps = inner.capabilities
+        rng = inner.rng
+        super().__init__(
+            float_dtype=inner.float_dtype,
+            int_dtype=inner.int_dtype,
+            capabilities=Capabilities(dtypes=caps.dtypes, features=caps.features - {"buffer_reuse"}),
+        )
+        inner.rng = rng  # Backend.__init__ assigned a fresh generator through our `rng` property
+        self._owned: dict[Device, Device] = {}
+        self._unowned: dict[Device, Device] = {}
+        fusable: Any = inner
+        self._fusion_ops = frozenset(fusable.fusion_ops()) & ELEMENTWISE.keys()
+        self._fusion_dtypes = frozenset(fusable.fusion_dtypes())
+        self._stream = Stream(fusable.fusion_execute)
+        overridden = implemented_ops(type(inner))
+        for name, kind in contract_ops().items():
+            if name in _METADATA:
+                continue
+            delegate = kind == "required" or name in overridden
+            fallback = self._delegate(name) if delegate else getattr(Backend, name).__get__(self)
+            if name in self._fusion_ops:
+                setattr(self, name, self._recorder(name, fallback))
+            elif delegate:
+                setattr(self, name, fallback)
+
+    # -- decorator plumbing -------------------------------------------------------------------
+    @property
+    def wrapped(self) -> Backend:
+        """The backend that runs the kernels (``opencl`` in ``fusion(opencl)``).
+
+        (`inner` stays this backend itself: fusion is transparent, a tensor of ``fusion(x)`` has no
+        "inner" tensor the way an autodiff tensor has.)
+        """
+        return self._in
+
+    @property
+    def stats(self) -> FusionStats:
+        """Counters of fused kernels and ops (`FusionStats`); ``stats.reset()`` zeroes them."""
+        return self._stream.stats
+
+    @property  # type: ignore[override]
+    def rng(self) -> np.random.Generator:
+        """The wrapped backend's generator: random ops run there, and `seed` seeds it."""
+        return self._in.rng
+
+    @rng.setter
+    def rng(self, value: np.random.Generator) -> None:
+        self._in.rng = value
+
+    def seed(self, seed: int) -> None:
+        self._in.seed(seed)
+
+    def options(self) -> dict[str, Any]:
+        return self._in.options()
+
+    def flush(self) -> None:
+        """Run the recorded ops now (one fused kernel), without waiting for the device."""
+        self._stream.flush()
+
+    def sync(self, device: Device | None = None) -> None:
+        self._stream.flush()
+        self._in.sync(None if device is None else self._inner_device(device))
+
+    def devices(self) -> list[Device]:
+        return [self._own_device(d) for d in self._in.devices()]
+
+    def default_device(self) -> Device:
+        return self._own_device(self._in.default_device())
+
+    def _own_device(self, device: Device) -> Device:
+        owned = self._owned.get(device)
+        if owned is None:
+            owned = self._owned[device] = device.with_owner(self)
+        return owned
+
+    def _inner_device(self, device: Device) -> Device:
+        inner = self._unowned.get(device)
+        if inner is None:
+            inner = self._unowned[device] = device.with_owner(self._in)
+        return inner
+
+    def __repr__(self) -> str:
+        return f"<burn backend {self.name} float={self.float_dtype.value} int={self.int_dtype.value}>"
+
+    # -- handles ------------------------------------------------------------------------------
+    def _value(self, tensor: FusionTensor) -> Any:
+        """The inner primitive of `tensor`, running the stream first if it is pending."""
+        value = tensor.value
+        if value is None:
+            if tensor.ir is None:
+                raise FusionError(
+                    "fusion: this tensor's value was lost: the fused kernel that computes it failed "
+                    "(the error was raised then)"
+                )
+            self._stream.flush()
+            value = tensor.value
+        return value
+
+    def _meta(self, tensor: FusionTensor, kind: str) -> None:
+        """Fill in the shape, dtype and device of a computed handle (asked of the inner backend)."""
+        inner: Any = self._in
+        value = self._value(tensor)
+        if tensor.shape is None:
+            tensor.shape = tuple(getattr(inner, f"{kind}_shape")(value))
+        if tensor.dtype is None:
+            tensor.dtype = _BOOL if kind == "bool" else getattr(inner, f"{kind}_get_dtype")(value)
+        if tensor.device is None:
+            tensor.device = getattr(inner, f"{kind}_device")(value)
+
+    def float_shape(self, tensor: FusionTensor) -> Shape:
+        if tensor.shape is None:
+            self._meta(tensor, "float")
+        return tensor.shape  # type: ignore[return-value]
+
+    def int_shape(self, tensor: FusionTensor) -> Shape:
+        if tensor.shape is None:
+            self._meta(tensor, "int")
+        return tensor.shape  # type: ignore[return-value]
+
+    def bool_shape(self, tensor: FusionTensor) -> Shape:
+        if tensor.shape is None:
+            self._meta(tensor, "bool")
+        return tensor.shape  # type: ignore[return-value]
+
+    def float_get_dtype(self, tensor: FusionTensor) -> DType:
+        if tensor.dtype is None:
+            self._meta(tensor, "float")
+        return tensor.dtype  # type: ignore[return-value]
+
+    def int_get_dtype(self, tensor: FusionTensor) -> DType:
+        if tensor.dtype is None:
+            self._meta(tensor, "int")
+        return tensor.dtype  # type: ignore[return-value]
+
+    def float_device(self, tensor: FusionTensor) -> Device:
+        if tensor.device is None:
+            self._meta(tensor, "float")
+        return self._own_device(tensor.device)  # type: ignore[arg-type]
+
+    def int_device(self, tensor: FusionTensor) -> Device:
+        if tensor.device is None:
+            self._meta(tensor, "int")
+        return self._own_device(tensor.device)  # type: ignore[arg-type]
+
+    def bool_device(self, tensor: FusionTensor) -> Device:
+        if tensor.device is None:
+            self._meta(tensor, "bool")
+        return self._own_device(tensor.device)  # type: ignore[arg-type]
+
+    # -- op builders --------------------------------------------------------------------------
+    def _delegate(self, name: str) -> Callable[..., Any]:
+        """`name` run on the inner backend: handles in, computed first; handles out."""
+        fn = getattr(self._in, name)
+        convert, how = _plan(name)
+        names = {pname: (i, kind) for i, pname, kind in convert}
+        value, own, inner_device = self._value, self._own_device, self._inner_device
+
+        def arg(kind: str, x: Any) -> Any:
+            if kind == "Device":
+                return inner_device(x)
+            if kind == "Sequence[P]":
+                return [value(t) for t in x]
+            return None if x is None else value(x)
+
+        def op(*args: Any, **kwargs: Any) -> Any:
+            a = list(args)
+            for i, _, kind in convert:
+                if i < len(a):
+                    a[i] = arg(kind, a[i])
+            for key in kwargs:
+                found = names.get(key)
+                if found is not None:
+                    kwargs[key] = arg(found[1], kwargs[key])
+            result = fn(*a, **kwargs)
+            if how == "P":
+                return FusionTensor(result)
+            if how == "tuple":
+                return tuple(FusionTensor(r) for r in result)
+            if how == "Device":
+                return own(result)
+            return result
+
+        op.__name__ = name
+        return op
+
+    def _recorder(self, name: str, fallback: Callable[..., Any]) -> Callable[..., Any]:
+        """`name` recorded in the stream when its dtypes and devices allow, else `fallback`."""
+        spec = ELEMENTWISE[name]
+        arity, nscalars, kinds, rule = spec.arity, spec.nscalars, spec.kinds, spec.result
+        fdtypes, stream, meta, stats = self._fusion_dtypes, self._stream, self._meta, self._stream.stats
+        castable = frozenset(d for d in self.capabilities.dtypes if d.is_float) & fdtypes
+
+        def eager(*args: Any, **kwargs: Any) -> Any:
+            stats.eager_ops += 1
+            return fallback(*args, **kwargs)
+
+        def op(*args: Any, **kwargs: Any) -> Any:
+            if kwargs:
+                return eager(*args, **kwargs)
+            tensors = args[:arity]
+            device: Any = None
+            for t, kind in zip(tensors, kinds, strict=True):
+                if t.device is None or t.dtype is None:
+                    meta(t, kind)
+                if t.dtype not in fdtypes:
+                    return eager(*args)
+                if device is None:
+                    device = t.device
+                elif t.device != device:
+                    return eager(*args)  # the inner backend raises its device error
+            if rule == "cast":
+                out = args[arity]
+                if out not in castable:
+                    return eager(*args)  # the inner backend raises its dtype error
+            else:
+                out = result_dtype(name, [t.dtype for t in tensors])
+                if out is None or out not in fdtypes:
+                    return eager(*args)
+            if arity == 1:
+                shape = tensors[0].shape
+            else:
+                shape = broadcast_shapes(name, [t.shape for t in tensors])
+            scalars = tuple(float(s) for s in args[arity : arity + nscalars])
+            return stream.record(name, tensors, scalars, shape, out, device)
+
+        op.__name__ = name
+        return op

@@ -1,0 +1,181 @@
+"""The stream: element-wise ops recorded as IR, grouped into one block and run as one kernel.
+
+The stream holds one open block. An op joins it when its output has the block's iteration shape,
+or when it reads a value of the block and its output broadcasts with the block's shape to one of
+the two (so a per-row value such as a layer norm's ``1 / std`` joins the per-element ops that use
+it), when it is on the block's device, and while the block stays under the bounds. Otherwise the block is flushed first. Flushing keeps only the values somebody
+still holds (weak references tell) and the ops they need, and hands that to the inner backend's
+``fusion_execute`` as one `FusedBlock`.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+import weakref
+from collections.abc import Callable
+from typing import Any
+
+from burn.backend.device import Device
+from burn.backend.ir import FusedBlock, OpIR, Shape, TensorIR, broadcast_shapes
+from burn_fusion.tensor import FusionTensor
+
+ENV_LOG = "BURN_FUSION_LOG"
+MAX_OPS = 48  # ops per block: a bound on the kernel's size and on the values kept pending
+MAX_INPUTS = 12  # tensors read per block: each one is a few kernel arguments
+
+
+class FusionStats:
+    """Counters of a stream, for tests and benchmarks.
+
+    Attributes:
+        kernels: fused kernels launched (flushed blocks that computed something).
+        fused_ops: ops run inside those kernels.
+        eliminated_ops: recorded ops whose results nobody held (never computed).
+        eager_ops: ops run one by one on the inner backend (not fusable, or their inputs' dtypes).
+
+    Example:
+        >>> FusionStats().kernels
+        0
+    """
+
+    __slots__ = ("kernels", "fused_ops", "eliminated_ops", "eager_ops")
+
+    def __init__(self) -> None:
+        self.reset()
+
+    def reset(self) -> None:
+        """Set every counter to zero."""
+        self.kernels = 0
+        self.fused_ops = 0
+        self.eliminated_ops = 0
+        self.eager_ops = 0
+
+    def as_dict(self) -> dict[str, int]:
+        return {name: getattr(self, name) for name in self.__slots__}
+
+    def __repr__(self) -> str:
+        return f"FusionStats({', '.join(f'{k}={v}' for k, v in self.as_dict().items())})"
+
+
+class Stream:
+    """The open block of one fusion backend and the code that flushes it.
+
+    Args:
+        execute: runs a `FusedBlock` over inner primitives (the inner's ``fusion_execute``).
+    """
+
+    def __init__(self, execute: Callable[[FusedBlock, list[Any]], list[Any]]) -> None:
+        self._execute = execute
+        self.lock = threading.RLock()
+        self.stats = FusionStats()
+        self.log = os.environ.get(ENV_LOG, "") not in ("", "0")
+        self._next = 0
+        self._clear()
+
+    def _clear(self) -> None:
+        self._shape: Shape | None = None
+        self._device: Device | None = None
+        self._ops: list[OpIR] = []
+        self._inputs: list[TensorIR] = []
+        self._values: list[Any] = []
+        self._held: list[FusionTensor] = []  # the input handles, kept alive so their ids stay unique
+        self._index: dict[int, TensorIR] = {}
+        self._pending: list[tuple[TensorIR, weakref.ref[FusionTensor]]] = []
+
+    def __len__(self) -> int:
+        return len(self._ops)
+
+    def record(
+        self,
+        op: str,
+        tensors: tuple[FusionTensor, ...],
+        scalars: tuple[float, ...],
+        shape: Shape,
+        dtype: Any,
+        device: Device,
+    ) -> FusionTensor:
+        """Append `op` over `tensors` (pending in this block or computed) and return its handle."""
+        with self.lock:
+            if self._ops and not self._joins(shape, device, tensors):
+                self.flush()
+            if not self._ops:
+                self._shape, self._device = shape, device
+            elif shape != self._shape:
+                self._shape = shape if self._shape is None else broadcast_shapes(op, [self._shape, shape])
+            ins = []
+            for t in tensors:
+                if t.value is None and t.ir is not None:
+                    ins.append(t.ir)
+                    continue
+                found = self._index.get(id(t))
+                if found is None:
+                    found = TensorIR(self._next, t.shape, t.dtype)  # type: ignore[arg-type]
+                    self._next += 1
+                    self._index[id(t)] = found
+                    self._inputs.append(found)
+                    self._values.append(t.value)
+                    self._held.append(t)
+                ins.append(found)
+            out = TensorIR(self._next, shape, dtype)
+            self._next += 1
+            self._ops.append(OpIR(op, tuple(ins), (out,), scalars))
+            handle = FusionTensor(None, shape, dtype, device, out)
+            self._pending.append((out, weakref.ref(handle)))
+            if len(self._ops) >= MAX_OPS:
+                self.flush()
+            return handle
+
+    def _joins(self, shape: Shape, device: Device, tensors: tuple[FusionTensor, ...]) -> bool:
+        if device != self._device or len(self._inputs) + len(tensors) > MAX_INPUTS:
+            return False
+        current = self._shape
+        if shape == current:
+            return True
+        if not any(t.value is None and t.ir is not None for t in tensors):
+            # Of another shape and reading nothing of the block: an independent chain (an Adam
+            # update of a bias after its weight's) would be recomputed per element of the block.
+            return False
+        try:
+            grown = broadcast_shapes("fusion", [current, shape])  # type: ignore[list-item]
+        except ValueError:
+            return False
+        # Growth only to one of the two shapes: two broadcasts crossing each other would make every
+        # value earlier in the block be computed (and written) once per element of the product.
+        return grown == current or grown == shape
+
+    def flush(self) -> None:
+        """Compute every recorded value still held by somebody, in one kernel."""
+        with self.lock:
+            if not self._ops:
+                return
+            ops, inputs, values, pending = self._ops, self._inputs, self._values, self._pending
+            self._clear()
+            live = [(t, h) for t, ref in pending if (h := ref()) is not None]
+            needed = {t.id for t, _ in live}
+            kept: list[OpIR] = []
+            for op in reversed(ops):
+                if any(o.id in needed for o in op.outputs):
+                    kept.append(op)
+                    needed.update(t.id for t in op.inputs)
+            kept.reverse()
+            self.stats.eliminated_ops += len(ops) - len(kept)
+            if not live:
+                return
+            used = [k for k, t in enumerate(inputs) if t.id in needed]
+            shape = broadcast_shapes("fusion", [o.shape for op in kept for o in op.outputs])
+            block = FusedBlock(shape, tuple(inputs[k] for k in used), tuple(kept), tuple(t for t, _ in live))
+            if self.log:
+                print(f"[burn-fusion] {block}", file=sys.stderr, flush=True)
+            try:
+                results = self._execute(block, [values[k] for k in used])
+            except BaseException:
+                for _, h in live:
+                    h.ir = None  # the value is lost: reading it raises (see `Fusion._value`)
+                raise
+            self.stats.kernels += 1
+            self.stats.fused_ops += len(kept)
+            for (_, h), value in zip(live, results, strict=True):
+                h.value = value
+                h.ir = None

@@ -1,0 +1,236 @@
+"""fusion(opencl): fusion happens (kernel launches counted), results equal opencl's, the stream
+flushes when it must, and fusion over a backend without the contract is refused."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+from burn_fusion import Fusion, FusionError, FusionTensor
+from burn_fusion.stream import MAX_OPS
+
+import burn
+from burn.backend.ir import ELEMENTWISE, FusedBlock, OpIR, TensorIR
+from burn.optim.transforms import adam_apply
+from burn.tensor.dtype import DType
+
+RNG = np.random.default_rng(7)
+
+
+def put(backend: Any, array: np.ndarray) -> burn.Tensor:
+    return burn.Tensor.from_data(np.asarray(array, dtype=np.float32), backend=backend)
+
+
+def gelu_linear(backend: Any, x: np.ndarray, w: np.ndarray, b: np.ndarray) -> burn.Tensor:
+    return burn.activation.gelu(put(backend, x).matmul(put(backend, w)) + put(backend, b))
+
+
+def layer_norm(backend: Any, x: np.ndarray, gamma: np.ndarray, beta: np.ndarray) -> burn.Tensor:
+    t = put(backend, x)
+    centered = t - t.mean_dim(1)
+    var = (centered * centered).mean_dim(1)
+    return centered / (var + 1e-5).sqrt() * put(backend, gamma) + put(backend, beta)
+
+
+def run_counted(backend: Any, launches: Any, fn: Any, *args: Any) -> tuple[np.ndarray, int]:
+    """`fn`'s result on the host and the kernels launched to compute it (uploads excluded)."""
+    tensors = [put(backend, a) for a in args]
+    backend.sync()
+    launches.take()
+    out = fn(*tensors)
+    backend.sync()
+    count = launches.take()
+    return out.to_numpy(), count
+
+
+def test_gelu_of_linear_fuses_bias_and_activation(fused: Any, cl_backend: Any, launches: Any) -> None:
+    x, w, b = RNG.normal(size=(16, 32)), RNG.normal(size=(32, 24)) / 6, RNG.normal(size=(24,))
+
+    def f(xt: Any, wt: Any, bt: Any) -> Any:
+        return burn.activation.gelu(xt.matmul(wt) + bt)
+
+    plain, plain_count = run_counted(cl_backend, launches, f, x, w, b)
+    fusion, fusion_count = run_counted(fused, launches, f, x, w, b)
+    np.testing.assert_allclose(fusion, plain, rtol=1e-5, atol=1e-6)
+    assert fusion_count == plain_count - 1  # bias add + gelu: one kernel instead of two
+    assert fused.stats.kernels == 1 and fused.stats.fused_ops == 2
+
+
+def test_layer_norm_runs_in_four_kernels(fused: Any, cl_backend: Any, launches: Any) -> None:
+    x = RNG.normal(size=(8, 64)) * 3 + 1
+    gamma, beta = RNG.normal(size=(64,)), RNG.normal(size=(64,))
+
+    def f(xt: Any, g: Any, b: Any) -> Any:
+        centered = xt - xt.mean_dim(1)
+        var = (centered * centered).mean_dim(1)
+        return centered / (var + 1e-5).sqrt() * g + b
+
+    plain, plain_count = run_counted(cl_backend, launches, f, x, gamma, beta)
+    fusion, fusion_count = run_counted(fused, launches, f, x, gamma, beta)
+    np.testing.assert_allclose(fusion, plain, rtol=1e-5, atol=1e-5)
+    # mean, [sub, mul], mean, [add, sqrt, div, mul, add]: the per-row 1/std joins the last block.
+    assert plain_count == 9
+    assert fusion_count == 4
+    assert fused.stats.kernels == 2
+
+
+def test_adam_update_is_one_kernel(fused: Any, cl_backend: Any, launches: Any) -> None:
+    shape = (64, 33)
+    param, g1, g2 = (RNG.normal(size=shape) for _ in range(3))
+    results = {}
+    counts = {}
+    for name, backend in (("opencl", cl_backend), ("fusion", fused)):
+        p = put(backend, param)
+        grads = [put(backend, g1), put(backend, g2)]
+        backend.sync()
+        launches.take()
+        state = None
+        per_step = []
+        for grad in grads:
+            p, state = adam_apply(p, grad, state, 0.9, 0.999, 1e-5, False, 0.01)
+            backend.sync()
+            per_step.append(launches.take())
+        counts[name] = per_step
+        results[name] = (p.to_numpy(), state["moment_1"].to_numpy(), state["moment_2"].to_numpy())
+    for got, want in zip(results["fusion"], results["opencl"], strict=True):
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-7)
+    assert counts["fusion"] == [1, 1]  # float_adam_step's default composition: one fused group
+    assert counts["opencl"][1] >= 10
+
+
+def test_results_equal_opencl_for_many_ops(fused: Any, cl_backend: Any) -> None:
+    a = RNG.normal(size=(5, 7))
+    b = RNG.normal(size=(7,))
+    mask = RNG.random(size=(5, 7)) > 0.5
+
+    def f(backend: Any) -> np.ndarray:
+        x, y = put(backend, a), put(backend, b)
+        m = burn.Tensor.from_data(mask, backend=backend)
+        z = (x * y - 0.5).abs().sqrt() + x.exp().clamp(0.1, 3.0)
+        z = z.mask_where(m, burn.activation.sigmoid(x)) + x.greater(y).float() * 2.0
+        z = (z - x.lower_equal_elem(0.0).float()).mask_fill(x.lower_elem(-1.0), 7.0)
+        return z.to_numpy()
+
+    np.testing.assert_allclose(f(fused), f(cl_backend), rtol=1e-5, atol=1e-6)
+    assert fused.stats.kernels == 1
+    assert fused.stats.fused_ops >= 15
+
+
+def test_broadcast_to_a_new_shape_flushes(fused: Any) -> None:
+    x = put(fused, np.ones((4, 1)))
+    y = put(fused, np.ones((1, 3)))
+    a = x * 2.0  # block over (4, 1)
+    b = y + 1.0  # (1, 3) does not grow (4, 1) into itself: a new block
+    assert fused.stats.kernels == 1
+    c = a * b  # (4, 3) grows the (1, 3) block: joins
+    np.testing.assert_allclose(c.to_numpy(), np.full((4, 3), 4.0))
+    assert fused.stats.kernels == 2
+
+
+def test_flush_triggers(fused: Any) -> None:
+    x = put(fused, np.arange(6.0).reshape(2, 3))
+    y = (x + 1.0) * 2.0
+    assert fused.stats.kernels == 0 and isinstance(y._p, FusionTensor) and y._p.pending
+    assert y.shape == (2, 3) and y.dtype == burn.float32  # metadata needs no kernel
+    assert fused.stats.kernels == 0
+    s = y.sum()  # a reduction reads y: the block runs first
+    assert fused.stats.kernels == 1 and not y._p.pending
+    np.testing.assert_allclose(s.to_numpy(), [42.0])
+    z = x.exp()
+    fused.sync()  # sync runs the open block
+    assert fused.stats.kernels == 2 and not z._p.pending
+    w = x
+    for _ in range(MAX_OPS + 1):  # the bound: a block of MAX_OPS ops runs as soon as it is full
+        w = w + 1.0
+    assert fused.stats.kernels == 3
+    np.testing.assert_allclose(w.to_numpy(), np.arange(6.0).reshape(2, 3) + MAX_OPS + 1)
+
+
+def test_values_nobody_holds_are_not_computed(fused: Any) -> None:
+    x = put(fused, np.ones(8))
+    (x * 3.0).exp()  # dropped at once
+    kept = x + 1.0
+    fused.sync()
+    assert fused.stats.kernels == 1
+    assert fused.stats.fused_ops == 1 and fused.stats.eliminated_ops == 2
+    np.testing.assert_allclose(kept.to_numpy(), np.full(8, 2.0))
+
+
+def test_strided_and_broadcast_inputs(fused: Any, cl_backend: Any) -> None:
+    a = RNG.normal(size=(3, 4, 5))
+    b = RNG.normal(size=(5, 4))
+
+    def f(backend: Any) -> tuple[np.ndarray, np.ndarray]:
+        x, y = put(backend, a), put(backend, b)
+        yt = y.swap_dims(0, 1)  # a strided view
+        row = (x.mean_dim(2) * 2.0).exp()  # (3, 4, 1): written once per element it broadcasts to
+        return (x * yt + row).to_numpy(), row.to_numpy()
+
+    for got, want in zip(f(fused), f(cl_backend), strict=True):
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+
+
+def test_float64_and_casts(cl_backend: Any) -> None:
+    if burn.float64 not in cl_backend.capabilities.dtypes:
+        pytest.skip("the OpenCL device has no float64")
+    B = burn.plugins.backend("fusion(opencl)", float_dtype="float64")
+    x = burn.Tensor.from_data(np.linspace(-2, 2, 9), backend=B)
+    i = burn.Tensor.from_data(np.arange(9), backend=B)
+    y = (x * 3.0).cast(burn.float32) + i.float().cast(burn.float32)
+    assert y.dtype == burn.float32
+    np.testing.assert_allclose(y.to_numpy(), np.linspace(-2, 2, 9) * 3 + np.arange(9), rtol=1e-6)
+
+
+def test_autodiff_over_fusion_matches_opencl(cl_backend: Any) -> None:
+    a = RNG.normal(size=(6, 8))
+    w = RNG.normal(size=(8, 4))
+
+    def grads(name: str) -> tuple[np.ndarray, np.ndarray]:
+        B = burn.plugins.backend(name)
+        x = put(B, a).require_grad()
+        wt = put(B, w).require_grad()
+        loss = (burn.activation.gelu(x.matmul(wt)) * 0.5 + burn.activation.sigmoid(x.sum_dim(1))).sum()
+        g = loss.backward()
+        return x.grad(g).to_numpy(), wt.grad(g).to_numpy()
+
+    for got, want in zip(grads("autodiff(fusion(opencl))"), grads("autodiff(opencl)"), strict=True):
+        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
+
+
+def test_fusion_needs_the_contract() -> None:
+    from burn_ndarray import NdArray
+
+    with pytest.raises(FusionError, match="does not implement the fusion contract"):
+        Fusion(NdArray())
+    with pytest.raises(FusionError, match="fusion contract"):
+        burn.plugins.backend("fusion(ndarray)")
+    with pytest.raises(FusionError, match="fusion contract"):
+        burn.plugins.backend("fusion(fusion(opencl))")
+
+
+def test_log_prints_the_fused_groups(fused: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    fused._stream.log = True
+    try:
+        y = put(fused, np.ones(4)).exp() + 1.0
+        y.to_numpy()
+    finally:
+        fused._stream.log = False
+    err = capsys.readouterr().err
+    assert "[burn-fusion] fused block over [4]: 2 ops, 1 inputs, 1 outputs" in err
+    assert "= float_exp(t" in err and "= float_add_scalar(t" in err
+
+
+def test_ir_records_print_and_sign() -> None:
+    x, y, z = TensorIR(0, (2, 3), DType.F32), TensorIR(1, (2, 3), DType.F32), TensorIR(2, (2, 3), DType.BOOL)
+    ops = (OpIR("float_mul_scalar", (x,), (y,), (2.0,)), OpIR("float_greater_elem", (y,), (z,), (1.0,)))
+    block = FusedBlock((2, 3), (x,), ops, (z,))
+    assert str(ops[0]) == "t1 = float_mul_scalar(t0, 2.0)  # float32[2, 3]"
+    a, b, c = TensorIR(10, (4,), DType.F32), TensorIR(11, (4,), DType.F32), TensorIR(12, (4,), DType.BOOL)
+    shifted_ops = (
+        OpIR("float_mul_scalar", (a,), (b,), (5.0,)),
+        OpIR("float_greater_elem", (b,), (c,), (0.0,)),
+    )
+    shifted = FusedBlock((4,), (a,), shifted_ops, (c,))
+    assert block.signature() == shifted.signature()  # ids, shapes and scalar values do not matter
+    assert all(spec.arity == len(spec.kinds) for spec in ELEMENTWISE.values())
