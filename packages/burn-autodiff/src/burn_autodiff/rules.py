@@ -10,8 +10,8 @@ A rule turns the gradient ``g`` of an op's output into the gradients of its inpu
 - ``saved`` is the tuple the forward op stored for this rule (inputs, outputs, shapes, dims...).
 - ``need[i]`` is truthy when input ``i`` needs a gradient; rules skip the work for the others.
 
-The forward side lives in `burn_autodiff.ops_float` and `burn_autodiff.ops_module`; each op
-names its rule here. Conventions where the math leaves a choice:
+The forward side lives in `burn_autodiff.ops_float`, `burn_autodiff.ops_module` and the other
+``ops_*`` modules; each op names its rule here. Conventions where the math leaves a choice:
 
 - clamp / clamp_min / clamp_max pass the gradient where ``min <= x <= max`` (boundaries
   included), like PyTorch; hard_sigmoid passes it strictly inside its linear part, like
@@ -20,12 +20,24 @@ names its rule here. Conventions where the math leaves a choice:
   name (the first extremum, as ``argmax`` picks it); ties do not share it.
 - abs has gradient ``sign(x)``, so 0 at 0; round, floor, ceil and sign have gradient 0.
 - ``x ** y`` gives ``dy = 0`` where ``x == 0`` (the limit of ``x**y * log x`` for ``y > 0``).
+- hardtanh and relu6 pass the gradient strictly inside their bounds, threshold and
+  thresholded_relu strictly above the threshold (PyTorch's); elu, celu and selu take the
+  exponential branch at 0 (slopes ``alpha``, 1, ``scale * alpha``); hard_swish has slope 0 at
+  -3 and 1 at 3 (the side outside ``(-3, 3)``, as burn-core's composition; PyTorch's formula
+  gives -0.5 and 1.5 there).
+- assign-mode scatters (scatter_nd, scatter, select_assign): overwritten positions get no
+  gradient for the tensor, and of several updates to one position only the winner (the last)
+  gets its gradient.
 """
 
 from __future__ import annotations
 
 import math
 from typing import Any
+
+import numpy as np
+
+from burn.backend._tables import int_table
 
 P = Any  # an inner primitive
 Shape = tuple[int, ...]
@@ -673,3 +685,190 @@ def softmax(B: Any, saved: tuple, need: tuple, g: P) -> tuple:
 def log_softmax(B: Any, saved: tuple, need: tuple, g: P) -> tuple:
     out, dim = saved  # dx = g - softmax(x) * sum(g)
     return (B.float_sub(g, B.float_mul(B.float_exp(out), B.float_sum_dim(g, dim))),)
+
+
+# -- further activations (forwards: `ops_activation`) ------------------------------------------
+def _exp_branch(B: Any, x: P, coef: float, rate: float) -> P:
+    """The slope of elu-like activations: 1 for ``x > 0``, else ``coef * exp(rate * x)``
+    (computed at ``min(x, 0)``, so the branch not taken never overflows)."""
+    slope = B.float_mul_scalar(B.float_exp(B.float_mul_scalar(B.float_clamp_max(x, 0.0), rate)), coef)
+    return B.float_mask_fill(slope, B.float_greater_elem(x, 0.0), 1.0)
+
+
+def elu(B: Any, saved: tuple, need: tuple, g: P) -> tuple:
+    x, alpha = saved  # d alpha (e^x - 1) = alpha e^x
+    return (B.float_mul(g, _exp_branch(B, x, alpha, 1.0)),)
+
+
+def celu(B: Any, saved: tuple, need: tuple, g: P) -> tuple:
+    x, alpha = saved  # d alpha (e^(x/alpha) - 1) = e^(x/alpha)
+    return (B.float_mul(g, _exp_branch(B, x, 1.0, 1.0 / alpha)),)
+
+
+def selu(B: Any, saved: tuple, need: tuple, g: P) -> tuple:
+    x, alpha, scale = saved  # scale * elu(x, alpha)
+    return (B.float_mul_scalar(B.float_mul(g, _exp_branch(B, x, alpha, 1.0)), scale),)
+
+
+def hardtanh(B: Any, saved: tuple, need: tuple, g: P) -> tuple:
+    x, lo, hi = saved  # relu6 too (lo = 0, hi = 6): 1 strictly inside, 0 at and beyond the bounds
+    outside = B.bool_or(B.float_lower_equal_elem(x, lo), B.float_greater_equal_elem(x, hi))
+    return (_where_not(B, g, outside),)
+
+
+def threshold(B: Any, saved: tuple, need: tuple, g: P) -> tuple:
+    x, level = saved  # thresholded_relu too: x passes strictly above the threshold
+    return (_where_not(B, g, B.float_lower_equal_elem(x, level)),)
+
+
+def hard_swish(B: Any, saved: tuple, need: tuple, g: P) -> tuple:
+    (x,) = saved  # d x (x + 3) / 6 = (2x + 3) / 6 on (-3, 3); 0 below, 1 above
+    slope = B.float_add_scalar(B.float_div_scalar(x, 3.0), 0.5)
+    slope = B.float_mask_fill(slope, B.float_lower_equal_elem(x, -3.0), 0.0)
+    slope = B.float_mask_fill(slope, B.float_greater_equal_elem(x, 3.0), 1.0)
+    return (B.float_mul(g, slope),)
+
+
+_GELU_C = math.sqrt(2.0 / math.pi)
+_GELU_K = 0.044715
+
+
+def gelu_approximate(B: Any, saved: tuple, need: tuple, g: P) -> tuple:
+    (x,) = saved  # x s(2u), u = c (x + k x^3): s + x s (1 - s) 2c (1 + 3k x^2)
+    x2 = B.float_mul(x, x)
+    u2 = B.float_mul_scalar(B.float_add(x, B.float_mul_scalar(B.float_mul(x2, x), _GELU_K)), 2.0 * _GELU_C)
+    s = B.sigmoid(u2)
+    du2 = B.float_mul_scalar(B.float_add_scalar(B.float_mul_scalar(x2, 3.0 * _GELU_K), 1.0), 2.0 * _GELU_C)
+    slope = B.float_add(s, B.float_mul(B.float_mul(x, B.float_mul(s, _one_minus(B, s))), du2))
+    return (B.float_mul(g, slope),)
+
+
+def softsign(B: Any, saved: tuple, need: tuple, g: P) -> tuple:
+    (x,) = saved  # d x / (1 + |x|) = 1 / (1 + |x|)^2
+    denominator = B.float_add_scalar(B.float_abs(x), 1.0)
+    return (B.float_div(g, B.float_mul(denominator, denominator)),)
+
+
+def tanhshrink(B: Any, saved: tuple, need: tuple, g: P) -> tuple:
+    (x,) = saved  # d (x - tanh x) = tanh^2 x
+    t = B.float_tanh(x)
+    return (B.float_mul(g, B.float_mul(t, t)),)
+
+
+def _halves(B: Any, x: P, dim: int) -> tuple[P, P]:
+    shape = B.float_shape(x)
+    half = shape[dim] // 2
+    ranges = [slice(0, n, 1) for n in shape]
+    first = B.float_slice(x, tuple(ranges[:dim] + [slice(0, half, 1)] + ranges[dim + 1 :]))
+    second = B.float_slice(x, tuple(ranges[:dim] + [slice(half, 2 * half, 1)] + ranges[dim + 1 :]))
+    return first, second
+
+
+def glu(B: Any, saved: tuple, need: tuple, g: P) -> tuple:
+    x, dim = saved  # out = a s(b): da = g s(b), db = g a s(b) (1 - s(b))
+    a, b = _halves(B, x, dim)
+    s = B.sigmoid(b)
+    return (B.float_cat([B.float_mul(g, s), B.sigmoid_backward(s, B.float_mul(g, a))], dim),)
+
+
+def softmin(B: Any, saved: tuple, need: tuple, g: P) -> tuple:
+    out, dim = saved  # softmax(-x): dx = -s * (g - sum(g * s))
+    dot = B.float_sum_dim(B.float_mul(g, out), dim)
+    return (B.float_mul(out, B.float_sub(dot, g)),)
+
+
+# -- layout and indexing ops (forwards: `ops_layout`) ------------------------------------------
+def unfold(B: Any, saved: tuple, need: tuple, g: P) -> tuple:
+    """Windows of `size` every `step` along `dim`: add each window's gradient back where it was
+    read (overlapping windows accumulate)."""
+    shape, dim, size, step = saved
+    windows = B.float_shape(g)[dim]
+    rank = len(shape) + 1
+    # out = permute(split, (..dim, dim + 2.., dim + 1)): undo it, then merge (windows, size)
+    back = B.float_permute(g, (*range(dim + 1), rank - 1, *range(dim + 1, rank - 1)))
+    rows = B.float_reshape(back, (*shape[:dim], windows * size, *shape[dim + 1 :]))
+    table = (np.arange(windows)[:, None] * step + np.arange(size)[None, :]).reshape(-1)
+    read = int_table(B, table, B.float_device(g))
+    return (B.float_select_add(zeros_like_grad(B, g, shape), dim, read, rows),)
+
+
+def gather_nd(B: Any, saved: tuple, need: tuple, g: P) -> tuple:
+    shape, indices = saved  # elements or slices picked (maybe repeatedly): add g back into them
+    return (B.float_scatter_nd(zeros_like_grad(B, g, shape), indices, g, "add"),)
+
+
+def scatter_nd_add(B: Any, saved: tuple, need: tuple, g: P) -> tuple:
+    indices, _ = saved  # out = x + values summed at indices
+    return (g if need[0] else None, B.float_gather_nd(g, indices) if need[1] else None)
+
+
+def _int_ids(B: Any, like: P, shape: Shape) -> P:
+    """``0, 1, ..., prod(shape) - 1`` as an int tensor of `shape` on the device of int `like`."""
+    ids = B.int_arange(0, math.prod(shape), 1, B.int_device(like), B.int_dtype)
+    return B.int_reshape(ids, shape)
+
+
+def _no_update(B: Any, like: P, shape: Shape) -> P:
+    """-1 everywhere: the id of "no update" in a table of winning update ids."""
+    return B.int_full(shape, -1, B.int_device(like), B.int_dtype)
+
+
+def scatter_nd_assign(B: Any, saved: tuple, need: tuple, g: P) -> tuple:
+    """Overwritten positions have no gradient for `x`; an update gets its position's gradient
+    only if it is the one that won there (the last one, for repeated indices)."""
+    indices, values_shape = saved
+    gx = B.float_scatter_nd(g, indices, zeros_like_grad(B, g, values_shape), "assign") if need[0] else None
+    gv = None
+    if need[1]:
+        ishape = B.int_shape(indices)
+        lead = tuple(ishape[:-1])
+        ids = _int_ids(B, indices, lead)
+        shape = B.float_shape(g)
+        winners = B.int_scatter_nd(_no_update(B, indices, tuple(shape[: ishape[-1]])), indices, ids, "assign")
+        lost = B.int_not_equal(B.int_gather_nd(winners, indices), ids)
+        lost = B.bool_reshape(lost, lead + (1,) * (len(values_shape) - len(lead)))
+        gv = _where_not(B, B.float_gather_nd(g, indices), lost)
+    return gx, gv
+
+
+def scatter_assign(B: Any, saved: tuple, need: tuple, g: P) -> tuple:
+    dim, indices = saved  # as scatter_nd_assign, along one dim
+    ishape = B.int_shape(indices)
+    gx = B.float_scatter_assign(dim, g, indices, zeros_like_grad(B, g, ishape)) if need[0] else None
+    gv = None
+    if need[1]:
+        ids = _int_ids(B, indices, ishape)
+        winners = B.int_scatter_assign(dim, _no_update(B, indices, B.float_shape(g)), indices, ids)
+        lost = B.int_not_equal(B.int_gather(dim, winners, indices), ids)
+        gv = _where_not(B, B.float_gather(dim, g, indices), lost)
+    return gx, gv
+
+
+def select_assign(B: Any, saved: tuple, need: tuple, g: P) -> tuple:
+    dim, indices, values_shape = saved  # as scatter_nd_assign, whole rows of one dim
+    gx = B.float_select_assign(g, dim, indices, zeros_like_grad(B, g, values_shape)) if need[0] else None
+    gv = None
+    if need[1]:
+        count = values_shape[dim]
+        ids = _int_ids(B, indices, (count,))
+        winners = B.int_select_assign(_no_update(B, indices, (B.float_shape(g)[dim],)), 0, indices, ids)
+        lost = B.int_not_equal(B.int_select(winners, 0, indices), ids)
+        lost = B.bool_reshape(lost, tuple(count if d == dim else 1 for d in range(len(values_shape))))
+        gv = _where_not(B, B.float_select(g, dim, indices), lost)
+    return gx, gv
+
+
+def cross(B: Any, saved: tuple, need: tuple, g: P) -> tuple:
+    a, b, dim = saved  # <g, a x b> = <a, b x g> = <b, g x a>
+    return (B.float_cross(b, g, dim) if need[0] else None, B.float_cross(g, a, dim) if need[1] else None)
+
+
+# -- im2col / col2im (forwards: `ops_module_extra`): each is the other's adjoint ----------------
+def unfold4d(B: Any, saved: tuple, need: tuple, g: P) -> tuple:
+    size, kernel, stride, padding, dilation = saved
+    return (B.fold4d(g, size, kernel, stride, padding, dilation),)
+
+
+def fold4d(B: Any, saved: tuple, need: tuple, g: P) -> tuple:
+    kernel, stride, padding, dilation = saved
+    return (B.unfold4d(g, kernel, stride, padding, dilation),)

@@ -1,10 +1,11 @@
 """The stream: element-wise ops recorded as IR, grouped into one block and run as one kernel.
 
-The stream holds one open block. An op joins it when its output has the block's iteration shape,
-or when it reads a value of the block and its output broadcasts with the block's shape to one of
-the two (so a per-row value such as a layer norm's ``1 / std`` joins the per-element ops that use
-it), when it is on the block's device, and while the block stays under the bounds. Otherwise the block is flushed first. Flushing keeps only the values somebody
-still holds (weak references tell) and the ops they need, and hands that to the inner backend's
+The stream holds one open block. An op joins it when its output has the block's iteration
+shape, or when it reads a value of the block and its output broadcasts with the block's shape
+to one of the two (so a per-row value such as a layer norm's ``1 / std`` joins the per-element
+ops that use it), when it is on the block's device, and while the block stays under the bounds.
+Otherwise the block is flushed first. Flushing keeps only the values somebody still holds (weak
+references tell) and the ops they need, and hands that to the inner backend's
 ``fusion_execute`` as one `FusedBlock`.
 """
 

@@ -49,6 +49,7 @@ LEGACY_PROTOCOL = 1001
 MAX_RANK = 64
 MAX_DEPTH = 128
 READ_CHUNK = 1 << 22
+MAX_LINE = 1 << 16
 # data.pkl holds only metadata (about 200 bytes a tensor): a larger declared size is refused
 # before anything is inflated (a zip bomb), unless the stored bytes themselves are that large.
 PICKLE_FLOOR = 1 << 28
@@ -446,7 +447,7 @@ class Checkpoint:
         except RecordError:
             raise
         except Exception as exc:  # garbage makes the unpickler raise almost anything
-            raise RecordError(f"corrupt pickle: {type(exc).__name__}: {exc}") from exc
+            raise RecordError(f"corrupt pickle: {type(exc).__name__}: {_short(exc)}") from exc
 
     def _open_legacy(self) -> None:
         assert self._file is not None
@@ -713,7 +714,10 @@ class _Bounded:
         return len(data)
 
     def readline(self, limit: int = -1) -> bytes:
-        return self._file.readline(limit)
+        # Text opcodes (GLOBAL's module and name, INT, LONG) read lines: short ones, unless the
+        # pickle is garbage, which must not make us read the rest of a large file at once.
+        cap = MAX_LINE if limit < 0 else min(limit, MAX_LINE)
+        return self._file.readline(cap)
 
 
 def _data(array: np.ndarray, dtype: DType) -> TensorData:
