@@ -139,3 +139,26 @@ def test_cli_conformance_skips_when_asked(reg: Any, monkeypatch: pytest.MonkeyPa
     monkeypatch.setattr(cli.subprocess, "call", lambda cmd: calls.append(cmd) or 0)
     assert cli.main(["conformance", "gpu", "--burn-allow-unavailable", "-q"]) == 0
     assert calls and calls[0][-4:] == ["--burn-backend", "gpu", "--burn-allow-unavailable", "-q"]
+
+
+def test_printed_node_ids_rerun_from_any_folder(tmp_path: Path) -> None:
+    from burn.testing.plugin import suite_node_arg
+
+    mine = Path(suite_node_arg("suite/test_sort.py::test_float_sort[x]", tmp_path).partition("::")[0])
+    assert mine.is_file() and mine.parent.name == "suite" and mine.name == "test_sort.py"
+    assert suite_node_arg("suite/test_sort.py::test_float_sort[x]", tmp_path).endswith("::test_float_sort[x]")
+    assert suite_node_arg("suite/no_such_test.py::t", tmp_path) == "suite/no_such_test.py::t"
+    assert suite_node_arg("-k", tmp_path) == "-k"
+    (tmp_path / "suite").mkdir()
+    (tmp_path / "suite" / "test_sort.py").write_text("")  # a folder of the user's own wins
+    assert suite_node_arg("suite/test_sort.py::t", tmp_path) == "suite/test_sort.py::t"
+
+
+def test_a_printed_node_id_runs(tmp_path: Path) -> None:
+    # the gpu plugin's backend cannot run: the id resolves, and the run stops at the backend
+    rc, out = _pytest(
+        tmp_path, "--burn-plugin", "gpu_plugin", "--burn-backend", "gpu", "--burn-allow-unavailable",
+        "suite/test_sort_stability.py::test_int_sort_is_stable_on_large_inputs",
+    )  # fmt: skip
+    assert rc == 0 and "not found" not in out, out
+    assert "skipped" in out.splitlines()[-1], out

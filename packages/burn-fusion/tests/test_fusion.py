@@ -11,7 +11,7 @@ from burn_fusion import Fusion, FusionError, FusionTensor
 from burn_fusion.stream import MAX_OPS
 
 import burn
-from burn.backend.ir import ELEMENTWISE, FusedBlock, OpIR, TensorIR
+from burn.backend.ir import ELEMENTWISE, FusedBlock, OpIR, ReduceIR, TensorIR
 from burn.optim.transforms import adam_apply
 from burn.tensor.dtype import DType
 
@@ -57,7 +57,7 @@ def test_gelu_of_linear_fuses_bias_and_activation(fused: Any, cl_backend: Any, l
     assert fused.stats.kernels == 1 and fused.stats.fused_ops == 2
 
 
-def test_layer_norm_runs_in_four_kernels(fused: Any, cl_backend: Any, launches: Any) -> None:
+def test_layer_norm_runs_in_three_kernels(fused: Any, cl_backend: Any, launches: Any) -> None:
     x = RNG.normal(size=(8, 64)) * 3 + 1
     gamma, beta = RNG.normal(size=(64,)), RNG.normal(size=(64,))
 
@@ -69,10 +69,79 @@ def test_layer_norm_runs_in_four_kernels(fused: Any, cl_backend: Any, launches: 
     plain, plain_count = run_counted(cl_backend, launches, f, x, gamma, beta)
     fusion, fusion_count = run_counted(fused, launches, f, x, gamma, beta)
     np.testing.assert_allclose(fusion, plain, rtol=1e-5, atol=1e-5)
-    # mean, [sub, mul], mean, [add, sqrt, div, mul, add]: the per-row 1/std joins the last block.
+    # mean, [sub, mul -> mean] (the centred square is the reduction's prologue, and the kernel
+    # also writes the centred values), [add, sqrt, div, mul, add] (the per-row 1/std joins it).
     assert plain_count == 9
-    assert fusion_count == 4
-    assert fused.stats.kernels == 2
+    assert fusion_count == 3
+    assert fused.stats.kernels == 2 and fused.stats.fused_reductions == 1
+
+
+def test_softmax_runs_in_three_kernels(fused: Any, cl_backend: Any, launches: Any) -> None:
+    x = RNG.normal(size=(6, 40)) * 4
+
+    def f(xt: Any) -> Any:
+        return burn.activation.softmax(xt * 0.5, 1)
+
+    plain, plain_count = run_counted(cl_backend, launches, f, x)
+    fusion, fusion_count = run_counted(fused, launches, f, x)
+    np.testing.assert_allclose(fusion, plain, rtol=1e-5, atol=1e-7)
+    # [mul -> max], [sub, exp -> sum] (also writing exp's values), [div]
+    assert plain_count == 5
+    assert fusion_count == 3
+    assert fused.stats.fused_reductions == 2
+
+
+@pytest.mark.parametrize("op", ["sum_dim", "mean_dim", "prod_dim", "max_dim", "min_dim"])
+@pytest.mark.parametrize("shape,dim", [((5, 7), 0), ((5, 7), 1), ((3, 4, 6), 1), ((2, 1500), 1)])
+def test_reductions_take_their_prologue(
+    fused: Any, cl_backend: Any, op: str, shape: tuple[int, ...], dim: int
+) -> None:
+    a = RNG.normal(size=shape)
+    a[0, 0] = np.nan if op == "max_dim" else a[0, 0]  # NaN propagates as in the one-op kernels
+    b = RNG.normal(size=shape[-1:])
+
+    def f(backend: Any) -> tuple[np.ndarray, np.ndarray]:
+        x, y = put(backend, a), put(backend, b)
+        held = (x * 0.25 + y).tanh()  # a value of the prologue still held: the kernel writes it
+        reduced = getattr(held * 0.5 + 1.0, op)(dim)
+        return reduced.to_numpy(), held.to_numpy()
+
+    got, want = f(fused), f(cl_backend)
+    for g, w in zip(got, want, strict=True):
+        np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-6)
+    assert got[0].shape == shape[:dim] + (1,) + shape[dim + 1 :]
+    assert fused.stats.kernels == 1 and fused.stats.fused_reductions == 1
+
+
+def test_reduction_of_a_strided_broadcast_prologue(fused: Any, cl_backend: Any) -> None:
+    a, b = RNG.normal(size=(4, 6)), RNG.normal(size=(6, 1))
+
+    def f(backend: Any) -> np.ndarray:
+        x = put(backend, a).swap_dims(0, 1)  # (6, 4), strided
+        return ((x - put(backend, b)).exp() * x).sum_dim(0).to_numpy()
+
+    np.testing.assert_allclose(f(fused), f(cl_backend), rtol=1e-5, atol=1e-6)
+    assert fused.stats.fused_reductions == 1
+
+
+def test_reduction_is_run_lazily_and_drops_temporaries(fused: Any) -> None:
+    x = put(fused, np.arange(12.0).reshape(3, 4))
+    c = x - 1.0
+    var = (c * c).mean_dim(1)  # closes the block: nothing runs yet
+    assert fused.stats.kernels == 0 and var._p.pending
+    out = c / (var + 1.0)  # the next op runs the closed block first
+    assert fused.stats.kernels == 1 and fused.stats.fused_ops == 2 and not var._p.pending
+    want_c = np.arange(12.0).reshape(3, 4) - 1.0
+    want = want_c / ((want_c * want_c).mean(axis=1, keepdims=True) + 1.0)
+    np.testing.assert_allclose(out.to_numpy(), want, rtol=1e-6)
+    # a reduction of a computed value, or of a per-row value in a bigger block, runs alone
+    s = x.sum_dim(0)
+    assert not s._p.pending
+    row = x.mean_dim(1) * 2.0
+    big = x + row
+    r = row.sum_dim(0)
+    np.testing.assert_allclose(r.to_numpy(), [[np.arange(12.0).reshape(3, 4).mean(1).sum() * 2]])
+    np.testing.assert_allclose(big.to_numpy(), np.arange(12.0).reshape(3, 4) + row.to_numpy())
 
 
 def test_adam_update_is_one_kernel(fused: Any, cl_backend: Any, launches: Any) -> None:
@@ -226,6 +295,10 @@ def test_ir_records_print_and_sign() -> None:
     ops = (OpIR("float_mul_scalar", (x,), (y,), (2.0,)), OpIR("float_greater_elem", (y,), (z,), (1.0,)))
     block = FusedBlock((2, 3), (x,), ops, (z,))
     assert str(ops[0]) == "t1 = float_mul_scalar(t0, 2.0)  # float32[2, 3]"
+    r = TensorIR(3, (2, 1), DType.F32)
+    reducing = FusedBlock((2, 3), (x,), ops[:1], (), ReduceIR("float_sum_dim", y, 1, r))
+    assert "reduce t3 = float_sum_dim(t1, dim=1)  # float32[2, 1]" in str(reducing)
+    assert reducing.signature() != FusedBlock((2, 3), (x,), ops[:1], (y,)).signature()
     a, b, c = TensorIR(10, (4,), DType.F32), TensorIR(11, (4,), DType.F32), TensorIR(12, (4,), DType.BOOL)
     shifted_ops = (
         OpIR("float_mul_scalar", (a,), (b,), (5.0,)),

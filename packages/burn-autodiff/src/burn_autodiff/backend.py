@@ -12,9 +12,12 @@ from burn_autodiff.errors import AutodiffError
 from burn_autodiff.gradients import Gradients, check_gradients
 from burn_autodiff.node import ADTensor as AD
 from burn_autodiff.node import Node
+from burn_autodiff.ops_activation import AutodiffActivationOps
 from burn_autodiff.ops_float import AutodiffFloatOps
+from burn_autodiff.ops_layout import AutodiffLayoutOps
 from burn_autodiff.ops_math import AutodiffMathOps
 from burn_autodiff.ops_module import AutodiffModuleOps
+from burn_autodiff.ops_module_extra import AutodiffModuleExtraOps
 
 if TYPE_CHECKING:
     from burn.tensor.data import TensorData
@@ -35,7 +38,10 @@ PASS_THROUGH = tuple(
 )
 
 
-class Autodiff(AutodiffFloatOps, AutodiffMathOps, AutodiffModuleOps, Backend):
+class Autodiff(
+    AutodiffFloatOps, AutodiffMathOps, AutodiffLayoutOps, AutodiffModuleOps, AutodiffModuleExtraOps,
+    AutodiffActivationOps, Backend,
+):
     """A backend that records float ops and computes gradients, on top of any `inner` backend.
 
     Float primitives are `ADTensor` (inner primitive + graph node); int and bool primitives are

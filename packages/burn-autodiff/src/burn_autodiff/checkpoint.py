@@ -50,6 +50,11 @@ MEMORY_BOUND = frozenset({
     "float_recip", "float_clamp", "float_clamp_min", "float_clamp_max", "float_mask_fill",
     "float_mask_where", "relu", "leaky_relu", "gelu", "sigmoid", "log_sigmoid", "silu", "softplus",
     "hard_sigmoid",
+    # math_ops and the further activations: element-wise too
+    "float_tan", "float_sinh", "float_cosh", "float_asin", "float_acos", "float_atan", "float_asinh",
+    "float_acosh", "float_atanh", "float_atan2", "float_fmod", "float_fmod_scalar", "gelu_approximate",
+    "elu", "celu", "selu", "relu6", "hardtanh", "hard_swish", "softsign", "tanhshrink", "threshold",
+    "thresholded_relu",
 })
 
 # Ops that may record a node but are not memory-bound: their outputs stay saved, and their
@@ -64,6 +69,8 @@ COMPUTE_BOUND = frozenset({
     "float_sort", "float_sort_with_indices", "conv1d", "conv2d", "conv_transpose2d", "max_pool1d",
     "max_pool2d", "max_pool1d_with_indices", "max_pool2d_with_indices", "avg_pool1d", "avg_pool2d",
     "adaptive_avg_pool1d", "adaptive_avg_pool2d", "embedding", "interpolate", "softmax", "log_softmax",
+    "float_trunc", "float_cummax", "float_cummin", "float_unfold", "float_gather_nd", "float_scatter_nd",
+    "float_scatter_assign", "float_select_assign", "float_cross", "unfold4d", "fold4d", "glu", "softmin",
 })
 
 

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from burn_autodiff import rules as R
 from burn_autodiff.node import ADTensor as AD
 from burn_autodiff.node import Node
+from burn_autodiff.ops_composed import inner_or_default
 
 if TYPE_CHECKING:
     from burn.backend import Backend
@@ -99,12 +100,7 @@ class AutodiffMathOps:
 
     # -- cumulative ops -----------------------------------------------------------------------
     def float_cumprod(self, tensor: AD, dim: int) -> AD:
-        if tensor.node is None:
-            return AD(self._in.float_cumprod(tensor.p, dim), None)
-        from burn.backend.math_ops import MathOps
-
-        backend: Any = self  # tracked: the default composition records its nodes on this backend
-        out: AD = MathOps.float_cumprod(backend, tensor, dim)
+        out: AD = inner_or_default(self, "float_cumprod", tensor, dim)  # tracked: the composition
         return out
 
     def _cum_extremum(self, tensor: AD, dim: int, op: str) -> AD:

@@ -17,6 +17,7 @@ from burn.backend import Backend
 from burn_autodiff import rules as R
 from burn_autodiff.node import ADTensor as AD
 from burn_autodiff.node import Node
+from burn_autodiff.ops_composed import inner_or_default
 from burn_autodiff.ops_module_3d import BACKWARD_HELPERS_3D, AutodiffModuleOps3d
 
 if TYPE_CHECKING:
@@ -195,16 +196,12 @@ BACKWARD_HELPERS = (
 
 
 def _helper(name: str) -> Callable[..., AD]:
-    composed = getattr(Backend, name)
-
     def helper(self: Any, *args: Any) -> AD:
-        if any(type(a) is AD and a.node is not None for a in args):
-            return composed(self, *args)  # differentiable composition: records its own nodes
-        inner_args = [a.p if type(a) is AD else a for a in args]
-        return AD(getattr(self._in, name)(*inner_args), None)
+        out: AD = inner_or_default(self, name, *args)  # tracked: the differentiable composition
+        return out
 
     helper.__name__ = helper.__qualname__ = name
-    helper.__doc__ = composed.__doc__
+    helper.__doc__ = getattr(Backend, name).__doc__
     return helper
 
 

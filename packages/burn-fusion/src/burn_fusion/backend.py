@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from burn.backend import Backend, Capabilities, Device, contract_ops, implemented_ops
-from burn.backend.fusion import supports_fusion
+from burn.backend.fusion import fused_reductions, supports_fusion
 from burn.backend.ir import ELEMENTWISE, broadcast_shapes, result_dtype
 from burn.tensor.dtype import DType
 from burn_fusion.errors import FusionError
@@ -25,6 +25,10 @@ _METADATA = frozenset({
     "float_shape", "int_shape", "bool_shape", "float_get_dtype", "int_get_dtype",
     "float_device", "int_device", "bool_device",
 })
+# Ops composed here (their burn-core default) rather than delegated when the inner backend fuses
+# these reductions: the composition's reductions then take their element-wise prologue (softmax:
+# max, then exp(x - max) fused into the sum, then the division: 3 kernels instead of 4).
+_COMPOSED_WHEN_REDUCING = {"softmax": frozenset({"float_max_dim", "float_sum_dim"})}
 
 
 @cache
@@ -96,14 +100,20 @@ class Fusion(Backend):
         self._fusion_ops = frozenset(fusable.fusion_ops()) & ELEMENTWISE.keys()
         self._fusion_dtypes = frozenset(fusable.fusion_dtypes())
         self._stream = Stream(fusable.fusion_execute)
+        self._reductions = fused_reductions(inner)
         overridden = implemented_ops(type(inner))
         for name, kind in contract_ops().items():
             if name in _METADATA:
                 continue
             delegate = kind == "required" or name in overridden
+            needs = _COMPOSED_WHEN_REDUCING.get(name)
+            if kind != "required" and needs is not None and needs <= self._reductions:
+                delegate = False  # the inherited default runs here, composed of fused ops
             fallback = self._delegate(name) if delegate else getattr(Backend, name).__get__(self)
             if name in self._fusion_ops:
                 setattr(self, name, self._recorder(name, fallback))
+            elif name in self._reductions:
+                setattr(self, name, self._reducer(name, fallback))
             elif delegate:
                 setattr(self, name, fallback)
 
@@ -263,6 +273,25 @@ class Fusion(Backend):
             if how == "Device":
                 return own(result)
             return result
+
+        op.__name__ = name
+        return op
+
+    def _reducer(self, name: str, fallback: Callable[..., Any]) -> Callable[..., Any]:
+        """Reduction `name` closing the open block when it reads a value pending there (the block
+        becomes its prologue, see `Stream.reduce`), else `fallback`."""
+        stream = self._stream
+
+        def op(tensor: Any, dim: Any, *rest: Any, **kwargs: Any) -> Any:
+            shape = tensor.shape
+            if (
+                not rest and not kwargs and tensor.pending and type(dim) is int
+                and 0 <= dim < len(shape) and 0 not in shape
+            ):
+                handle = stream.reduce(name, tensor, dim, shape[:dim] + (1,) + shape[dim + 1 :])
+                if handle is not None:
+                    return handle
+            return fallback(tensor, dim, *rest, **kwargs)
 
         op.__name__ = name
         return op

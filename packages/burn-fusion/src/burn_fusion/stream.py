@@ -7,6 +7,12 @@ ops that use it), when it is on the block's device, and while the block stays un
 Otherwise the block is flushed first. Flushing keeps only the values somebody still holds (weak
 references tell) and the ops they need, and hands that to the inner backend's
 ``fusion_execute`` as one `FusedBlock`.
+
+A reduction along a dim of a value of the block (`Stream.reduce`, when the inner backend fuses
+that reduction) *closes* the block: the ops become the reduction's prologue, computed inside the
+reduction's kernel. The block is not run at once but when the next op is recorded or a value is
+read, so that the temporaries of the expression that called the reduction (``(c * c)`` in
+``(c * c).mean_dim(1)``) are dropped by then and not written to memory.
 """
 
 from __future__ import annotations
@@ -19,7 +25,7 @@ from collections.abc import Callable
 from typing import Any
 
 from burn.backend.device import Device
-from burn.backend.ir import FusedBlock, OpIR, Shape, TensorIR, broadcast_shapes
+from burn.backend.ir import FusedBlock, OpIR, ReduceIR, Shape, TensorIR, broadcast_shapes
 from burn_fusion.tensor import FusionTensor
 
 ENV_LOG = "BURN_FUSION_LOG"
@@ -31,8 +37,10 @@ class FusionStats:
     """Counters of a stream, for tests and benchmarks.
 
     Attributes:
-        kernels: fused kernels launched (flushed blocks that computed something).
-        fused_ops: ops run inside those kernels.
+        kernels: fused kernels launched (flushed blocks that computed something; a long reduced
+            dim may take a second pass, counted once).
+        fused_ops: element-wise ops run inside those kernels.
+        fused_reductions: reductions run inside those kernels, with their prologue.
         eliminated_ops: recorded ops whose results nobody held (never computed).
         eager_ops: ops run one by one on the inner backend (not fusable, or their inputs' dtypes).
 
@@ -41,7 +49,7 @@ class FusionStats:
         0
     """
 
-    __slots__ = ("kernels", "fused_ops", "eliminated_ops", "eager_ops")
+    __slots__ = ("kernels", "fused_ops", "fused_reductions", "eliminated_ops", "eager_ops")
 
     def __init__(self) -> None:
         self.reset()
@@ -50,6 +58,7 @@ class FusionStats:
         """Set every counter to zero."""
         self.kernels = 0
         self.fused_ops = 0
+        self.fused_reductions = 0
         self.eliminated_ops = 0
         self.eager_ops = 0
 
@@ -84,6 +93,7 @@ class Stream:
         self._held: list[FusionTensor] = []  # the input handles, kept alive so their ids stay unique
         self._index: dict[int, TensorIR] = {}
         self._pending: list[tuple[TensorIR, weakref.ref[FusionTensor]]] = []
+        self._reduce: tuple[ReduceIR, weakref.ref[FusionTensor]] | None = None  # closes the block
 
     def __len__(self) -> int:
         return len(self._ops)
@@ -128,7 +138,24 @@ class Stream:
                 self.flush()
             return handle
 
+    def reduce(self, op: str, tensor: FusionTensor, dim: int, shape: Shape) -> FusionTensor | None:
+        """Close the open block with reduction `op` of `tensor` (pending in it) along `dim`, giving
+        a handle of `shape` (keepdim); None when the reduction cannot end the block (`tensor` is
+        computed, or smaller than the block's shape: a per-row value): the caller runs it alone."""
+        with self.lock:
+            if self._reduce is not None or not tensor.pending or tensor.shape != self._shape:
+                return None
+            src = tensor.ir
+            assert src is not None
+            out = TensorIR(self._next, shape, src.dtype)
+            self._next += 1
+            handle = FusionTensor(None, shape, src.dtype, self._device, out)
+            self._reduce = (ReduceIR(op, src, dim, out), weakref.ref(handle))
+            return handle
+
     def _joins(self, shape: Shape, device: Device, tensors: tuple[FusionTensor, ...]) -> bool:
+        if self._reduce is not None:
+            return False  # a reduction closed the block
         if device != self._device or len(self._inputs) + len(tensors) > MAX_INPUTS:
             return False
         current = self._shape
@@ -152,9 +179,19 @@ class Stream:
             if not self._ops:
                 return
             ops, inputs, values, pending = self._ops, self._inputs, self._values, self._pending
+            closing = self._reduce
             self._clear()
             live = [(t, h) for t, ref in pending if (h := ref()) is not None]
             needed = {t.id for t, _ in live}
+            reduce: ReduceIR | None = None
+            reduced: FusionTensor | None = None
+            if closing is not None:
+                reduced = closing[1]()
+                if reduced is None:
+                    self.stats.eliminated_ops += 1
+                else:
+                    reduce = closing[0]
+                    needed.add(reduce.input.id)
             kept: list[OpIR] = []
             for op in reversed(ops):
                 if any(o.id in needed for o in op.outputs):
@@ -162,11 +199,16 @@ class Stream:
                     needed.update(t.id for t in op.inputs)
             kept.reverse()
             self.stats.eliminated_ops += len(ops) - len(kept)
-            if not live:
+            if not live and reduce is None:
                 return
             used = [k for k, t in enumerate(inputs) if t.id in needed]
-            shape = broadcast_shapes("fusion", [o.shape for op in kept for o in op.outputs])
-            block = FusedBlock(shape, tuple(inputs[k] for k in used), tuple(kept), tuple(t for t, _ in live))
+            shapes = [o.shape for op in kept for o in op.outputs]
+            if reduce is not None:
+                shapes.append(reduce.input.shape)
+            shape = broadcast_shapes("fusion", shapes)
+            block = FusedBlock(
+                shape, tuple(inputs[k] for k in used), tuple(kept), tuple(t for t, _ in live), reduce
+            )
             if self.log:
                 print(f"[burn-fusion] {block}", file=sys.stderr, flush=True)
             try:
@@ -174,9 +216,15 @@ class Stream:
             except BaseException:
                 for _, h in live:
                     h.ir = None  # the value is lost: reading it raises (see `Fusion._value`)
+                if reduced is not None:
+                    reduced.ir = None
                 raise
             self.stats.kernels += 1
             self.stats.fused_ops += len(kept)
-            for (_, h), value in zip(live, results, strict=True):
+            if reduced is not None:
+                self.stats.fused_reductions += 1
+                reduced.value = results[-1]
+                reduced.ir = None
+            for (_, h), value in zip(live, results[: len(live)], strict=True):
                 h.value = value
                 h.ir = None

@@ -1,15 +1,16 @@
 """NumPy kernels for the ops of `burn.backend.layout_ops`: unfold, gather_nd / scatter_nd, the
 assign mode of scatter / select, Burn's OR-accumulating bool scatter / select, cross.
 
-The core defaults sort the updates and run a segmented scan to combine repeated targets; NumPy
-has each mode as one unbuffered ufunc method (``np.add.at``, ``np.multiply.at``, ...). ``assign``
-is the exception: NumPy's fancy assignment with repeated indices happens to keep the last write
-but does not promise it, so the winners (the last update of each target in row-major order) are
-picked explicitly with one stable argsort before a duplicate-free assignment.
+The core defaults sort the updates and run a log-step segmented scan to combine repeated targets;
+here the sorted runs are reduced by one ``ufunc.reduceat`` (add, mul, max, min). ``assign`` picks
+the winners explicitly (the last update of each target in row-major order, one stable argsort):
+NumPy's fancy assignment with repeated indices happens to keep the last write but does not
+promise it. Either way the final write has distinct targets.
 """
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -54,21 +55,26 @@ def last_writes(flat: np.ndarray) -> np.ndarray:
 
 
 def _nd_rows(op: str, shape: tuple[int, ...], indices: Array) -> tuple[np.ndarray, int]:
-    """Flat row numbers (1-D ``intp``) of the ``[..., K]`` `indices` into ``shape[:K]``, and `K`;
+    """Flat row numbers (1-D ints) of the ``[..., K]`` `indices` into ``shape[:K]``, and `K`;
     out-of-range indices raise an `IndexError` naming the op, the column and the bound."""
     k = indices.shape[-1]
-    pairs = np.asarray(indices).reshape(-1, k)
-    if pairs.shape[0]:
-        low, high = pairs.min(axis=0), pairs.max(axis=0)
-        for j in range(k):
-            if low[j] < 0 or high[j] >= shape[j]:
-                raise IndexError(
-                    f"{op}: indices[..., {j}] out of range [0, {shape[j]}) for a tensor of shape "
-                    f"{shape}: min {low[j]}, max {high[j]}"
-                )
+    pairs = np.asarray(indices).reshape(math.prod(indices.shape[:-1]), k)  # -1 is ambiguous for K = 0
     if k == 0:
         return np.zeros(pairs.shape[0], np.intp), 0
-    return np.ravel_multi_index(tuple(pairs.T), shape[:k]), k
+    unsigned = np.dtype(f"u{pairs.dtype.itemsize}")
+    flat = None
+    for j in range(k):
+        column = pairs[:, j]
+        # One pass per column: seen as unsigned, a negative index is larger than any bound.
+        if column.size and column.view(unsigned).max() >= shape[j]:
+            raise IndexError(
+                f"{op}: indices[..., {j}] out of range [0, {shape[j]}) for a tensor of shape "
+                f"{shape}: min {column.min()}, max {column.max()}"
+            )
+        stride = math.prod(shape[j + 1 : k])
+        term = column * stride if stride != 1 else column
+        flat = term if flat is None else flat + term
+    return flat, k  # type: ignore[return-value]
 
 
 def gather_nd(self: Any, tensor: Array, indices: Array) -> Array:
@@ -76,6 +82,22 @@ def gather_nd(self: Any, tensor: Array, indices: Array) -> Array:
     rows, k = _nd_rows("gather_nd", shape, indices)
     table = np.asarray(tensor).reshape(-1, *shape[k:])
     return table.take(rows, axis=0).reshape(*indices.shape[:-1], *shape[k:])
+
+
+def _combine_rows(table: np.ndarray, rows: np.ndarray, updates: np.ndarray, ufunc: np.ufunc) -> None:
+    """``table[r] = ufunc(table[r], u1, u2, ...)`` for the updates sent to each row `r`.
+
+    ``ufunc.at`` handles whole rows slowly; instead the updates are sorted by row (stable: each
+    run keeps its row-major order), each run is reduced with one ``ufunc.reduceat``, and the
+    distinct rows are combined with one fancy-indexed pass."""
+    if rows.shape[0] == 0:
+        return
+    order = np.argsort(rows, kind="stable")
+    ordered = rows[order]
+    starts = np.flatnonzero(np.concatenate(([True], ordered[1:] != ordered[:-1])))
+    reduced = ufunc.reduceat(updates[order], starts, axis=0)
+    targets = ordered[starts]
+    table[targets] = ufunc(table[targets], reduced)
 
 
 def _assign_rows(out: np.ndarray, rows: np.ndarray, updates: np.ndarray) -> None:
@@ -93,7 +115,7 @@ def scatter_nd(self: Any, tensor: Array, indices: Array, values: Array, mode: st
     if mode == "assign":
         _assign_rows(table, rows, updates)
     elif mode in _COMBINE:
-        _COMBINE[mode].at(table, rows, updates)
+        _combine_rows(table, rows, updates, _COMBINE[mode])
     else:
         raise ValueError(f"scatter_nd: unknown mode {mode!r}; expected one of {(*_COMBINE, 'assign')}")
     return out

@@ -35,13 +35,30 @@ class ModuleOps:
         )
         return out[:, :, 0, :]
 
+    def conv_transpose1d(
+        self,
+        x: Array,
+        weight: Array,
+        bias: Array | None,
+        stride: int,
+        padding: int,
+        padding_out: int,
+        dilation: int,
+        groups: int,
+    ) -> Array:
+        out = _conv.conv_transpose2d(
+            x[:, :, None, :], weight[:, :, None, :], bias, (1, stride), (0, padding), (0, padding_out),
+            (1, dilation), groups,
+        )
+        return out[:, :, 0, :]
+
     conv2d = staticmethod(_conv.conv2d)
     conv2d_x_backward = staticmethod(_conv.conv2d_x_backward)
     conv2d_weight_backward = staticmethod(_conv.conv2d_weight_backward)
     conv_transpose2d = staticmethod(_conv.conv_transpose2d)
     conv_transpose2d_x_backward = staticmethod(_conv.conv_transpose2d_x_backward)
     conv_transpose2d_weight_backward = staticmethod(_conv.conv_transpose2d_weight_backward)
-    # 3-D: one GEMM per group over a window view (`_conv3d`); the pools use the core defaults.
+    # 3-D: one GEMM per group over a window view (`_conv3d`); the 3-D pools are in `_pool3d`.
     conv3d = staticmethod(_conv3d.conv3d)
     conv3d_x_backward = staticmethod(_conv3d.conv3d_x_backward)
     conv3d_weight_backward = staticmethod(_conv3d.conv3d_weight_backward)

@@ -8,21 +8,29 @@ from burn.backend.base import Backend
 from burn.backend.capabilities import Capabilities
 from burn.backend.device import Device
 from burn.tensor.dtype import DType
+from burn_ndarray._activation_extra import ActivationExtraOps
 from burn_ndarray._activation_ops import ActivationOps
 from burn_ndarray._bool_ops import BoolOps
 from burn_ndarray._dtypes import ALL_DTYPES, NP_OF
 from burn_ndarray._float_ops import FloatOps
+from burn_ndarray._fold import FoldOps
 from burn_ndarray._int_ops import IntOps
+from burn_ndarray._layout_ops import LayoutOps
 from burn_ndarray._math_ops import MathOps
 from burn_ndarray._module_ops import ModuleOps
 from burn_ndarray._optim import OptimOps
+from burn_ndarray._pool3d import Pool3dOps
 from burn_ndarray._reuse import ReuseOps
+from burn_ndarray._sampling import SamplingOps
 
 CAPABILITIES = Capabilities(dtypes=ALL_DTYPES, features=frozenset({"dlpack", "buffer_reuse"}))
 
 
 # Ops bound to ufuncs (``float_add = np.add``) differ in type from the contract's methods on purpose.
-class NdArray(FloatOps, MathOps, ReuseOps, OptimOps, IntOps, BoolOps, ModuleOps, ActivationOps, Backend):  # type: ignore[misc]
+class NdArray(  # type: ignore[misc]
+    FloatOps, MathOps, LayoutOps, ReuseOps, OptimOps, IntOps, BoolOps, ModuleOps, Pool3dOps, FoldOps,
+    SamplingOps, ActivationOps, ActivationExtraOps, Backend,
+):
     """The NumPy backend: primitives are NumPy arrays on the CPU (one device, ``ndarray:cpu``).
 
     Every dtype of burn is supported; float16 and bfloat16 (``ml_dtypes``) reductions, matmul and

@@ -7,6 +7,12 @@ kernel reads each input through broadcasting, as the one-op kernels do: *flat* w
 is contiguous with the block's shape or holds one element and every output has the block's
 shape, else *strided* with dims collapsed. Programs are built once per block signature, dtypes
 and layout rank, kept in the device's kernel cache and, by pyopencl and pocl, on disk.
+
+A block ending in a reduction (``block.reduce``) becomes a reduction kernel shaped like
+`burn_opencl.kernels.reduce`'s: one work-item per output element (per chunk of a long dim) walks
+the reduced dim, computing the block's ops at each element (its prologue), writing the block's
+outputs as it goes and accumulating the reduced value; chunk partials of a long dim are reduced
+again by `burn_opencl.kernels.reduce`.
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ from burn.errors import DeviceError
 from burn.tensor.dtype import DType
 from burn_opencl.dtypes import COMPUTE, SCALAR_NP, STORAGE, build_options, load, store, wider
 from burn_opencl.kernels import elementwise as ew
+from burn_opencl.kernels import reduce as rd
 from burn_opencl.kernels.common import (
     I64,
     LOCAL,
@@ -87,6 +94,12 @@ _FROM: dict[str, ew.Ew] = {
     "bool_into_float": ew.CAST,
 }
 FUSION_OPS = frozenset(_FROM)
+# Reductions a fused kernel ends with -> the op of `burn_opencl.kernels.reduce` it mirrors.
+_REDUCE = {
+    "float_sum_dim": "sum", "float_mean_dim": "mean", "float_prod_dim": "prod",
+    "float_max_dim": "max", "float_min_dim": "min",
+}
+FUSION_REDUCE_OPS = frozenset(_REDUCE)
 
 # The float helpers of the one-op kernels, written once per float compute type as overloads.
 _HELPERS = {
@@ -106,8 +119,7 @@ def _compute(op: OpIR, spec: ew.Ew) -> DType:
 def _source(block: FusedBlock, rank: int) -> str:
     """Program text of `block`'s kernel ``fused``; rank -1 is the flat layout."""
     nin, nout = len(block.inputs), len(block.outputs)
-    floats = {COMPUTE[t.dtype] for op in block.ops for t in (*op.inputs, *op.outputs)} & set(_HELPERS)
-    parts = [_HELPERS[t] for t in sorted(floats)]
+    parts = _helpers(block)
     names = [f"o{k}" for k in range(nout)] + [f"x{k}" for k in range(nin)]
     params = [f"__global {STORAGE[t.dtype]}* o{k}" for k, t in enumerate(block.outputs)]
     params += [f"__global const {STORAGE[t.dtype]}* x{k}" for k, t in enumerate(block.inputs)]
@@ -121,9 +133,23 @@ def _source(block: FusedBlock, rank: int) -> str:
     else:
         body.append(index_code(rank, names))
     var: dict[int, str] = {}
+    body.extend(_op_code(block, var, params, "_i"))
+    for k, t in enumerate(block.outputs):
+        body.append(store(t.dtype, f"o{k}", f"o{k}_i", var[t.id]))
+    if rank >= 0:
+        params.append(index_params(rank, names))
+    signature = ", ".join(p for p in params if p)
+    parts.append(f"__kernel void fused({signature}) {{\n  " + "\n  ".join(body) + "\n}")
+    return "\n".join(parts)
+
+
+def _op_code(block: FusedBlock, var: dict[int, str], params: list[str], at: str) -> list[str]:
+    """C statements loading `block`'s inputs (input k at ``x{k}{at}``) and computing its ops into
+    registers ``v<id>`` (recorded in `var`); appends the ops' scalar parameters to `params`."""
+    body = []
     for k, t in enumerate(block.inputs):
         var[t.id] = f"v{t.id}"
-        body.append(f"{COMPUTE[t.dtype]} v{t.id} = {load(t.dtype, f'x{k}', f'x{k}_i')};")
+        body.append(f"{COMPUTE[t.dtype]} v{t.id} = {load(t.dtype, f'x{k}', f'x{k}{at}')};")
     nscalar = 0
     for op in block.ops:
         spec = _FROM[op.op]
@@ -147,13 +173,56 @@ def _source(block: FusedBlock, rank: int) -> str:
         body.append(f"#define T {ctype_op}")
         body.append("{ " + " ".join(decls) + f" v{out.id} = {value}; }}")
         body.append("#undef T")
-    for k, t in enumerate(block.outputs):
-        body.append(store(t.dtype, f"o{k}", f"o{k}_i", var[t.id]))
-    if rank >= 0:
-        params.append(index_params(rank, names))
+    return body
+
+
+def _helpers(block: FusedBlock) -> list[str]:
+    floats = {COMPUTE[t.dtype] for op in block.ops for t in (*op.inputs, *op.outputs)}
+    if block.reduce is not None:
+        floats.add(COMPUTE[block.reduce.output.dtype])
+    return [_HELPERS[t] for t in sorted(floats & set(_HELPERS))]
+
+
+def _reduce_source(block: FusedBlock, rank: int) -> str:
+    """Program text of the kernel ``fused_red``: `block`'s ops computed along the reduced dim of
+    each work-item's line (chunk), its outputs stored, ``block.reduce.input`` accumulated."""
+    red = block.reduce
+    assert red is not None
+    nin, nout = len(block.inputs), len(block.outputs)
+    op = _REDUCE[red.op]
+    acc_t = COMPUTE[red.output.dtype]
+    names = [f"o{k}" for k in range(nout)] + [f"x{k}" for k in range(nin)]
+    params = [f"__global {STORAGE[t.dtype]}* o{k}" for k, t in enumerate(block.outputs)]
+    params.append(f"__global {STORAGE[red.output.dtype]}* r")
+    params += [f"__global const {STORAGE[t.dtype]}* x{k}" for k, t in enumerate(block.inputs)]
+    params += ["long n", "long C", "long L", "long Lc"]
+    params += [f"long {nm}_off" for nm in names] + [f"long {nm}_sd" for nm in names]
+    params.append(f"{acc_t} scale")
+    body = [
+        "long w = get_global_id(0);",
+        "GUARD(w, n);",
+        "long other = w / C; long c = w - other * C;",
+        index_code(rank, names, flat="other"),
+        "long k0 = c * Lc; long k1 = b_lmin(L, k0 + Lc);",
+        f"{acc_t} acc = ({acc_t}){'1' if op == 'prod' else '0'};",
+        "for (long k = k0; k < k1; k++) {",
+    ]
+    body.extend(f"long {nm}_e = {nm}_i + k * {nm}_sd;" for nm in names)
+    var: dict[int, str] = {}
+    body.extend(_op_code(block, var, params, "_e"))
+    body.extend(store(t.dtype, f"o{k}", f"o{k}_e", var[t.id]) for k, t in enumerate(block.outputs))
+    update = rd._OPS[op][1]
+    if op in ("max", "min"):
+        update = f"if (k == k0) acc = v; else {{ {update} }}"
+    body.append(f"{{ {acc_t} v = ({acc_t}){var[red.input.id]}; {update} }}")
+    body.append("}")
+    if op == "mean":
+        body.append("acc *= scale;")
+    body.append(store(red.output.dtype, "r", "w", f"(({acc_t})acc)"))
+    params.append(index_params(rank, names))
     signature = ", ".join(p for p in params if p)
-    parts.append(f"__kernel void fused({signature}) {{\n  " + "\n  ".join(body) + "\n}")
-    return "\n".join(parts)
+    kernel = f"__kernel void fused_red({signature}) {{\n  " + "\n  ".join(body) + "\n}"
+    return "\n".join([*_helpers(block), kernel])
 
 
 def _arg_types(block: FusedBlock, rank: int) -> list[Any]:
@@ -196,13 +265,20 @@ class FusionOps:
         kept = {DType.F32, DType.F64, DType.BOOL, DType.I64, DType.I32, DType.I16, DType.I8, DType.U8}
         return frozenset(kept & self.capabilities.dtypes)
 
+    def fusion_reduce_ops(self) -> frozenset[str]:
+        """The reductions a fused OpenCL kernel ends with (sum, mean, prod, max, min along a dim)."""
+        return FUSION_REDUCE_OPS
+
     def fusion_execute(self, block: FusedBlock, inputs: Sequence[CLTensor]) -> list[CLTensor]:
-        """Run `block` as one kernel over `inputs`; new contiguous tensors for ``block.outputs``."""
+        """Run `block` as one kernel over `inputs`; new contiguous tensors for ``block.outputs``
+        (then the reduction's result when ``block.reduce`` is set)."""
         rt = inputs[0].rt
         for t in inputs:
             if t.rt is not rt:
                 raise DeviceError(f"fused kernel: tensors on {rt.device} and {t.rt.device}")
         outs = [new(rt, t.shape, t.dtype, "the result of a fused kernel") for t in block.outputs]
+        if block.reduce is not None:
+            return [*outs, _execute_reduce(block, inputs, outs)]
         shape = block.shape
         n = 1
         for s in shape:
@@ -244,3 +320,53 @@ class FusionOps:
         with rt.lock:
             kernel(rt.queue, global_size(n), (LOCAL,), *args)
         return outs
+
+
+def _execute_reduce(block: FusedBlock, inputs: Sequence[CLTensor], outs: list[CLTensor]) -> CLTensor:
+    """Launch `block`'s reduction kernel writing `outs`; the reduction's result (keepdim)."""
+    red = block.reduce
+    assert red is not None
+    rt = inputs[0].rt
+    shape, dim, dtype = block.shape, red.dim, red.output.dtype
+    L = shape[dim]
+    chunks = 1 if L <= rd.SPLIT_ABOVE else (L + rd.CHUNK - 1) // rd.CHUNK
+    chunk = L if chunks == 1 else rd.CHUNK
+    other_shape = shape[:dim] + shape[dim + 1 :]
+    op = _REDUCE[red.op]
+    if chunks == 1:
+        result = new(rt, red.output.shape, dtype, f"the result of {red.op}")
+    else:  # partial results of each chunk, the chunk dim last (the work-item order)
+        result = new(rt, (*other_shape, chunks), dtype, f"the result of {red.op}")
+    full = [_aligned_strides(t.shape, c_strides(t.shape), shape) for t in block.outputs]
+    full += [_aligned_strides(t.shape, t.strides, shape) for t in inputs]
+    dims, collapsed = collapse(other_shape, [st[:dim] + st[dim + 1 :] for st in full])
+    rank = len(dims)
+    key = ("fused_red", block.signature(), rank)
+    kernel = rt.kernels.get((key, "fused_red"))
+    if kernel is None:
+        nnames = len(outs) + len(inputs)
+        types: list[Any] = [None] * (nnames + 1) + [I64] * (4 + 2 * nnames) + [SCALAR_NP[COMPUTE[dtype]]]
+        types += [SCALAR_NP[COMPUTE[_compute(o, _FROM[o.op])]] for o in block.ops for _ in o.scalars]
+        types += [I64] * (rank * (1 + nnames))
+        dtypes = [t.dtype for t in (*block.inputs, *block.outputs, red.output)]
+        kernel = rt.kernel(
+            key, "fused_red", lambda: _reduce_source(block, rank), build_options(*dtypes), types
+        )
+    n = result.n
+    scale = 1.0 / L if op == "mean" and chunks == 1 else 1.0
+    args: list[Any] = [*(o.buf for o in outs), result.buf, *(t.buf for t in inputs), n, chunks, L, chunk]
+    args += [0] * len(outs) + [t.offset for t in inputs]
+    args += [st[dim] for st in full]
+    args += [scale, *(s for o in block.ops for s in o.scalars), *dims]
+    for walk in collapsed:
+        args.extend(walk)
+    with rt.lock:
+        kernel(rt.queue, global_size(n), (LOCAL,), *args)
+    if chunks == 1:
+        return result
+    first = "sum" if op == "mean" else op
+    values, _ = rd.reduce_dim(first, result, len(other_shape))
+    values = rd._keepdim(values, shape, dim)
+    if op == "mean":
+        return ew.run(ew.FLOAT_SCALAR["mul_s"], [values], dtype, (1.0 / L,), compute=dtype)
+    return values

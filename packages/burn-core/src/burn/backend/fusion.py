@@ -14,6 +14,16 @@ methods (a structural protocol: no base class to inherit):
   contiguous with its own shape and dtype. Results must equal running the ops one by one up to
   the dtype's rounding (values kept in registers are not rounded to storage between ops).
 
+One method is optional, for backends that also fuse a reduction with its element-wise prologue:
+
+- ``fusion_reduce_ops()``: the names of the `burn.backend.ir.REDUCTIONS` (``float_sum_dim``,
+  ``float_mean_dim``...) that may end a block. `fusion_execute` then also receives blocks whose
+  ``reduce`` is set: it computes the block's ops at each element, reduces ``reduce.input`` along
+  ``reduce.dim`` in the same kernel (or pass, for long dims), and returns the primitives for
+  ``block.outputs`` followed by the reduction's result (keepdim shape). A backend without the
+  method never receives such blocks: reductions then run on their own, after their prologue's
+  block.
+
 Example:
     >>> from burn.backend.fusion import supports_fusion
     >>> class NoFusion: ...
@@ -26,7 +36,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Protocol, runtime_checkable
 
-from burn.backend.ir import FusedBlock
+from burn.backend.ir import REDUCTIONS, FusedBlock
 from burn.tensor.dtype import DType
 
 
@@ -52,4 +62,18 @@ def supports_fusion(backend: object) -> bool:
     return isinstance(backend, FusionBackend)
 
 
-__all__ = ["FusionBackend", "supports_fusion"]
+def fused_reductions(backend: object) -> frozenset[str]:
+    """The reductions `backend` fuses with their prologue (its optional ``fusion_reduce_ops()``,
+    kept to `burn.backend.ir.REDUCTIONS`); empty when it has no such method.
+
+    Example:
+        >>> fused_reductions(object())
+        frozenset()
+    """
+    method = getattr(backend, "fusion_reduce_ops", None)
+    if method is None:
+        return frozenset()
+    return frozenset(method()) & REDUCTIONS
+
+
+__all__ = ["FusionBackend", "fused_reductions", "supports_fusion"]

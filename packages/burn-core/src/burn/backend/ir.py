@@ -3,9 +3,11 @@
 A decorator backend that does not run ops at once (``fusion``; later a remote or router backend)
 describes what it recorded with these records instead of calling the inner backend: a `TensorIR`
 names a value (an id, its shape and dtype), an `OpIR` is one contract op applied to values, and a
-`FusedBlock` is a group of element-wise ops handed to a backend as one kernel. The records know
-nothing of fusion: they are data, and `ELEMENTWISE` describes the element-wise ops of the contract
-(how many tensor inputs and scalars each takes, and what dtype it returns).
+`FusedBlock` is a group of element-wise ops handed to a backend as one kernel, optionally ended by
+a `ReduceIR` (a reduction along one dim that reads the block's values: the block is then its
+*prologue*). The records know nothing of fusion: they are data, `ELEMENTWISE` describes the
+element-wise ops of the contract (how many tensor inputs and scalars each takes, and what dtype
+it returns) and `REDUCTIONS` names the reductions along a dim that can end a block.
 
 Example:
     >>> x = TensorIR(0, (2, 3), DType.F32)
@@ -134,6 +136,34 @@ ELEMENTWISE: dict[str, ElementwiseSpec] = {
 }
 
 
+# Reductions along one dim (keepdim, result dtype = input dtype) that can end a fused block.
+REDUCTIONS: frozenset[str] = frozenset({
+    "float_sum_dim", "float_mean_dim", "float_prod_dim", "float_max_dim", "float_min_dim",
+})
+
+
+@dataclass(frozen=True, slots=True)
+class ReduceIR:
+    """A reduction along `dim` ending a `FusedBlock`: `op` (one of `REDUCTIONS`) reads `input`, a
+    value of the block with the block's shape, and writes `output` (the same shape with `dim` of
+    size 1, the same dtype).
+
+    Example:
+        >>> x, r = TensorIR(3, (4, 5), DType.F32), TensorIR(4, (4, 1), DType.F32)
+        >>> print(ReduceIR("float_sum_dim", x, 1, r))
+        t4 = float_sum_dim(t3, dim=1)  # float32[4, 1]
+    """
+
+    op: str
+    input: TensorIR
+    dim: int
+    output: TensorIR
+
+    def __str__(self) -> str:
+        out = self.output
+        return f"t{out.id} = {self.op}(t{self.input.id}, dim={self.dim})  # {out.dtype.value}{list(out.shape)}"
+
+
 def broadcast_shapes(op: str, shapes: Sequence[Shape]) -> Shape:
     """The NumPy broadcast of `shapes`; raises `ValueError` naming `op` when they do not broadcast.
 
@@ -182,19 +212,23 @@ def result_dtype(op: str, dtypes: Sequence[DType], cast: DType | None = None) ->
 
 @dataclass(frozen=True, slots=True)
 class FusedBlock:
-    """Element-wise ops that run as one kernel over one iteration shape.
+    """Element-wise ops that run as one kernel over one iteration shape, optionally ending in a
+    reduction along one dim.
 
     Every op's output broadcasts to `shape`, and a kernel evaluates the ops in order at each
     element of `shape`, reading each of `inputs` through broadcasting. Values not in `outputs`
     never leave the kernel; each of `outputs` is written to a new contiguous buffer of its own
     shape (an output smaller than `shape` is written once per element that broadcasts onto it,
-    always with the same value).
+    always with the same value). With `reduce`, the kernel also reduces ``reduce.input`` (a value
+    of shape `shape`) along ``reduce.dim`` as the elements are computed, and writes
+    ``reduce.output`` after `outputs`: the element-wise ops are the reduction's prologue.
 
     Attributes:
         shape: the iteration shape.
         inputs: values read from existing tensors, in the order they are handed to the backend.
         ops: the element-wise ops, in program order; each reads inputs or earlier ops' outputs.
         outputs: values the kernel must write, in the order the backend returns them.
+        reduce: the reduction ending the block, or None.
 
     Example:
         >>> x = TensorIR(0, (4,), DType.F32)
@@ -208,23 +242,28 @@ class FusedBlock:
     inputs: tuple[TensorIR, ...]
     ops: tuple[OpIR, ...]
     outputs: tuple[TensorIR, ...]
+    reduce: ReduceIR | None = None
 
     def signature(self) -> tuple[Any, ...]:
         """What a generated kernel depends on, with ids renumbered locally: inputs 0.., then each
-        op's outputs in order. Shapes and scalar values are not part of it (kernel arguments)."""
-        local: dict[int, int] = {}
-        for t in self.inputs:
-            local[t.id] = len(local)
+        op's outputs in order. Shapes, scalar values and the reduced dim are not part of it
+        (kernel arguments)."""
+        # Called at every flush (the kernel cache's key): plain loops, no generator expressions.
+        local = {t.id: k for k, t in enumerate(self.inputs)}
         ops = []
         for op in self.ops:
-            ins = tuple(local[t.id] for t in op.inputs)
+            ins = tuple([local[t.id] for t in op.inputs])
+            dtypes = []
             for t in op.outputs:
                 local[t.id] = len(local)
-            ops.append((op.op, ins, tuple(t.dtype for t in op.outputs), len(op.scalars)))
+                dtypes.append(t.dtype)
+            ops.append((op.op, ins, tuple(dtypes), len(op.scalars)))
+        red = self.reduce
         return (
-            tuple(t.dtype for t in self.inputs),
+            tuple([t.dtype for t in self.inputs]),
             tuple(ops),
-            tuple(local[t.id] for t in self.outputs),
+            tuple([local[t.id] for t in self.outputs]),
+            None if red is None else (red.op, local[red.input.id], red.output.dtype),
         )
 
     def __str__(self) -> str:
@@ -235,9 +274,12 @@ class FusedBlock:
         lines = [head, "  in  " + ", ".join(str(t) for t in self.inputs)]
         lines.extend(f"  {op}" for op in self.ops)
         lines.append("  out " + ", ".join(f"t{t.id}" for t in self.outputs))
+        if self.reduce is not None:
+            lines.append(f"  reduce {self.reduce}")
         return "\n".join(lines)
 
 
 __all__ = [
-    "ELEMENTWISE", "ElementwiseSpec", "FusedBlock", "OpIR", "TensorIR", "broadcast_shapes", "result_dtype",
+    "ELEMENTWISE", "REDUCTIONS", "ElementwiseSpec", "FusedBlock", "OpIR", "ReduceIR", "TensorIR",
+    "broadcast_shapes", "result_dtype",
 ]

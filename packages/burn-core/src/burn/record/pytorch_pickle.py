@@ -29,12 +29,13 @@ import collections
 import io
 import os
 import pickle
+import pickletools
 import struct
 import zipfile
 import zlib
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, BinaryIO, NamedTuple
+from typing import IO, Any, BinaryIO, NamedTuple, cast
 
 import numpy as np
 
@@ -402,7 +403,7 @@ class Checkpoint:
         if info.file_size > limit:
             raise RecordError(f"data.pkl declares {info.file_size} bytes, more than the {limit} allowed")
         data = self._read_small(info)
-        self.obj = self._unpickle(io.BytesIO(data), self._zip_storage)
+        self.obj = self._unpickle(data, self._zip_storage)
 
     def _member(self, name: str, *, required: bool = True) -> zipfile.ZipInfo | None:
         assert self._zip is not None
@@ -440,26 +441,36 @@ class Checkpoint:
         return known
 
     def _unpickle(
-        self, file: BinaryIO | _Bounded, storage: Callable[[str, _StorageType, int, Any], _Storage] | None
+        self, data: bytes, storage: Callable[[str, _StorageType, int, Any], _Storage] | None
     ) -> Any:
+        """Unpickle `data` (checked by `_scan` first) with `TorchUnpickler`."""
+        _scan(io.BytesIO(data))
         try:
-            return TorchUnpickler(file, storage, self).load()  # type: ignore[arg-type]
+            return TorchUnpickler(io.BytesIO(data), storage, self).load()
         except RecordError:
             raise
         except Exception as exc:  # garbage makes the unpickler raise almost anything
             raise RecordError(f"corrupt pickle: {type(exc).__name__}: {_short(exc)}") from exc
 
+    def _next_pickle(self) -> bytes:
+        """The bytes of the legacy file's next pickle, from where the file is (found by `_scan`)."""
+        assert self._file is not None
+        start = self._file.tell()
+        _scan(_Bounded(self._file, self._size))
+        end = self._file.tell()
+        self._file.seek(start)
+        return self._file.read(end - start)
+
     def _open_legacy(self) -> None:
         assert self._file is not None
         self._file.seek(0)
-        stream = _Bounded(self._file, self._size)
-        magic = self._unpickle(stream, None)
+        magic = self._unpickle(self._next_pickle(), None)
         if magic != LEGACY_MAGIC:
             raise RecordError("a pickle, but not a torch.save file (wrong magic number)")
-        protocol = self._unpickle(stream, None)
+        protocol = self._unpickle(self._next_pickle(), None)
         if protocol != LEGACY_PROTOCOL:
             raise RecordError(f"legacy checkpoint protocol {protocol!r}, expected {LEGACY_PROTOCOL}")
-        info = self._unpickle(stream, None)
+        info = self._unpickle(self._next_pickle(), None)
         if not isinstance(info, dict):
             raise RecordError("legacy checkpoint system info is not a dict")
         self._little = info.get("little_endian", True) is not False
@@ -481,8 +492,8 @@ class Checkpoint:
                 )
             return _Storage(key, kind.dtype, size * itemsize, start * itemsize)
 
-        self.obj = self._unpickle(stream, storage)
-        keys = self._unpickle(stream, None)
+        self.obj = self._unpickle(self._next_pickle(), storage)
+        keys = self._unpickle(self._next_pickle(), None)
         if not isinstance(keys, list) or not all(isinstance(k, str) for k in keys):
             raise RecordError("legacy checkpoint storage list is not a list of keys")
         pos = self._file.tell()
@@ -694,30 +705,47 @@ class Checkpoint:
         self.close()
 
 
+_MEMO_PUTS = frozenset({"PUT", "BINPUT", "LONG_BINPUT"})
+
+
+def _scan(stream: BinaryIO | _Bounded) -> None:
+    """Walk a pickle's opcodes (``pickletools.genops``, which runs nothing) up to its STOP, before
+    it is unpickled: every length inside must be backed by bytes actually present, and no memo
+    index may exceed the pickle's size. The C unpickler trusts both: it allocates a declared
+    length before reading it, and grows its memo table to the largest index (zero-filled: a
+    4-byte index could make it write tens of GB)."""
+    try:
+        for opcode, arg, pos in pickletools.genops(cast(IO[bytes], stream)):
+            if opcode.name in _MEMO_PUTS and isinstance(arg, int) and arg > (pos or 0):
+                raise RecordError(f"memo index {arg} at byte {pos} of the pickle (corrupt or hostile)")
+    except RecordError:
+        raise
+    except Exception as exc:  # truncated, unknown opcode, bad argument...
+        raise RecordError(f"corrupt pickle: {type(exc).__name__}: {_short(exc)}") from exc
+
+
 class _Bounded:
-    """The legacy file as the unpickler reads it: reads never ask for more than the file holds
-    (a length in a corrupt pickle would otherwise size a buffer), and no ``peek``, so the
-    unpickler stops exactly at each pickle's end, where the next one starts."""
+    """The legacy file as `_scan` reads it, from where it is: reads never ask for more than the
+    file holds (a length in a corrupt pickle would otherwise size a buffer), and `tell` counts
+    from the pickle's start."""
 
     def __init__(self, file: BinaryIO, size: int) -> None:
         self._file = file
         self._size = size
+        self._start = file.tell()
 
     def read(self, n: int = -1) -> bytes:
         left = self._size - self._file.tell()
         return self._file.read(left if n < 0 else min(n, left))
-
-    def readinto(self, buffer: Any) -> int:
-        view = memoryview(buffer).cast("B")
-        data = self.read(view.nbytes)
-        view[: len(data)] = data
-        return len(data)
 
     def readline(self, limit: int = -1) -> bytes:
         # Text opcodes (GLOBAL's module and name, INT, LONG) read lines: short ones, unless the
         # pickle is garbage, which must not make us read the rest of a large file at once.
         cap = MAX_LINE if limit < 0 else min(limit, MAX_LINE)
         return self._file.readline(cap)
+
+    def tell(self) -> int:
+        return self._file.tell() - self._start
 
 
 def _data(array: np.ndarray, dtype: DType) -> TensorData:

@@ -20,6 +20,10 @@ status 4), when:
   probe's reason is shown. ``--burn-allow-unavailable`` makes that an explicit choice instead:
   every test of that backend is then skipped with the reason (CI without the hardware).
 
+The suite's node ids, as pytest prints them when it runs from elsewhere
+(``suite/test_sort.py::test_float_sort[ndarray-...]``), work as arguments from any folder: a failure
+is re-run as printed (and mutmut re-runs the tests that reach a mutant that way).
+
 Fixtures:
     backend: the backend under test (parametrized over every ``--burn-backend``; skipped with the
         probe's reason when it cannot run here and ``--burn-allow-unavailable`` is given).

@@ -1,0 +1,47 @@
+"""One mechanism for the contract ops that autodiff differentiates through their composition.
+
+Some ops have a fast kernel on the inner backend but no backward rule of their own, because
+burn-core's default composition is already exact and a rule would be large (deformable
+convolution, grid sampling, the cumulative product, a scatter_nd that multiplies...), or because
+they are the ``*_backward`` helpers that rules call and must stay differentiable for gradients of
+gradients. For those, `inner_or_default` decides per call:
+
+- no float input is tracked: run the inner backend's op (its native kernel when it has one) and
+  return an untracked result, so inference and frozen layers pay nothing for autodiff;
+- an input is tracked: run burn-core's default composition on the autodiff backend itself, so
+  every op it is made of records its own node and the gradient is the composition's.
+
+Both paths compute the same values: the composition is the contract's definition of the op.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from burn.backend import Backend
+from burn_autodiff.node import ADTensor as AD
+
+
+def inner_or_default(backend: Any, name: str, *args: Any) -> Any:
+    """Contract op `name` on the autodiff `backend`: the inner op when nothing is tracked,
+    else burn-core's default composition (recorded node by node).
+
+    Args:
+        backend: the `Autodiff` instance the op was called on.
+        name: the contract op (``"deform_conv2d"``, ``"float_cumprod"``...), returning one float
+            primitive.
+        *args: the op's arguments as the contract orders them (float primitives are
+            `ADTensor`; anything else is handed over unchanged).
+
+    Example:
+        >>> B = burn.backend("autodiff(ndarray)")  # doctest: +SKIP
+        >>> x = burn.Tensor.from_data([[1.0, 2.0, 3.0]], backend=B)  # doctest: +SKIP
+        >>> inner_or_default(B, "float_cumprod", x._p, 1).node is None  # doctest: +SKIP
+        True
+    """
+    for a in args:
+        if type(a) is AD and a.node is not None:
+            composed: Any = getattr(Backend, name)(backend, *args)
+            return composed
+    out = getattr(backend._in, name)(*[a.p if type(a) is AD else a for a in args])
+    return AD(out, None)
