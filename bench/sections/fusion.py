@@ -1,5 +1,6 @@
-"""burn-fusion (issue 15), when installed: GELU(x·w + b) and layer norm on 1024x1024 on
-fusion(opencl) against opencl (with OpenCL kernel launches counted), the MLP 784-512-512-10
+"""burn-fusion (issue 15), when installed: GELU(x·w + b) (and its matmul and element-wise tail
+alone), layer norm and softmax on 1024x1024 on fusion(opencl) against opencl (with OpenCL kernel
+launches counted), the MLP 784-512-512-10
 training step on autodiff(fusion(opencl)) against autodiff(ndarray), and an Adam update of 25M
 params (6M with --quick) on fusion(opencl) with its launches per step. Columns: fusion, the
 unfused contender, and a third one where it applies. Every timing ends with ``backend.sync()``."""
@@ -41,6 +42,22 @@ def _gelu_linear(x: Any, w: Any, b: Any) -> Any:
     return burn.activation.gelu(x.matmul(w) + b)
 
 
+def _matmul(x: Any, w: Any) -> Any:
+    return x.matmul(w)
+
+
+def _gelu_tail(y: Any, b: Any) -> Any:
+    import burn
+
+    return burn.activation.gelu(y + b)
+
+
+def _softmax(x: Any) -> Any:
+    import burn
+
+    return burn.activation.softmax(x, 1)
+
+
 def _layer_norm(x: Any, gamma: Any, beta: Any) -> Any:
     centered = x - x.mean_dim(1)
     var = (centered * centered).mean_dim(1)
@@ -58,7 +75,10 @@ def op_rows(size: int, settings: Settings) -> tuple[list[Row], list[str]]:
     rows, notes = [], []
     cases = {
         f"GELU(x·w + b) {size}x{size}": (_gelu_linear, (x_np, w_np, v_np)),
+        f"  its matmul x·w alone {size}x{size}": (_matmul, (x_np, w_np)),
+        f"  its tail GELU(y + b) alone {size}x{size}": (_gelu_tail, (x_np, v_np)),
         f"layer norm {size}x{size}": (_layer_norm, (x_np, v_np, v_np * 0.5)),
+        f"softmax along dim 1 {size}x{size}": (_softmax, (x_np,)),
     }
     for case, (fn, arrays) in cases.items():
         runs = {}

@@ -691,6 +691,38 @@ def test_big_endian_and_compressed_records_are_read(dev, tmp_path):
     close(model.weight.val().to_numpy(), arrays["weight"].T, 0)
 
 
+@pytest.mark.parametrize(
+    ("bomb", "message"),
+    [
+        # LONG_BINPUT: the C unpickler would grow (and zero-fill) its memo table to this index
+        (b"\x80\x02}r\xff\xff\xff\x7f.", r"memo index 2147483647 at byte 3"),
+        # BYTEARRAY8 / BINBYTES8 / BINUNICODE8: lengths it would allocate before reading them
+        (
+            b"\x80\x05\x96" + struct.pack("<Q", 1 << 40) + b".",
+            r"corrupt pickle: .*bytearray8, but only \d+ remain",
+        ),
+        (
+            b"\x80\x04\x8e" + struct.pack("<Q", 1 << 40) + b".",
+            r"corrupt pickle: .*bytes8, but only \d+ remain",
+        ),
+        (
+            b"\x80\x04\x8d" + struct.pack("<Q", 1 << 40) + b".",
+            r"corrupt pickle: .*unicodestring8, but only \d+ remain",
+        ),
+    ],
+    ids=["memo", "bytearray8", "binbytes8", "binunicode8"],
+)
+@pytest.mark.parametrize("legacy", [False, True])
+def test_sizes_inside_a_pickle_are_checked_before_anything_is_allocated(dev, tmp_path, bomb, message, legacy):
+    if legacy:
+        path = tmp_path / "bomb.pt"
+        path.write_bytes(dumps(0x1950A86A20F9469CFC6C) + dumps(1001) + dumps({}) + bomb + bytes(64))
+    else:
+        path = write_pt(tmp_path / "bomb.pt", bomb, {})
+    with pytest.raises(RecordError, match=r"bomb\.pt: " + message):
+        load_pytorch(path, nn.LinearConfig(3, 2).init(dev))
+
+
 # -- fuzz: truncations and byte flips raise RecordError and nothing else --------------------------------
 def _legacy_bytes(arrays: dict[str, np.ndarray]) -> bytes:
     """The legacy layout: magic, protocol, system info, the object, the storage keys, storages."""

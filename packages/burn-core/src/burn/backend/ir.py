@@ -161,7 +161,8 @@ class ReduceIR:
 
     def __str__(self) -> str:
         out = self.output
-        return f"t{out.id} = {self.op}(t{self.input.id}, dim={self.dim})  # {out.dtype.value}{list(out.shape)}"
+        call = f"{self.op}(t{self.input.id}, dim={self.dim})"
+        return f"t{out.id} = {call}  # {out.dtype.value}{list(out.shape)}"
 
 
 def broadcast_shapes(op: str, shapes: Sequence[Shape]) -> Shape:
@@ -248,21 +249,20 @@ class FusedBlock:
         """What a generated kernel depends on, with ids renumbered locally: inputs 0.., then each
         op's outputs in order. Shapes, scalar values and the reduced dim are not part of it
         (kernel arguments)."""
-        # Called at every flush (the kernel cache's key): plain loops, no generator expressions.
-        local = {t.id: k for k, t in enumerate(self.inputs)}
+        local: dict[int, int] = {}
+        for t in self.inputs:
+            local[t.id] = len(local)
         ops = []
         for op in self.ops:
-            ins = tuple([local[t.id] for t in op.inputs])
-            dtypes = []
+            ins = tuple(local[t.id] for t in op.inputs)
             for t in op.outputs:
                 local[t.id] = len(local)
-                dtypes.append(t.dtype)
-            ops.append((op.op, ins, tuple(dtypes), len(op.scalars)))
+            ops.append((op.op, ins, tuple(t.dtype for t in op.outputs), len(op.scalars)))
         red = self.reduce
         return (
-            tuple([t.dtype for t in self.inputs]),
+            tuple(t.dtype for t in self.inputs),
             tuple(ops),
-            tuple([local[t.id] for t in self.outputs]),
+            tuple(local[t.id] for t in self.outputs),
             None if red is None else (red.op, local[red.input.id], red.output.dtype),
         )
 
