@@ -16,7 +16,18 @@ import pytest
 from burn.tensor.distribution import Bernoulli, Normal
 from burn.tensor.dtype import DType
 from burn.testing import covers
-from burn.testing.helpers import check_bool, check_exact, check_float, f64, host, make, rand_float, rand_int
+from burn.testing.helpers import (
+    check_bool,
+    check_exact,
+    check_float,
+    f64,
+    host,
+    make,
+    rand_any,
+    rand_bool,
+    rand_float,
+    rand_int,
+)
 from burn.testing.suite.test_activations import ACTIVATIONS, _act
 from burn.testing.suite.test_module_ops import _wrap_float
 
@@ -30,6 +41,22 @@ def test_activations_on_a_large_tensor(backend: Any, float_dtype: DType, rng: An
         check_float(
             case.call(_act(), t), case.ref(f64(x)), float_dtype, terms=4, what=f"{case.op} on (40, 130)"
         )
+
+
+@covers("float_mask_where", "int_mask_where", "bool_mask_where", "float_mask_fill", "int_mask_fill")
+def test_masks_on_a_large_tensor(backend: Any, any_dtype: DType, rng: Any) -> None:
+    # 48 x 48 = 2304 elements: past a small-input path (a select through bit masks, say), with a
+    # mask and a value that broadcast
+    x = rand_any(rng, (48, 48), any_dtype)
+    value = rand_any(rng, (48,), any_dtype)
+    mask = rand_bool(rng, (48, 1)) ^ rand_bool(rng, (48, 48))
+    t, m = make(backend, x, any_dtype), make(backend, mask, DType.BOOL)
+    out = t.mask_where(m, make(backend, value, any_dtype))
+    check_exact(out, np.where(mask, value, x), any_dtype, what="mask_where on (48, 48)")
+    if any_dtype is not DType.BOOL:
+        fill = 1.5 if any_dtype.is_float else 7
+        want = np.where(mask, np.asarray(fill).astype(x.dtype), x)
+        check_exact(t.mask_fill(m, fill), want, any_dtype, what="mask_fill on (48, 48)")
 
 
 # (lhs, rhs): a 2-D operand against a batch on either side, and batch dims that broadcast
