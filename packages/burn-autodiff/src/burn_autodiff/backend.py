@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
-from burn.backend import Backend, Capabilities, Device, contract_ops
+from burn.backend import Backend, Device, contract_ops
+from burn.backend.decorator import DecoratorBackend
 from burn_autodiff import checkpoint, engine
 from burn_autodiff.errors import AutodiffError
 from burn_autodiff.gradients import Gradients, check_gradients
@@ -40,7 +39,7 @@ PASS_THROUGH = tuple(
 
 class Autodiff(
     AutodiffFloatOps, AutodiffMathOps, AutodiffLayoutOps, AutodiffModuleOps, AutodiffModuleExtraOps,
-    AutodiffActivationOps, Backend,
+    AutodiffActivationOps, DecoratorBackend,
 ):
     """A backend that records float ops and computes gradients, on top of any `inner` backend.
 
@@ -65,29 +64,16 @@ class Autodiff(
     ad_enabled = True
 
     def __init__(self, inner: Backend, checkpointing: str | None = None) -> None:
-        if not isinstance(inner, Backend):
-            raise TypeError(f"Autodiff(inner): inner must be a burn Backend, got {type(inner).__name__}")
+        self._check_inner(inner)
         strategy = "none" if checkpointing is None else checkpointing
         if strategy not in checkpoint.STRATEGIES:
             raise ValueError(
                 f"Autodiff: unknown checkpointing strategy {checkpointing!r}; expected one of "
                 f"{', '.join(checkpoint.STRATEGIES)} or None"
             )
-        self._in = inner
-        self.name = f"autodiff({inner.name})"  # type: ignore[misc]
         self.checkpointing = strategy
-        caps = inner.capabilities
-        rng = inner.rng
-        super().__init__(
-            float_dtype=inner.float_dtype,
-            int_dtype=inner.int_dtype,
-            capabilities=Capabilities(
-                dtypes=caps.dtypes, features=(caps.features - {"buffer_reuse"}) | {"autodiff"}
-            ),
-        )
-        inner.rng = rng  # Backend.__init__ assigned a fresh generator through our `rng` property
-        self._owned: dict[Device, Device] = {}
-        self._unowned: dict[Device, Device] = {}
+        features = (inner.capabilities.features - {"buffer_reuse"}) | {"autodiff"}
+        self._init_decorator(inner, "autodiff", features)
         for name in PASS_THROUGH:
             setattr(self, name, getattr(inner, name))
         if strategy == "balanced":
@@ -98,44 +84,6 @@ class Autodiff(
     def inner(self) -> Backend:
         """The wrapped backend: gradients and ``tensor.inner()`` live on it."""
         return self._in
-
-    @property  # type: ignore[override]
-    def rng(self) -> np.random.Generator:
-        """The inner backend's generator: random ops run there, and `seed` seeds it."""
-        return self._in.rng
-
-    @rng.setter
-    def rng(self, value: np.random.Generator) -> None:
-        self._in.rng = value
-
-    def seed(self, seed: int) -> None:
-        self._in.seed(seed)
-
-    def options(self) -> dict[str, Any]:
-        return self._in.options()
-
-    def sync(self, device: Device | None = None) -> None:
-        self._in.sync(None if device is None else self._inner_device(device))
-
-    def devices(self) -> list[Device]:
-        return [self._own_device(d) for d in self._in.devices()]
-
-    def default_device(self) -> Device:
-        return self._own_device(self._in.default_device())
-
-    def _own_device(self, device: Device) -> Device:
-        """The inner's `device`, handed out by this backend (cached: devices are few)."""
-        owned = self._owned.get(device)
-        if owned is None:
-            owned = self._owned[device] = device.with_owner(self)
-        return owned
-
-    def _inner_device(self, device: Device) -> Device:
-        """`device` as the inner backend's own, for ops that build primitives on it."""
-        inner = self._unowned.get(device)
-        if inner is None:
-            inner = self._unowned[device] = device.with_owner(self._in)
-        return inner
 
     def __repr__(self) -> str:
         extra = "" if self.checkpointing == "none" else f" checkpointing={self.checkpointing}"

@@ -90,3 +90,15 @@ class ADTensor:
 
     def __repr__(self) -> str:
         return f"ADTensor({self.p!r}, node={self.node!r})"
+
+
+def unary(out: Any, x: ADTensor, rule: Rule, saved: Any) -> ADTensor:
+    """`out` of an op of the one input `x`, with a node on `rule` (keeping `saved`) when `x` is
+    tracked: the recording step of every one-input forward.
+
+    Example:
+        >>> unary("inner-out", ADTensor("inner-x", None), lambda *a: a, ()).node is None
+        True
+    """
+    n = x.node
+    return ADTensor(out, None if n is None else Node((n,), rule, saved))

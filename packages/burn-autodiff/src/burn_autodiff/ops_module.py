@@ -16,9 +16,14 @@ from typing import TYPE_CHECKING, Any
 from burn.backend import Backend
 from burn_autodiff import rules as R
 from burn_autodiff.node import ADTensor as AD
-from burn_autodiff.node import Node
+from burn_autodiff.node import Node, unary
 from burn_autodiff.ops_composed import inner_or_default
-from burn_autodiff.ops_module_3d import BACKWARD_HELPERS_3D, AutodiffModuleOps3d
+from burn_autodiff.ops_module_3d import (
+    BACKWARD_HELPERS_3D,
+    AutodiffModuleOps3d,
+    _conv,
+    _max_pool_with_indices,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -35,45 +40,26 @@ class AutodiffModuleOps(AutodiffModuleOps3d):
     def conv1d(
         self, x: AD, weight: AD, bias: AD | None, stride: int, padding: int, dilation: int, groups: int
     ) -> AD:
-        b = None if bias is None else bias.p
-        out = self._in.conv1d(x.p, weight.p, b, stride, padding, dilation, groups)
-        parents = (x.node, weight.node, None if bias is None else bias.node)
-        if parents == (None, None, None):
-            return AD(out, None)
-        return AD(out, Node(parents, R.conv1d, (x.p, weight.p, stride, padding, dilation, groups)))
+        return _conv(self._in.conv1d, R.conv1d, x, weight, bias, stride, padding, dilation, groups)
 
     def conv2d(
         self, x: AD, weight: AD, bias: AD | None, stride: Pair, padding: Pair, dilation: Pair, groups: int
     ) -> AD:
-        b = None if bias is None else bias.p
-        out = self._in.conv2d(x.p, weight.p, b, stride, padding, dilation, groups)
-        parents = (x.node, weight.node, None if bias is None else bias.node)
-        if parents == (None, None, None):
-            return AD(out, None)
-        return AD(out, Node(parents, R.conv2d, (x.p, weight.p, stride, padding, dilation, groups)))
+        return _conv(self._in.conv2d, R.conv2d, x, weight, bias, stride, padding, dilation, groups)
 
     def conv_transpose2d(
         self, x: AD, weight: AD, bias: AD | None, stride: Pair, padding: Pair, padding_out: Pair,
         dilation: Pair, groups: int,
     ) -> AD:
-        b = None if bias is None else bias.p
-        out = self._in.conv_transpose2d(x.p, weight.p, b, stride, padding, padding_out, dilation, groups)
-        parents = (x.node, weight.node, None if bias is None else bias.node)
-        if parents == (None, None, None):
-            return AD(out, None)
-        saved = (x.p, weight.p, stride, padding, padding_out, dilation, groups)
-        return AD(out, Node(parents, R.conv_transpose2d, saved))
+        op = self._in.conv_transpose2d
+        return _conv(op, R.conv_transpose2d, x, weight, bias, stride, padding, padding_out, dilation, groups)
 
     # -- pooling ------------------------------------------------------------------------------
     def max_pool2d_with_indices(
         self, x: AD, kernel_size: Pair, stride: Pair, padding: Pair, dilation: Pair
     ) -> tuple[AD, Any]:
-        out, indices = self._in.max_pool2d_with_indices(x.p, kernel_size, stride, padding, dilation)
-        n = x.node
-        if n is None:
-            return AD(out, None), indices
-        saved = (x.p, indices, kernel_size, stride, padding, dilation)
-        return AD(out, Node((n,), R.max_pool2d, saved)), indices
+        op = self._in.max_pool2d_with_indices
+        return _max_pool_with_indices(op, R.max_pool2d, x, kernel_size, stride, padding, dilation)
 
     def max_pool2d(self, x: AD, kernel_size: Pair, stride: Pair, padding: Pair, dilation: Pair) -> AD:
         if x.node is None:
@@ -83,12 +69,8 @@ class AutodiffModuleOps(AutodiffModuleOps3d):
     def max_pool1d_with_indices(
         self, x: AD, kernel_size: int, stride: int, padding: int, dilation: int
     ) -> tuple[AD, Any]:
-        out, indices = self._in.max_pool1d_with_indices(x.p, kernel_size, stride, padding, dilation)
-        n = x.node
-        if n is None:
-            return AD(out, None), indices
-        saved = (x.p, indices, kernel_size, stride, padding, dilation)
-        return AD(out, Node((n,), R.max_pool1d, saved)), indices
+        op = self._in.max_pool1d_with_indices
+        return _max_pool_with_indices(op, R.max_pool1d, x, kernel_size, stride, padding, dilation)
 
     def max_pool1d(self, x: AD, kernel_size: int, stride: int, padding: int, dilation: int) -> AD:
         if x.node is None:
@@ -99,33 +81,22 @@ class AutodiffModuleOps(AutodiffModuleOps3d):
         self, x: AD, kernel_size: Pair, stride: Pair, padding: Pair, count_include_pad: bool
     ) -> AD:
         out = self._in.avg_pool2d(x.p, kernel_size, stride, padding, count_include_pad)
-        n = x.node
-        if n is None:
-            return AD(out, None)
-        return AD(out, Node((n,), R.avg_pool2d, (x.p, kernel_size, stride, padding, count_include_pad)))
+        return unary(out, x, R.avg_pool2d, (x.p, kernel_size, stride, padding, count_include_pad))
 
     def avg_pool1d(self, x: AD, kernel_size: int, stride: int, padding: int, count_include_pad: bool) -> AD:
         out = self._in.avg_pool1d(x.p, kernel_size, stride, padding, count_include_pad)
-        n = x.node
-        if n is None:
-            return AD(out, None)
-        return AD(out, Node((n,), R.avg_pool1d, (x.p, kernel_size, stride, padding, count_include_pad)))
+        return unary(out, x, R.avg_pool1d, (x.p, kernel_size, stride, padding, count_include_pad))
 
     def adaptive_avg_pool2d(self, x: AD, output_size: Pair) -> AD:
-        out = self._in.adaptive_avg_pool2d(x.p, output_size)
-        n = x.node
-        return AD(out, None if n is None else Node((n,), R.adaptive_avg_pool2d, (x.p,)))
+        return unary(self._in.adaptive_avg_pool2d(x.p, output_size), x, R.adaptive_avg_pool2d, (x.p,))
 
     def adaptive_avg_pool1d(self, x: AD, output_size: int) -> AD:
-        out = self._in.adaptive_avg_pool1d(x.p, output_size)
-        n = x.node
-        return AD(out, None if n is None else Node((n,), R.adaptive_avg_pool1d, (x.p,)))
+        return unary(self._in.adaptive_avg_pool1d(x.p, output_size), x, R.adaptive_avg_pool1d, (x.p,))
 
     # -- embedding, interpolation -------------------------------------------------------------
     def embedding(self, weights: AD, indices: Any) -> AD:
         out = self._in.embedding(weights.p, indices)
-        n = weights.node
-        return AD(out, None if n is None else Node((n,), R.embedding, (weights.p, indices)))
+        return unary(out, weights, R.embedding, (weights.p, indices))
 
     def interpolate(self, x: AD, output_size: Pair, mode: Any, align_corners: bool) -> AD:
         out = self._in.interpolate(x.p, output_size, mode, align_corners)
@@ -137,53 +108,43 @@ class AutodiffModuleOps(AutodiffModuleOps3d):
     # -- activations --------------------------------------------------------------------------
     def relu(self, x: AD) -> AD:
         out = self._in.relu(x.p)
-        n = x.node
-        return AD(out, None if n is None else Node((n,), R.relu, (out,)))
+        return unary(out, x, R.relu, (out,))
 
     def leaky_relu(self, x: AD, negative_slope: float) -> AD:
         out = self._in.leaky_relu(x.p, negative_slope)
-        n = x.node
-        return AD(out, None if n is None else Node((n,), R.leaky_relu, (x.p, negative_slope)))
+        return unary(out, x, R.leaky_relu, (x.p, negative_slope))
 
     def gelu(self, x: AD) -> AD:
         out = self._in.gelu(x.p)
-        n = x.node
-        return AD(out, None if n is None else Node((n,), R.gelu, (x.p,)))
+        return unary(out, x, R.gelu, (x.p,))
 
     def sigmoid(self, x: AD) -> AD:
         out = self._in.sigmoid(x.p)
-        n = x.node
-        return AD(out, None if n is None else Node((n,), R.sigmoid, (out,)))
+        return unary(out, x, R.sigmoid, (out,))
 
     def log_sigmoid(self, x: AD) -> AD:
         out = self._in.log_sigmoid(x.p)
-        n = x.node
-        return AD(out, None if n is None else Node((n,), R.log_sigmoid, (x.p,)))
+        return unary(out, x, R.log_sigmoid, (x.p,))
 
     def silu(self, x: AD) -> AD:
         out = self._in.silu(x.p)
-        n = x.node
-        return AD(out, None if n is None else Node((n,), R.silu, (x.p,)))
+        return unary(out, x, R.silu, (x.p,))
 
     def softplus(self, x: AD, beta: float) -> AD:
         out = self._in.softplus(x.p, beta)
-        n = x.node
-        return AD(out, None if n is None else Node((n,), R.softplus, (x.p, beta)))
+        return unary(out, x, R.softplus, (x.p, beta))
 
     def hard_sigmoid(self, x: AD, alpha: float, beta: float) -> AD:
         out = self._in.hard_sigmoid(x.p, alpha, beta)
-        n = x.node
-        return AD(out, None if n is None else Node((n,), R.hard_sigmoid, (x.p, alpha, beta)))
+        return unary(out, x, R.hard_sigmoid, (x.p, alpha, beta))
 
     def softmax(self, x: AD, dim: int) -> AD:
         out = self._in.softmax(x.p, dim)
-        n = x.node
-        return AD(out, None if n is None else Node((n,), R.softmax, (out, dim)))
+        return unary(out, x, R.softmax, (out, dim))
 
     def log_softmax(self, x: AD, dim: int) -> AD:
         out = self._in.log_softmax(x.p, dim)
-        n = x.node
-        return AD(out, None if n is None else Node((n,), R.log_softmax, (out, dim)))
+        return unary(out, x, R.log_softmax, (out, dim))
 
 
 # The backward helpers of the contract, called on the autodiff backend itself.

@@ -13,7 +13,7 @@ from typing import Any
 from burn.backend import Backend
 from burn_autodiff import rules as R
 from burn_autodiff.node import ADTensor as AD
-from burn_autodiff.node import Node
+from burn_autodiff.node import Node, unary
 
 Triple = tuple[int, int, int]
 
@@ -25,11 +25,22 @@ BACKWARD_HELPERS_3D = (
 )
 
 
-def _conv(out: Any, x: AD, weight: AD, bias: AD | None, rule: Any, saved: tuple) -> AD:
+# One recording pattern for every module op, of any rank (the 1-D/2-D ops in `ops_module` too).
+def _conv(op: Any, rule: Any, x: AD, weight: AD, bias: AD | None, *hyper: Any) -> AD:
+    """The inner convolution `op` (any rank, plain or transposed: ``op(x, weight, bias, *hyper)``),
+    with a node on `rule` when the input, weight or bias is tracked; the rule gets
+    ``(x, weight, *hyper)``."""
+    out = op(x.p, weight.p, None if bias is None else bias.p, *hyper)
     parents = (x.node, weight.node, None if bias is None else bias.node)
     if parents == (None, None, None):
         return AD(out, None)
-    return AD(out, Node(parents, rule, saved))
+    return AD(out, Node(parents, rule, (x.p, weight.p, *hyper)))
+
+
+def _max_pool_with_indices(op: Any, rule: Any, x: AD, *sizes: Any) -> tuple[AD, Any]:
+    """The inner ``max_poolNd_with_indices`` `op`; the indices are saved for the rule."""
+    out, indices = op(x.p, *sizes)
+    return unary(out, x, rule, (x.p, indices, *sizes)), indices
 
 
 class AutodiffModuleOps3d:
@@ -41,37 +52,27 @@ class AutodiffModuleOps3d:
         self, x: AD, weight: AD, bias: AD | None, stride: Triple, padding: Triple, dilation: Triple,
         groups: int,
     ) -> AD:
-        b = None if bias is None else bias.p
-        out = self._in.conv3d(x.p, weight.p, b, stride, padding, dilation, groups)
-        return _conv(out, x, weight, bias, R.conv3d, (x.p, weight.p, stride, padding, dilation, groups))
+        return _conv(self._in.conv3d, R.conv3d, x, weight, bias, stride, padding, dilation, groups)
 
     def conv_transpose1d(
         self, x: AD, weight: AD, bias: AD | None, stride: int, padding: int, padding_out: int, dilation: int,
         groups: int,
     ) -> AD:
-        b = None if bias is None else bias.p
-        out = self._in.conv_transpose1d(x.p, weight.p, b, stride, padding, padding_out, dilation, groups)
-        saved = (x.p, weight.p, stride, padding, padding_out, dilation, groups)
-        return _conv(out, x, weight, bias, R.conv_transpose1d, saved)
+        op = self._in.conv_transpose1d
+        return _conv(op, R.conv_transpose1d, x, weight, bias, stride, padding, padding_out, dilation, groups)
 
     def conv_transpose3d(
         self, x: AD, weight: AD, bias: AD | None, stride: Triple, padding: Triple, padding_out: Triple,
         dilation: Triple, groups: int,
     ) -> AD:
-        b = None if bias is None else bias.p
-        out = self._in.conv_transpose3d(x.p, weight.p, b, stride, padding, padding_out, dilation, groups)
-        saved = (x.p, weight.p, stride, padding, padding_out, dilation, groups)
-        return _conv(out, x, weight, bias, R.conv_transpose3d, saved)
+        op = self._in.conv_transpose3d
+        return _conv(op, R.conv_transpose3d, x, weight, bias, stride, padding, padding_out, dilation, groups)
 
     def max_pool3d_with_indices(
         self, x: AD, kernel_size: Triple, stride: Triple, padding: Triple, dilation: Triple
     ) -> tuple[AD, Any]:
-        out, indices = self._in.max_pool3d_with_indices(x.p, kernel_size, stride, padding, dilation)
-        n = x.node
-        if n is None:
-            return AD(out, None), indices
-        saved = (x.p, indices, kernel_size, stride, padding, dilation)
-        return AD(out, Node((n,), R.max_pool3d, saved)), indices
+        op = self._in.max_pool3d_with_indices
+        return _max_pool_with_indices(op, R.max_pool3d, x, kernel_size, stride, padding, dilation)
 
     def max_pool3d(self, x: AD, kernel_size: Triple, stride: Triple, padding: Triple, dilation: Triple) -> AD:
         if x.node is None:
@@ -82,12 +83,7 @@ class AutodiffModuleOps3d:
         self, x: AD, kernel_size: Triple, stride: Triple, padding: Triple, count_include_pad: bool
     ) -> AD:
         out = self._in.avg_pool3d(x.p, kernel_size, stride, padding, count_include_pad)
-        n = x.node
-        if n is None:
-            return AD(out, None)
-        return AD(out, Node((n,), R.avg_pool3d, (x.p, kernel_size, stride, padding, count_include_pad)))
+        return unary(out, x, R.avg_pool3d, (x.p, kernel_size, stride, padding, count_include_pad))
 
     def adaptive_avg_pool3d(self, x: AD, output_size: Triple) -> AD:
-        out = self._in.adaptive_avg_pool3d(x.p, output_size)
-        n = x.node
-        return AD(out, None if n is None else Node((n,), R.adaptive_avg_pool3d, (x.p,)))
+        return unary(self._in.adaptive_avg_pool3d(x.p, output_size), x, R.adaptive_avg_pool3d, (x.p,))

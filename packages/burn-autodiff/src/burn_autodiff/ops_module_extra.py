@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from burn_autodiff import rules as R
 from burn_autodiff.node import ADTensor as AD
-from burn_autodiff.node import Node
+from burn_autodiff.node import Node, unary
 from burn_autodiff.ops_composed import inner_or_default
 
 if TYPE_CHECKING:
@@ -42,8 +42,7 @@ class AutodiffModuleExtraOps:
         self, cols: AD, output_size: Pair, kernel_size: Pair, stride: Pair, padding: Pair, dilation: Pair
     ) -> AD:
         out = self._in.fold4d(cols.p, output_size, kernel_size, stride, padding, dilation)
-        n = cols.node
-        return AD(out, None if n is None else Node((n,), R.fold4d, (kernel_size, stride, padding, dilation)))
+        return unary(out, cols, R.fold4d, (kernel_size, stride, padding, dilation))
 
     def deform_conv2d(
         self, x: AD, offset: AD, weight: AD, mask: AD | None, bias: AD | None, stride: Pair, padding: Pair,

@@ -7,9 +7,8 @@ from collections.abc import Callable
 from functools import cache
 from typing import Any
 
-import numpy as np
-
-from burn.backend import Backend, Capabilities, Device, contract_ops, implemented_ops
+from burn.backend import Backend, Device, contract_ops, implemented_ops
+from burn.backend.decorator import DecoratorBackend
 from burn.backend.fusion import fused_reductions, supports_fusion
 from burn.backend.ir import ELEMENTWISE, broadcast_shapes, result_dtype
 from burn.tensor.dtype import DType
@@ -48,7 +47,7 @@ def _plan(name: str) -> tuple[tuple[tuple[int, str, str], ...], str]:
     return convert, "tuple" if ret.startswith("tuple[P") else ""
 
 
-class Fusion(Backend):
+class Fusion(DecoratorBackend):
     """A backend that records element-wise ops and runs each group of them as one kernel of `inner`.
 
     Primitives are `FusionTensor` handles. Element-wise ops (arithmetic with broadcasting, scalar
@@ -75,8 +74,7 @@ class Fusion(Backend):
     """
 
     def __init__(self, inner: Backend) -> None:
-        if not isinstance(inner, Backend):
-            raise TypeError(f"Fusion(inner): inner must be a burn Backend, got {type(inner).__name__}")
+        self._check_inner(inner)
         if not supports_fusion(inner):
             raise FusionError(
                 f"fusion({inner.name}): the backend {inner.name!r} does not implement the fusion contract "
@@ -84,18 +82,7 @@ class Fusion(Backend):
                 "it cannot run fused kernels; use it without fusion, or a backend that implements it "
                 "(opencl)"
             )
-        self._in = inner
-        self.name = f"fusion({inner.name})"  # type: ignore[misc]
-        caps = inner.capabilities
-        rng = inner.rng
-        super().__init__(
-            float_dtype=inner.float_dtype,
-            int_dtype=inner.int_dtype,
-            capabilities=Capabilities(dtypes=caps.dtypes, features=caps.features - {"buffer_reuse"}),
-        )
-        inner.rng = rng  # Backend.__init__ assigned a fresh generator through our `rng` property
-        self._owned: dict[Device, Device] = {}
-        self._unowned: dict[Device, Device] = {}
+        self._init_decorator(inner, "fusion", inner.capabilities.features - {"buffer_reuse"})
         fusable: Any = inner
         self._fusion_ops = frozenset(fusable.fusion_ops()) & ELEMENTWISE.keys()
         self._fusion_dtypes = frozenset(fusable.fusion_dtypes())
@@ -132,49 +119,13 @@ class Fusion(Backend):
         """Counters of fused kernels and ops (`FusionStats`); ``stats.reset()`` zeroes them."""
         return self._stream.stats
 
-    @property  # type: ignore[override]
-    def rng(self) -> np.random.Generator:
-        """The wrapped backend's generator: random ops run there, and `seed` seeds it."""
-        return self._in.rng
-
-    @rng.setter
-    def rng(self, value: np.random.Generator) -> None:
-        self._in.rng = value
-
-    def seed(self, seed: int) -> None:
-        self._in.seed(seed)
-
-    def options(self) -> dict[str, Any]:
-        return self._in.options()
-
     def flush(self) -> None:
         """Run the recorded ops now (one fused kernel), without waiting for the device."""
         self._stream.flush()
 
     def sync(self, device: Device | None = None) -> None:
         self._stream.flush()
-        self._in.sync(None if device is None else self._inner_device(device))
-
-    def devices(self) -> list[Device]:
-        return [self._own_device(d) for d in self._in.devices()]
-
-    def default_device(self) -> Device:
-        return self._own_device(self._in.default_device())
-
-    def _own_device(self, device: Device) -> Device:
-        owned = self._owned.get(device)
-        if owned is None:
-            owned = self._owned[device] = device.with_owner(self)
-        return owned
-
-    def _inner_device(self, device: Device) -> Device:
-        inner = self._unowned.get(device)
-        if inner is None:
-            inner = self._unowned[device] = device.with_owner(self._in)
-        return inner
-
-    def __repr__(self) -> str:
-        return f"<burn backend {self.name} float={self.float_dtype.value} int={self.int_dtype.value}>"
+        super().sync(device)
 
     # -- handles ------------------------------------------------------------------------------
     def _value(self, tensor: FusionTensor) -> Any:

@@ -9,7 +9,8 @@ prod(kernel)`` (a transposed convolution counts its output channels as fan-in).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from burn.module.base import Module
 from burn.module.config import config
@@ -56,6 +57,74 @@ def _positive(layer: str, name: str, values: tuple[int, ...]) -> None:
         raise ValueError(f"{layer}: {name} must be >= 1, got {values}")
 
 
+def _per_axis(value: int | tuple[int, ...]) -> tuple[int, ...]:
+    return (value,) if isinstance(value, int) else tuple(value)
+
+
+_Layer = TypeVar("_Layer", bound="_ConvLayer")
+
+
+def _init_conv(
+    cfg: Any,
+    cls: type[_Layer],
+    channels: tuple[int, int],
+    device: Device | None,
+    resolve_padding: Callable[[str], object] | None = None,
+) -> _Layer:
+    """Validates a convolution config, draws its weight and bias, and builds the layer `cls`.
+
+    One path for every dimension: `cfg` carries ``kernel_size``, ``stride``, ``dilation`` (ints for 1-D,
+    tuples otherwise), ``groups``, ``bias``, ``initializer`` and ``padding``. A transposed config also has
+    ``padding_out``: its weight is ``[C_in, C_out / groups, *kernel]`` and its output channels count as
+    fan-in; a plain convolution passes `resolve_padding` to turn its padding config into the layer's.
+    """
+    layer = type(cfg).__name__
+    c_in, c_out = channels
+    kernel = _per_axis(cfg.kernel_size)
+    _check_groups(layer, c_in, c_out, cfg.groups)
+    sizes = (*kernel, *_per_axis(cfg.stride), *_per_axis(cfg.dilation))
+    _positive(layer, "kernel_size, stride and dilation", sizes)
+    transposed = hasattr(cfg, "padding_out")
+    hyper: dict[str, Any] = {"stride": cfg.stride, "dilation": cfg.dilation, "groups": cfg.groups}
+    if transposed:
+        hyper.update(padding=cfg.padding, padding_out=cfg.padding_out)
+        fans = conv_fans(c_out, c_in, kernel, cfg.groups)
+        shape = (c_in, c_out // cfg.groups, *kernel)
+    else:
+        assert resolve_padding is not None
+        hyper["padding"] = resolve_padding(layer)
+        fans = conv_fans(c_in, c_out, kernel, cfg.groups)
+        shape = (c_out, c_in // cfg.groups, *kernel)
+    device = resolve_device(device)
+    initializer: Initializer = cfg.initializer
+    weight = initializer.init_param(shape, device, *fans)
+    bias = initializer.init_param((c_out,), device, *fans) if cfg.bias else None
+    return cls(weight=weight, bias=bias, **hyper)
+
+
+class _ConvLayer(Module):
+    """The forward all convolution layers share: ``op(x, weight, bias, *hyper-parameters)``.
+
+    Each subclass declares its dataclass fields (their types differ with the dimension), the functional
+    op it calls and the names of the hyper-parameters that op takes after the bias, in order.
+    """
+
+    _op: ClassVar[Callable[..., Tensor]]
+    _hyper: ClassVar[tuple[str, ...]] = ("stride", "padding", "dilation", "groups")
+    if TYPE_CHECKING:
+        weight: Param
+        bias: Param | None
+
+    def forward(self, x: Tensor) -> Tensor:
+        bias = self.bias
+        hyper = [getattr(self, name) for name in self._hyper]
+        return type(self)._op(x, self.weight.val(), None if bias is None else bias.val(), *hyper)
+
+
+class _ConvTransposeLayer(_ConvLayer):
+    _hyper = ("stride", "padding", "padding_out", "dilation", "groups")
+
+
 @config
 class Conv1dConfig:
     """Builds a `Conv1d`: input ``[N, channels_in, L]``; `padding` is ``"valid"``, ``"same"``, an
@@ -77,28 +146,13 @@ class Conv1dConfig:
     initializer: Initializer = DEFAULT_LAYER_INIT
 
     def init(self, device: Device | None = None) -> Conv1d:
-        layer = "Conv1dConfig"
-        _check_groups(layer, self.channels_in, self.channels_out, self.groups)
-        _positive(layer, "kernel_size, stride and dilation", (self.kernel_size, self.stride, self.dilation))
-        padding = resolve_conv_padding_1d(layer, self.padding, self.kernel_size, self.dilation)
-        device = resolve_device(device)
-        fan_in, fan_out = conv_fans(self.channels_in, self.channels_out, (self.kernel_size,), self.groups)
-        shape = (self.channels_out, self.channels_in // self.groups, self.kernel_size)
-        weight = self.initializer.init_param(shape, device, fan_in, fan_out)
-        bias = (
-            self.initializer.init_param((self.channels_out,), device, fan_in, fan_out) if self.bias else None
-        )
-        return Conv1d(
-            weight=weight,
-            bias=bias,
-            stride=self.stride,
-            padding=padding,
-            dilation=self.dilation,
-            groups=self.groups,
+        return _init_conv(
+            self, Conv1d, (self.channels_in, self.channels_out), device,
+            lambda layer: resolve_conv_padding_1d(layer, self.padding, self.kernel_size, self.dilation),
         )
 
 
-class Conv1d(Module):
+class Conv1d(_ConvLayer):
     """1-D convolution: ``[N, C_in, L] -> [N, C_out, L_out]``.
 
     Attributes:
@@ -113,17 +167,7 @@ class Conv1d(Module):
     dilation: int = 1
     groups: int = 1
 
-    def forward(self, x: Tensor) -> Tensor:
-        bias = self.bias
-        return F.conv1d(
-            x,
-            self.weight.val(),
-            None if bias is None else bias.val(),
-            self.stride,
-            self.padding,
-            self.dilation,
-            self.groups,
-        )
+    _op = staticmethod(F.conv1d)
 
 
 @config
@@ -153,29 +197,13 @@ class Conv2dConfig:
     initializer: Initializer = DEFAULT_LAYER_INIT
 
     def init(self, device: Device | None = None) -> Conv2d:
-        layer = "Conv2dConfig"
-        c_in, c_out = self.channels
-        _check_groups(layer, c_in, c_out, self.groups)
-        _positive(
-            layer, "kernel_size, stride and dilation", (*self.kernel_size, *self.stride, *self.dilation)
-        )
-        padding = resolve_conv_padding_2d(layer, self.padding, self.kernel_size, self.dilation)
-        device = resolve_device(device)
-        fan_in, fan_out = conv_fans(c_in, c_out, self.kernel_size, self.groups)
-        shape = (c_out, c_in // self.groups, *self.kernel_size)
-        weight = self.initializer.init_param(shape, device, fan_in, fan_out)
-        bias = self.initializer.init_param((c_out,), device, fan_in, fan_out) if self.bias else None
-        return Conv2d(
-            weight=weight,
-            bias=bias,
-            stride=self.stride,
-            padding=padding,
-            dilation=self.dilation,
-            groups=self.groups,
+        return _init_conv(
+            self, Conv2d, self.channels, device,
+            lambda layer: resolve_conv_padding_2d(layer, self.padding, self.kernel_size, self.dilation),
         )
 
 
-class Conv2d(Module):
+class Conv2d(_ConvLayer):
     """2-D convolution: ``[N, C_in, H, W] -> [N, C_out, H_out, W_out]``.
 
     Attributes:
@@ -191,17 +219,7 @@ class Conv2d(Module):
     dilation: tuple[int, int] = (1, 1)
     groups: int = 1
 
-    def forward(self, x: Tensor) -> Tensor:
-        bias = self.bias
-        return F.conv2d(
-            x,
-            self.weight.val(),
-            None if bias is None else bias.val(),
-            self.stride,
-            self.padding,
-            self.dilation,
-            self.groups,
-        )
+    _op = staticmethod(F.conv2d)
 
 
 @config
@@ -225,29 +243,10 @@ class ConvTranspose2dConfig:
     initializer: Initializer = DEFAULT_LAYER_INIT
 
     def init(self, device: Device | None = None) -> ConvTranspose2d:
-        layer = "ConvTranspose2dConfig"
-        c_in, c_out = self.channels
-        _check_groups(layer, c_in, c_out, self.groups)
-        _positive(
-            layer, "kernel_size, stride and dilation", (*self.kernel_size, *self.stride, *self.dilation)
-        )
-        device = resolve_device(device)
-        fan_in, fan_out = conv_fans(c_out, c_in, self.kernel_size, self.groups)
-        shape = (c_in, c_out // self.groups, *self.kernel_size)
-        weight = self.initializer.init_param(shape, device, fan_in, fan_out)
-        bias = self.initializer.init_param((c_out,), device, fan_in, fan_out) if self.bias else None
-        return ConvTranspose2d(
-            weight=weight,
-            bias=bias,
-            stride=self.stride,
-            padding=self.padding,
-            padding_out=self.padding_out,
-            dilation=self.dilation,
-            groups=self.groups,
-        )
+        return _init_conv(self, ConvTranspose2d, self.channels, device)
 
 
-class ConvTranspose2d(Module):
+class ConvTranspose2d(_ConvTransposeLayer):
     """2-D transposed convolution (the gradient of `Conv2d` w.r.t. its input).
 
     Attributes:
@@ -263,27 +262,7 @@ class ConvTranspose2d(Module):
     dilation: tuple[int, int] = (1, 1)
     groups: int = 1
 
-    def forward(self, x: Tensor) -> Tensor:
-        bias = self.bias
-        return F.conv_transpose2d(
-            x,
-            self.weight.val(),
-            None if bias is None else bias.val(),
-            self.stride,
-            self.padding,
-            self.padding_out,
-            self.dilation,
-            self.groups,
-        )
-
-
-def _conv_params(
-    initializer: Initializer, shape: tuple[int, ...], c_out: int, fans: tuple[int, int], bias: bool,
-    device: Device | None,
-) -> tuple[Param, Param | None]:
-    device = resolve_device(device)
-    weight = initializer.init_param(shape, device, *fans)
-    return weight, initializer.init_param((c_out,), device, *fans) if bias else None
+    _op = staticmethod(F.conv_transpose2d)
 
 
 @config
@@ -312,23 +291,13 @@ class Conv3dConfig:
     initializer: Initializer = DEFAULT_LAYER_INIT
 
     def init(self, device: Device | None = None) -> Conv3d:
-        layer = "Conv3dConfig"
-        c_in, c_out = self.channels
-        _check_groups(layer, c_in, c_out, self.groups)
-        _positive(
-            layer, "kernel_size, stride and dilation", (*self.kernel_size, *self.stride, *self.dilation)
-        )
-        padding = resolve_padding_3d(layer, self.padding, self.kernel_size, self.dilation)
-        fans = conv_fans(c_in, c_out, self.kernel_size, self.groups)
-        shape = (c_out, c_in // self.groups, *self.kernel_size)
-        weight, bias = _conv_params(self.initializer, shape, c_out, fans, self.bias, device)
-        return Conv3d(
-            weight=weight, bias=bias, stride=self.stride, padding=padding, dilation=self.dilation,
-            groups=self.groups,
+        return _init_conv(
+            self, Conv3d, self.channels, device,
+            lambda layer: resolve_padding_3d(layer, self.padding, self.kernel_size, self.dilation),
         )
 
 
-class Conv3d(Module):
+class Conv3d(_ConvLayer):
     """3-D convolution: ``[N, C_in, D, H, W] -> [N, C_out, D_out, H_out, W_out]``.
 
     Attributes:
@@ -343,17 +312,7 @@ class Conv3d(Module):
     dilation: tuple[int, int, int] = (1, 1, 1)
     groups: int = 1
 
-    def forward(self, x: Tensor) -> Tensor:
-        bias = self.bias
-        return F.conv3d(
-            x,
-            self.weight.val(),
-            None if bias is None else bias.val(),
-            self.stride,
-            self.padding,
-            self.dilation,
-            self.groups,
-        )
+    _op = staticmethod(F.conv3d)
 
 
 @config
@@ -382,20 +341,10 @@ class ConvTranspose1dConfig:
     initializer: Initializer = DEFAULT_LAYER_INIT
 
     def init(self, device: Device | None = None) -> ConvTranspose1d:
-        layer = "ConvTranspose1dConfig"
-        c_in, c_out = self.channels
-        _check_groups(layer, c_in, c_out, self.groups)
-        _positive(layer, "kernel_size, stride and dilation", (self.kernel_size, self.stride, self.dilation))
-        fans = conv_fans(c_out, c_in, (self.kernel_size,), self.groups)
-        shape = (c_in, c_out // self.groups, self.kernel_size)
-        weight, bias = _conv_params(self.initializer, shape, c_out, fans, self.bias, device)
-        return ConvTranspose1d(
-            weight=weight, bias=bias, stride=self.stride, padding=self.padding, padding_out=self.padding_out,
-            dilation=self.dilation, groups=self.groups,
-        )
+        return _init_conv(self, ConvTranspose1d, self.channels, device)
 
 
-class ConvTranspose1d(Module):
+class ConvTranspose1d(_ConvTransposeLayer):
     """1-D transposed convolution (the gradient of `Conv1d` w.r.t. its input).
 
     Attributes:
@@ -411,18 +360,7 @@ class ConvTranspose1d(Module):
     dilation: int = 1
     groups: int = 1
 
-    def forward(self, x: Tensor) -> Tensor:
-        bias = self.bias
-        return F.conv_transpose1d(
-            x,
-            self.weight.val(),
-            None if bias is None else bias.val(),
-            self.stride,
-            self.padding,
-            self.padding_out,
-            self.dilation,
-            self.groups,
-        )
+    _op = staticmethod(F.conv_transpose1d)
 
 
 @config
@@ -447,22 +385,10 @@ class ConvTranspose3dConfig:
     initializer: Initializer = DEFAULT_LAYER_INIT
 
     def init(self, device: Device | None = None) -> ConvTranspose3d:
-        layer = "ConvTranspose3dConfig"
-        c_in, c_out = self.channels
-        _check_groups(layer, c_in, c_out, self.groups)
-        _positive(
-            layer, "kernel_size, stride and dilation", (*self.kernel_size, *self.stride, *self.dilation)
-        )
-        fans = conv_fans(c_out, c_in, self.kernel_size, self.groups)
-        shape = (c_in, c_out // self.groups, *self.kernel_size)
-        weight, bias = _conv_params(self.initializer, shape, c_out, fans, self.bias, device)
-        return ConvTranspose3d(
-            weight=weight, bias=bias, stride=self.stride, padding=self.padding, padding_out=self.padding_out,
-            dilation=self.dilation, groups=self.groups,
-        )
+        return _init_conv(self, ConvTranspose3d, self.channels, device)
 
 
-class ConvTranspose3d(Module):
+class ConvTranspose3d(_ConvTransposeLayer):
     """3-D transposed convolution (the gradient of `Conv3d` w.r.t. its input).
 
     Attributes:
@@ -478,15 +404,4 @@ class ConvTranspose3d(Module):
     dilation: tuple[int, int, int] = (1, 1, 1)
     groups: int = 1
 
-    def forward(self, x: Tensor) -> Tensor:
-        bias = self.bias
-        return F.conv_transpose3d(
-            x,
-            self.weight.val(),
-            None if bias is None else bias.val(),
-            self.stride,
-            self.padding,
-            self.padding_out,
-            self.dilation,
-            self.groups,
-        )
+    _op = staticmethod(F.conv_transpose3d)

@@ -31,7 +31,7 @@ draws ``U(-1/sqrt(H), 1/sqrt(H))``) and ``batch_first`` is True.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, TypeVar
 
 from burn.errors import ShapeError
 from burn.module.base import Module
@@ -154,6 +154,33 @@ class _Scan(Protocol):
     def _scan(self, x: Tensor, states: States | None, reverse: bool) -> tuple[Tensor, States]: ...
 
 
+class _Recurrent(Module):
+    """What every recurrent layer shares: it computes batch-first (`_batch_major`) and swaps the time
+    axis in and out around that when it is not `batch_first`."""
+
+    if TYPE_CHECKING:  # declared by the subclasses, as dataclass fields
+
+        @property
+        def batch_first(self) -> bool: ...
+
+        def _batch_major(self, x: Tensor, states: States | None) -> tuple[Tensor, States]: ...
+
+    def _run(self, x: Tensor, states: States | None) -> tuple[Tensor, States]:
+        out, final = self._batch_major(_time_major(x, self.batch_first), states)
+        return _time_major(out, self.batch_first), final
+
+
+class _OneDirection(_Recurrent):
+    """`Lstm`, `Gru` and `Rnn`: one scan forward in time."""
+
+    if TYPE_CHECKING:
+
+        def _scan(self, x: Tensor, states: States | None, reverse: bool) -> tuple[Tensor, States]: ...
+
+    def _batch_major(self, x: Tensor, states: States | None) -> tuple[Tensor, States]:
+        return self._scan(x, states, False)
+
+
 # -- LSTM -----------------------------------------------------------------------------------------
 class LstmState(NamedTuple):
     """The state of an LSTM layer: ``cell`` and ``hidden``, each ``[B, d_hidden]`` (``[2, B,
@@ -193,7 +220,7 @@ class LstmConfig:
         )
 
 
-class Lstm(Module):
+class Lstm(_OneDirection):
     """Long short-term memory over a sequence (``[B, T, D]``, or ``[T, B, D]`` when not `batch_first`)."""
 
     input_gate: GateController
@@ -208,8 +235,8 @@ class Lstm(Module):
         """``x [B, T, d_input]`` (and an optional initial state) -> (every hidden state
         ``[B, T, d_hidden]``, the final `LstmState`)."""
         states = None if state is None else (state.cell, state.hidden)
-        out, (c, h) = self._scan(_time_major(x, self.batch_first), states, False)
-        return _time_major(out, self.batch_first), LstmState(c, h)
+        out, (c, h) = self._run(x, states)
+        return out, LstmState(c, h)
 
     def _scan(self, x: Tensor, states: States | None, reverse: bool) -> tuple[Tensor, States]:
         op, hidden = "Lstm", self.d_hidden
@@ -265,7 +292,7 @@ class GruConfig:
         )
 
 
-class Gru(Module):
+class Gru(_OneDirection):
     """Gated recurrent unit over a sequence (``[B, T, D]``, or ``[T, B, D]`` when not `batch_first`)."""
 
     update_gate: GateController
@@ -279,9 +306,8 @@ class Gru(Module):
     def forward(self, x: Tensor, state: Tensor | None = None) -> Tensor:
         """``x [B, T, d_input]`` (and an optional initial hidden state ``[B, d_hidden]``) ->
         every hidden state ``[B, T, d_hidden]`` (the last one is the final state)."""
-        states = None if state is None else (state,)
-        out, _ = self._scan(_time_major(x, self.batch_first), states, False)
-        return _time_major(out, self.batch_first)
+        out, _ = self._run(x, None if state is None else (state,))
+        return out
 
     def _scan(self, x: Tensor, states: States | None, reverse: bool) -> tuple[Tensor, States]:
         op, hidden = "Gru", self.d_hidden
@@ -366,7 +392,7 @@ class RnnConfig:
         )
 
 
-class Rnn(Module):
+class Rnn(_OneDirection):
     """Elman RNN over a sequence (``[B, T, D]``, or ``[T, B, D]`` when not `batch_first`), one
     `GateController` named ``gate`` as Burn's."""
 
@@ -379,8 +405,8 @@ class Rnn(Module):
     def forward(self, x: Tensor, state: Tensor | None = None) -> tuple[Tensor, Tensor]:
         """``x [B, T, d_input]`` (and an optional initial hidden state ``[B, d_hidden]``) ->
         (every hidden state ``[B, T, d_hidden]``, the final hidden state ``[B, d_hidden]``)."""
-        out, (h,) = self._scan(_time_major(x, self.batch_first), None if state is None else (state,), False)
-        return _time_major(out, self.batch_first), h
+        out, (h,) = self._run(x, None if state is None else (state,))
+        return out, h
 
     def _scan(self, x: Tensor, states: States | None, reverse: bool) -> tuple[Tensor, States]:
         op = "Rnn"
@@ -410,15 +436,35 @@ def _split_states(op: str, states: States | None, count: int, batch: int, hidden
     return [tuple(s[k] for s in states) for k in range(count)]
 
 
-def _bi_scan(op: str, fwd: _Scan, rev: _Scan, x: Tensor, states: States | None) -> tuple[Tensor, States]:
-    """Both directions over batch-first `x`: outputs concatenated on the features (forward
-    first), final states stacked ``[2, B, H]``."""
-    batch, _ = _check_input(op, x, fwd.d_input)
-    init_f, init_r = _split_states(op, states, 2, batch, fwd.d_hidden)
-    out_f, st_f = fwd._scan(x, init_f, False)
-    out_r, st_r = rev._scan(x, init_r, True)
-    final = tuple(Tensor.stack([a, b], 0) for a, b in zip(st_f, st_r, strict=True))
-    return Tensor.cat([out_f, out_r], 2), final
+class _Bidirectional(_Recurrent):
+    """`BiLstm`, `BiGru` and `BiRnn`: a ``forward`` and a ``reverse`` layer of one kind."""
+
+    if TYPE_CHECKING:
+
+        @property
+        def reverse(self) -> _Scan: ...
+
+    def _batch_major(self, x: Tensor, states: States | None) -> tuple[Tensor, States]:
+        """Both directions over batch-first `x`: outputs concatenated on the features (forward
+        first), final states stacked ``[2, B, H]``."""
+        op = type(self).__name__
+        fwd: _Scan = getattr(self, "forward")  # noqa: B009  (a field here, not a method)
+        batch, _ = _check_input(op, x, fwd.d_input)
+        init_f, init_r = _split_states(op, states, 2, batch, fwd.d_hidden)
+        out_f, st_f = fwd._scan(x, init_f, False)
+        out_r, st_r = self.reverse._scan(x, init_r, True)
+        final = tuple(Tensor.stack([a, b], 0) for a, b in zip(st_f, st_r, strict=True))
+        return Tensor.cat([out_f, out_r], 2), final
+
+
+_Bi = TypeVar("_Bi", bound=_Bidirectional)
+
+
+def _init_bi(
+    cls: Callable[..., _Bi], one: Any, d_hidden: int, batch_first: bool, device: Device | None
+) -> _Bi:
+    """A bidirectional layer of `cls` from the config `one` of its direction layers."""
+    return cls(forward=one.init(device), reverse=one.init(device), d_hidden=d_hidden, batch_first=batch_first)
 
 
 @config
@@ -439,15 +485,10 @@ class BiLstmConfig:
 
     def init(self, device: Device | None = None) -> BiLstm:
         one = LstmConfig(self.d_input, self.d_hidden, self.bias, self.initializer)
-        return BiLstm(
-            forward=one.init(device),
-            reverse=one.init(device),
-            d_hidden=self.d_hidden,
-            batch_first=self.batch_first,
-        )
+        return _init_bi(BiLstm, one, self.d_hidden, self.batch_first, device)
 
 
-class BiLstm(Module):
+class BiLstm(_Bidirectional):
     """Bidirectional LSTM: the output concatenates the forward and the reverse hidden states,
     ``[B, T, 2 * d_hidden]``; states are ``[2, B, d_hidden]`` (forward, reverse)."""
 
@@ -463,11 +504,8 @@ class BiLstm(Module):
     def run(self, x: Tensor, state: LstmState | None = None) -> tuple[Tensor, LstmState]:
         """``x [B, T, D]`` (and an optional initial state, each ``[2, B, H]``) -> (``[B, T, 2H]``,
         the final `LstmState`, each ``[2, B, H]``)."""
-        out, (c, h) = self._bi(_time_major(x, self.batch_first), None if state is None else tuple(state))
-        return _time_major(out, self.batch_first), LstmState(c, h)
-
-    def _bi(self, x: Tensor, states: States | None) -> tuple[Tensor, States]:
-        return _bi_scan("BiLstm", self.forward, self.reverse, x, states)
+        out, (c, h) = self._run(x, None if state is None else tuple(state))
+        return out, LstmState(c, h)
 
 
 @config
@@ -489,15 +527,10 @@ class BiGruConfig:
 
     def init(self, device: Device | None = None) -> BiGru:
         one = GruConfig(self.d_input, self.d_hidden, self.bias, self.reset_after, self.initializer)
-        return BiGru(
-            forward=one.init(device),
-            reverse=one.init(device),
-            d_hidden=self.d_hidden,
-            batch_first=self.batch_first,
-        )
+        return _init_bi(BiGru, one, self.d_hidden, self.batch_first, device)
 
 
-class BiGru(Module):
+class BiGru(_Bidirectional):
     """Bidirectional GRU: ``[B, T, D] -> [B, T, 2 * d_hidden]`` (forward states, then reverse).
     As for `Gru`, the final states are in the output: forward at ``[:, -1, :H]``, reverse at
     ``[:, 0, H:]``."""
@@ -513,11 +546,8 @@ class BiGru(Module):
 
     def run(self, x: Tensor, state: Tensor | None = None) -> Tensor:
         """``x [B, T, D]`` (and an optional initial hidden state ``[2, B, H]``) -> ``[B, T, 2H]``."""
-        out, _ = self._bi(_time_major(x, self.batch_first), None if state is None else (state,))
-        return _time_major(out, self.batch_first)
-
-    def _bi(self, x: Tensor, states: States | None) -> tuple[Tensor, States]:
-        return _bi_scan("BiGru", self.forward, self.reverse, x, states)
+        out, _ = self._run(x, None if state is None else (state,))
+        return out
 
 
 @config
@@ -542,15 +572,10 @@ class BiRnnConfig:
 
     def init(self, device: Device | None = None) -> BiRnn:
         one = RnnConfig(self.d_input, self.d_hidden, self.bias, self.nonlinearity, self.initializer)
-        return BiRnn(
-            forward=one.init(device),
-            reverse=one.init(device),
-            d_hidden=self.d_hidden,
-            batch_first=self.batch_first,
-        )
+        return _init_bi(BiRnn, one, self.d_hidden, self.batch_first, device)
 
 
-class BiRnn(Module):
+class BiRnn(_Bidirectional):
     """Bidirectional Elman RNN: ``[B, T, D] -> ([B, T, 2 * d_hidden], h_n [2, B, d_hidden])``."""
 
     forward: Rnn  # Burn's field name: call the layer (or `run`), not ``.forward(...)``
@@ -565,39 +590,75 @@ class BiRnn(Module):
     def run(self, x: Tensor, state: Tensor | None = None) -> tuple[Tensor, Tensor]:
         """``x [B, T, D]`` (and an optional initial hidden state ``[2, B, H]``) -> (``[B, T, 2H]``,
         the final hidden states ``[2, B, H]``)."""
-        out, (h,) = self._bi(_time_major(x, self.batch_first), None if state is None else (state,))
-        return _time_major(out, self.batch_first), h
-
-    def _bi(self, x: Tensor, states: States | None) -> tuple[Tensor, States]:
-        return _bi_scan("BiRnn", self.forward, self.reverse, x, states)
+        out, (h,) = self._run(x, None if state is None else (state,))
+        return out, h
 
 
 # -- stacks (PyTorch's num_layers / bidirectional) ------------------------------------------------
-def _stack_forward(
-    op: str, layers: Sequence[Module], dropout: Dropout, bidirectional: bool, x: Tensor, states: States | None
-) -> tuple[Tensor, States]:
-    """Run the levels of a stack over batch-first `x`, with dropout on every level's output but
-    the last (as PyTorch); the final states are ``[num_layers * num_directions, B, H]``."""
-    if not layers:
-        raise ShapeError(f"{op}: the stack has no layers")
-    first: _Scan = getattr(layers[0], "forward") if bidirectional else layers[0]  # type: ignore[assignment]  # noqa: B009
-    batch, _ = _check_input(op, x, first.d_input)
-    dirs = 2 if bidirectional else 1
-    if states is not None:
-        _split_states(op, states, len(layers) * dirs, batch, first.d_hidden)  # checks the shapes
-    finals: list[States] = []
-    for k, layer in enumerate(layers):
-        if k > 0:
-            x = dropout(x)
-        if bidirectional:
-            init = None if states is None else tuple(s.narrow(0, 2 * k, 2) for s in states)
-            x, final = layer._bi(x, init)  # type: ignore[attr-defined]
-        else:
-            init = None if states is None else tuple(s[k] for s in states)
-            x, final = layer._scan(x, init, False)  # type: ignore[attr-defined]
-            final = tuple(s.unsqueeze_dim(0) for s in final)
-        finals.append(final)
-    return x, tuple(Tensor.cat(list(parts), 0) for parts in zip(*finals, strict=True))
+class _Stack(_Recurrent):
+    """`StackedLstm`, `StackedGru` and `StackedRnn`: levels of one-direction or bidirectional layers."""
+
+    if TYPE_CHECKING:
+
+        @property
+        def layers(self) -> Sequence[_Recurrent]: ...
+        @property
+        def dropout(self) -> Dropout: ...
+        @property
+        def bidirectional(self) -> bool: ...
+
+    def _batch_major(self, x: Tensor, states: States | None) -> tuple[Tensor, States]:
+        """Run the levels over batch-first `x`, with dropout on every level's output but the last
+        (as PyTorch); the final states are ``[num_layers * num_directions, B, H]``."""
+        op, layers, bidirectional = type(self).__name__, self.layers, self.bidirectional
+        if not layers:
+            raise ShapeError(f"{op}: the stack has no layers")
+        first: _Scan = getattr(layers[0], "forward") if bidirectional else layers[0]  # type: ignore[assignment]  # noqa: B009
+        batch, _ = _check_input(op, x, first.d_input)
+        dirs = 2 if bidirectional else 1
+        if states is not None:
+            _split_states(op, states, len(layers) * dirs, batch, first.d_hidden)  # checks the shapes
+        finals: list[States] = []
+        for k, layer in enumerate(layers):
+            if k > 0:
+                x = self.dropout(x)
+            if bidirectional:
+                init = None if states is None else tuple(s.narrow(0, 2 * k, 2) for s in states)
+                x, final = layer._batch_major(x, init)
+            else:
+                init = None if states is None else tuple(s[k] for s in states)
+                x, final = layer._batch_major(x, init)
+                final = tuple(s.unsqueeze_dim(0) for s in final)
+            finals.append(final)
+        return x, tuple(Tensor.cat(list(parts), 0) for parts in zip(*finals, strict=True))
+
+
+_S = TypeVar("_S", bound=_Stack)
+
+
+def _init_stack(
+    cfg: Any, cls: Callable[..., _S], one: Any, bi: Any, device: Device | None, **extra: Any
+) -> _S:
+    """A stack `cls` from its config `cfg`: level ``k`` is built by the config class `bi` when
+    bidirectional, else `one`, fed by the previous level's ``dirs * d_hidden`` features."""
+    dirs = 2 if cfg.bidirectional else 1
+    level = bi if cfg.bidirectional else one
+    layers = [
+        level(
+            cfg.d_input if k == 0 else dirs * cfg.d_hidden,
+            cfg.d_hidden,
+            bias=cfg.bias,
+            initializer=cfg.initializer,
+            **extra,
+        ).init(device)
+        for k in range(cfg.num_layers)
+    ]
+    return cls(
+        layers=layers,
+        dropout=DropoutConfig(cfg.dropout).init(),
+        bidirectional=cfg.bidirectional,
+        batch_first=cfg.batch_first,
+    )
 
 
 def _check_stack(op: str, num_layers: int, dropout: float) -> None:
@@ -631,23 +692,10 @@ class StackedLstmConfig:
         _check_stack("StackedLstmConfig", self.num_layers, self.dropout)
 
     def init(self, device: Device | None = None) -> StackedLstm:
-        dirs = 2 if self.bidirectional else 1
-        layers: list[Lstm | BiLstm] = []
-        for k in range(self.num_layers):
-            d_in = self.d_input if k == 0 else dirs * self.d_hidden
-            if self.bidirectional:
-                layers.append(BiLstmConfig(d_in, self.d_hidden, self.bias, self.initializer).init(device))
-            else:
-                layers.append(LstmConfig(d_in, self.d_hidden, self.bias, self.initializer).init(device))
-        return StackedLstm(
-            layers=layers,
-            dropout=DropoutConfig(self.dropout).init(),
-            bidirectional=self.bidirectional,
-            batch_first=self.batch_first,
-        )
+        return _init_stack(self, StackedLstm, LstmConfig, BiLstmConfig, device)
 
 
-class StackedLstm(Module):
+class StackedLstm(_Stack):
     """A multi-layer (optionally bidirectional) LSTM, as PyTorch's ``nn.LSTM``; params at
     ``layers.<k>.…``. Dropout acts on each level's output but the last, while training."""
 
@@ -659,16 +707,8 @@ class StackedLstm(Module):
     def forward(self, x: Tensor, state: LstmState | None = None) -> tuple[Tensor, LstmState]:
         """``x [B, T, D]`` (and an optional initial state, each ``[L * dirs, B, H]``) ->
         (``[B, T, dirs * H]``, the final `LstmState`, each ``[L * dirs, B, H]``)."""
-        states = None if state is None else tuple(state)
-        out, (c, h) = _stack_forward(
-            "StackedLstm",
-            self.layers,
-            self.dropout,
-            self.bidirectional,
-            _time_major(x, self.batch_first),
-            states,
-        )
-        return _time_major(out, self.batch_first), LstmState(c, h)
+        out, (c, h) = self._run(x, None if state is None else tuple(state))
+        return out, LstmState(c, h)
 
 
 @config
@@ -695,27 +735,10 @@ class StackedGruConfig:
         _check_stack("StackedGruConfig", self.num_layers, self.dropout)
 
     def init(self, device: Device | None = None) -> StackedGru:
-        dirs = 2 if self.bidirectional else 1
-        layers: list[Gru | BiGru] = []
-        for k in range(self.num_layers):
-            d_in = self.d_input if k == 0 else dirs * self.d_hidden
-            if self.bidirectional:
-                layers.append(
-                    BiGruConfig(d_in, self.d_hidden, self.bias, initializer=self.initializer).init(device)
-                )
-            else:
-                layers.append(
-                    GruConfig(d_in, self.d_hidden, self.bias, initializer=self.initializer).init(device)
-                )
-        return StackedGru(
-            layers=layers,
-            dropout=DropoutConfig(self.dropout).init(),
-            bidirectional=self.bidirectional,
-            batch_first=self.batch_first,
-        )
+        return _init_stack(self, StackedGru, GruConfig, BiGruConfig, device)
 
 
-class StackedGru(Module):
+class StackedGru(_Stack):
     """A multi-layer (optionally bidirectional) GRU, as PyTorch's ``nn.GRU``; params at
     ``layers.<k>.…``. Dropout acts on each level's output but the last, while training."""
 
@@ -727,15 +750,8 @@ class StackedGru(Module):
     def forward(self, x: Tensor, state: Tensor | None = None) -> tuple[Tensor, Tensor]:
         """``x [B, T, D]`` (and an optional ``h_0 [L * dirs, B, H]``) -> (``[B, T, dirs * H]``,
         ``h_n [L * dirs, B, H]``)."""
-        out, (h,) = _stack_forward(
-            "StackedGru",
-            self.layers,
-            self.dropout,
-            self.bidirectional,
-            _time_major(x, self.batch_first),
-            None if state is None else (state,),
-        )
-        return _time_major(out, self.batch_first), h
+        out, (h,) = self._run(x, None if state is None else (state,))
+        return out, h
 
 
 @config
@@ -764,23 +780,10 @@ class StackedRnnConfig:
         _check_nonlinearity("StackedRnnConfig", self.nonlinearity)
 
     def init(self, device: Device | None = None) -> StackedRnn:
-        dirs = 2 if self.bidirectional else 1
-        layers: list[Rnn | BiRnn] = []
-        for k in range(self.num_layers):
-            d_in = self.d_input if k == 0 else dirs * self.d_hidden
-            args = (d_in, self.d_hidden, self.bias, self.nonlinearity, self.initializer)
-            layers.append(
-                BiRnnConfig(*args).init(device) if self.bidirectional else RnnConfig(*args).init(device)
-            )
-        return StackedRnn(
-            layers=layers,
-            dropout=DropoutConfig(self.dropout).init(),
-            bidirectional=self.bidirectional,
-            batch_first=self.batch_first,
-        )
+        return _init_stack(self, StackedRnn, RnnConfig, BiRnnConfig, device, nonlinearity=self.nonlinearity)
 
 
-class StackedRnn(Module):
+class StackedRnn(_Stack):
     """A multi-layer (optionally bidirectional) Elman RNN, as PyTorch's ``nn.RNN``; params at
     ``layers.<k>.…``. Dropout acts on each level's output but the last, while training."""
 
@@ -792,12 +795,5 @@ class StackedRnn(Module):
     def forward(self, x: Tensor, state: Tensor | None = None) -> tuple[Tensor, Tensor]:
         """``x [B, T, D]`` (and an optional ``h_0 [L * dirs, B, H]``) -> (``[B, T, dirs * H]``,
         ``h_n [L * dirs, B, H]``)."""
-        out, (h,) = _stack_forward(
-            "StackedRnn",
-            self.layers,
-            self.dropout,
-            self.bidirectional,
-            _time_major(x, self.batch_first),
-            None if state is None else (state,),
-        )
-        return _time_major(out, self.batch_first), h
+        out, (h,) = self._run(x, None if state is None else (state,))
+        return out, h

@@ -64,6 +64,12 @@ IntOrTriple = int | Sequence[int]
 ConvPadding = int | Sequence[int] | Sequence[Sequence[int]]
 _TUPLE = {1: "1-tuple", 2: "pair", 3: "triple"}
 _AXES = {1: ("length",), 2: ("height", "width"), 3: ("depth", "height", "width")}
+_SPATIAL = {1: "L", 2: "H, W", 3: "D, H, W"}
+
+
+def _layout(rank: int, channels: str = "C") -> str:
+    """The input layout of a module op over `rank` spatial axes, e.g. ``[N, C_in, H, W]``."""
+    return f"[N, {channels}, {_SPATIAL[rank]}]"
 
 
 # -- argument normalization -------------------------------------------------------------------
@@ -110,13 +116,20 @@ def _param(op: str, x: TensorBase, t: Any, name: str, shape: Dims | None, rank: 
     return got  # type: ignore[no-any-return]
 
 
+def _out_size(op: str, size: int, kernel: int, stride: int, padding: int, dilation: int, axis: str) -> int:
+    """The (floor-mode) output size of a window op along one axis; an empty output is an error."""
+    out = (size + 2 * padding - dilation * (kernel - 1) - 1) // stride + 1
+    if out < 1:
+        raise ShapeError(
+            f"{op}: input {axis} {size} is too small for kernel {kernel} (dilation {dilation}, padding "
+            f"{padding}, stride {stride}): the output would be empty"
+        )
+    return out
+
+
 def _check_out(op: str, size: Dims, kernel: Dims, stride: Dims, padding: Dims, dilation: Dims) -> None:
     for axis, n, k, s, p, d in zip(_AXES[len(size)], size, kernel, stride, padding, dilation, strict=True):
-        if (n + 2 * p - d * (k - 1) - 1) // s + 1 < 1:
-            raise ShapeError(
-                f"{op}: input {axis} {n} is too small for kernel {k} (dilation {d}, padding {p}, "
-                f"stride {s}): the output would be empty"
-            )
+        _out_size(op, n, k, s, p, d, axis)
 
 
 def _pool_padding(op: str, kernel: Dims, padding: Dims) -> None:
@@ -277,17 +290,40 @@ def avg_pool(op: str, x: Tensor, kernel: Dims, stride: Dims, padding: Dims, coun
 
 
 # -- convolution ------------------------------------------------------------------------------
-def _conv_channels(op: str, c_in: int, c_out: int, c_per_group: int, groups: int, x_shape: Any,
-                   w_shape: Any) -> None:
+def _conv_groups(op: str, c_in: int, c_out: int, groups: int) -> None:
     if c_in % groups or c_out % groups:
         raise ShapeError(
             f"{op}: {c_in} input and {c_out} output channels are not divisible by groups={groups}"
         )
+
+
+def _conv_channels(op: str, c_in: int, c_out: int, c_per_group: int, groups: int, x_shape: Any,
+                   w_shape: Any) -> None:
+    _conv_groups(op, c_in, c_out, groups)
     if c_per_group * groups != c_in:
         raise ShapeError(
             f"{op}: weight {w_shape} expects {c_per_group * groups} input channels "
             f"({c_per_group} per group x {groups} groups), the input {x_shape} has {c_in}"
         )
+
+
+def _conv_args(
+    op: str, rank: int, x: Tensor, weight: Tensor, bias: Tensor | None, stride: Any, padding: ConvPadding,
+    dilation: Any, groups: int,
+) -> tuple[Tensor, Dims, Dims, Dims, int]:
+    """Checks a convolution of any rank; returns the input with the asymmetric part of the padding
+    applied, and the stride, symmetric padding, dilation and groups for the backend op."""
+    _input(op, x, rank + 2, _layout(rank, "C_in"))
+    s, d = _dims(op, "stride", stride, rank, 1), _dims(op, "dilation", dilation, rank, 1)
+    p, before, after = conv_padding(op, padding, rank)
+    g = _int(op, "groups", groups, 1)
+    c_out, c_per_group, *kernel = _param(op, x, weight, "weight", None, rank + 2)
+    _conv_channels(op, x.shape[1], c_out, c_per_group, g, x.shape, weight.shape)
+    if bias is not None:
+        _param(op, x, bias, "bias", (c_out,), 1)
+    x = pad_input(x, before, after)
+    _check_out(op, tuple(x.shape[2:]), tuple(kernel), s, p, d)
+    return x, s, p, d, g
 
 
 def conv3d(
@@ -311,17 +347,7 @@ def conv3d(
     Example:
         >>> y = conv3d(x, w, padding=((1, 0), 1, 1))  # doctest: +SKIP
     """
-    op = "conv3d"
-    _input(op, x, 5, "[N, C_in, D, H, W]")
-    s, d = _dims(op, "stride", stride, 3, 1), _dims(op, "dilation", dilation, 3, 1)
-    p, before, after = conv_padding(op, padding, 3)
-    g = _int(op, "groups", groups, 1)
-    c_out, c_per_group, *kernel = _param(op, x, weight, "weight", None, 5)
-    _conv_channels(op, x.shape[1], c_out, c_per_group, g, x.shape, weight.shape)
-    if bias is not None:
-        _param(op, x, bias, "bias", (c_out,), 1)
-    x = pad_input(x, before, after)
-    _check_out(op, tuple(x.shape[2:]), tuple(kernel), s, p, d)
+    x, s, p, d, g = _conv_args("conv3d", 3, x, weight, bias, stride, padding, dilation, groups)
     b = x._b
     out = b.conv3d(x._p, weight._p, _unwrap(bias), _t(s), _t(p), _t(d), g)
     return wrap(out, b, Float)  # type: ignore[return-value]
@@ -331,8 +357,9 @@ def _conv_transpose(
     op: str, rank: int, x: Tensor, weight: Tensor, bias: Tensor | None, stride: Any, padding: Any,
     padding_out: Any, dilation: Any, groups: int,
 ) -> tuple[Dims, Dims, Dims, Dims, int]:
-    layout = {1: "[N, C_in, L]", 3: "[N, C_in, D, H, W]"}[rank]
-    _, c_in, *size = _input(op, x, rank + 2, layout)
+    """Checks a transposed convolution of any rank; returns its stride, padding, padding_out,
+    dilation and groups."""
+    _, c_in, *size = _input(op, x, rank + 2, _layout(rank, "C_in"))
     s, p = _dims(op, "stride", stride, rank, 1), _dims(op, "padding", padding, rank, 0)
     po, d = _dims(op, "padding_out", padding_out, rank, 0), _dims(op, "dilation", dilation, rank, 1)
     g = _int(op, "groups", groups, 1)
@@ -342,8 +369,7 @@ def _conv_transpose(
             f"{op}: weight {weight.shape} expects {w_in} input channels, the input {x.shape} has {c_in}"
         )
     c_out = c_out_per_group * g
-    if c_in % g or c_out % g:
-        raise ShapeError(f"{op}: {c_in} input and {c_out} output channels are not divisible by groups={g}")
+    _conv_groups(op, c_in, c_out, g)
     if bias is not None:
         _param(op, x, bias, "bias", (c_out,), 1)
     for i, axis in enumerate(_AXES[rank]):
@@ -410,13 +436,15 @@ def conv_transpose3d(
 
 
 # -- pooling ----------------------------------------------------------------------------------
-def _pool3d_args(
-    op: str, x: Tensor, kernel_size: Any, stride: Any, padding: Any, dilation: Any
+def _pool_args(
+    op: str, rank: int, x: Tensor, kernel_size: Any, stride: Any, padding: Any, dilation: Any
 ) -> tuple[Dims, Dims, Dims, Dims]:
-    _input(op, x, 5, "[N, C, D, H, W]")
-    k = _dims(op, "kernel_size", kernel_size, 3, 1)
-    s = k if stride is None else _dims(op, "stride", stride, 3, 1)
-    p, d = _dims(op, "padding", padding, 3, 0), _dims(op, "dilation", dilation, 3, 1)
+    """Checks a pooling of any rank (`stride` None: the kernel size); returns kernel, stride,
+    padding and dilation."""
+    _input(op, x, rank + 2, _layout(rank))
+    k = _dims(op, "kernel_size", kernel_size, rank, 1)
+    s = k if stride is None else _dims(op, "stride", stride, rank, 1)
+    p, d = _dims(op, "padding", padding, rank, 0), _dims(op, "dilation", dilation, rank, 1)
     _pool_padding(op, k, p)
     _check_out(op, tuple(x.shape[2:]), k, s, p, d)
     return k, s, p, d
@@ -437,7 +465,7 @@ def max_pool3d(
         >>> max_pool3d(x, 2, ceil_mode=True).shape  # x [1, 1, 5, 5, 5]  # doctest: +SKIP
         (1, 1, 3, 3, 3)
     """
-    k, s, p, d = _pool3d_args("max_pool3d", x, kernel_size, stride, padding, dilation)
+    k, s, p, d = _pool_args("max_pool3d", 3, x, kernel_size, stride, padding, dilation)
     return max_pool("max_pool3d", x, k, s, p, d, bool(ceil_mode), False)  # type: ignore[no-any-return]
 
 
@@ -452,7 +480,7 @@ def max_pool3d_with_indices(
     """`max_pool3d` and the Int indices of the maxima (flat ``d * H * W + h * W + w`` in each input
     volume, as PyTorch's)."""
     op = "max_pool3d_with_indices"
-    k, s, p, d = _pool3d_args(op, x, kernel_size, stride, padding, dilation)
+    k, s, p, d = _pool_args(op, 3, x, kernel_size, stride, padding, dilation)
     return max_pool(op, x, k, s, p, d, bool(ceil_mode), True)  # type: ignore[no-any-return]
 
 
@@ -472,8 +500,16 @@ def avg_pool3d(
         (1, 3, 4, 3, 3)
     """
     op = "avg_pool3d"
-    k, s, p, _ = _pool3d_args(op, x, kernel_size, stride, padding, 1)
+    k, s, p, _ = _pool_args(op, 3, x, kernel_size, stride, padding, 1)
     return avg_pool(op, x, k, s, p, bool(count_include_pad), bool(ceil_mode))
+
+
+def _adaptive_args(op: str, rank: int, x: Tensor, output_size: Any) -> Dims:
+    """Checks an adaptive pooling of any rank; returns the output size."""
+    shape = _input(op, x, rank + 2, _layout(rank))
+    if 0 in shape[2:]:
+        raise ShapeError(f"{op}: the input {shape} has an empty spatial dim")
+    return _dims(op, "output_size", output_size, rank, 1)
 
 
 def adaptive_avg_pool3d(x: Tensor, output_size: IntOrTriple) -> Tensor:
@@ -483,9 +519,5 @@ def adaptive_avg_pool3d(x: Tensor, output_size: IntOrTriple) -> Tensor:
         >>> adaptive_avg_pool3d(x, (1, 2, 2)).shape  # x [2, 3, 5, 7, 7]  # doctest: +SKIP
         (2, 3, 1, 2, 2)
     """
-    op = "adaptive_avg_pool3d"
-    shape = _input(op, x, 5, "[N, C, D, H, W]")
-    if 0 in shape[2:]:
-        raise ShapeError(f"{op}: the input {shape} has an empty spatial dim")
-    out = _dims(op, "output_size", output_size, 3, 1)
+    out = _adaptive_args("adaptive_avg_pool3d", 3, x, output_size)
     return wrap(x._b.adaptive_avg_pool3d(x._p, _t(out)), x._b, Float)  # type: ignore[return-value]

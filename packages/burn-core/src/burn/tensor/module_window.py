@@ -19,7 +19,8 @@ from typing import TYPE_CHECKING
 from burn.errors import ShapeError
 from burn.tensor._base import wrap
 from burn.tensor.kind import Float
-from burn.tensor.module import IntOrPair, _input, _int, _out_size, _pair, _param
+from burn.tensor.module import IntOrPair, _pair
+from burn.tensor.module_3d import _input, _int, _out_size, _param
 
 if TYPE_CHECKING:
     from burn.tensor.tensor import Tensor
