@@ -53,6 +53,10 @@ def test_masks_on_a_large_tensor(backend: Any, any_dtype: DType, rng: Any) -> No
     t, m = make(backend, x, any_dtype), make(backend, mask, DType.BOOL)
     out = t.mask_where(m, make(backend, value, any_dtype))
     check_exact(out, np.where(mask, value, x), any_dtype, what="mask_where on (48, 48)")
+    # the mask is larger than the tensor and the value together: the output takes its shape
+    small, row = rand_any(rng, (1, 48), any_dtype), rand_any(rng, (1, 48), any_dtype)
+    out = make(backend, small, any_dtype).mask_where(m, make(backend, row, any_dtype))
+    check_exact(out, np.where(mask, row, small), any_dtype, what="mask_where, tensor (1, 48), mask (48, 48)")
     if any_dtype is not DType.BOOL:
         fill = 1.5 if any_dtype.is_float else 7
         want = np.where(mask, np.asarray(fill).astype(x.dtype), x)
@@ -121,6 +125,21 @@ def test_int_random_normal_and_bernoulli_kinds(backend: Any, int_dtype: DType) -
     assert b.to_data().dtype is int_dtype, f"int bernoulli: to_data() gives {b.to_data().dtype}"
 
 
+@covers("float_random")
+def test_float64_random_values_have_float64_resolution(backend: Any) -> None:
+    from burn import Tensor
+    from burn.tensor.distribution import Uniform
+
+    if not backend.capabilities.supports(DType.F64):
+        pytest.skip(f"capability dtype:float64 not declared by backend {backend.name!r}")
+    backend.seed(3)
+    for dist in (Uniform(0.0, 1.0), Normal(0.0, 1.0)):
+        x = host(Tensor.random((1000,), dist, dtype=DType.F64, backend=backend))
+        # draws made in float32 and widened take at most 2**24 values in [0, 1): all of them would
+        # survive a round trip through float32, where float64 draws essentially never do
+        assert np.mean(x == x.astype(np.float32)) < 0.5, f"float64 {dist!r} draws have float32 resolution"
+
+
 @covers("embedding_backward")
 def test_embedding_backward_with_unused_rows(backend: Any, rng: Any) -> None:
     dtype = backend.float_dtype
@@ -136,17 +155,24 @@ def test_embedding_backward_with_unused_rows(backend: Any, rng: Any) -> None:
 
 
 @covers("bool_zeros", "bool_ones", "bool_full", "bool_empty")
-def test_bool_creation_has_the_bool_dtype(backend: Any) -> None:
-    from burn import Bool, Tensor
+def test_bool_creation_ops_give_bool_primitives(backend: Any) -> None:
+    # The ops themselves, on primitives: the Tensor layer may build Bool tensors another way.
+    from burn import Bool
+    from burn.tensor._base import wrap
 
+    device = backend.default_device()
     made = {
-        "zeros": (Tensor.zeros((2, 3), kind=Bool, backend=backend), np.zeros((2, 3), bool)),
-        "ones": (Tensor.ones((2, 3), kind=Bool, backend=backend), np.ones((2, 3), bool)),
-        "full": (Tensor.full((2, 3), True, kind=Bool, backend=backend), np.ones((2, 3), bool)),
+        "bool_zeros": (backend.bool_zeros((2, 3), device), np.zeros((2, 3), bool)),
+        "bool_ones": (backend.bool_ones((2, 3), device), np.ones((2, 3), bool)),
+        "bool_full(True)": (backend.bool_full((2, 3), True, device), np.ones((2, 3), bool)),
+        "bool_full(False)": (backend.bool_full((2, 3), False, device), np.zeros((2, 3), bool)),
     }
     mask = make(backend, np.array([[True, False, True], [False, True, False]]), DType.BOOL)
-    for name, (t, want) in made.items():
-        check_bool(t, want, what=f"Tensor.{name}(kind=Bool)")
+    for name, (p, want) in made.items():
+        t = wrap(p, backend, Bool)
+        check_bool(t, want, what=name)  # checks that to_data() gives bool too
         check_bool(t.bool_and(mask), want & host(mask), what=f"{name} & mask")
-    empty = Tensor.empty((2, 3), kind=Bool, backend=backend)
-    assert empty.dtype is DType.BOOL and empty.to_data().dtype is DType.BOOL, "Tensor.empty(kind=Bool)"
+        check_bool(t.bool_not(), ~want, what=f"not {name}")
+    empty = wrap(backend.bool_empty((2, 3), device), backend, Bool)
+    assert empty.dtype is DType.BOOL and empty.to_data().dtype is DType.BOOL, "bool_empty"
+    assert tuple(empty.shape) == (2, 3), f"bool_empty: shape {empty.shape}"
