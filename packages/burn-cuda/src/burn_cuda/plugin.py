@@ -1,6 +1,7 @@
-"""The ``burn.backends`` entry point of burn-cuda: registers the backend ``cuda``.
+"""The entry points of burn-cuda: the backend ``cuda`` (group ``burn.backends``, this module's
+hook) and the collective engine ``nccl`` (group ``burn.collectives``, the `collectives` object).
 
-Imports nothing heavy: CuPy is imported by the probe and the factory, when called.
+Imports nothing heavy: CuPy and mpi4py are imported by the probes and the factories, when called.
 """
 
 from __future__ import annotations
@@ -8,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 import burn.plugins as bp
+from burn.plugins.specs import EngineSpec
 
 INSTALL = "pip install burn-cuda[cuda12] (or [cuda13])"
 NO_DEVICE_FIX = (
@@ -69,3 +71,56 @@ def burn_backends() -> list[bp.BackendSpec]:
             package="burn-cuda",
         )
     ]
+
+
+# -- the NCCL collective engine (entry point group ``burn.collectives``) ------------------------------
+NCCL_INSTALL = "pip install 'burn-cuda[nccl]' (burn-mpi with mpi4py and MPICH from wheels)"
+
+
+def _nccl_factory(**options: Any) -> Any:
+    from burn_cuda.nccl import NcclEngine
+
+    return NcclEngine(**options)
+
+
+def _nccl_probe() -> str | None:
+    """None when the nccl engine can run here: CuPy on a working GPU, CuPy's NCCL, burn-mpi."""
+    reason = _probe()
+    if reason is not None:
+        return reason
+    try:
+        from cupy.cuda import nccl
+    except Exception as exc:
+        return f"cupy.cuda.nccl cannot be imported ({_first_line(exc)})"
+    if not getattr(nccl, "available", False):
+        return (
+            "CuPy cannot load the NCCL library: pip install nvidia-nccl-cu12 (or -cu13, matching the "
+            "CuPy wheel), or install NCCL from NVIDIA"
+        )
+    import importlib.util  # here, not at module level: discovery imports nothing it does not need
+
+    for module in ("mpi4py", "burn_mpi"):
+        if importlib.util.find_spec(module) is None:
+            return f"{module} is not installed: the nccl engine starts through MPI; {NCCL_INSTALL}"
+    return None
+
+
+class _Collectives:
+    """The ``burn.collectives`` plugin object: a separate object because each entry-point group's
+    plugins implement only that group's hooks."""
+
+    @bp.hookimpl
+    def burn_collective_engines(self) -> list[EngineSpec]:
+        return [
+            EngineSpec(
+                name="nccl",
+                factory=_nccl_factory,
+                probe=_nccl_probe,
+                description="NCCL on burn-cuda's GPU arrays (no host copies); mpiexec, init('nccl')",
+                package="burn-cuda",
+            )
+        ]
+
+
+collectives = _Collectives()
+"""The engine plugin, registered as ``nccl = "burn_cuda.plugin:collectives"``."""

@@ -34,7 +34,14 @@ from burn.distributed.context import (
     shutdown,
     world_size,
 )
-from burn.distributed.engine import REDUCE_DTYPES, CollectiveEngine, Completed, EngineOp, Request
+from burn.distributed.engine import (
+    REDUCE_DTYPES,
+    CollectiveEngine,
+    Completed,
+    DeviceCollectiveEngine,
+    EngineOp,
+    Request,
+)
 from burn.distributed.errors import CollectiveMismatchError, CollectiveTimeoutError, DistributedError
 from burn.distributed.hooks import ENGINE_ENTRY_POINT_GROUP
 from burn.distributed.local import LocalEngine
@@ -50,6 +57,7 @@ __all__ = [
     "CollectiveMismatchError",
     "CollectiveTimeoutError",
     "Completed",
+    "DeviceCollectiveEngine",
     "DistributedContext",
     "DistributedError",
     "EngineOp",

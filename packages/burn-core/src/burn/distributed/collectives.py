@@ -3,7 +3,9 @@
 
 A tensor crosses to the engine as a flat host buffer: the backend's own array when it keeps its
 data on the host (burn-ndarray: no copy), else its `to_data()`. The result is built back on the
-tensor's backend and device, without a copy for host backends. Results are plain values: a
+tensor's backend and device, without a copy for host backends. A `DeviceCollectiveEngine` (NCCL)
+gets the primitive device array itself of the backend it adopts (CuPy arrays of burn-cuda) and its
+result is adopted as the new tensor's primitive: no host round trip. Results are plain values: a
 collective is not recorded in an autodiff graph.
 
 Before each collective, in validation mode (the default), the ranks exchange 16 integers saying
@@ -22,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Literal, overload
 import numpy as np
 
 from burn.distributed.context import DistributedContext, context
-from burn.distributed.engine import REDUCE_DTYPES, EngineOp, Request
+from burn.distributed.engine import REDUCE_DTYPES, DeviceCollectiveEngine, EngineOp, Request
 from burn.distributed.errors import CollectiveMismatchError, CollectiveTimeoutError
 from burn.errors import DTypeError, ShapeError
 from burn.tensor.data import TensorData
@@ -115,13 +117,14 @@ def all_reduce(tensor: Tensor, op: ReduceOp = "sum", *, async_op: bool = False) 
     ctx = context()
     _check_reduce_op("all_reduce", op, tensor)
     _validate(ctx, "all_reduce", tensor, op, 0)
-    send, reduce_dtype = _reduce_buffer(tensor)
-    recv = np.empty_like(send)
+    buffers = _Buffers(ctx, tensor)
+    send, reduce_dtype = _reduce_buffer(buffers, tensor)
+    recv = buffers.xp.empty(send.size, dtype=send.dtype)
     request = ctx.engine.iall_reduce(send, recv, _engine_op(op))
     shape = tuple(tensor.shape)
 
     def finish() -> Tensor:
-        return _result(tensor, _finish_reduce(recv, op, ctx.world_size, reduce_dtype, tensor), shape)
+        return buffers.tensor(tensor, _finish_reduce(recv, op, ctx.world_size, reduce_dtype, tensor), shape)
 
     return _run(ctx, request, finish, f"all_reduce({op}) of {_describe(tensor)}", async_op)
 
@@ -141,16 +144,21 @@ def broadcast(tensor: Tensor, src: int = 0, *, async_op: bool = False) -> Tensor
     ctx = context()
     _check_rank("broadcast", src, ctx)
     _validate(ctx, "broadcast", tensor, None, src)
+    buffers = _Buffers(ctx, tensor)
     if ctx.rank == src:
-        buffer = np.array(_host(tensor), copy=True)  # an in-place collective needs a writable buffer
+        buffer = buffers.flat(tensor)
+        if buffers.engine is None:  # an in-place collective needs a writable host buffer
+            buffer = np.array(buffer, copy=True)
+        # (a device engine only reads the root's buffer: it gets the tensor's own array)
     else:
-        buffer = np.empty(int(np.prod(tensor.shape, dtype=np.int64)), dtype=tensor.dtype.numpy)
+        size = int(np.prod(tensor.shape, dtype=np.int64))
+        buffer = buffers.xp.empty(size, dtype=tensor.dtype.numpy)
     request = ctx.engine.ibroadcast(_as_bytes(buffer), src)
     shape = tuple(tensor.shape)
     return _run(
         ctx,
         request,
-        lambda: tensor if ctx.rank == src else _result(tensor, buffer, shape),
+        lambda: tensor if ctx.rank == src else buffers.tensor(tensor, buffer, shape),
         f"broadcast(src={src}) of {_describe(tensor)}",
         async_op,
     )
@@ -178,18 +186,22 @@ def all_gather(tensor: Tensor, dim: int = 0, *, async_op: bool = False) -> Tenso
     elif dim not in (0, -1):
         raise ShapeError(f"all_gather: dim {dim} is out of range for a rank-0 tensor (use 0)")
     _validate(ctx, "all_gather", tensor, None, dim)
-    send = _host(tensor)
-    recv = np.empty(send.size * ctx.world_size, dtype=send.dtype)
+    buffers = _Buffers(ctx, tensor)
+    send = buffers.flat(tensor)
+    recv = buffers.xp.empty(send.size * ctx.world_size, dtype=send.dtype)
     request = ctx.engine.iall_gather(_as_bytes(send), _as_bytes(recv))
 
     def finish() -> Tensor:
         pieces = recv.reshape((ctx.world_size, *shape))
         if not shape:
-            return _result(tensor, recv, (ctx.world_size,))
-        out = pieces if dim == 0 else np.concatenate(list(pieces), axis=dim)
+            return buffers.tensor(tensor, recv, (ctx.world_size,))
+        if dim == 0:
+            out = pieces
+        else:
+            out = buffers.xp.concatenate([pieces[r] for r in range(ctx.world_size)], axis=dim)
         new_shape = list(shape)
         new_shape[dim] *= ctx.world_size
-        return _result(tensor, out, tuple(new_shape))
+        return buffers.tensor(tensor, out, tuple(new_shape))
 
     return _run(ctx, request, finish, f"all_gather(dim={dim}) of {_describe(tensor)}", async_op)
 
@@ -220,13 +232,15 @@ def reduce_scatter(
             f"reduce_scatter: dim 0 of shape {shape} must be a multiple of the world size {ctx.world_size}"
         )
     _validate(ctx, "reduce_scatter", tensor, op, 0)
-    send, reduce_dtype = _reduce_buffer(tensor)
-    recv = np.empty(send.size // ctx.world_size, dtype=send.dtype)
+    buffers = _Buffers(ctx, tensor)
+    send, reduce_dtype = _reduce_buffer(buffers, tensor)
+    recv = buffers.xp.empty(send.size // ctx.world_size, dtype=send.dtype)
     request = ctx.engine.ireduce_scatter(send, recv, _engine_op(op))
     out_shape = (shape[0] // ctx.world_size, *shape[1:])
 
     def finish() -> Tensor:
-        return _result(tensor, _finish_reduce(recv, op, ctx.world_size, reduce_dtype, tensor), out_shape)
+        result = _finish_reduce(recv, op, ctx.world_size, reduce_dtype, tensor)
+        return buffers.tensor(tensor, result, out_shape)
 
     return _run(ctx, request, finish, f"reduce_scatter({op}) of {_describe(tensor)}", async_op)
 
@@ -280,14 +294,66 @@ def _host(tensor: Tensor) -> np.ndarray:
     return np.ascontiguousarray(array).reshape(-1)
 
 
-def _as_bytes(array: np.ndarray) -> np.ndarray:
+class _Buffers:
+    """Where one collective's buffers live: host NumPy arrays (a host engine), the tensor's own
+    device arrays (a device engine adopting its backend), or device copies of its host values (a
+    device engine and a tensor of another backend). Buffers are NumPy arrays or arrays of the
+    engine's `xp`, whose methods (`reshape`, `view`, `astype`) mirror NumPy's."""
+
+    __slots__ = ("adopt", "engine", "xp")
+
+    def __init__(self, ctx: DistributedContext, tensor: Tensor) -> None:
+        engine = ctx.engine
+        self.engine = engine if isinstance(engine, DeviceCollectiveEngine) else None
+        self.adopt = self.engine is not None and self.engine.adopts(_base(tensor).backend)
+        self.xp: Any = self.engine.xp if self.engine is not None else np
+
+    def flat(self, tensor: Tensor) -> Any:
+        """The tensor's values as a flat C-contiguous buffer (its own memory where it can be)."""
+        if self.adopt:
+            return self.xp.ascontiguousarray(_base(tensor)._p).reshape(-1)
+        host = _host(tensor)
+        return host if self.engine is None else self.engine.to_device(host)
+
+    def tensor(self, like: Tensor, array: Any, shape: tuple[int, ...]) -> Tensor:
+        """A tensor of `like`'s backend, kind, dtype and device holding `array`."""
+        if self.adopt:
+            return _adopt(like, self.xp.ascontiguousarray(array).reshape(shape))
+        return _result(like, array if self.engine is None else self.engine.to_host(array), shape)
+
+
+def _base(tensor: Tensor) -> Tensor:
+    """`tensor` on its base backend: the inner tensor of a decorator (autodiff), the same memory."""
+    while tensor.backend.inner is not tensor.backend:
+        tensor = tensor.inner()
+    return tensor
+
+
+def _adopt(like: Tensor, array: Any) -> Tensor:
+    """A tensor of `like`'s backend around the base backend's primitive `array` (not copied),
+    wrapped back through `like`'s decorators."""
+    from burn.tensor._base import wrap
+    from burn.tensor.tensor import Tensor
+
+    decorators = []
+    b = like.backend
+    while b.inner is not b:
+        decorators.append(b)
+        b = b.inner
+    out = wrap(array, b, like.kind)
+    for outer in reversed(decorators):
+        out = Tensor.from_inner(out, outer)
+    return out
+
+
+def _as_bytes(array: Any) -> Any:
     # Moves do not look at values: bytes carry every dtype (bfloat16 and bool included).
     return array.view(np.uint8)
 
 
-def _reduce_buffer(tensor: Tensor) -> tuple[np.ndarray, np.dtype[Any]]:
+def _reduce_buffer(buffers: _Buffers, tensor: Tensor) -> tuple[Any, np.dtype[Any]]:
     """The send buffer in a dtype engines reduce, and the dtype it stands for."""
-    array = _host(tensor)
+    array = buffers.flat(tensor)
     if array.dtype in REDUCE_DTYPES:
         return array, array.dtype
     if tensor.kind is Bool:
@@ -295,11 +361,9 @@ def _reduce_buffer(tensor: Tensor) -> tuple[np.ndarray, np.dtype[Any]]:
     return array.astype(np.float32), array.dtype  # float16, bfloat16
 
 
-def _finish_reduce(
-    recv: np.ndarray, op: ReduceOp, world: int, dtype: np.dtype[Any], tensor: Tensor
-) -> np.ndarray:
+def _finish_reduce(recv: Any, op: ReduceOp, world: int, dtype: np.dtype[Any], tensor: Tensor) -> Any:
     if op == "mean":
-        np.divide(recv, world, out=recv)
+        recv /= world  # in place, on the buffer's device
     if recv.dtype == dtype:
         return recv
     if tensor.kind is Bool:
@@ -387,9 +451,17 @@ def _validate(
     if not ctx.validate or ctx.world_size == 1:
         return
     mine = _meta(name, tensor, op, root)
-    table = np.empty(_META * ctx.world_size, dtype=np.int64)
-    request = ctx.engine.iall_gather(mine, table)
-    _wait(ctx, request, f"the check before {name} of {_describe(tensor)}", ctx.timeout)
+    engine = ctx.engine
+    if isinstance(engine, DeviceCollectiveEngine):  # the check goes through the engine too
+        sent = engine.to_device(mine)
+        gathered = engine.xp.empty(_META * ctx.world_size, dtype=np.int64)
+        request = engine.iall_gather(sent, gathered)
+        _wait(ctx, request, f"the check before {name} of {_describe(tensor)}", ctx.timeout)
+        table = engine.to_host(gathered)
+    else:
+        table = np.empty(_META * ctx.world_size, dtype=np.int64)
+        request = engine.iall_gather(mine, table)
+        _wait(ctx, request, f"the check before {name} of {_describe(tensor)}", ctx.timeout)
     rows = table.reshape(ctx.world_size, _META)
     if (rows == rows[0]).all():
         return

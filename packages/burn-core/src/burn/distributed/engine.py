@@ -7,14 +7,21 @@ becomes a `CollectiveTimeoutError` rather than a hang. Reductions reach an engin
 ``"max"`` or ``"min"`` on one of `REDUCE_DTYPES` (burn-core computes ``"mean"`` from ``"sum"``,
 reduces float16/bfloat16 in float32 and bools as uint8); moves (broadcast, all-gather) may see any
 dtype, as bytes.
+
+A `DeviceCollectiveEngine` (NCCL in burn-cuda) moves **device arrays** instead: burn-core hands it
+the primitive arrays of the backend it adopts (CuPy arrays of burn-cuda) without a host round trip,
+and stages the tensors of other backends through its `to_device` / `to_host`.
 """
 
 from __future__ import annotations
 
 import abc
-from typing import Any, Literal, NoReturn, Protocol
+from typing import TYPE_CHECKING, Any, Literal, NoReturn, Protocol
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from burn.backend.base import Backend
 
 EngineOp = Literal["sum", "max", "min"]
 """The reductions an engine implements."""
@@ -99,3 +106,51 @@ class CollectiveEngine(abc.ABC):
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(rank={self.rank}, world_size={self.world_size})"
+
+
+class DeviceCollectiveEngine(CollectiveEngine):
+    """An engine whose collectives move arrays of a device backend (NCCL: CuPy arrays of burn-cuda).
+
+    Everything `CollectiveEngine` says holds, except the buffers: they are 1-D C-contiguous arrays
+    of the namespace `xp` (``cupy``) on the engine's device, which the engine makes the current
+    device when it is built (so that `xp.empty` allocates there). burn-core gives a collective the
+    tensor's own primitive array when `adopts` accepts the tensor's base backend (no copy, no host
+    round trip; a send buffer is only read), and otherwise stages host values through `to_device`
+    and `to_host`, so tensors of every backend still work. The check before each collective (16
+    integers per rank) also goes through the engine, staged the same way. A request's `test` is
+    typically a CUDA event recorded on the stream after the collective.
+
+    Example:
+        >>> import numpy as np
+        >>> class HostArrays(DeviceCollectiveEngine):  # a device engine whose "device" is the host
+        ...     name, xp = "host-arrays", np
+        ...     def __init__(self): self.rank, self.world_size, self.local_rank = 0, 1, 0
+        ...     def adopts(self, backend): return backend.name == "ndarray"
+        ...     def to_device(self, array): return array.copy()
+        ...     def to_host(self, array): return array
+        ...     def iall_reduce(self, send, recv, op): recv[...] = send; return Completed()
+        ...     def ibroadcast(self, buffer, root): return Completed()
+        ...     def iall_gather(self, send, recv): recv[...] = send; return Completed()
+        ...     def ireduce_scatter(self, send, recv, op): recv[...] = send; return Completed()
+        ...     def ibarrier(self): return Completed()
+        ...     def abort(self, code): raise SystemExit(code)
+        >>> HostArrays().xp is np
+        True
+    """
+
+    xp: Any
+    """The array namespace of the buffers (``cupy``): burn-core allocates receive buffers with
+    ``xp.empty`` and casts, views and joins them with the arrays' own methods."""
+
+    @abc.abstractmethod
+    def adopts(self, backend: Backend) -> bool:
+        """Whether primitives of `backend` (a base backend, never a decorator such as autodiff) are
+        this engine's device arrays, to be handed over as they are."""
+
+    @abc.abstractmethod
+    def to_device(self, array: np.ndarray) -> Any:
+        """A copy of host `array` on the engine's device (for tensors of other backends)."""
+
+    @abc.abstractmethod
+    def to_host(self, array: Any) -> np.ndarray:
+        """A host copy of device `array` (waits for the work that produces it)."""
