@@ -17,10 +17,11 @@ from burn_cuda._float_ops import FloatOps
 from burn_cuda._int_ops import IntOps
 from burn_cuda._module_ops import ModuleOps
 from burn_cuda._random import Generators
+from burn_cuda.fusion import FusionOps
 
 
 # Ops bound to CuPy ufuncs (``float_add = cupy.add``) differ in type from the contract's methods on purpose.
-class Cuda(FloatOps, IntOps, BoolOps, ModuleOps, ActivationOps, Backend):  # type: ignore[misc]
+class Cuda(FloatOps, IntOps, BoolOps, ModuleOps, ActivationOps, FusionOps, Backend):  # type: ignore[misc]
     """The CUDA backend: primitives are CuPy arrays on NVIDIA GPUs, one device ``cuda:N`` per GPU.
 
     Ops are queued asynchronously on each device's default CuPy stream (`sync` waits; reading data
@@ -28,7 +29,8 @@ class Cuda(FloatOps, IntOps, BoolOps, ModuleOps, ActivationOps, Backend):  # typ
     division are fused CUDA kernels; random ops use cuRAND's Philox per device, reproducible with
     `seed`. Every burn dtype but bfloat16 is supported; float16 reductions, convolutions and
     activations compute in float32 and round once. With several GPUs each op runs on the device of
-    its operands.
+    its operands. It implements the fusion contract (`burn_cuda.fusion`): ``"fusion(cuda)"`` runs
+    chains of element-wise ops as one generated kernel.
 
     Args:
         float_dtype: element type of float tensors created without a dtype (default float32).

@@ -1,7 +1,8 @@
 """The fusion contract of burn-opencl: one OpenCL kernel generated from a `FusedBlock`.
 
-Each op of the block becomes one C statement over values in registers, using the same
-expressions as the one-op kernels (`burn_opencl.kernels.elementwise`), so fused and unfused
+Each op of the block becomes one C statement over values in registers, with the expression of
+burn-core's table `burn.backend.fusion_exprs` (shared with burn-cuda's fused kernels), which
+equals the one-op kernels' (`burn_opencl.kernels.elementwise`), so fused and unfused
 results agree (up to the rounding of values that the unfused kernels store between ops). The
 kernel reads each input through broadcasting, as the one-op kernels do: *flat* when every input
 is contiguous with the block's shape or holds one element and every output has the block's
@@ -17,14 +18,23 @@ again by `burn_opencl.kernels.reduce`.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from typing import Any
 
-from burn.backend.ir import FusedBlock, OpIR
+from burn.backend.fusion_exprs import (
+    EXPRS,
+    REDUCE_FROM_FIRST,
+    REDUCE_UPDATES,
+    Dialect,
+    aligned_strides,
+    float_types,
+    op_code,
+    scalar_dtypes,
+)
+from burn.backend.ir import FusedBlock
 from burn.errors import DeviceError
 from burn.tensor.dtype import DType
-from burn_opencl.dtypes import COMPUTE, SCALAR_NP, STORAGE, build_options, load, store, wider
+from burn_opencl.dtypes import COMPUTE, SCALAR_NP, STORAGE, build_options, load, store
 from burn_opencl.kernels import elementwise as ew
 from burn_opencl.kernels import reduce as rd
 from burn_opencl.kernels.common import (
@@ -41,59 +51,10 @@ from burn_opencl.tensor import CLTensor
 
 Shape = tuple[int, ...]
 
-# IR op -> the one-op kernel's op, whose C expression and operand promotion the fused kernel uses.
-_FROM: dict[str, ew.Ew] = {
-    **{f"float_{k}": ew.FLOAT_UNARY[k] for k in (
-        "exp", "log", "sqrt", "abs", "sin", "cos", "tanh", "erf", "round", "floor", "ceil", "neg",
-        "recip", "log1p", "sign",
-    )},
-    **{k: ew.FLOAT_UNARY[k] for k in ("relu", "gelu", "sigmoid", "log_sigmoid", "silu")},
-    "float_add_scalar": ew.FLOAT_SCALAR["add_s"],
-    "float_sub_scalar": ew.FLOAT_SCALAR["sub_s"],
-    "float_mul_scalar": ew.FLOAT_SCALAR["mul_s"],
-    "float_div_scalar": ew.FLOAT_SCALAR["div_s"],
-    "float_remainder_scalar": ew.FLOAT_SCALAR["rem_s"],
-    "float_powf_scalar": ew.FLOAT_SCALAR["pow_s"],
-    "float_clamp_min": ew.FLOAT_SCALAR["clamp_min"],
-    "float_clamp_max": ew.FLOAT_SCALAR["clamp_max"],
-    "leaky_relu": ew.FLOAT_SCALAR["leaky_relu"],
-    "softplus": ew.FLOAT_SCALAR["softplus"],
-    "float_clamp": ew.FLOAT_SCALAR2["clamp"],
-    "hard_sigmoid": ew.FLOAT_SCALAR2["hard_sigmoid"],
-    "float_add": ew.FLOAT_BINARY["add"],
-    "float_sub": ew.FLOAT_BINARY["sub"],
-    "float_mul": ew.FLOAT_BINARY["mul"],
-    "float_div": ew.FLOAT_BINARY["div"],
-    "float_remainder": ew.FLOAT_BINARY["rem"],
-    "float_powf": ew.FLOAT_BINARY["pow"],
-    "relu_backward": ew.FLOAT_BINARY["relu_backward"],
-    "sigmoid_backward": ew.FLOAT_BINARY["sigmoid_backward"],
-    "gelu_backward": ew.FLOAT_BINARY["gelu_backward"],
-    "float_is_nan": ew.FLOAT_TEST["is_nan"],
-    "float_is_inf": ew.FLOAT_TEST["is_inf"],
-    "float_equal": ew.COMPARE["eq"],
-    "float_not_equal": ew.COMPARE["ne"],
-    "float_greater": ew.COMPARE["gt"],
-    "float_greater_equal": ew.COMPARE["ge"],
-    "float_lower": ew.COMPARE["lt"],
-    "float_lower_equal": ew.COMPARE["le"],
-    "float_equal_elem": ew.COMPARE_SCALAR["eq_s"],
-    "float_not_equal_elem": ew.COMPARE_SCALAR["ne_s"],
-    "float_greater_elem": ew.COMPARE_SCALAR["gt_s"],
-    "float_greater_equal_elem": ew.COMPARE_SCALAR["ge_s"],
-    "float_lower_elem": ew.COMPARE_SCALAR["lt_s"],
-    "float_lower_equal_elem": ew.COMPARE_SCALAR["le_s"],
-    "bool_not": ew.BOOL_UNARY["not"],
-    "bool_and": ew.BOOL_BINARY["and"],
-    "bool_or": ew.BOOL_BINARY["or"],
-    "bool_equal": ew.BOOL_BINARY["eq"],
-    "float_mask_where": ew.MASK_WHERE,
-    "float_mask_fill": ew.MASK_FILL,
-    "float_cast": ew.CAST,
-    "int_into_float": ew.CAST,
-    "bool_into_float": ew.CAST,
-}
-FUSION_OPS = frozenset(_FROM)
+# The C expression of each op is burn-core's (`burn.backend.fusion_exprs`), shared with burn-cuda;
+# OpenCL C differs in its builtins (the b_* helpers of `burn_opencl.dtypes.PRELUDE`) and half loads.
+OPENCL = Dialect("OpenCL C", COMPUTE, STORAGE, "B_OVL", load, store)
+FUSION_OPS = frozenset(EXPRS)
 # Reductions a fused kernel ends with -> the op of `burn_opencl.kernels.reduce` it mirrors.
 _REDUCE = {
     "float_sum_dim": "sum", "float_mean_dim": "mean", "float_prod_dim": "prod",
@@ -101,25 +62,10 @@ _REDUCE = {
 }
 FUSION_REDUCE_OPS = frozenset(_REDUCE)
 
-# The float helpers of the one-op kernels, written once per float compute type as overloads.
-_HELPERS = {
-    t: re.sub(r"\bT\b", t, ew._FLOAT_HELPERS.replace("inline T ", "B_OVL T ")) for t in ("float", "double")
-}
-
-
-def _compute(op: OpIR, spec: ew.Ew) -> DType:
-    """The dtype `op` computes in: as `elementwise.run`, the wider of its promoted inputs."""
-    compute = op.inputs[0].dtype
-    for k in range(1, len(op.inputs)):
-        if spec.promote[k]:
-            compute = wider(compute, op.inputs[k].dtype)
-    return compute
-
-
 def _source(block: FusedBlock, rank: int) -> str:
     """Program text of `block`'s kernel ``fused``; rank -1 is the flat layout."""
     nin, nout = len(block.inputs), len(block.outputs)
-    parts = _helpers(block)
+    parts = [OPENCL.helpers(t) for t in float_types(block, OPENCL)]
     names = [f"o{k}" for k in range(nout)] + [f"x{k}" for k in range(nin)]
     params = [f"__global {STORAGE[t.dtype]}* o{k}" for k, t in enumerate(block.outputs)]
     params += [f"__global const {STORAGE[t.dtype]}* x{k}" for k, t in enumerate(block.inputs)]
@@ -133,7 +79,7 @@ def _source(block: FusedBlock, rank: int) -> str:
     else:
         body.append(index_code(rank, names))
     var: dict[int, str] = {}
-    body.extend(_op_code(block, var, params, "_i"))
+    body.extend(op_code(block, OPENCL, var, params, "_i"))
     for k, t in enumerate(block.outputs):
         body.append(store(t.dtype, f"o{k}", f"o{k}_i", var[t.id]))
     if rank >= 0:
@@ -141,46 +87,6 @@ def _source(block: FusedBlock, rank: int) -> str:
     signature = ", ".join(p for p in params if p)
     parts.append(f"__kernel void fused({signature}) {{\n  " + "\n  ".join(body) + "\n}")
     return "\n".join(parts)
-
-
-def _op_code(block: FusedBlock, var: dict[int, str], params: list[str], at: str) -> list[str]:
-    """C statements loading `block`'s inputs (input k at ``x{k}{at}``) and computing its ops into
-    registers ``v<id>`` (recorded in `var`); appends the ops' scalar parameters to `params`."""
-    body = []
-    for k, t in enumerate(block.inputs):
-        var[t.id] = f"v{t.id}"
-        body.append(f"{COMPUTE[t.dtype]} v{t.id} = {load(t.dtype, f'x{k}', f'x{k}{at}')};")
-    nscalar = 0
-    for op in block.ops:
-        spec = _FROM[op.op]
-        compute = _compute(op, spec)
-        ctype_op = COMPUTE[compute]
-        decls = []
-        for k, src in enumerate(op.inputs):
-            ctype = ctype_op if spec.promote[k] else COMPUTE[src.dtype]
-            decls.append(f"{ctype} {'abc'[k]} = ({ctype}){var[src.id]};")
-        for j in range(len(op.scalars)):
-            params.append(f"{ctype_op} p{nscalar}")
-            decls.append(f"T s{j} = p{nscalar};")
-            nscalar += 1
-        out = op.outputs[0]
-        ctype = COMPUTE[out.dtype]
-        value = (
-            f"({ctype})(({spec.expr}) ? 1 : 0)" if out.dtype is DType.BOOL else f"({ctype})({spec.expr})"
-        )
-        var[out.id] = f"v{out.id}"
-        body.append(f"{ctype} v{out.id};")
-        body.append(f"#define T {ctype_op}")
-        body.append("{ " + " ".join(decls) + f" v{out.id} = {value}; }}")
-        body.append("#undef T")
-    return body
-
-
-def _helpers(block: FusedBlock) -> list[str]:
-    floats = {COMPUTE[t.dtype] for op in block.ops for t in (*op.inputs, *op.outputs)}
-    if block.reduce is not None:
-        floats.add(COMPUTE[block.reduce.output.dtype])
-    return [_HELPERS[t] for t in sorted(floats & set(_HELPERS))]
 
 
 def _reduce_source(block: FusedBlock, rank: int) -> str:
@@ -209,10 +115,10 @@ def _reduce_source(block: FusedBlock, rank: int) -> str:
     ]
     body.extend(f"long {nm}_e = {nm}_i + k * {nm}_sd;" for nm in names)
     var: dict[int, str] = {}
-    body.extend(_op_code(block, var, params, "_e"))
+    body.extend(op_code(block, OPENCL, var, params, "_e"))
     body.extend(store(t.dtype, f"o{k}", f"o{k}_e", var[t.id]) for k, t in enumerate(block.outputs))
-    update = rd._OPS[op][1]
-    if op in ("max", "min"):
+    update = REDUCE_UPDATES[red.op]
+    if red.op in REDUCE_FROM_FIRST:
         update = f"if (k == k0) acc = v; else {{ {update} }}"
     body.append(f"{{ {acc_t} v = ({acc_t}){var[red.input.id]}; {update} }}")
     body.append("}")
@@ -222,7 +128,7 @@ def _reduce_source(block: FusedBlock, rank: int) -> str:
     params.append(index_params(rank, names))
     signature = ", ".join(p for p in params if p)
     kernel = f"__kernel void fused_red({signature}) {{\n  " + "\n  ".join(body) + "\n}"
-    return "\n".join([*_helpers(block), kernel])
+    return "\n".join([*(OPENCL.helpers(t) for t in float_types(block, OPENCL)), kernel])
 
 
 def _arg_types(block: FusedBlock, rank: int) -> list[Any]:
@@ -230,22 +136,10 @@ def _arg_types(block: FusedBlock, rank: int) -> list[Any]:
     args: list[Any] = [None] * (nout + nin) + [I64] * (1 + nout + nin)
     if rank < 0:
         args += [I64] * nin
-    for op in block.ops:
-        np_type = SCALAR_NP[COMPUTE[_compute(op, _FROM[op.op])]]
-        args += [np_type] * len(op.scalars)
+    args += [SCALAR_NP[COMPUTE[d]] for d in scalar_dtypes(block)]
     if rank >= 0:
         args += [I64] * (rank * (1 + nout + nin))
     return args
-
-
-def _aligned_strides(shape: Shape, strides: Shape, full: Shape) -> Shape:
-    """Strides of a tensor of `shape` seen over the broadcast shape `full` (0 on broadcast dims)."""
-    off = len(full) - len(shape)
-    out = [0] * len(full)
-    for d, size in enumerate(shape):
-        if size != 1:
-            out[off + d] = strides[d]
-    return tuple(out)
 
 
 class FusionOps:
@@ -302,8 +196,8 @@ class FusionOps:
             rank = -1
             tail: list[Any] = [*steps, *scalars]
         else:
-            strides = [_aligned_strides(t.shape, c_strides(t.shape), shape) for t in block.outputs]
-            strides += [_aligned_strides(t.shape, t.strides, shape) for t in inputs]
+            strides = [aligned_strides(t.shape, c_strides(t.shape), shape) for t in block.outputs]
+            strides += [aligned_strides(t.shape, t.strides, shape) for t in inputs]
             dims, collapsed = collapse(shape, strides)
             rank = len(dims)
             tail = [*scalars, *dims]
@@ -337,8 +231,8 @@ def _execute_reduce(block: FusedBlock, inputs: Sequence[CLTensor], outs: list[CL
         result = new(rt, red.output.shape, dtype, f"the result of {red.op}")
     else:  # partial results of each chunk, the chunk dim last (the work-item order)
         result = new(rt, (*other_shape, chunks), dtype, f"the result of {red.op}")
-    full = [_aligned_strides(t.shape, c_strides(t.shape), shape) for t in block.outputs]
-    full += [_aligned_strides(t.shape, t.strides, shape) for t in inputs]
+    full = [aligned_strides(t.shape, c_strides(t.shape), shape) for t in block.outputs]
+    full += [aligned_strides(t.shape, t.strides, shape) for t in inputs]
     dims, collapsed = collapse(other_shape, [st[:dim] + st[dim + 1 :] for st in full])
     rank = len(dims)
     key = ("fused_red", block.signature(), rank)
@@ -346,7 +240,7 @@ def _execute_reduce(block: FusedBlock, inputs: Sequence[CLTensor], outs: list[CL
     if kernel is None:
         nnames = len(outs) + len(inputs)
         types: list[Any] = [None] * (nnames + 1) + [I64] * (4 + 2 * nnames) + [SCALAR_NP[COMPUTE[dtype]]]
-        types += [SCALAR_NP[COMPUTE[_compute(o, _FROM[o.op])]] for o in block.ops for _ in o.scalars]
+        types += [SCALAR_NP[COMPUTE[d]] for d in scalar_dtypes(block)]
         types += [I64] * (rank * (1 + nnames))
         dtypes = [t.dtype for t in (*block.inputs, *block.outputs, red.output)]
         kernel = rt.kernel(
