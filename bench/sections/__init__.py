@@ -1,4 +1,7 @@
 """Benchmark sections; each module has ``run(settings) -> list[Table]``. `SECTIONS` lists them in
 the order `run.py` runs them."""
 
-SECTIONS = ("ops", "autodiff_ops", "mlp", "cnn", "adam", "record", "scaling", "memory", "opencl", "fusion")
+SECTIONS = (
+    "ops", "autodiff_ops", "mlp", "cnn", "transformer", "lstm", "adam", "record", "scaling", "memory",
+    "opencl", "fusion",
+)  # fmt: skip

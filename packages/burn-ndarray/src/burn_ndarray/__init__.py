@@ -1,6 +1,9 @@
 """burn-ndarray: the NumPy backend of burn, selected with ``burn.backend("ndarray")``.
 
-`NdArray` is imported on first access, so that loading the plugin entry point stays cheap.
+`NdArray` and the thread settings are imported on first access, so that loading the plugin entry
+point stays cheap.
+`get_num_threads` / `set_num_threads` set how many threads its threaded kernels use (default:
+``BURN_NUM_THREADS``, else ``OMP_NUM_THREADS``, else every core).
 """
 
 from __future__ import annotations
@@ -8,9 +11,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from burn_ndarray._threads import get_num_threads, set_num_threads
     from burn_ndarray.backend import NdArray
 
-__all__ = ["NdArray"]
+__all__ = ["NdArray", "get_num_threads", "set_num_threads"]
 
 
 def __getattr__(name: str) -> Any:
@@ -18,4 +22,8 @@ def __getattr__(name: str) -> Any:
         from burn_ndarray.backend import NdArray
 
         return NdArray
+    if name in ("get_num_threads", "set_num_threads"):  # lazy too: the thread pool module
+        from burn_ndarray import _threads
+
+        return getattr(_threads, name)
     raise AttributeError(f"module 'burn_ndarray' has no attribute {name!r}")

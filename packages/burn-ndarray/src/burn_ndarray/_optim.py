@@ -1,5 +1,7 @@
 """Fused optimizer updates on NumPy arrays (the contract's `burn.backend.optim_ops`).
 
+Large updates after the first step run as one compiled pass on every thread (`_kernels.adam`,
+the same bits); the rest as follows.
 Adam in ten ``out=`` passes (`_adam_passes`) with one fresh array per step, and large updates
 block by block so that the passes run in cache: the result is computed in a buffer
 that starts as scratch and ends as the new param, and the new moments are written into the
@@ -17,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from burn.backend.optim_ops import OptimOps as DefaultOptimOps
+from burn_ndarray import _parallel, _recycle, _threads
 from burn_ndarray._dtypes import F32, F64
 from burn_ndarray._reuse import OWNED, _exclusive
 
@@ -26,6 +29,11 @@ _rc = sys.getrefcount
 # arrays stay in this machine's caches between passes and one call per pass is cheaper.
 BLOCKED_MIN_SIZE = 1 << 22
 BLOCK = 1 << 16
+# Updates of at least this many elements (after the first step, which creates the moments) run as
+# one compiled pass (`_kernels`); below, the call costs more than the ten NumPy passes. The pass
+# is split between threads once each gets `COMPILED_PER_THREAD` elements (tools/bench_thresholds.py).
+COMPILED_MIN_SIZE = 1 << 12
+COMPILED_PER_THREAD = 1 << 16
 _ndarray = np.ndarray
 
 
@@ -59,10 +67,25 @@ class OptimOps:
         # The counts are checked here, where the moments are this call's arguments (see _reuse).
         m_in_place = moment_1 is not None and _rc(moment_1) == OWNED and _exclusive(moment_1, grad)
         v_in_place = moment_2 is not None and _rc(moment_2) == OWNED and _exclusive(moment_2, grad)
-        out = np.empty_like(grad)  # scratch until the last pass makes it the new param
+        # Scratch until the last pass makes it the new param; a large one in a recycled buffer.
+        out = _recycle.empty_like(grad)
         m: Array = moment_1 if m_in_place else np.empty_like(grad)
         v: Array = moment_2 if v_in_place else np.empty_like(grad)
         scalars = (beta_1, beta_2, step_size, epsilon)
+        if (
+            grad.size >= COMPILED_MIN_SIZE
+            and moment_1 is not None
+            and moment_2 is not None
+            and _all_c_contiguous(param, grad, moment_1, moment_2)
+        ):
+            kernels = _parallel.kernels()
+            if kernels is not None:  # one compiled pass, on every thread (`_kernels.adam`)
+                in_place = m_in_place and v_in_place
+                if not in_place:  # the kernel for fresh moments must not see an aliased one
+                    m, v = np.empty_like(grad), np.empty_like(grad)
+                flat = (a.reshape(-1) for a in (param, grad, moment_1, moment_2, out, m, v))
+                kernels.adam(*flat, scalars, _threads.parts(grad.size, COMPILED_PER_THREAD), in_place)
+                return out, m, v
         if grad.size < BLOCKED_MIN_SIZE or not _all_c_contiguous(param, grad, moment_1, moment_2):
             _adam_passes(param, grad, moment_1, moment_2, out, m, v, scalars)
             return out, m, v

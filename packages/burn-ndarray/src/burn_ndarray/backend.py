@@ -19,6 +19,7 @@ from burn_ndarray._layout_ops import LayoutOps
 from burn_ndarray._math_ops import MathOps
 from burn_ndarray._module_ops import ModuleOps
 from burn_ndarray._optim import OptimOps
+from burn_ndarray._parallel import ParallelOps
 from burn_ndarray._pool3d import Pool3dOps
 from burn_ndarray._reuse import ReuseOps
 from burn_ndarray._sampling import SamplingOps
@@ -28,8 +29,8 @@ CAPABILITIES = Capabilities(dtypes=ALL_DTYPES, features=frozenset({"dlpack", "bu
 
 # Ops bound to ufuncs (``float_add = np.add``) differ in type from the contract's methods on purpose.
 class NdArray(  # type: ignore[misc]
-    FloatOps, MathOps, LayoutOps, ReuseOps, OptimOps, IntOps, BoolOps, ModuleOps, Pool3dOps, FoldOps,
-    SamplingOps, ActivationOps, ActivationExtraOps, Backend,
+    ParallelOps, FloatOps, MathOps, LayoutOps, ReuseOps, OptimOps, IntOps, BoolOps, ModuleOps, Pool3dOps,
+    FoldOps, SamplingOps, ActivationOps, ActivationExtraOps, Backend,
 ):
     """The NumPy backend: primitives are NumPy arrays on the CPU (one device, ``ndarray:cpu``).
 

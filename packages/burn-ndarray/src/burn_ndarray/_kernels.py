@@ -1,0 +1,120 @@
+"""Compiled kernels (numba): the fused Adam update and row sums, run on the pool of `_threads`.
+
+Imported on the first op large enough to use them (`_parallel.kernels`), so importing the backend
+and small ops never load numba; compiled once per machine and cached on disk (``cache=True``).
+The kernels are single-threaded and release the GIL (``nogil=True``); `_threads.run` runs them
+on contiguous chunks, one per thread. One pool for NumPy chunks and compiled chunks alike: its
+idle threads sleep instead of spinning (as OpenMP runtimes do), which matters on a machine whose
+other cores are busy, and the chunks are fixed by the thread count, so the bits are too.
+
+- **Adam**: one pass over param, grad and moments instead of ten NumPy passes, each element
+  computed with the same float operations in the same order as the contract's default op (the
+  scalars are typed to the array's dtype, as NumPy does with a Python float), so the bits are the
+  default op's at any thread count. ``error_model="numpy"`` drops Python's division-by-zero check,
+  which would stop LLVM from vectorizing. Separate kernels for moments written in place and
+  moments written to fresh arrays: an output that aliases an input defeats the vectorizer's
+  overlap check.
+- **Row sums**: each row summed by one thread (so the result does not depend on the thread count),
+  vectorized (``fastmath`` lets LLVM reorder the additions into SIMD lanes) in blocks of 4096
+  elements whose sums are accumulated in float64; rounding differs from NumPy's pairwise sum.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numba import njit
+
+from burn_ndarray import _threads
+
+Array = Any
+ROW_BLOCK = 4096
+
+
+@njit(cache=True, error_model="numpy", nogil=True)
+def adam_in_place(
+    p: Array,
+    g: Array,
+    m: Array,
+    v: Array,
+    out: Array,
+    b1: Any,
+    c1: Any,
+    b2: Any,
+    c2: Any,
+    step: Any,
+    eps: Any,
+) -> None:
+    """Moments `m`, `v` updated in place; the new param into `out` (all flat, same dtype)."""
+    for i in range(g.size):
+        gi = g[i]
+        mi = m[i] * b1 + gi * c1
+        vi = v[i] * b2 + (gi * gi) * c2
+        m[i] = mi
+        v[i] = vi
+        out[i] = p[i] - (mi / (np.sqrt(vi) + eps)) * step
+
+
+@njit(cache=True, error_model="numpy", nogil=True)
+def adam_fresh(
+    p: Array, g: Array, m_in: Array, v_in: Array, out: Array, m: Array, v: Array,
+    b1: Any, c1: Any, b2: Any, c2: Any, step: Any, eps: Any,
+) -> None:  # fmt: skip
+    """Moments read from `m_in`, `v_in` and written to fresh `m`, `v`; the new param into `out`."""
+    for i in range(g.size):
+        gi = g[i]
+        mi = m_in[i] * b1 + gi * c1
+        vi = v_in[i] * b2 + (gi * gi) * c2
+        m[i] = mi
+        v[i] = vi
+        out[i] = p[i] - (mi / (np.sqrt(vi) + eps)) * step
+
+
+@njit(cache=True, error_model="numpy", nogil=True, fastmath=True)
+def sum_rows(x: Array, out: Array) -> None:
+    """``out[r] = sum(x[r, :])`` for a C-contiguous 2-D `x`."""
+    rows, n = x.shape
+    for r in range(rows):
+        total = 0.0
+        for start in range(0, n, ROW_BLOCK):
+            part = x[r, start] * 0  # zero of x's dtype
+            for j in range(start, min(start + ROW_BLOCK, n)):
+                part += x[r, j]
+            total += part
+        out[r] = total
+
+
+def adam(
+    p: Array,
+    g: Array,
+    m_in: Array,
+    v_in: Array,
+    out: Array,
+    m: Array,
+    v: Array,
+    scalars: tuple[float, ...],
+    parts: int,
+    in_place: bool,
+) -> None:
+    """The fused Adam step on flat C-contiguous arrays of one float dtype, on `parts` threads;
+    `in_place`: `m` and `v` are `m_in` and `v_in` (else all seven are distinct arrays)."""
+    beta_1, beta_2, step_size, epsilon = scalars
+    t = g.dtype.type
+    typed = (t(beta_1), t(1.0 - beta_1), t(beta_2), t(1.0 - beta_2), t(step_size), t(epsilon))
+
+    def task(c: slice) -> None:
+        if in_place:
+            adam_in_place(p[c], g[c], m[c], v[c], out[c], *typed)
+        else:
+            adam_fresh(p[c], g[c], m_in[c], v_in[c], out[c], m[c], v[c], *typed)
+
+    _threads.run(task, _threads.split(g.size, parts))
+
+
+def row_sums(x: Array, parts: int) -> Array:
+    """Sums of the rows of a C-contiguous 2-D float32/float64 array, shape ``(rows,)``, on
+    `parts` threads."""
+    out = np.empty(x.shape[0], x.dtype)
+    _threads.run(lambda c: sum_rows(x[c], out[c]), _threads.split(x.shape[0], parts))
+    return out

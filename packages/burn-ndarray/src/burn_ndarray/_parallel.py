@@ -1,0 +1,294 @@
+"""Threaded paths of large ops: element-wise ufuncs, activations and softmax on NumPy chunks run
+by the pool (`_threads`), and sums along a dim by a compiled row kernel (`_kernels`).
+
+Small tensors keep the single-threaded path at the cost of one size check: the ops whose
+threaded path only helps with several threads (`UFUNC_OPS`) are bound to the plain ufunc itself
+while the count is 1 (`_bind`). The thresholds come from measured costs per element and per
+hand-off (docs/benchmarks.md, "Threaded kernels"; tools/bench_thresholds.py): below them, handing
+work to threads costs more than it saves.
+
+Chunks split the result along its first axis; an operand whose first axis broadcasts (or that has
+fewer dims) is passed whole to every chunk. Element-wise results and row-wise results (softmax on
+the last dim) are the same bits as the single-threaded ops at any thread count.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+
+from burn_ndarray import _threads
+from burn_ndarray._activation_ops import ActivationOps
+from burn_ndarray._dtypes import F32, F64
+from burn_ndarray._float_ops import FloatOps
+
+Array = Any
+_ndarray = np.ndarray
+# Elements each thread must get before an op is split (one pass of a cheap ufunc costs about
+# 0.2 ns per float32 element here, handing a chunk to a pool thread about 20 us; measured with
+# tools/bench_thresholds.py, see docs/benchmarks.md): below 2x these, ops run on the caller alone.
+UFUNC_PER_THREAD = 1 << 17  # binary arithmetic: one cheap pass over memory
+TRANSCENDENTAL_PER_THREAD = 1 << 15  # exp, log, tanh, sqrt, activations: more work per element
+ROWWISE_PER_THREAD = 1 << 15  # softmax / log-softmax over chunks of rows
+ROW_SUM_PER_THREAD = 1 << 17  # the compiled row sum is fast: a chunk must be large
+# The compiled row sum beats NumPy's from this size on, even on one thread.
+ROW_SUM_MIN_SIZE = 1 << 14
+
+_kernels: ModuleType | None = None
+_kernels_missing = False
+
+
+def kernels() -> ModuleType | None:
+    """The compiled kernels, imported on first use; None when numba is not installed."""
+    global _kernels, _kernels_missing
+    if _kernels is None and not _kernels_missing:
+        try:
+            from burn_ndarray import _kernels as loaded
+        except ImportError:
+            _kernels_missing = True
+            return None
+        _kernels = loaded
+    return _kernels
+
+
+def _chunks(shape: tuple[int, ...], size: int, per_thread: int) -> list[slice] | None:
+    """Slices of the first axis, one per thread that `size` elements warrant; None for one."""
+    count = _threads.parts(size, per_thread)
+    if count < 2 or not shape or shape[0] < 2:
+        return None
+    return _threads.split(shape[0], count)
+
+
+def _part(operand: Array, chunk: slice, ndim: int, rows: int) -> Array:
+    """The operand's share of a chunk of the result: sliced when its first axis is the result's."""
+    if operand.ndim == ndim and operand.shape[0] == rows:
+        return operand[chunk]
+    return operand
+
+
+def _binary(ufunc: np.ufunc) -> Callable[[Any, Array, Array], Array]:
+    def op(self: Any, lhs: Array, rhs: Array) -> Array:
+        # One size check on the way to the ufunc for small operands (the per-op overhead).
+        if lhs.size >= 2 * UFUNC_PER_THREAD or rhs.size >= 2 * UFUNC_PER_THREAD:
+            out = _threaded_binary(ufunc, lhs, rhs)
+            if out is not None:
+                return out
+        return ufunc(lhs, rhs)
+
+    op.__name__ = op.__qualname__ = f"threaded_{ufunc.__name__}"
+    return op
+
+
+def _threaded_binary(ufunc: np.ufunc, lhs: Array, rhs: Array) -> Array | None:
+    """``ufunc(lhs, rhs)`` chunk by chunk on the pool: float32/float64 arrays of one dtype."""
+    if lhs.__class__ is not _ndarray or rhs.__class__ is not _ndarray:
+        return None
+    dtype = lhs.dtype
+    if rhs.dtype is not dtype or (dtype is not F32 and dtype is not F64):
+        return None
+    shape = lhs.shape if lhs.shape == rhs.shape else np.broadcast_shapes(lhs.shape, rhs.shape)
+    chunks = _chunks(shape, int(np.prod(shape)), UFUNC_PER_THREAD)
+    if chunks is None:
+        return None
+    out = np.empty(shape, dtype)
+    ndim, rows = len(shape), shape[0]
+
+    def task(chunk: slice) -> None:
+        ufunc(_part(lhs, chunk, ndim, rows), _part(rhs, chunk, ndim, rows), out=out[chunk])
+
+    _threads.run(task, chunks)
+    return out
+
+
+def _unary(ufunc: np.ufunc) -> Callable[[Any, Array], Array]:
+    def op(self: Any, tensor: Array) -> Array:
+        if tensor.size >= 2 * TRANSCENDENTAL_PER_THREAD and tensor.__class__ is _ndarray:
+            dtype = tensor.dtype
+            chunks = _chunks(tensor.shape, tensor.size, TRANSCENDENTAL_PER_THREAD)
+            if chunks is not None and (dtype is F32 or dtype is F64):
+                out = np.empty(tensor.shape, dtype)
+                _threads.run(lambda chunk: ufunc(tensor[chunk], out=out[chunk]), chunks)
+                return out
+        return ufunc(tensor)
+
+    op.__name__ = op.__qualname__ = f"threaded_{ufunc.__name__}"
+    return op
+
+
+# Ops that are a bare ufunc on the single-threaded path: bound to it at one thread (`_bind`).
+UFUNC_OPS: dict[str, Callable[..., Array]] = {
+    "float_add": _binary(np.add),
+    "float_sub": _binary(np.subtract),
+    "float_mul": _binary(np.multiply),
+    "float_div": _binary(np.true_divide),
+    "float_exp": _unary(np.exp),
+    "float_log": _unary(np.log),
+    "float_sqrt": _unary(np.sqrt),
+    "float_tanh": _unary(np.tanh),
+}
+
+
+def _map_rows(
+    fn: Callable[..., Array], x: Array, *others: Array, per_thread: int = TRANSCENDENTAL_PER_THREAD
+) -> Array | None:
+    """``fn(x, *others)`` computed chunk by chunk of the first axis on the pool, or None when
+    `x` is small, not float32/float64, or there is one thread. `fn` must treat rows
+    independently (element-wise, or reducing over a later axis)."""
+    if x.__class__ is not _ndarray or x.size < 2 * per_thread:
+        return None
+    dtype = x.dtype
+    if dtype is not F32 and dtype is not F64:
+        return None
+    chunks = _chunks(x.shape, x.size, per_thread)
+    if chunks is None:
+        return None
+    parts: list[Array] = [None] * len(chunks)
+    ndim, rows = x.ndim, x.shape[0]
+
+    def task(i: int) -> None:
+        chunk = chunks[i]
+        parts[i] = fn(x[chunk], *(_part(o, chunk, ndim, rows) for o in others))
+
+    _threads.run(lambda chunk: task(chunk.start), [slice(i, i + 1) for i in range(len(chunks))])
+    return np.concatenate(parts, axis=0)
+
+
+class ParallelOps:
+    """Threaded overrides, first in `burn_ndarray.NdArray`'s bases; each falls back to the
+    single-threaded op (the next class in the MRO) for small or unusual operands, after one size
+    check (the per-op overhead on tiny tensors stays that of the single-threaded op)."""
+
+    # -- reductions ---------------------------------------------------------------------------
+    def float_sum_dim(self, tensor: Array, dim: int) -> Array:
+        dtype = tensor.dtype
+        if dtype is F32 or dtype is F64:  # the single-threaded op, inlined, for small tensors
+            if tensor.size >= ROW_SUM_MIN_SIZE:
+                sums = _sum_dim(tensor, dim)
+                if sums is not None:
+                    return sums
+            return tensor.sum(axis=dim, keepdims=True)
+        return _single.float_sum_dim(self, tensor, dim)
+
+    def float_mean_dim(self, tensor: Array, dim: int) -> Array:
+        if tensor.size >= ROW_SUM_MIN_SIZE:
+            sums = _sum_dim(tensor, dim)
+            if sums is not None:
+                sums /= tensor.shape[dim]
+                return sums
+        return _single.float_mean_dim(self, tensor, dim)
+
+    # -- activations --------------------------------------------------------------------------
+    def relu(self, x: Array) -> Array:
+        if x.size >= 2 * UFUNC_PER_THREAD:
+            out = _map_rows(np.maximum, x, x.dtype.type(0), per_thread=UFUNC_PER_THREAD)
+            if out is not None:
+                return out
+        return _single.relu(self, x)
+
+    def relu_backward(self, output: Array, grad: Array) -> Array:
+        if grad.size >= 2 * UFUNC_PER_THREAD and output.__class__ is _ndarray and output.shape == grad.shape:
+            single = _single.relu_backward
+            out = _map_rows(lambda g, o: single(self, o, g), grad, output, per_thread=UFUNC_PER_THREAD)
+            if out is not None:
+                return out
+        return _single.relu_backward(self, output, grad)
+
+    def gelu(self, x: Array) -> Array:
+        if x.size >= 2 * TRANSCENDENTAL_PER_THREAD:
+            out = _map_rows(lambda part: _single.gelu(self, part), x)
+            if out is not None:
+                return out
+        return _single.gelu(self, x)
+
+    def gelu_backward(self, x: Array, grad: Array) -> Array:
+        if (
+            x.size >= 2 * TRANSCENDENTAL_PER_THREAD
+            and grad.__class__ is _ndarray
+            and x.shape == grad.shape
+            and x.dtype is grad.dtype
+        ):
+            out = _map_rows(lambda a, b: _single.gelu_backward(self, a, b), x, grad)
+            if out is not None:
+                return out
+        return _single.gelu_backward(self, x, grad)
+
+    def softmax(self, x: Array, dim: int) -> Array:
+        if x.size >= 2 * ROWWISE_PER_THREAD:
+            out = _rowwise(lambda part: _single.softmax(self, part, dim), x, dim)
+            if out is not None:
+                return out
+        return _single.softmax(self, x, dim)
+
+    def log_softmax(self, x: Array, dim: int) -> Array:
+        if x.size >= 2 * ROWWISE_PER_THREAD:
+            out = _rowwise(lambda part: _single.log_softmax(self, part, dim), x, dim)
+            if out is not None:
+                return out
+        return _single.log_softmax(self, x, dim)
+
+
+class _Single(FloatOps, ActivationOps):
+    """The single-threaded ops that `ParallelOps` falls back to (their classes' own methods)."""
+
+
+_single: Any = _Single
+
+
+def _rowwise(fn: Callable[[Array], Array], x: Array, dim: int) -> Array | None:
+    """`fn` (reducing along `dim`) over chunks of the first axis, when `dim` is not that axis."""
+    if x.__class__ is not _ndarray or x.ndim < 2 or dim % x.ndim == 0:
+        return None
+    return _map_rows(fn, x, per_thread=ROWWISE_PER_THREAD)
+
+
+def _sum_dim(tensor: Array, dim: int) -> Array | None:
+    """Sums along `dim` (kept as size 1) of a large C-contiguous float32/float64 array by the
+    compiled row kernel, or None for the single-threaded op."""
+    if tensor.__class__ is not _ndarray or tensor.size < ROW_SUM_MIN_SIZE:
+        return None
+    dtype, shape = tensor.dtype, tensor.shape
+    if (dtype is not F32 and dtype is not F64) or not tensor.flags.c_contiguous:
+        return None
+    dim %= len(shape)
+    length = shape[dim]
+    if length < 2:
+        return None
+    kept = shape[:dim] + (1,) + shape[dim + 1 :]
+    if dim == len(shape) - 1:
+        k = kernels()
+        if k is None:
+            return None
+        rows = tensor.reshape(-1, length)
+        return k.row_sums(rows, _threads.parts(tensor.size, ROW_SUM_PER_THREAD)).reshape(kept)  # type: ignore[no-any-return]
+    # Along an inner dim: NumPy's sum (adding rows, vectorized along the trailing axes) over
+    # chunks of the leading axes; each chunk is reduced exactly as the whole would be.
+    # Split the leading axes, or the trailing ones when the leading have too few rows.
+    lead = int(np.prod(shape[:dim], dtype=np.int64))
+    view = tensor.reshape(lead, length, -1)
+    out = np.empty((lead, 1, view.shape[2]), dtype)
+    chunks = _chunks(view.shape, tensor.size, UFUNC_PER_THREAD)
+    if chunks is not None:
+        _threads.run(lambda c: np.sum(view[c], axis=1, keepdims=True, out=out[c]), chunks)
+        return out.reshape(kept)
+    chunks = _chunks(view.shape[2:], tensor.size, UFUNC_PER_THREAD)
+    if chunks is None:
+        return None
+    _threads.run(lambda c: np.sum(view[:, :, c], axis=1, keepdims=True, out=out[:, :, c]), chunks)
+    return out.reshape(kept)
+
+
+def _bind(count: int) -> None:
+    """At one thread the ufunc ops are the bare ufuncs again (no Python frame); otherwise the
+    threaded wrappers."""
+    for name, threaded in UFUNC_OPS.items():
+        if count > 1:
+            setattr(ParallelOps, name, threaded)
+        elif name in ParallelOps.__dict__:
+            delattr(ParallelOps, name)
+
+
+_bind(_threads.get_num_threads())
+_threads._listeners.append(_bind)

@@ -1,0 +1,72 @@
+"""Where the threaded paths start paying (development tool): the size thresholds of `_parallel`.
+
+For each op family and a range of element counts, prints the best-of-N time of the op with the
+threshold at 1 (always split / compiled) and at infinity (never), at the thread count given
+(default: ``BURN_NUM_THREADS`` / every core), and their ratio; a per-thread threshold belongs where
+the ratio drops below 1 (``*_MIN_SIZE``: measure those at one thread). Run it on a quiet machine,
+from the repository root::
+
+    python packages/burn-ndarray/tools/bench_thresholds.py [threads]
+"""
+
+from __future__ import annotations
+
+import sys
+import timeit
+from collections.abc import Callable
+
+import numpy as np
+
+import burn_ndarray
+from burn_ndarray import NdArray, _optim, _parallel
+
+SIZES = [1 << k for k in range(10, 21, 2)]
+Op = Callable[[NdArray, np.ndarray, np.ndarray], object]
+
+
+def _adam(B: NdArray, a: np.ndarray, b: np.ndarray) -> object:
+    return B.float_adam_step(a, b, b * 0.5, b * b, 0.9, 0.99, 0.1, 1e-5)
+
+
+FAMILIES: dict[str, tuple[object, Op]] = {  # threshold -> (its module, an op on a, b of `size` elements)
+    "UFUNC_PER_THREAD": (_parallel, lambda B, a, b: B.float_add(a, b)),
+    "TRANSCENDENTAL_PER_THREAD": (_parallel, lambda B, a, b: B.float_exp(a)),
+    "ROWWISE_PER_THREAD": (_parallel, lambda B, a, b: B.softmax(a, 1)),
+    "ROW_SUM_PER_THREAD": (_parallel, lambda B, a, b: B.float_sum_dim(a, 1)),
+    "COMPILED_PER_THREAD": (_optim, _adam),
+    # one thread: the compiled kernels against NumPy
+    "ROW_SUM_MIN_SIZE": (_parallel, lambda B, a, b: B.float_sum_dim(a, 1)),
+    "COMPILED_MIN_SIZE": (_optim, _adam),
+}
+
+
+def best(fn: Callable[[], object]) -> float:
+    fn()
+    timer = timeit.Timer(fn)
+    number, _ = timer.autorange()
+    return min(timer.repeat(5, number)) / number
+
+
+def main() -> None:
+    if len(sys.argv) > 1:
+        burn_ndarray.set_num_threads(int(sys.argv[1]))
+    B = NdArray()
+    rng = np.random.default_rng(0)
+    print(f"threads: {burn_ndarray.get_num_threads()}")
+    print("| threshold | elements | threaded (us) | single (us) | ratio |\n|---|---:|---:|---:|---:|")
+    for attr, (module, op) in FAMILIES.items():
+        saved = getattr(module, attr)
+        for size in SIZES:
+            shape = (size // 128, 128) if size >= 256 else (1, size)
+            a, b = (rng.standard_normal(shape).astype(np.float32) for _ in range(2))
+            times = []
+            for threshold in (1, 1 << 62):
+                setattr(module, attr, threshold)
+                times.append(best(lambda a=a, b=b, op=op: op(B, a, b)))
+            setattr(module, attr, saved)
+            split, single = times[0] * 1e6, times[1] * 1e6
+            print(f"| {attr} | {size} | {split:.1f} | {single:.1f} | {split / single:.2f} |")
+
+
+if __name__ == "__main__":
+    main()
