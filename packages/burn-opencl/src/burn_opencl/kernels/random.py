@@ -36,7 +36,12 @@ inline uint4 philox4x32_10(uint4 c, uint2 k) {
 # Each transform turns two 32-bit words (w0, w1) per element into a value; `normal` uses the
 # words of both elements of the pair (Box-Muller gives two normals).
 _FLOAT_BODY = {
-    "uniform": "T u0 = U(r.x, r.y), u1 = U(r.z, r.w); T v0 = p0 + (p1 - p0) * u0, v1 = p0 + (p1 - p0) * u1;",
+    # low + (high - low) * u can round up to `high` itself (u = 1 - 2^-24 near 3.0 in float32):
+    # clamp to the last value below `high`, so the range stays [low, high)
+    "uniform": (
+        "T u0 = U(r.x, r.y), u1 = U(r.z, r.w); T top = nextafter(p1, p0); "
+        "T v0 = fmin(p0 + (p1 - p0) * u0, top), v1 = fmin(p0 + (p1 - p0) * u1, top);"
+    ),
     "normal": (
         "T u0 = (T)1 - U(r.x, r.y), u1 = U(r.z, r.w); T rad = b_sqrt((T)-2 * log(u0)); "
         "T v0 = p0 + p1 * rad * cos((T)6.283185307179586 * u1), "
