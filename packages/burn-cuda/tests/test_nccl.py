@@ -73,7 +73,14 @@ def test_probe_without_nccl_in_cupy(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_probe_without_mpi(monkeypatch: pytest.MonkeyPatch, missing: str) -> None:
     _fake_cupy(monkeypatch, nccl_available=True)
     real = importlib.util.find_spec
-    monkeypatch.setattr(importlib.util, "find_spec", lambda n, *a: None if n == missing else real(n, *a))
+    present = object()  # the other MPI piece counts as installed, whether this env has it or not
+
+    def find_spec(name: str, *args: object) -> object:
+        if name == missing:
+            return None
+        return present if name in ("mpi4py", "burn_mpi") else real(name, *args)
+
+    monkeypatch.setattr(importlib.util, "find_spec", find_spec)
     reason = plugin._nccl_probe()
     assert reason == (
         f"{missing} is not installed: the nccl engine starts through MPI; pip install "
