@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import sys
 import threading
+import time
 from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Any
@@ -218,6 +219,9 @@ def _install_excepthook(ctx: DistributedContext) -> None:
         previous(exc_type, exc, tb)
         sys.stdout.flush()
         sys.stderr.flush()
+        # mpiexec forwards output through its proxies; an immediate abort can drop what this rank
+        # just printed (seen in CI: the error cut after its first line), so give it a moment
+        time.sleep(0.5)
         ctx.engine.abort(1)
 
     sys.excepthook = abort_every_rank
