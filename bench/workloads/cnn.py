@@ -77,7 +77,9 @@ def burn_cnn(backend: Any, w: dict[str, np.ndarray], x_np: np.ndarray, y_np: np.
     return Workload(step, grads, lambda: float(loss_fn(state[0](x), y).item()))
 
 
-def torch_cnn(torch: Any, w: dict[str, np.ndarray], x_np: np.ndarray, y_np: np.ndarray) -> Workload:
+def torch_cnn(
+    torch: Any, w: dict[str, np.ndarray], x_np: np.ndarray, y_np: np.ndarray, device: str = "cpu"
+) -> Workload:
     """PyTorch eager with the same layers and weights."""
     nn, functional = torch.nn, torch.nn.functional
     model = nn.Sequential(
@@ -97,7 +99,8 @@ def torch_cnn(torch: Any, w: dict[str, np.ndarray], x_np: np.ndarray, y_np: np.n
             weight = w[f"{name}.w"]
             layer.weight.copy_(torch.from_numpy(weight.T.copy() if weight.ndim == 2 else weight))
             layer.bias.copy_(torch.from_numpy(w[f"{name}.b"]))
-    x, y = torch.from_numpy(x_np.copy()), torch.from_numpy(y_np.copy())
+    model = model.to(device)
+    x, y = torch.from_numpy(x_np.copy()).to(device), torch.from_numpy(y_np.copy()).to(device)
     optimizer = torch_adam(torch, model.parameters())
 
     def fwd_bwd() -> None:

@@ -58,7 +58,9 @@ def burn_mlp(backend: Any, weights: Weights, x_np: np.ndarray, y_np: np.ndarray)
     return Workload(step, grads, lambda: float(loss_fn(state[0](x), y).item()))
 
 
-def torch_mlp(torch: Any, weights: Weights, x_np: np.ndarray, y_np: np.ndarray) -> Workload:
+def torch_mlp(
+    torch: Any, weights: Weights, x_np: np.ndarray, y_np: np.ndarray, device: str = "cpu"
+) -> Workload:
     """PyTorch eager: `nn.Sequential` of Linear + ReLU, `F.cross_entropy`, `torch.optim.Adam`."""
     layers: list[Any] = []
     for i, (w, b) in enumerate(weights):
@@ -70,7 +72,8 @@ def torch_mlp(torch: Any, weights: Weights, x_np: np.ndarray, y_np: np.ndarray) 
         if i < len(weights) - 1:
             layers.append(torch.nn.ReLU())
     model = torch.nn.Sequential(*layers)
-    x, y = torch.from_numpy(x_np.copy()), torch.from_numpy(y_np.copy())
+    model = model.to(device)
+    x, y = torch.from_numpy(x_np.copy()).to(device), torch.from_numpy(y_np.copy()).to(device)
     optimizer = torch_adam(torch, model.parameters())
     cross_entropy = torch.nn.functional.cross_entropy
 

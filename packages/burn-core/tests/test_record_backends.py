@@ -1,7 +1,8 @@
 """Round trips across backends of different element types and devices: ndarray (float32),
-ndarray with ``float_dtype="float64"``, autodiff over both, and opencl / autodiff(opencl) when
-burn-opencl is installed and finds a device. Saving on one and loading on another converts every
-value to the loading backend's float and int types (through the file's precision)."""
+ndarray with ``float_dtype="float64"``, autodiff over both, and opencl / autodiff(opencl) and
+cuda / autodiff(cuda) when burn-opencl or burn-cuda is installed and finds a device. Saving on one
+and loading on another converts every value to the loading backend's float and int types (through
+the file's precision)."""
 
 from __future__ import annotations
 
@@ -16,24 +17,35 @@ from burn import record
 from burn.module import Param
 from burn.tensor.dtype import DType
 
-BACKENDS = ["ndarray", "ndarray-f64", "autodiff", "autodiff-f64", "opencl", "autodiff-opencl"]
+BACKENDS = [
+    "ndarray",
+    "ndarray-f64",
+    "autodiff",
+    "autodiff-f64",
+    "opencl",
+    "autodiff-opencl",
+    "cuda",
+    "autodiff-cuda",
+]
 _CACHE: dict[str, Any] = {}
 
 
-def _opencl_reason() -> str | None:
+def _device_reason(base: str) -> str | None:
+    """Why the device backend `base` (opencl, cuda) cannot run here, or None when it can."""
     try:
         rows = {r.name: r for r in burn.backends()}
     except Exception as exc:  # noqa: BLE001 - any discovery failure is a reason to skip
         return f"backend discovery failed: {exc}"
-    row = rows.get("opencl")
+    row = rows.get(base)
     if row is None:
-        return "burn-opencl is not installed"
-    return None if row.status == "available" else f"opencl: {row.status} {row.reason}"
+        return f"burn-{base} is not installed"
+    return None if row.status == "available" else f"{base}: {row.status} {row.reason}"
 
 
 def make(name: str) -> Any:
     if name not in _CACHE:
-        if "opencl" in name and (reason := _opencl_reason()) is not None:
+        base = name.removeprefix("autodiff-")
+        if base in ("opencl", "cuda") and (reason := _device_reason(base)) is not None:
             pytest.skip(reason)
         nd = pytest.importorskip("burn_ndarray", reason="burn-ndarray is not importable")
         if name.startswith("autodiff"):
@@ -45,6 +57,8 @@ def make(name: str) -> Any:
             "autodiff-f64": lambda: burn.backend("autodiff(ndarray)", float_dtype="float64"),
             "opencl": lambda: burn.backend("opencl"),
             "autodiff-opencl": lambda: burn.backend("autodiff(opencl)"),
+            "cuda": lambda: burn.backend("cuda"),
+            "autodiff-cuda": lambda: burn.backend("autodiff(cuda)"),
         }[name]()
     return _CACHE[name]
 
