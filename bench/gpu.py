@@ -84,13 +84,13 @@ def gemm(torch: Any, burn: Any) -> None:
         tb = torch.from_numpy(b32).to("cuda", torch_dtype)
         burn_fn: Fn | str
         try:
-            ba = Tensor.from_data(a32.astype(np_dtype), device=device)
-            bb = Tensor.from_data(b32.astype(np_dtype), device=device)
+            ba = Tensor.from_data(a32.astype(np_dtype), device=device, dtype=name)
+            bb = Tensor.from_data(b32.astype(np_dtype), device=device, dtype=name)
 
             def burn_fn(ba: Any = ba, bb: Any = bb) -> object:
                 return ba.matmul(bb)
 
-            check = burn_fn().to_data().astype(np.float32)[:4, :4]
+            check = np.asarray(burn_fn().to_data().to_numpy(), dtype=np.float32)[:4, :4]
             ref = (ta @ tb).float().cpu().numpy()[:4, :4]
             extra = f"max |burn - torch| on a corner: {np.abs(check - ref).max():.3g}"
         except Exception as e:  # a dtype the backend refuses: say so in the row
