@@ -131,3 +131,27 @@ def test_dlpack_with_cupy_and_torch_shares_memory() -> None:
     assert tt.is_cuda and tt.tolist() == [[0.0, 2.0, 4.0], [6.0, 8.0, 10.0]]
     back = from_dlpack(torch.ones(3, device="cuda", dtype=torch.int64))
     assert back.kind is burn.Int and back.to_data().array.tolist() == [1, 1, 1]
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+@pytest.mark.parametrize("first", [True, False])
+def test_fused_adam_matches_the_default_update(
+    B: Any, up: Any, down: Any, rng: Any, dtype: str, first: bool
+) -> None:
+    from burn.backend.optim_ops import OptimOps
+
+    p, g, m, v = (rng.normal(size=(37, 5)).astype(dtype) for _ in range(4))
+    v = np.abs(v)
+    moments = (None, None) if first else (up(m), up(v))
+    args = (0.9, 0.999, 1e-3, 1e-8)
+    fused = B.float_adam_step(up(p), up(g), *moments, *args)
+    default = OptimOps.float_adam_step(B, up(p), up(g), *moments, *args)
+    tol = 1e-3 if dtype == "float16" else 1e-6
+    for got, want in zip(fused, default, strict=True):
+        assert down(got).dtype == np.dtype(dtype)
+        np.testing.assert_allclose(down(got), down(want), rtol=tol, atol=tol)
+    # the moments are Adam's own: m = 0.9 m + 0.1 g, v = 0.999 v + 0.001 g^2 (zero before the first)
+    m0, v0 = (0.0, 0.0) if first else (m.astype(np.float64), v.astype(np.float64))
+    g64 = g.astype(np.float64)
+    np.testing.assert_allclose(down(fused[1]), 0.9 * m0 + 0.1 * g64, rtol=tol, atol=tol)
+    np.testing.assert_allclose(down(fused[2]), 0.999 * v0 + 0.001 * g64 * g64, rtol=tol, atol=tol)

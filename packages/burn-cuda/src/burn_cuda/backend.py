@@ -16,12 +16,13 @@ from burn_cuda._dtypes import NP_OF, SUPPORTED
 from burn_cuda._float_ops import FloatOps
 from burn_cuda._int_ops import IntOps
 from burn_cuda._module_ops import ModuleOps
+from burn_cuda._optim import OptimOps
 from burn_cuda._random import Generators
 from burn_cuda.fusion import FusionOps
 
 
 # Ops bound to CuPy ufuncs (``float_add = cupy.add``) differ in type from the contract's methods on purpose.
-class Cuda(FloatOps, IntOps, BoolOps, ModuleOps, ActivationOps, FusionOps, Backend):  # type: ignore[misc]
+class Cuda(OptimOps, FloatOps, IntOps, BoolOps, ModuleOps, ActivationOps, FusionOps, Backend):  # type: ignore[misc]
     """The CUDA backend: primitives are CuPy arrays on NVIDIA GPUs, one device ``cuda:N`` per GPU.
 
     Ops are queued asynchronously on each device's default CuPy stream (`sync` waits; reading data
