@@ -112,6 +112,38 @@ class Block:
 _BLOCKS: dict[tuple[Any, str], Block] = {}
 
 
+def _packed_kernels(
+    rt: Runtime, a_dtype: Any, b_dtype: Any, t: str, opts: Any
+) -> tuple[Block, dict[str, Any]]:
+    """The packed GEMM's kernels for `block_for`'s block; where the driver cannot build that block's
+    vectors, the 256-bit block. (pocl 3.0 on an AVX-512 CPU prefers 16-float vectors, but its
+    compiler targets the CPU without avx512f: the build 'succeeds' with ABI warnings and the
+    program has no kernels, so clCreateKernel answers INVALID_KERNEL_NAME.)"""
+    import pyopencl as cl
+
+    from burn_opencl.runtime import KernelBuildError
+
+    def build(blk: Block) -> dict[str, Any]:
+        return rt.build(
+            ("mm_packed", a_dtype, b_dtype, t, blk),
+            ("pack_a", "pack_b", "mm"),
+            lambda: _packed_source(a_dtype, b_dtype, t, blk),
+            opts,
+            lambda name: [None, None] + [I64] * 6 if name.startswith("pack") else [None] * 3 + [I64] * 8,
+        )
+
+    blk = block_for(rt, t)
+    try:
+        return blk, build(blk)
+    except (cl.Error, KernelBuildError):
+        size = 8 if t == "double" else 4
+        if blk.v * size <= 32 or os.environ.get("BURN_OPENCL_GEMM_BLOCK"):
+            raise
+    narrow = Block(6, 2, 32 // size)
+    _BLOCKS[(rt.cl_device, t)] = narrow
+    return narrow, build(narrow)
+
+
 def block_for(rt: Runtime, t: str) -> Block:
     """The register block for compute type `t` on `rt`'s device, from its preferred vector width.
 
@@ -351,14 +383,7 @@ def matmul(a: CLTensor, b: CLTensor, out_dtype: DType) -> CLTensor:
             b_sn,
         )
         return out
-    blk = block_for(rt, t)
-    kernels = rt.build(
-        ("mm_packed", a.dtype, b.dtype, t, blk),
-        ("pack_a", "pack_b", "mm"),
-        lambda: _packed_source(a.dtype, b.dtype, t, blk),
-        opts,
-        lambda name: [None, None] + [I64] * 6 if name.startswith("pack") else [None] * 3 + [I64] * 8,
-    )
+    blk, kernels = _packed_kernels(rt, a.dtype, b.dtype, t, opts)
     Mp = (M + blk.rm - 1) // blk.rm * blk.rm
     Np = (N + blk.nb - 1) // blk.nb * blk.nb
     nI, nJ = Mp // blk.rm, Np // blk.nb
