@@ -1,5 +1,7 @@
 """One Adam step over 1M and 25M float32 params: burn's `AdamConfig().init()` vs
-``torch.optim.Adam`` (default, and ``fused=True``) vs in-place NumPy Adam (the floor).
+``torch.optim.Adam`` (default, and ``fused=True``) vs in-place NumPy Adam (the floor); and one
+SGD-with-momentum and one RMSProp step (burn's fused ops) vs ``torch.optim.SGD(momentum=0.9)``
+and ``torch.optim.RMSprop(momentum=0.9)`` (torch's default implementation; no NumPy floor).
 
 Each contender steps the same params with the same gradient after one warm-up step that creates
 its state (moments exist, as in training). "in 1000 params" spreads 1M values over 1000 tensors,
@@ -18,7 +20,7 @@ SIZES = [("1M params (1 tensor)", 1, 1_000_000), ("1M params (in 1000 params)", 
 SIZES += [("25M params (1 tensor)", 1, 25_000_000)]
 
 
-def burn_step(backend: Any, params: list[np.ndarray], grads: list[np.ndarray]) -> Fn:
+def burn_step(backend: Any, params: list[np.ndarray], grads: list[np.ndarray], config: Any = None) -> Fn:
     from burn import Tensor, optim
     from burn.module import Module, Param
 
@@ -28,7 +30,8 @@ def burn_step(backend: Any, params: list[np.ndarray], grads: list[np.ndarray]) -
     model = Params([Param.from_tensor(Tensor.from_data(p, backend=backend)) for p in params])
     grad_tensors = [Tensor.from_data(g, backend=backend) for g in grads]
     ids = [p.id for p in model.tensors]
-    optimizer = optim.AdamConfig(beta_1=BETA_1, beta_2=BETA_2, epsilon=EPS).init()
+    config = config or optim.AdamConfig(beta_1=BETA_1, beta_2=BETA_2, epsilon=EPS)
+    optimizer = config.init()
     holder = [model]
 
     def step() -> None:
@@ -53,11 +56,39 @@ def torch_step(torch: Any, params: list[np.ndarray], grads: list[np.ndarray], fu
     return optimizer.step
 
 
+def other_rows(
+    backend: Any, torch: Any, params: list[np.ndarray], grads: list[np.ndarray], label: str
+) -> dict:
+    """SGD-with-momentum and RMSProp contenders: burn's and torch's, with the same options."""
+    from burn import optim
+
+    def torch_other(make: Any) -> Fn:
+        tensors = [torch.from_numpy(p.copy()).requires_grad_() for p in params]
+        for t, g in zip(tensors, grads, strict=True):
+            t.grad = torch.from_numpy(g.copy())
+        return make(tensors).step  # type: ignore[no-any-return]
+
+    sgd = optim.SgdConfig(momentum=optim.MomentumConfig(0.9, 0.0, False))
+    rms = optim.RmsPropConfig(alpha=0.99, momentum=0.9, epsilon=EPS)
+    return {
+        f"SGD momentum step, {label}": {
+            "burn": burn_step(backend, params, grads, sgd),
+            "torch": torch_other(lambda ts: torch.optim.SGD(ts, lr=LR, momentum=0.9)) if torch else None,
+        },
+        f"RMSProp step, {label}": {
+            "burn": burn_step(backend, params, grads, rms),
+            "torch": torch_other(lambda ts: torch.optim.RMSprop(ts, lr=LR, alpha=0.99, eps=EPS, momentum=0.9))
+            if torch
+            else None,
+        },
+    }
+
+
 def run(settings: Settings) -> list[Table]:
     import burn
 
     backend, torch = burn.backend("ndarray"), setup_torch()
-    default_rows, fused_rows = [], []
+    default_rows, fused_rows, other = [], [], []
     sizes = [*SIZES[:2], ("5M params (1 tensor)", 1, 5_000_000)] if settings.quick else SIZES
     for label, count, size in sizes:
         rng = np.random.default_rng(0)
@@ -74,7 +105,11 @@ def run(settings: Settings) -> list[Table]:
         default_rows.append(Row(f"Adam step, {label}", t["burn"], t["torch"], t["numpy"], unit="ms"))
         fused_rows.append(Row(f"Adam step, {label}", t["burn"], t["fused"], t["numpy"], unit="ms"))
         del fns, floor
+        for case, contenders in other_rows(backend, torch, params, grads, label).items():
+            t = time_side_by_side(contenders, settings, warmup=1)
+            other.append(Row(case, t["burn"], t["torch"], None, unit="ms"))
     return [
         Table("one Adam step: burn vs torch.optim.Adam (default) vs in-place NumPy", default_rows),
         Table("one Adam step: burn vs torch.optim.Adam(fused=True) vs in-place NumPy", fused_rows),
+        Table("one SGD-momentum / RMSProp step: burn vs torch.optim.SGD / RMSprop (default)", other),
     ]

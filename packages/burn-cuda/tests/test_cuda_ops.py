@@ -155,3 +155,58 @@ def test_fused_adam_matches_the_default_update(
     g64 = g.astype(np.float64)
     np.testing.assert_allclose(down(fused[1]), 0.9 * m0 + 0.1 * g64, rtol=tol, atol=tol)
     np.testing.assert_allclose(down(fused[2]), 0.999 * v0 + 0.001 * g64 * g64, rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+@pytest.mark.parametrize("first", [True, False])
+@pytest.mark.parametrize("nesterov", [False, True])
+@pytest.mark.parametrize("weight_decay", [None, 0.01])
+def test_fused_sgd_momentum_matches_the_default_update(
+    B: Any, up: Any, down: Any, rng: Any, dtype: str, first: bool, nesterov: bool, weight_decay: float | None
+) -> None:
+    from burn.backend.optim_ops import OptimOps
+
+    p, g, v = (rng.normal(size=(37, 5)).astype(dtype) for _ in range(3))
+    velocity = None if first else up(v)
+    args = (0.9, 0.1, nesterov, weight_decay, 1e-2)
+    fused = B.float_sgd_momentum_step(up(p), up(g), velocity, *args)
+    default = OptimOps.float_sgd_momentum_step(B, up(p), up(g), velocity, *args)
+    tol = 1e-3 if dtype == "float16" else 1e-6
+    assert len(fused) == 2
+    for got, want in zip(fused, default, strict=True):
+        assert down(got).dtype == np.dtype(dtype) and down(got).shape == (37, 5)
+        np.testing.assert_allclose(down(got), down(want), rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+@pytest.mark.parametrize("first", [True, False])
+@pytest.mark.parametrize("centered", [False, True])
+@pytest.mark.parametrize("momentum", [0.0, 0.9])
+@pytest.mark.parametrize("weight_decay", [None, 0.01])
+def test_fused_rmsprop_matches_the_default_update(
+    B: Any,
+    up: Any,
+    down: Any,
+    rng: Any,
+    dtype: str,
+    first: bool,
+    centered: bool,
+    momentum: float,
+    weight_decay: float | None,
+) -> None:
+    from burn.backend.optim_ops import OptimOps
+
+    p, g, b = (rng.normal(size=(37, 5)).astype(dtype) for _ in range(3))
+    s = (np.abs(rng.normal(size=(37, 5))) + 1.0).astype(dtype)  # avg = s - a^2 stays positive
+    a = (0.1 * rng.normal(size=(37, 5))).astype(dtype)
+    s0, a0, b0 = (None, None, None) if first else (up(s), up(a), up(b))
+    args = (0.9, 1e-5, centered, momentum, weight_decay, 1e-2)
+    fused = B.float_rmsprop_step(up(p), up(g), s0, a0, b0, *args)
+    default = OptimOps.float_rmsprop_step(B, up(p), up(g), s0, a0, b0, *args)
+    assert (fused[2] is None) == (not centered) and (fused[3] is None) == (momentum == 0.0)
+    tol = 1e-2 if dtype == "float16" else 1e-5
+    for got, want in zip(fused, default, strict=True):
+        if want is None:
+            continue
+        assert down(got).dtype == np.dtype(dtype) and down(got).shape == (37, 5)
+        np.testing.assert_allclose(down(got), down(want), rtol=tol, atol=tol)

@@ -219,8 +219,8 @@ class Fusion(DecoratorBackend):
             result = fn(*a, **kwargs)
             if how == "P":
                 return FusionTensor(result)
-            if how == "tuple":
-                return tuple(FusionTensor(r) for r in result)
+            if how == "tuple":  # an optional result (``P | None``) stays None
+                return tuple(None if r is None else FusionTensor(r) for r in result)
             if how == "Device":
                 return own(result)
             return result

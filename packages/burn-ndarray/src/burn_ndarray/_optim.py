@@ -1,7 +1,12 @@
-"""Fused optimizer updates on NumPy arrays (the contract's `burn.backend.optim_ops`).
+"""Fused optimizer updates on NumPy arrays (the contract's `burn.backend.optim_ops`): Adam, SGD
+with momentum, RMSProp.
 
 Large updates after the first step run as one compiled pass on every thread (`_kernels.adam`,
-the same bits); the rest as follows.
+`_kernels.sgd_momentum`, `_kernels.rmsprop`: the same bits; the last two update the state in
+place, so a state the caller keeps is copied first); the rest as ``out=`` passes, each the default
+op's op in its order, into one fresh array per step (and one for the decayed gradient with weight
+decay) and the handed-over state. Adam's passes as follows; SGD's and RMSProp's the same way,
+without the blocks.
 Adam in ten ``out=`` passes (`_adam_passes`) with one fresh array per step, and large updates
 block by block so that the passes run in cache: the result is computed in a buffer
 that starts as scratch and ends as the new param, and the new moments are written into the
@@ -34,6 +39,12 @@ BLOCK = 1 << 16
 # is split between threads once each gets `COMPILED_PER_THREAD` elements (tools/bench_thresholds.py).
 COMPILED_MIN_SIZE = 1 << 12
 COMPILED_PER_THREAD = 1 << 16
+# The same for SGD with momentum and RMSProp (measured as Adam's, one thread): SGD's passes are
+# few and cheap, and beat the kernel's call (about 6 us with its checks) up to about 8K elements;
+# RMSProp's are sixteen, and the kernel wins at any size (256: 7 against 14 us); tiny params keep
+# the passes so that small models never load numba.
+SGD_COMPILED_MIN_SIZE = 1 << 13
+RMSPROP_COMPILED_MIN_SIZE = 1 << 8
 _ndarray = np.ndarray
 
 
@@ -103,6 +114,185 @@ class OptimOps:
             )  # fmt: skip
         return out, m, v
 
+    def float_sgd_momentum_step(
+        self,
+        param: Array,
+        grad: Array,
+        velocity: Array | None,
+        momentum: float,
+        dampening: float,
+        nesterov: bool,
+        weight_decay: float | None,
+        lr: float,
+    ) -> tuple[Array, Array]:
+        scalars = (momentum, dampening, nesterov, weight_decay, lr)
+        if not _fusable(param, grad, velocity):
+            backend: Any = self  # a mixin of the Backend the default op runs on
+            return DefaultOptimOps.float_sgd_momentum_step(backend, param, grad, velocity, *scalars)
+        # The count is checked here, where the velocity is this call's argument (see _reuse).
+        in_place = velocity is not None and _rc(velocity) == OWNED and _exclusive(velocity, grad)
+        out = _recycle.empty_like(grad)  # scratch until the last pass makes it the new param
+        if (
+            velocity is not None
+            and grad.size >= SGD_COMPILED_MIN_SIZE
+            and _all_c_contiguous(param, grad, velocity)
+            and (kernels := _parallel.kernels()) is not None
+        ):
+            v = velocity if in_place else velocity.copy()  # the kernel updates it in place
+            flat = [a.reshape(-1) for a in (param, grad, v, out)]
+            kernels.sgd_momentum(*flat, scalars, _threads.parts(grad.size, COMPILED_PER_THREAD))
+            return out, v
+        v = velocity if in_place else None
+        return out, _sgd_passes(param, grad, velocity, v, out, scalars)
+
+    def float_rmsprop_step(
+        self,
+        param: Array,
+        grad: Array,
+        square_avg: Array | None,
+        grad_avg: Array | None,
+        momentum_buffer: Array | None,
+        alpha: float,
+        epsilon: float,
+        centered: bool,
+        momentum: float,
+        weight_decay: float | None,
+        lr: float,
+    ) -> tuple[Array, Array, Array | None, Array | None]:
+        if not _fusable(param, grad, square_avg, grad_avg, momentum_buffer):
+            backend: Any = self  # a mixin of the Backend the default op runs on
+            return DefaultOptimOps.float_rmsprop_step(
+                backend, param, grad, square_avg, grad_avg, momentum_buffer,
+                alpha, epsilon, centered, momentum, weight_decay, lr,
+            )  # fmt: skip
+        # States the options ignore are dropped first: they then count as absent.
+        if not centered:
+            grad_avg = None
+        with_buffer = momentum > 0.0
+        if not with_buffer:
+            momentum_buffer = None
+        # The counts are checked here, where the states are this call's arguments (see _reuse).
+        s_in_place = square_avg is not None and _rc(square_avg) == OWNED and _exclusive(square_avg, grad)
+        a_in_place = grad_avg is not None and _rc(grad_avg) == OWNED and _exclusive(grad_avg, grad)
+        b_in_place = (
+            momentum_buffer is not None
+            and _rc(momentum_buffer) == OWNED
+            and _exclusive(momentum_buffer, grad)
+        )
+        out = _recycle.empty_like(grad)  # scratch until the last pass makes it the new param
+        scalars = (alpha, epsilon, momentum, weight_decay, lr)
+        if (
+            square_avg is not None
+            and (grad_avg is not None or not centered)
+            and (momentum_buffer is not None or not with_buffer)
+            and grad.size >= RMSPROP_COMPILED_MIN_SIZE
+            and _all_c_contiguous(param, grad, square_avg, grad_avg, momentum_buffer)
+            and (kernels := _parallel.kernels()) is not None
+        ):
+            # The kernel updates the states in place: those the caller keeps are copied first.
+            s = square_avg if s_in_place else square_avg.copy()
+            a = grad_avg if a_in_place or grad_avg is None else grad_avg.copy()
+            b = momentum_buffer if b_in_place or momentum_buffer is None else momentum_buffer.copy()
+            kernels.rmsprop(
+                param.reshape(-1), grad.reshape(-1), s.reshape(-1),
+                None if a is None else a.reshape(-1), None if b is None else b.reshape(-1),
+                out.reshape(-1), scalars, _threads.parts(grad.size, COMPILED_PER_THREAD),
+            )  # fmt: skip
+            return out, s, a, b
+        s = square_avg if s_in_place else np.empty_like(grad)
+        a = None if not centered else grad_avg if a_in_place else np.empty_like(grad)
+        b = None if not with_buffer else momentum_buffer if b_in_place else np.empty_like(grad)
+        _rmsprop_passes(param, grad, (square_avg, grad_avg, momentum_buffer), out, s, a, b, scalars)
+        return out, s, a, b
+
+
+def _sgd_passes(
+    param: Array,
+    grad: Array,
+    velocity: Array | None,
+    v: Array | None,
+    out: Array,
+    scalars: tuple[float, float, bool, float | None, float],
+) -> Array:
+    """The default op's ops, in its order, into `out` (the new param) and `v` (`velocity` itself
+    when handed over, else None: a fresh array); returns the new velocity. A `velocity` of None is
+    the first step: the velocity is then the decayed gradient (`grad` itself without decay)."""
+    momentum, dampening, nesterov, weight_decay, lr = scalars
+    g = grad
+    if weight_decay is not None:
+        g = np.multiply(param, weight_decay)  # a fresh array: the first step keeps it as velocity
+        np.add(grad, g, out=g)
+    if velocity is None:
+        v = g
+    else:
+        if v is None:
+            v = np.empty_like(grad)
+        np.multiply(g, 1.0 - dampening, out=out)
+        np.multiply(velocity, momentum, out=v)
+        np.add(v, out, out=v)
+    if nesterov:
+        np.multiply(v, momentum, out=out)
+        np.add(g, out, out=out)
+        np.multiply(out, lr, out=out)
+    else:
+        np.multiply(v, lr, out=out)
+    np.subtract(param, out, out=out)
+    return v
+
+
+def _rmsprop_passes(
+    param: Array,
+    grad: Array,
+    states: tuple[Array | None, Array | None, Array | None],
+    out: Array,
+    s: Array,
+    a: Array | None,
+    b: Array | None,
+    scalars: tuple[float, float, float, float | None, float],
+) -> None:
+    """The default op's ops, in its order, into `out` (the new param) and the new states `s`,
+    `a` (None: not centered), `b` (None: no momentum), which may be the old ones in `states`
+    (square average, gradient average, momentum buffer; None: absent, the first step)."""
+    square_avg, grad_avg, buffer = states
+    alpha, epsilon, momentum, weight_decay, lr = scalars
+    c = 1.0 - alpha
+    g = grad
+    if weight_decay is not None:
+        g = _recycle.empty_like(grad)
+        np.multiply(param, weight_decay, out=g)
+        np.add(grad, g, out=g)
+    if square_avg is None:
+        np.multiply(g, g, out=s)
+        np.multiply(s, c, out=s)
+    else:
+        np.multiply(g, g, out=out)
+        np.multiply(out, c, out=out)
+        np.multiply(square_avg, alpha, out=s)
+        np.add(s, out, out=s)
+    avg = s
+    if a is not None:
+        if grad_avg is None:
+            np.multiply(g, c, out=a)
+        else:
+            np.multiply(g, c, out=out)
+            np.multiply(grad_avg, alpha, out=a)
+            np.add(a, out, out=a)
+        np.multiply(a, a, out=out)
+        avg = np.subtract(s, out, out=out)
+    np.sqrt(avg, out=out)
+    np.add(out, epsilon, out=out)
+    np.divide(g, out, out=out)  # the update
+    if b is not None:
+        if buffer is None:
+            np.copyto(b, out)
+        else:
+            np.multiply(buffer, momentum, out=b)
+            np.add(b, out, out=b)
+        np.multiply(b, lr, out=out)
+    else:
+        np.multiply(out, lr, out=out)
+    np.subtract(param, out, out=out)
+
 
 def _adam_passes(
     param: Array,
@@ -141,8 +331,9 @@ def _all_c_contiguous(*arrays: Array | None) -> bool:
     return all(a is None or a.flags.c_contiguous for a in arrays)
 
 
-def _fusable(param: Array, grad: Array, moment_1: Array | None, moment_2: Array | None) -> bool:
-    """Whether every operand is an array of one float32/float64 dtype and shape (at least 1-D).
+def _fusable(param: Array, grad: Array, *states: Array | None) -> bool:
+    """Whether every operand (a state may be None) is an array of one float32/float64 dtype and
+    shape (at least 1-D).
 
     Anything else (float16, a NumPy scalar, mixed dtypes, shapes that would broadcast) takes the
     default op, which handles them as the plain ops do.
@@ -152,7 +343,7 @@ def _fusable(param: Array, grad: Array, moment_1: Array | None, moment_2: Array 
     dtype, shape = grad.dtype, grad.shape
     if (dtype is not F32 and dtype is not F64) or param.dtype is not dtype or param.shape != shape:
         return False
-    for m in (moment_1, moment_2):
+    for m in states:
         if m is not None and (m.__class__ is not _ndarray or m.dtype is not dtype or m.shape != shape):
             return False
     return True

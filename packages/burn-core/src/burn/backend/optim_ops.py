@@ -6,9 +6,12 @@ overrides it to be faster (NumPy: ``out=`` passes into the handed-over moments, 
 per step; a GPU backend: one kernel). The override must return the default's values (up to the
 dtype's rounding; burn-ndarray's are the same bits).
 
-Operands are handed over as in `burn.backend.reuse_ops`: the caller never uses `moment_1` and
-`moment_2` again, so a backend may write the new moments into their buffers where it proves that
-nothing else refers to them. `param` and `grad` are only read.
+The state operands (Adam's moments, SGD's velocity, RMSProp's averages and buffer) are handed
+over as in `burn.backend.reuse_ops`: the caller never uses them again, so a backend may write the
+new state into their buffers where it proves that nothing else refers to them. `param` and `grad`
+are only read. Each op is the optimizer's per-element update with its scalars given, the same
+float operations in the same order as `burn.optim`'s unfused code, so that the default op and an
+override that keeps that order give the optimizer's values.
 """
 
 from __future__ import annotations
@@ -51,3 +54,78 @@ class OptimOps:
         denominator = ops.float_add_scalar(ops.float_sqrt(v), epsilon)
         update = ops.float_mul_scalar(ops.float_div(m, denominator), step_size)
         return ops.float_sub(param, update), m, v
+
+    @default
+    def float_sgd_momentum_step(
+        self,
+        param: P,
+        grad: P,
+        velocity: P | None,
+        momentum: float,
+        dampening: float,
+        nesterov: bool,
+        weight_decay: float | None,
+        lr: float,
+    ) -> tuple[P, P]:
+        """One SGD update with momentum, the L2 weight decay folded in (Burn's ``Sgd``).
+
+        ``g = grad + param * weight_decay`` (``g = grad`` when `weight_decay` is None),
+        ``v = velocity * momentum + g * (1 - dampening)``, or ``v = g`` when `velocity` is None
+        (the first step: no dampening, as in Burn and PyTorch),
+        ``u = g + v * momentum`` with `nesterov`, else ``u = v``, and ``param - u * lr``.
+        Returns ``(new_param, v)`` with `param`'s shape and dtype; on the first step without
+        weight decay `v` may be `grad` itself. `burn.optim.transforms.momentum_apply` calls it.
+        """
+        ops: Any = self
+        g = grad if weight_decay is None else ops.float_add(grad, ops.float_mul_scalar(param, weight_decay))
+        if velocity is None:
+            v = g
+        else:
+            damped = ops.float_mul_scalar(g, 1.0 - dampening)
+            v = ops.float_add(ops.float_mul_scalar(velocity, momentum), damped)
+        update = ops.float_add(g, ops.float_mul_scalar(v, momentum)) if nesterov else v
+        return ops.float_sub(param, ops.float_mul_scalar(update, lr)), v
+
+    @default
+    def float_rmsprop_step(
+        self,
+        param: P,
+        grad: P,
+        square_avg: P | None,
+        grad_avg: P | None,
+        momentum_buffer: P | None,
+        alpha: float,
+        epsilon: float,
+        centered: bool,
+        momentum: float,
+        weight_decay: float | None,
+        lr: float,
+    ) -> tuple[P, P, P | None, P | None]:
+        """One RMSProp update, optionally centered and with momentum (Burn's ``RmsProp``).
+
+        ``g = grad + param * weight_decay`` (``g = grad`` when `weight_decay` is None),
+        ``s = square_avg * alpha + (g * g) * (1 - alpha)``; with `centered`,
+        ``a = grad_avg * alpha + g * (1 - alpha)`` and ``avg = s - a * a``, else ``avg = s``;
+        ``u = g / (sqrt(avg) + epsilon)``; with ``momentum > 0``, ``b = momentum_buffer * momentum
+        + u`` and ``u = b``; and ``param - u * lr``. A state given as None counts as zero (the
+        first step: ``s = (g * g) * (1 - alpha)``), except the buffer, which then starts as
+        ``b = u``. Returns ``(new_param, s, a, b)``: `a` is None unless `centered`, `b` None
+        unless ``momentum > 0`` (`grad_avg`, `momentum_buffer` are then ignored).
+        """
+        ops: Any = self
+        g = grad if weight_decay is None else ops.float_add(grad, ops.float_mul_scalar(param, weight_decay))
+        squared = ops.float_mul_scalar(ops.float_mul(g, g), 1.0 - alpha)
+        s = squared if square_avg is None else ops.float_add(ops.float_mul_scalar(square_avg, alpha), squared)
+        a = None
+        avg = s
+        if centered:
+            scaled = ops.float_mul_scalar(g, 1.0 - alpha)
+            a = scaled if grad_avg is None else ops.float_add(ops.float_mul_scalar(grad_avg, alpha), scaled)
+            avg = ops.float_sub(s, ops.float_mul(a, a))
+        update = ops.float_div(g, ops.float_add_scalar(ops.float_sqrt(avg), epsilon))
+        b = None
+        if momentum > 0.0:
+            if momentum_buffer is not None:
+                update = ops.float_add(ops.float_mul_scalar(momentum_buffer, momentum), update)
+            b = update
+        return ops.float_sub(param, ops.float_mul_scalar(update, lr)), s, a, b

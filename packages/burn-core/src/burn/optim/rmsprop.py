@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from burn.errors import ShapeError
 from burn.module.config import config
 from burn.optim.base import OptimizerAdaptor, SimpleOptimizer
 from burn.optim.clipping import GradientClippingConfig
-from burn.optim.transforms import WeightDecayConfig
+from burn.optim.transforms import WeightDecayConfig, put_back, take
+from burn.tensor import _owned_ops
 
 if TYPE_CHECKING:
     from burn.tensor.tensor import Tensor
@@ -45,25 +47,30 @@ class RmsProp(SimpleOptimizer[dict[str, Any]]):
     def step(
         self, lr: float, tensor: Tensor, grad: Tensor, state: dict[str, Any] | None
     ) -> tuple[Tensor, dict[str, Any]]:
-        if self.weight_decay is not None:
-            grad = self.weight_decay.transform(grad, tensor)
-        alpha = self.alpha
-        squared = grad * grad * (1.0 - alpha)
-        square_avg = squared if state is None else state["square_avg"] * alpha + squared
-        new_state: dict[str, Any] = {"square_avg": square_avg}
-        avg = square_avg
-        if self.centered:
-            scaled = grad * (1.0 - alpha)
-            previous = None if state is None else state.get("grad_avg")
-            grad_avg = scaled if previous is None else previous * alpha + scaled
-            new_state["grad_avg"] = grad_avg
-            avg = square_avg - grad_avg * grad_avg
-        update = grad / (avg.sqrt() + self.epsilon)
-        if self.momentum > 0.0:
-            buffer = None if state is None else state.get("momentum_buffer")
-            update = update if buffer is None else buffer * self.momentum + update
-            new_state["momentum_buffer"] = update
-        return tensor - update * lr, new_state
+        """One fused op per param (the backend's ``float_rmsprop_step``), the state taken out of
+        an `OwnedState` as in `burn.optim.transforms.adam_apply`: a tensor held by nothing else
+        has its buffer reused for the new state (burn-ndarray: in place)."""
+        if grad.shape != tensor.shape:
+            raise ShapeError(f"RmsProp: gradient shape {grad.shape} differs from the param's {tensor.shape}")
+        centered, momentum = self.centered, float(self.momentum)
+        decay = None if self.weight_decay is None else float(self.weight_decay.penalty)
+        square_avg, moves_s = take(state, "square_avg")
+        grad_avg, moves_a = take(state, "grad_avg", optional=True) if centered else (None, False)
+        buffer, moves_b = take(state, "momentum_buffer", optional=True) if momentum > 0.0 else (None, False)
+        scalars = (float(self.alpha), float(self.epsilon), centered, momentum, decay, float(lr))
+        try:
+            new, s, a, b = _owned_ops.rmsprop_step(
+                tensor, grad, square_avg, grad_avg, buffer, (moves_s, moves_a, moves_b), scalars
+            )
+        except BaseException:
+            put_back(state, square_avg=square_avg, grad_avg=grad_avg, momentum_buffer=buffer)
+            raise
+        new_state: dict[str, Any] = {"square_avg": s}
+        if a is not None:
+            new_state["grad_avg"] = a
+        if b is not None:
+            new_state["momentum_buffer"] = b
+        return new, new_state
 
 
 @config

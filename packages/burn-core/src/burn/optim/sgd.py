@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 from burn.module.config import config
 from burn.optim.base import OptimizerAdaptor, SimpleOptimizer
 from burn.optim.clipping import GradientClippingConfig
-from burn.optim.transforms import MomentumConfig, WeightDecayConfig
+from burn.optim.transforms import MomentumConfig, WeightDecayConfig, momentum_apply
 
 if TYPE_CHECKING:
     from burn.tensor.tensor import Tensor
@@ -15,6 +15,9 @@ if TYPE_CHECKING:
 
 class Sgd(SimpleOptimizer[dict[str, Any]]):
     """``param -= lr * update``, the update being the gradient after weight decay and momentum.
+
+    With momentum, the whole update is one fused op per param (`momentum_apply`, the backend's
+    ``float_sgd_momentum_step``), the velocity updated in place where the backend can.
 
     State (only with momentum): ``{"velocity": Tensor}``.
     """
@@ -26,11 +29,10 @@ class Sgd(SimpleOptimizer[dict[str, Any]]):
     def step(
         self, lr: float, tensor: Tensor, grad: Tensor, state: dict[str, Any] | None
     ) -> tuple[Tensor, dict[str, Any] | None]:
+        if self.momentum is not None:
+            return momentum_apply(tensor, grad, state, self.momentum, self.weight_decay, lr)
         if self.weight_decay is not None:
             grad = self.weight_decay.transform(grad, tensor)
-        if self.momentum is not None:
-            grad, velocity = self.momentum.transform(grad, None if state is None else state["velocity"])
-            state = {"velocity": velocity}
         return tensor.sub(grad.mul(lr)), state  # methods: the product's buffer is reused
 
 

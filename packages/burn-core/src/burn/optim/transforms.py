@@ -1,4 +1,6 @@
-"""Reusable gradient transforms: L2 weight decay, momentum, adaptive (Adam) moments."""
+"""Reusable gradient transforms: L2 weight decay, momentum, adaptive (Adam) moments, and the
+fused updates built on them (`adam_apply`, `momentum_apply`) with the state handling they share
+(`take`, `put_back`)."""
 
 from __future__ import annotations
 
@@ -98,18 +100,74 @@ def adam_apply(
     if state is None:
         new, m, v = _owned_ops.adam_step(tensor, grad, None, None, (False, False), scalars)
         return new, {"time": time, "moment_1": m, "moment_2": v}
-    owned = isinstance(state, OwnedState)
-    moment_1 = state.pop("moment_1") if owned else state["moment_1"]
-    moment_2 = state.pop("moment_2") if owned else state["moment_2"]
-    # Proven here, where they are locals: a count of SOLE means nothing else refers to them.
-    moves = (_rc(moment_1) == _ownership.SOLE, _rc(moment_2) == _ownership.SOLE)
+    m_in, moves_1 = take(state, "moment_1")
+    v_in, moves_2 = take(state, "moment_2")
     try:
-        new, m, v = _owned_ops.adam_step(tensor, grad, moment_1, moment_2, moves, scalars)
+        new, m, v = _owned_ops.adam_step(tensor, grad, m_in, v_in, (moves_1, moves_2), scalars)
     except BaseException:
-        if owned:
-            state["moment_1"], state["moment_2"] = moment_1, moment_2
+        put_back(state, moment_1=m_in, moment_2=v_in)
         raise
     return new, {"time": time, "moment_1": m, "moment_2": v}
+
+
+def momentum_apply(
+    tensor: Tensor,
+    grad: Tensor,
+    state: dict[str, Any] | None,
+    momentum: MomentumConfig,
+    weight_decay: WeightDecayConfig | None,
+    lr: float,
+) -> tuple[Tensor, dict[str, Any]]:
+    """``tensor - lr * update`` and the new state ``{"velocity": Tensor}``: `momentum`'s update of
+    the gradient after `weight_decay` (``WeightDecayConfig.transform`` then
+    ``MomentumConfig.transform``, the same values), through the backend's fused
+    ``float_sgd_momentum_step`` (`burn.backend.optim_ops`).
+
+    The velocity is taken out of an `OwnedState` as in `adam_apply`: held by nothing else, its
+    buffer receives the new velocity (burn-ndarray: in place); else it is only read.
+    """
+    if grad.shape != tensor.shape:
+        raise ShapeError(f"Sgd: gradient shape {grad.shape} differs from the param's {tensor.shape}")
+    decay = None if weight_decay is None else float(weight_decay.penalty)
+    velocity, moves = take(state, "velocity")
+    try:
+        new, v = _owned_ops.sgd_momentum_step(
+            tensor, grad, velocity, moves,
+            float(momentum.momentum), float(momentum.dampening), bool(momentum.nesterov), decay, float(lr),
+        )  # fmt: skip
+    except BaseException:
+        put_back(state, velocity=velocity)
+        raise
+    return new, {"velocity": v}
+
+
+def take(state: dict[str, Any] | None, key: str, optional: bool = False) -> tuple[Tensor | None, bool]:
+    """The state's tensor at `key`, for a fused op, and whether its buffer may be handed over.
+
+    From an `OwnedState` (what `OptimizerAdaptor` passes) the tensor is popped, and it moves if
+    nothing else refers to it then; one still held elsewhere (a record from `to_record()`) and
+    any tensor of a plain dict (a caller's) are only read. A missing key gives None if
+    `optional`, else raises KeyError; a None `state` (the first step) gives None.
+    """
+    if state is None:
+        return None, False
+    if isinstance(state, OwnedState):
+        tensor = state.pop(key, None) if optional else state.pop(key)
+        # Proven here, where it is a local: a count of SOLE means nothing else refers to it. In a
+        # statement of its own: inside ``return tensor, _rc(tensor) == ...`` the tuple being
+        # built would hold a second reference.
+        moves = tensor is not None and _rc(tensor) == _ownership.SOLE
+        return tensor, moves
+    return (state.get(key) if optional else state[key]), False
+
+
+def put_back(state: dict[str, Any] | None, **tensors: Tensor | None) -> None:
+    """Returns the tensors that `take` popped to their `OwnedState` after a failed step, so that
+    `OptimizerAdaptor` keeps the state as it was."""
+    if isinstance(state, OwnedState):
+        for key, tensor in tensors.items():
+            if tensor is not None:
+                state[key] = tensor
 
 
 def _folded_scalars(

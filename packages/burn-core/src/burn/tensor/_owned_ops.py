@@ -96,3 +96,82 @@ def adam_step(
             moment_2._p = p2
         raise
     return wrap(new, b, Float), wrap(m, b, Float), wrap(v, b, Float)
+
+
+def sgd_momentum_step(
+    param: Tensor,
+    grad: Tensor,
+    velocity: Tensor | None,
+    moves: bool,
+    momentum: float,
+    dampening: float,
+    nesterov: bool,
+    weight_decay: float | None,
+    lr: float,
+) -> tuple[Tensor, Tensor]:
+    """The backend's fused ``float_sgd_momentum_step`` on inner tensors, with the velocity's
+    primitive handed over if `moves` (the caller proved its tensor held by nothing else).
+
+    Returns ``(new_param, velocity)``. If the backend raises, the velocity gets its primitive back.
+    """
+    pv = None if velocity is None else velocity._p
+    if moves and velocity is not None:
+        velocity._p = None
+    b = param._b
+    try:
+        new, v = b.float_sgd_momentum_step(
+            param._p, grad._p, pv, momentum, dampening, nesterov, weight_decay, lr
+        )
+    except BaseException:
+        if velocity is not None:
+            velocity._p = pv
+        raise
+    return wrap(new, b, Float), wrap(v, b, Float)
+
+
+def rmsprop_step(
+    param: Tensor,
+    grad: Tensor,
+    square_avg: Tensor | None,
+    grad_avg: Tensor | None,
+    momentum_buffer: Tensor | None,
+    moves: tuple[bool, bool, bool],
+    scalars: tuple[float, float, bool, float, float | None, float],
+) -> tuple[Tensor, Tensor, Tensor | None, Tensor | None]:
+    """The backend's fused ``float_rmsprop_step`` on inner tensors, with the primitive of each
+    state tensor whose `moves` flag the caller proved handed over.
+
+    `scalars` is ``(alpha, epsilon, centered, momentum, weight_decay, lr)``. Returns
+    ``(new_param, square_avg, grad_avg, momentum_buffer)``, the last two None where the op gives
+    None. If the backend raises, the state tensors get their primitives back.
+    """
+    # One local per primitive, never a container: a list or tuple would be a second holder.
+    ps = None if square_avg is None else square_avg._p
+    pa = None if grad_avg is None else grad_avg._p
+    pb = None if momentum_buffer is None else momentum_buffer._p
+    if moves[0] and square_avg is not None:
+        square_avg._p = None
+    if moves[1] and grad_avg is not None:
+        grad_avg._p = None
+    if moves[2] and momentum_buffer is not None:
+        momentum_buffer._p = None
+    b = param._b
+    alpha, epsilon, centered, momentum, weight_decay, lr = scalars
+    try:
+        new, s, a, m = b.float_rmsprop_step(
+            param._p, grad._p, ps, pa, pb, alpha, epsilon, centered, momentum, weight_decay, lr
+        )
+    except BaseException:
+        if square_avg is not None:
+            square_avg._p = ps
+        if grad_avg is not None:
+            grad_avg._p = pa
+        if momentum_buffer is not None:
+            momentum_buffer._p = pb
+        raise
+    return (
+        wrap(new, b, Float),
+        wrap(s, b, Float),
+        None if a is None else wrap(a, b, Float),
+        None if m is None else wrap(m, b, Float),
+    )

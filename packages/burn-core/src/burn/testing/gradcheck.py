@@ -65,6 +65,8 @@ NOT_DIFFERENTIABLE = frozenset(
         "float_argsort",
         "float_is_require_grad",
         "float_adam_step",  # an optimizer update: runs on inner (untracked) tensors only
+        "float_sgd_momentum_step",  # as float_adam_step
+        "float_rmsprop_step",  # as float_adam_step
     }
 )
 BACKWARD_HELPERS = frozenset(
