@@ -23,17 +23,19 @@ export PYTHONPATH=/tmp/site PATH=/tmp/site/bin:$PATH
 } >"$out/env.log" 2>&1
 
 # Timings first, on a quiet GPU.
-timeout -s INT -k 10 170 python3 bench/gpu.py --backends "autodiff(cuda),autodiff(fusion(cuda))" \
-    >"$out/bench.log" 2>&1
+{
+    timeout -s INT -k 10 120 python3 bench/gpu.py --backends "${BURN_GPU_BENCH_BACKENDS:-autodiff(cuda)}"
+    timeout -s INT -k 10 40 python3 bench/gpu_overhead.py
+} >"$out/bench.log" 2>&1
 
 # The suites side by side (16 cores); SIGINT at the limit still prints pytest's summary.
 pytest_=(python3 -m pytest -p no:cacheprovider -v --tb=short -rfE)
-timeout -s INT -k 10 280 "${pytest_[@]}" -n 5 --pyargs burn.testing --burn-backend cuda \
+timeout -s INT -k 10 200 "${pytest_[@]}" -n 6 --pyargs burn.testing --burn-backend cuda \
     >"$out/suite_cuda.log" 2>&1 &
-timeout -s INT -k 10 280 "${pytest_[@]}" -n 5 --pyargs burn.testing --burn-backend "autodiff(cuda)" \
+timeout -s INT -k 10 200 "${pytest_[@]}" -n 6 --pyargs burn.testing --burn-backend "autodiff(cuda)" \
     >"$out/suite_autodiff_cuda.log" 2>&1 &
 {
-    timeout -s INT -k 10 220 "${pytest_[@]}" -n 3 --pyargs burn.testing --burn-backend "fusion(cuda)"
+    timeout -s INT -k 10 160 "${pytest_[@]}" -n 3 --pyargs burn.testing --burn-backend "fusion(cuda)"
     timeout -s INT -k 10 50 "${pytest_[@]}" packages/burn-cuda/tests/test_fusion_cuda.py
 } >"$out/suite_fusion_cuda.log" 2>&1 &
 {

@@ -1,6 +1,6 @@
 """Activation ops (`burn.backend.ActivationOps`): one fused CUDA kernel each (`_kernels`), where the
-default would chain several ops with a temporary each. float16 computes in float32 and rounds once.
-Softmax and log-softmax are three CuPy reductions/elementwise passes, stable (max subtracted).
+default would chain several ops with a temporary each; ReLU, hard sigmoid, softmax and log-softmax
+are the shared ones (`burn.backend.xp.activation`). float16 computes in float32 and rounds once.
 """
 
 from __future__ import annotations
@@ -9,6 +9,7 @@ from typing import Any
 
 import cupy as cp
 
+from burn.backend.xp.activation import XpActivationOps
 from burn_cuda import _kernels as k
 from burn_cuda._dtypes import F16, F32
 
@@ -30,11 +31,8 @@ def _binary(kernel: Any, a: Array, b: Array) -> Array:
     return kernel(a.astype(dtype, copy=False), b.astype(dtype, copy=False))
 
 
-class ActivationOps:
+class ActivationOps(XpActivationOps):
     """The activation ops of `burn_cuda.Cuda`."""
-
-    def relu(self, x: Array) -> Array:
-        return cp.maximum(x, x.dtype.type(0))  # NaN propagates
 
     def relu_backward(self, output: Array, grad: Array) -> Array:
         return _binary(k.relu_backward, output, grad)
@@ -62,19 +60,3 @@ class ActivationOps:
 
     def softplus(self, x: Array, beta: float) -> Array:
         return _unary(k.softplus, x, beta)
-
-    def hard_sigmoid(self, x: Array, alpha: float, beta: float) -> Array:
-        t = x.dtype.type
-        return cp.clip(x * t(alpha) + t(beta), t(0), t(1))
-
-    def softmax(self, x: Array, dim: int) -> Array:
-        w = x.astype(F32) if x.dtype == F16 else x
-        e = cp.exp(w - w.max(axis=dim, keepdims=True))
-        e /= e.sum(axis=dim, keepdims=True)  # `e` is our own temporary
-        return e.astype(x.dtype, copy=False)
-
-    def log_softmax(self, x: Array, dim: int) -> Array:
-        w = x.astype(F32) if x.dtype == F16 else x
-        shifted = w - w.max(axis=dim, keepdims=True)
-        shifted -= cp.log(cp.exp(shifted).sum(axis=dim, keepdims=True))
-        return shifted.astype(x.dtype, copy=False)

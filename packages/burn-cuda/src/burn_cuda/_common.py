@@ -1,54 +1,55 @@
-"""Ops that behave the same for every kind (float, int, bool): host exchange, shape ops, indexing,
-sorting. Each is a plain function taking ``self``, so one body backs the ``float_``, ``int_`` and
-``bool_`` methods (see `backend.Cuda`). Primitives are CuPy arrays (0-d arrays, never scalars), and
-may be views: they are never written to.
+"""What CuPy primitives do differently from the shared bodies (`burn.backend.xp.tensor_common`):
+uploads and downloads, devices, sums into an array by an atomic kernel, max/min values gathered
+at their indices, and float16 sort keys. One body backs the ``float_``, ``int_`` and ``bool_``
+names (`CommonOps`). Primitives are CuPy arrays (0-d arrays, never scalars), and may be views:
+they are never written to.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+import functools
+import inspect
+import math
+from collections.abc import Callable
+from typing import Any, ClassVar, TypeVar
 
 import cupy as cp
 import numpy as np
 
 from burn.backend.device import Device
-from burn.errors import DTypeError, ShapeError
+from burn.backend.xp.tensor_common import XpTensorBase, check_scatter, linear_index
+from burn.backend.xp.tensor_common import gather as shared_gather
+from burn.errors import DTypeError
 from burn.tensor.data import TensorData
 from burn.tensor.dtype import DType
 from burn_cuda import _kernels as k
-from burn_cuda._dtypes import DTYPE_OF, F16, F32, FLOATS, I64, U64
-from burn_cuda._runtime import device_id
+from burn_cuda._dtypes import DTYPE_OF, F16, F32, FLOATS, I64, SUPPORTED, U64
+from burn_cuda._runtime import device_id, on
 
 Array = Any  # cupy.ndarray
-_REVERSE = slice(None, None, -1)
-_ALL = slice(None)
+F = TypeVar("F", bound=Callable[..., Any])
 
 
-# -- host exchange, metadata --------------------------------------------------------------------
-def from_data(self: Any, op: str, data: TensorData, accepts: frozenset[DType], device: Device) -> Array:
-    """Upload `data` to `device` (one host-to-device copy)."""
-    if data.dtype not in accepts:
-        raise DTypeError(f"{op}: got {data.dtype.value} data, which is not of this kind (or not on cuda)")
-    with cp.cuda.Device(device_id(device, len(self._devices))):
-        return cp.asarray(data.array)
+def placed(op: F) -> F:
+    """The creation op `op` run with its ``device`` argument as CuPy's current device (CuPy
+    allocates there); a DeviceError for a device that is not one of this backend's GPUs."""
+    at = list(inspect.signature(op).parameters).index("device") - 1  # its place after ``self``
+
+    @functools.wraps(op)
+    def run(self: Any, *args: Any, **kwargs: Any) -> Any:
+        with on(self, args[at] if len(args) > at else kwargs["device"]):
+            return op(self, *args, **kwargs)
+
+    return run  # type: ignore[return-value]
 
 
-def into_data(tensor: Array) -> TensorData:
+def into_data(self: Any, tensor: Array) -> TensorData:
     """Download to a C-contiguous host array (waits for the work that produces it)."""
     array = tensor.get(order="C")
     out = TensorData.__new__(TensorData)
     out.array = array
     out.dtype = DTYPE_OF[array.dtype]
     return out
-
-
-def get_dtype(self: Any, tensor: Array) -> DType:
-    return DTYPE_OF[tensor.dtype]
-
-
-def shape(self: Any, tensor: Array) -> tuple[int, ...]:
-    return tensor.shape  # type: ignore[no-any-return]
 
 
 def device(self: Any, tensor: Array) -> Device:
@@ -63,71 +64,23 @@ def to_device(self: Any, tensor: Array, device: Device) -> Array:
         return tensor.copy()  # CuPy copies onto the current device (peer-to-peer where it can)
 
 
-# -- shape ops ----------------------------------------------------------------------------------
-def reshape(self: Any, tensor: Array, shape: tuple[int, ...]) -> Array:
-    return tensor.reshape(shape)
+def along(index_shape: tuple[int, ...], shape: tuple[int, ...], dim: int) -> bool:
+    """Whether an index of `index_shape` matches `shape` in every dim but `dim` (the one-kernel
+    gather and scatter)."""
+    return len(index_shape) == len(shape) and all(
+        a == b for d, (a, b) in enumerate(zip(index_shape, shape, strict=True)) if d != dim
+    )
 
 
-def permute(self: Any, tensor: Array, axes: tuple[int, ...]) -> Array:
-    return tensor.transpose(axes)
-
-
-def flip(self: Any, tensor: Array, axes: tuple[int, ...]) -> Array:
-    return tensor[tuple(_REVERSE if d in axes else _ALL for d in range(tensor.ndim))]
-
-
-def expand(self: Any, tensor: Array, shape: tuple[int, ...]) -> Array:
-    return cp.broadcast_to(tensor, shape)  # a view with zero strides: never written to
-
-
-def slice_(self: Any, tensor: Array, slices: tuple[slice, ...]) -> Array:
-    return tensor[slices]
-
-
-def slice_assign(self: Any, tensor: Array, slices: tuple[slice, ...], value: Array) -> Array:
-    out = tensor.copy()
-    out[slices] = value
-    return out
-
-
-def cat(self: Any, tensors: Sequence[Array], dim: int) -> Array:
-    return cp.concatenate(list(tensors), axis=dim)
-
-
-def swap_dims(self: Any, tensor: Array, dim1: int, dim2: int) -> Array:
-    return tensor.swapaxes(dim1, dim2)
-
-
-def repeat_dim(self: Any, tensor: Array, dim: int, times: int) -> Array:
-    # A broadcast view with a new axis before `dim`, flattened into it: exactly one copy.
-    shape = tensor.shape
-    tiled = cp.broadcast_to(tensor[(_ALL,) * dim + (None,)], shape[:dim] + (times,) + shape[dim:])
-    return tiled.reshape(shape[:dim] + (times * shape[dim],) + shape[dim + 1 :])
-
-
-# -- indexing -----------------------------------------------------------------------------------
 def gather(self: Any, dim: int, tensor: Array, indices: Array) -> Array:
-    if indices.ndim != tensor.ndim:
-        raise ShapeError(
-            f"gather: indices of shape {indices.shape} must have the rank of the tensor {tensor.shape}"
+    if indices.size and tensor.shape[dim] and along(indices.shape, tensor.shape, dim):
+        out = cp.empty(indices.shape, dtype=tensor.dtype)
+        inner = math.prod(tensor.shape[dim + 1 :])
+        k.gather_along(
+            cp.ascontiguousarray(tensor), indices, tensor.shape[dim], indices.shape[dim], inner, out
         )
-    if indices.shape != tensor.shape:  # PyTorch allows an index smaller in the other dims
-        tensor = tensor[tuple(_ALL if d == dim else slice(0, n) for d, n in enumerate(indices.shape))]
-    return cp.take_along_axis(tensor, indices, axis=dim)
-
-
-def _positions(indices: Array, dim: int, shape: tuple[int, ...]) -> Array:
-    """Flat (row-major) positions in an array of `shape` that `indices` names along `dim`, the
-    other coordinates being the index's own position (scatter semantics), as int64."""
-    strides = [1] * len(shape)
-    for d in range(len(shape) - 2, -1, -1):
-        strides[d] = strides[d + 1] * shape[d + 1]
-    flat = indices.astype(I64) * strides[dim]
-    for d, n in enumerate(indices.shape):
-        if d != dim and strides[d]:
-            grid = cp.arange(n, dtype=I64) * strides[d]
-            flat = flat + grid.reshape((n,) + (1,) * (indices.ndim - d - 1))
-    return flat
+        return out
+    return shared_gather(self, dim, tensor, indices)
 
 
 def _scatter(tensor: Array, dim: int, indices: Array, values: Array) -> Array:
@@ -140,8 +93,11 @@ def _scatter(tensor: Array, dim: int, indices: Array, values: Array) -> Array:
     else:  # ints: two's complement adds in 64 bits, wrapped to the type by the final cast
         out = tensor.astype(I64, order="C", copy=True).view(U64)
         add = values.astype(I64).view(U64)
-    if indices.size:
-        positions = _positions(indices, dim, tensor.shape)
+    if indices.size and along(indices.shape, tensor.shape, dim):
+        inner = math.prod(tensor.shape[dim + 1 :])
+        k.scatter_add_along(add, indices, tensor.shape[dim], indices.shape[dim], inner, out.reshape(-1))
+    elif indices.size:
+        positions = linear_index(cp, indices, dim, tensor.shape, I64)
         k.scatter_add(positions, add, indices.astype(I64), tensor.shape[dim], out.reshape(-1))
     if dtype not in FLOATS:
         out = out.view(I64)
@@ -149,16 +105,8 @@ def _scatter(tensor: Array, dim: int, indices: Array, values: Array) -> Array:
 
 
 def scatter_add(self: Any, dim: int, tensor: Array, indices: Array, values: Array) -> Array:
-    if indices.shape != values.shape or indices.ndim != tensor.ndim:
-        raise ShapeError(
-            f"scatter_add: indices {indices.shape} and values {values.shape} must have one shape, "
-            f"of the tensor's rank ({tensor.shape})"
-        )
+    check_scatter("scatter_add", indices, values, tensor.shape)
     return _scatter(tensor, dim, indices, values)
-
-
-def select(self: Any, tensor: Array, dim: int, indices: Array) -> Array:
-    return cp.take(tensor, indices, axis=dim)
 
 
 def select_add(self: Any, tensor: Array, dim: int, indices: Array, values: Array) -> Array:
@@ -169,80 +117,38 @@ def select_add(self: Any, tensor: Array, dim: int, indices: Array, values: Array
     return _scatter(tensor, dim, full, values)
 
 
-def mask_where(self: Any, tensor: Array, mask: Array, value: Array) -> Array:
-    return cp.where(mask, value, tensor)
-
-
-def mask_fill(self: Any, tensor: Array, mask: Array, value: Any) -> Array:
-    # The value typed like the tensor, so the result keeps the tensor's dtype.
-    return cp.where(mask, tensor.dtype.type(value), tensor)
-
-
-# -- sorting ------------------------------------------------------------------------------------
-def _keys(tensor: Array) -> Array:
-    return tensor.astype(F32) if tensor.dtype == F16 else tensor  # exact: same order
-
-
-def _argsort(tensor: Array, dim: int, descending: bool) -> Array:
-    keys = _keys(tensor)
-    if not descending:
-        return cp.argsort(keys, axis=dim)  # stable (CUB radix sort); NaNs last
-    # Stable descending: sort the reversed axis ascending, reverse the order, map positions back.
-    # Ties keep their original order, and NaNs come first.
-    rev = (_ALL,) * dim + (_REVERSE,)
-    return (tensor.shape[dim] - 1) - cp.argsort(keys[rev], axis=dim)[rev]
-
-
-def sort_with_indices(self: Any, tensor: Array, dim: int, descending: bool) -> tuple[Array, Array]:
-    indices = _argsort(tensor, dim, descending)
-    return cp.take_along_axis(tensor, indices, axis=dim), indices.astype(self._int_np, copy=False)
-
-
-def sort(self: Any, tensor: Array, dim: int, descending: bool) -> Array:
-    if descending or tensor.dtype == F16:
-        return cp.take_along_axis(tensor, _argsort(tensor, dim, descending), axis=dim)
-    return cp.sort(tensor, axis=dim)
-
-
-def argsort(self: Any, tensor: Array, dim: int, descending: bool) -> Array:
-    return _argsort(tensor, dim, descending).astype(self._int_np, copy=False)
-
-
-# -- reductions shared by float and int -----------------------------------------------------------
-def argmax(self: Any, tensor: Array, dim: int) -> Array:
-    return cp.argmax(tensor, axis=dim, keepdims=True).astype(self._int_np, copy=False)
-
-
-def argmin(self: Any, tensor: Array, dim: int) -> Array:
-    return cp.argmin(tensor, axis=dim, keepdims=True).astype(self._int_np, copy=False)
-
-
-def max_dim(self: Any, tensor: Array, dim: int) -> Array:
-    return tensor.max(axis=dim, keepdims=True)
-
-
-def min_dim(self: Any, tensor: Array, dim: int) -> Array:
-    return tensor.min(axis=dim, keepdims=True)
-
-
 def max_dim_with_indices(self: Any, tensor: Array, dim: int) -> tuple[Array, Array]:
-    indices = argmax(self, tensor, dim)
-    return cp.take_along_axis(tensor, indices, axis=dim), indices
+    indices = tensor.argmax(axis=dim, keepdims=True).astype(self._int_np, copy=False)
+    return gather(self, dim, tensor, indices), indices
 
 
 def min_dim_with_indices(self: Any, tensor: Array, dim: int) -> tuple[Array, Array]:
-    indices = argmin(self, tensor, dim)
-    return cp.take_along_axis(tensor, indices, axis=dim), indices
+    indices = tensor.argmin(axis=dim, keepdims=True).astype(self._int_np, copy=False)
+    return gather(self, dim, tensor, indices), indices
 
 
-def max_(self: Any, tensor: Array) -> Array:
-    return tensor.max().reshape(1)
+class CommonOps(XpTensorBase):
+    """CuPy's own kind-agnostic ops and hooks; before the shared kind mixins in the MRO."""
 
+    _devices: list[Device]
 
-def min_(self: Any, tensor: Array) -> Array:
-    return tensor.min().reshape(1)
+    # float16 sorts by float32 keys (exact: the same order).
+    _sort_as_f32: ClassVar[frozenset[np.dtype]] = frozenset({F16})
 
+    def _from_data(self, op: str, data: TensorData, accepts: frozenset[DType], device: Device) -> Array:
+        """Upload `data` to `device` (one host-to-device copy)."""
+        if data.dtype not in accepts or data.dtype not in SUPPORTED:
+            raise DTypeError(f"{op}: got {data.dtype.value} data, which is not of this kind (or not on cuda)")
+        with cp.cuda.Device(device_id(device, len(self._devices))):
+            return cp.asarray(data.array)
 
-def host_index(values: np.ndarray) -> Array:
-    """A host index table on the current device, as int64."""
-    return cp.asarray(np.ascontiguousarray(values, dtype=np.int64))
+    float_into_data = int_into_data = bool_into_data = into_data
+    float_device = int_device = bool_device = device
+    float_to_device = int_to_device = bool_to_device = to_device
+    # Sums by atomics in one kernel: ints wrap (64-bit adds), float16 accumulates in float32.
+    float_gather = int_gather = bool_gather = gather
+    float_scatter_add = int_scatter_add = scatter_add
+    float_select_add = int_select_add = select_add
+    # One reduction, the values gathered at its indices (they agree whatever the NaN rules).
+    float_max_dim_with_indices = int_max_dim_with_indices = max_dim_with_indices
+    float_min_dim_with_indices = int_min_dim_with_indices = min_dim_with_indices

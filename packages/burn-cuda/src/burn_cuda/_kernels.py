@@ -97,3 +97,33 @@ scatter_add = cp.ElementwiseKernel(
     "if (index >= 0 && index < size) { atomicAdd(&out[pos], v); }",
     "burn_scatter_add",
 )
+
+# Gather and scatter-add along `dim` where the index has the tensor's shape but for `dim`: with the
+# tensor contiguous, element i of the index names row ``(o * X + index) * inner + in`` (o: the
+# position before `dim`, in: after). One kernel instead of take_along_axis's or the flat positions'
+# dozen array calls. Like CuPy's indexing, gather wraps an index into ``[0, X)``; scatter skips
+# an index outside it (as `scatter_add`).
+gather_along = cp.ElementwiseKernel(
+    "raw T x, I index, int64 X, int64 J, int64 inner",
+    "T y",
+    """
+    const long long in = i % inner;
+    const long long o = i / inner / J;
+    long long k = (long long)index % X;
+    if (k < 0) k += X;
+    y = x[(o * X + k) * inner + in];
+    """,
+    "burn_gather_along",
+)
+
+scatter_add_along = cp.ElementwiseKernel(
+    "T v, I index, int64 X, int64 J, int64 inner",
+    "raw T out",
+    """
+    const long long in = i % inner;
+    const long long o = i / inner / J;
+    const long long k = (long long)index;
+    if (k >= 0 && k < X) { atomicAdd(&out[(o * X + k) * inner + in], v); }
+    """,
+    "burn_scatter_add_along",
+)

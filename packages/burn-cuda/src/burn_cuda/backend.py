@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from types import ModuleType
 from typing import Any, ClassVar
+
+import cupy
 
 from burn.backend.base import Backend
 from burn.backend.capabilities import Capabilities
@@ -47,6 +50,7 @@ class Cuda(OptimOps, FloatOps, IntOps, BoolOps, ModuleOps, ActivationOps, Fusion
     """
 
     name: ClassVar[str] = "cuda"
+    xp: ClassVar[ModuleType] = cupy  # the array namespace of the shared op code (`burn.backend.xp`)
 
     def __new__(cls, *args: Any, **kwargs: Any) -> Cuda:
         # With several GPUs, ops must run on their operands' device: a subclass wraps each op.

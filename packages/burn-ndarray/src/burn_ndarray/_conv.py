@@ -8,8 +8,8 @@ and the next convolution keep and read that layout without a transpose copy; so 
 whose ``[N * L, C_out]`` matrix is then a free view. The input gradient is one stacked matmul that
 lands tap-major, so `_col2im_nhwc` adds contiguous slabs; the weight gradient is one GEMM per group
 against recomputed columns (the im2col copy costs a tenth of the GEMM, not worth caching).
-Transposed convolutions keep the channels-first layout: columns ``[G, in/G * KH * KW, N * L]``
-and `col2im`.
+The transposed convolutions and the 1-D ops are the shared ones (`burn.backend.xp.conv`), which
+use `gemm` and `weight_grad` below.
 """
 
 from __future__ import annotations
@@ -19,12 +19,14 @@ from typing import Any
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
-from burn_ndarray._windows import Pair, col2im, out_size, work_dtype
+from burn.backend.xp.conv import check_groups
+from burn.backend.xp.windows import out_size
+from burn_ndarray._windows import Pair, work_dtype
 
 Array = Any
 
 
-def _gemm(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+def gemm(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """``a @ b`` over a leading group axis: one 2-D matmul (one BLAS GEMM) per group.
 
     NumPy's stacked matmul is slower than its 2-D one here (a batch of one, transposed operands);
@@ -36,12 +38,6 @@ def _gemm(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     for g in range(a.shape[0]):
         np.matmul(a[g], b[g], out=out[g])
     return out
-
-
-def _channels_first(x: np.ndarray, groups: int) -> np.ndarray:
-    """``[N, C, H, W]`` as ``[G, C/G, N * H * W]`` (a copy unless N == 1)."""
-    n, c = x.shape[:2]
-    return x.reshape(n, c, -1).transpose(1, 0, 2).reshape(groups, c // groups, -1)
 
 
 def _nhwc(x: np.ndarray) -> np.ndarray:
@@ -61,18 +57,18 @@ def _pad_nhwc(x: np.ndarray, padding: Pair) -> np.ndarray:
 
 
 def _columns(
-    xp: np.ndarray, kernel: Pair, out: Pair, stride: Pair, dilation: Pair, groups: int
+    padded: np.ndarray, kernel: Pair, out: Pair, stride: Pair, dilation: Pair, groups: int
 ) -> np.ndarray:
     """im2col of a padded NHWC input: ``[G, N * OH * OW, KH * KW * C/G]`` (the one copy).
 
     Stored channels innermost (the copy moves runs of C/G values) or, when a window row is longer
     than that, as the transpose of a ``[G, KH * KW * C/G, N * OH * OW]`` buffer (runs of OW values):
     a first layer with C = 1 copies 4x faster so. BLAS takes either layout without a copy."""
-    n, _, _, c = xp.shape
+    n, _, _, c = padded.shape
     cg = c // groups
-    sn, sh, sw, sc = xp.strides
+    sn, sh, sw, sc = padded.strides
     win = as_strided(
-        xp,
+        padded,
         shape=(n, out[0], out[1], kernel[0], kernel[1], groups, cg),
         strides=(sn, sh * stride[0], sw * stride[1], sh * dilation[0], sw * dilation[1], sc * cg, sc),
         writeable=False,
@@ -117,17 +113,13 @@ def conv2d(
     keep and consume without a transpose copy."""
     n, c, h, w = x.shape
     o, cg, kh, kw = weight.shape
-    if c != cg * groups or o % groups:
-        raise ValueError(
-            f"conv2d: input {x.shape} and weight {weight.shape} do not fit groups={groups} "
-            f"(need C_in = weight.shape[1] * groups and C_out divisible by groups)"
-        )
+    check_groups("conv2d", x, weight, c, cg * groups, o, groups)
     dtype = work_dtype(x, weight) if bias is None else work_dtype(x, weight, bias)
-    oh = out_size(h, kh, stride[0], padding[0], dilation[0])
+    oh = out_size(h, kh, stride[0], padding[0], dilation[0])  # may be 0: an empty result
     ow = out_size(w, kw, stride[1], padding[1], dilation[1])
-    xp = _pad_nhwc(_nhwc(x.astype(dtype, copy=False)), padding)
-    cols = _columns(xp, (kh, kw), (oh, ow), stride, dilation, groups)
-    out = _ungroup(_gemm(cols, _weight_matrix(weight, groups, dtype).transpose(0, 2, 1)))
+    padded = _pad_nhwc(_nhwc(x.astype(dtype, copy=False)), padding)
+    cols = _columns(padded, (kh, kw), (oh, ow), stride, dilation, groups)
+    out = _ungroup(gemm(cols, _weight_matrix(weight, groups, dtype).transpose(0, 2, 1)))
     if bias is not None and out.size:
         _add_bias(out, bias.astype(dtype, copy=False), ow)  # `out` is our own fresh result
     out = out.reshape(n, oh, ow, o).transpose(0, 3, 1, 2)
@@ -168,7 +160,7 @@ def conv2d_x_backward(
     return plane.astype(x.dtype, copy=False)
 
 
-def _weight_grad(
+def weight_grad(
     inp: Array, out_grad: Array, kernel: Pair, stride: Pair, padding: Pair, dilation: Pair, groups: int
 ) -> np.ndarray:
     """``dW[o, c, kh, kw] = sum over n, l of out_grad[n, o, l] * window(inp)[n, c, kh, kw, l]``:
@@ -176,80 +168,16 @@ def _weight_grad(
     c = inp.shape[1]
     n, o, oh, ow = out_grad.shape
     dtype = work_dtype(inp, out_grad)
-    xp = _pad_nhwc(_nhwc(inp.astype(dtype, copy=False)), padding)
-    cols = _columns(xp, kernel, (oh, ow), stride, dilation, groups)
+    padded = _pad_nhwc(_nhwc(inp.astype(dtype, copy=False)), padding)
+    cols = _columns(padded, kernel, (oh, ow), stride, dilation, groups)
     grads = _by_group(_nhwc(out_grad.astype(dtype, copy=False)).reshape(n * oh * ow, o), groups)
     # The transposed operand costs nothing: 2-D matmul hands BLAS a transpose flag.
-    grad = _gemm(grads.transpose(0, 2, 1), cols).reshape(o, *kernel, c // groups)
+    grad = gemm(grads.transpose(0, 2, 1), cols).reshape(o, *kernel, c // groups)
     return np.ascontiguousarray(grad.transpose(0, 3, 1, 2))
 
 
 def conv2d_weight_backward(
     x: Array, weight: Array, output_grad: Array, stride: Pair, padding: Pair, dilation: Pair, groups: int
 ) -> Array:
-    grad = _weight_grad(x, output_grad, weight.shape[2:], stride, padding, dilation, groups)
-    return grad.astype(weight.dtype, copy=False)
-
-
-def conv_transpose2d(
-    x: Array,
-    weight: Array,
-    bias: Array | None,
-    stride: Pair,
-    padding: Pair,
-    padding_out: Pair,
-    dilation: Pair,
-    groups: int,
-) -> Array:
-    n, c_in, h, w = x.shape
-    c_in_w, og, kh, kw = weight.shape
-    if c_in != c_in_w or c_in % groups:
-        raise ValueError(
-            f"conv_transpose2d: input {x.shape} and weight {weight.shape} do not fit groups={groups} "
-            f"(need weight.shape[0] = C_in, divisible by groups)"
-        )
-    ig = c_in // groups
-    dtype = work_dtype(x, weight) if bias is None else work_dtype(x, weight, bias)
-    wt = weight.astype(dtype, copy=False).reshape(groups, ig, og * kh * kw).transpose(0, 2, 1)
-    cols = _gemm(wt, _channels_first(x.astype(dtype, copy=False), groups))  # [G, OG*KH*KW, N*H*W]
-    cols = cols.reshape(groups * og, kh, kw, n, h, w).transpose(3, 0, 1, 2, 4, 5)
-    full_h = (h - 1) * stride[0] + dilation[0] * (kh - 1) + 1
-    full_w = (w - 1) * stride[1] + dilation[1] * (kw - 1) + 1
-    plane = col2im(cols, (full_h + padding_out[0], full_w + padding_out[1]), stride, dilation)
-    oh = full_h - 2 * padding[0] + padding_out[0]
-    ow = full_w - 2 * padding[1] + padding_out[1]
-    out = plane[:, :, padding[0] : padding[0] + oh, padding[1] : padding[1] + ow]
-    if bias is not None:
-        out = out + bias.astype(dtype, copy=False).reshape(-1, 1, 1)
-    return out.astype(np.result_type(x, weight), copy=False)
-
-
-def conv_transpose2d_x_backward(
-    x: Array,
-    weight: Array,
-    output_grad: Array,
-    stride: Pair,
-    padding: Pair,
-    padding_out: Pair,
-    dilation: Pair,
-    groups: int,
-) -> Array:
-    # The adjoint of a transposed convolution is the convolution with the same weight.
-    grad = conv2d(output_grad, weight, None, stride, padding, dilation, groups)
-    return grad[:, :, : x.shape[2], : x.shape[3]].astype(x.dtype, copy=False)
-
-
-def conv_transpose2d_weight_backward(
-    x: Array,
-    weight: Array,
-    output_grad: Array,
-    stride: Pair,
-    padding: Pair,
-    padding_out: Pair,
-    dilation: Pair,
-    groups: int,
-) -> Array:
-    # dW[ci, co, k] = sum x[n, ci, l] * window(output_grad)[n, co, k, l]: conv2d's weight gradient
-    # with the roles of input and output gradient swapped.
-    grad = _weight_grad(output_grad, x, weight.shape[2:], stride, padding, dilation, groups)
+    grad = weight_grad(x, output_grad, weight.shape[2:], stride, padding, dilation, groups)
     return grad.astype(weight.dtype, copy=False)

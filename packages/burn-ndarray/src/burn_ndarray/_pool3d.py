@@ -7,7 +7,7 @@ NaN is present) and maps the winning tap to its flat input index with burn-core'
 (`burn.backend.module_ops_3d.max_pool_index_nd`: a window lying all in the padding names the
 element the default names). Average pooling sums a window view; its gradient adds each tap's
 share back with one strided slice-add per tap. Adaptive pooling is separable: one averaging
-matrix per axis (PyTorch's bins, `burn_ndarray._pool.adaptive_matrix`).
+matrix per axis (PyTorch's bins, the shared `burn.backend.xp.pool.adaptive_matrix`).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from burn.backend.module_ops_3d import max_pool_index_nd, out_size_nd
-from burn_ndarray._pool import adaptive_matrix
+from burn.backend.xp.pool import adaptive_matrix
 from burn_ndarray._windows import work_dtype
 
 Array = Any
@@ -54,8 +54,16 @@ def _windows(xp: np.ndarray, kernel: Dims, out: Dims, stride: Dims, dilation: Di
     return as_strided(  # type: ignore[no-any-return]
         xp,
         shape=(*xp.shape[:2], *out, *kernel),
-        strides=(sn, sc, sd * stride[0], sh * stride[1], sw * stride[2],
-                 sd * dilation[0], sh * dilation[1], sw * dilation[2]),
+        strides=(
+            sn,
+            sc,
+            sd * stride[0],
+            sh * stride[1],
+            sw * stride[2],
+            sd * dilation[0],
+            sh * dilation[1],
+            sw * dilation[2],
+        ),
         writeable=False,
     )
 
@@ -147,7 +155,11 @@ def avg_pool3d(
 
 
 def avg_pool3d_backward(
-    x: Array, output_grad: Array, kernel_size: Triple, stride: Triple, padding: Triple,
+    x: Array,
+    output_grad: Array,
+    kernel_size: Triple,
+    stride: Triple,
+    padding: Triple,
     count_include_pad: bool,
 ) -> Array:
     n, c = x.shape[:2]
@@ -196,8 +208,14 @@ class Pool3dOps:
         return max_pool3d_with_indices(x, kernel_size, stride, padding, dilation, self._int_np)
 
     def max_pool3d_with_indices_backward(
-        self, x: Array, kernel_size: Triple, stride: Triple, padding: Triple, dilation: Triple,
-        output_grad: Array, indices: Array,
+        self,
+        x: Array,
+        kernel_size: Triple,
+        stride: Triple,
+        padding: Triple,
+        dilation: Triple,
+        output_grad: Array,
+        indices: Array,
     ) -> Array:
         return max_pool3d_backward(x, output_grad, indices)
 

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from types import ModuleType
 from typing import ClassVar
+
+import numpy
 
 from burn.backend.base import Backend
 from burn.backend.capabilities import Capabilities
@@ -29,8 +32,21 @@ CAPABILITIES = Capabilities(dtypes=ALL_DTYPES, features=frozenset({"dlpack", "bu
 
 # Ops bound to ufuncs (``float_add = np.add``) differ in type from the contract's methods on purpose.
 class NdArray(  # type: ignore[misc]
-    ParallelOps, FloatOps, MathOps, LayoutOps, ReuseOps, OptimOps, IntOps, BoolOps, ModuleOps, Pool3dOps,
-    FoldOps, SamplingOps, ActivationOps, ActivationExtraOps, Backend,
+    ParallelOps,
+    FloatOps,
+    MathOps,
+    LayoutOps,
+    ReuseOps,
+    OptimOps,
+    IntOps,
+    BoolOps,
+    ModuleOps,
+    Pool3dOps,
+    FoldOps,
+    SamplingOps,
+    ActivationOps,
+    ActivationExtraOps,
+    Backend,
 ):
     """The NumPy backend: primitives are NumPy arrays on the CPU (one device, ``ndarray:cpu``).
 
@@ -55,6 +71,7 @@ class NdArray(  # type: ignore[misc]
     """
 
     name: ClassVar[str] = "ndarray"
+    xp: ClassVar[ModuleType] = numpy  # the array namespace of the shared op code (`burn.backend.xp`)
 
     def __init__(self, float_dtype: DType | str = DType.F32, int_dtype: DType | str = DType.I64) -> None:
         super().__init__(float_dtype=float_dtype, int_dtype=int_dtype, capabilities=CAPABILITIES)
