@@ -22,7 +22,8 @@ they agree to 1e-6 over 50 float64 steps, see ``tests/test_optim_parity.py``):
   `initial_lr` to `final_lr` (PyTorch ``LinearLR`` scales factors); cosine annealing restarts at
   `initial_lr` after `num_iters` (PyTorch climbs back along the cosine).
 - State is one record per `ParamId`; it loads on any backend, device or precision. Adam's
-  moments are updated in place where the backend can (one fused op, ``float_adam_step``), never
+  moments, SGD's velocity and RMSProp's averages are updated in place where the backend can (one
+  fused op each: ``float_adam_step``, ``float_sgd_momentum_step``, ``float_rmsprop_step``), never
   those of a record from `to_record()` that is still held: a held record is a snapshot.
 """
 
