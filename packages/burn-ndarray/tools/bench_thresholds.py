@@ -20,7 +20,7 @@ import numpy as np
 import burn_ndarray
 from burn_ndarray import NdArray, _optim, _parallel
 
-SIZES = [1 << k for k in range(10, 21, 2)]
+SIZES = [1 << k for k in range(10, 23, 2)]
 Op = Callable[[NdArray, np.ndarray, np.ndarray], object]
 
 

@@ -119,17 +119,29 @@ def rmsprop_in_place(
         out[i] = p[i] - ui * lr
 
 
-@njit(cache=True, error_model="numpy", nogil=True, fastmath=True)
-def sum_rows(x: Array, out: Array) -> None:
-    """``out[r] = sum(x[r, :])`` for a C-contiguous 2-D `x`."""
+# Reassociation only (not fastmath=True, which would let LLVM assume no inf or NaN): each block
+# of a row then vectorizes into several lane accumulators, as NumPy's and torch's float32 sums do,
+# and the blocks add up in float64, so long rows keep float32 precision. The block sum must be its
+# own function: inlined next to the float64 total, the loop did not vectorize (0.53 ms for a
+# 1024 x 1024 float32 sum against 0.05 ms, AVX-512 EPYC).
+@njit(cache=True, error_model="numpy", nogil=True, fastmath={"reassoc", "nsz"})
+def _sum_block(v: Array, zero: Any) -> Any:
+    total = zero
+    for j in range(v.shape[0]):
+        total += v[j]
+    return total
+
+
+@njit(cache=True, error_model="numpy", nogil=True, fastmath={"reassoc", "nsz"})
+def sum_rows(x: Array, out: Array, zero: Any) -> None:
+    """``out[r] = sum(x[r, :])`` for a C-contiguous 2-D `x`: blocks of ``ROW_BLOCK`` summed in
+    x's dtype (`zero`), the blocks in float64."""
     rows, n = x.shape
     for r in range(rows):
+        row = x[r]
         total = 0.0
         for start in range(0, n, ROW_BLOCK):
-            part = x[r, start] * 0  # zero of x's dtype
-            for j in range(start, min(start + ROW_BLOCK, n)):
-                part += x[r, j]
-            total += part
+            total += _sum_block(row[start : start + ROW_BLOCK], zero)
         out[r] = total
 
 
@@ -206,5 +218,6 @@ def row_sums(x: Array, parts: int) -> Array:
     """Sums of the rows of a C-contiguous 2-D float32/float64 array, shape ``(rows,)``, on
     `parts` threads."""
     out = np.empty(x.shape[0], x.dtype)
-    _threads.run(lambda c: sum_rows(x[c], out[c]), _threads.split(x.shape[0], parts))
+    zero = x.dtype.type(0)
+    _threads.run(lambda c: sum_rows(x[c], out[c], zero), _threads.split(x.shape[0], parts))
     return out

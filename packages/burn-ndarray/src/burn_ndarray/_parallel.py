@@ -27,13 +27,16 @@ from burn_ndarray._float_ops import FloatOps
 
 Array = Any
 _ndarray = np.ndarray
-# Elements each thread must get before an op is split (one pass of a cheap ufunc costs about
-# 0.2 ns per float32 element here, handing a chunk to a pool thread about 20 us; measured with
-# tools/bench_thresholds.py, see docs/benchmarks.md): below 2x these, ops run on the caller alone.
-UFUNC_PER_THREAD = 1 << 17  # binary arithmetic: one cheap pass over memory
-TRANSCENDENTAL_PER_THREAD = 1 << 15  # exp, log, tanh, sqrt, activations: more work per element
-ROWWISE_PER_THREAD = 1 << 15  # softmax / log-softmax over chunks of rows
-ROW_SUM_PER_THREAD = 1 << 17  # the compiled row sum is fast: a chunk must be large
+# Elements each thread must get before an op is split, from tools/bench_thresholds.py: where
+# the split time drops below the single-threaded time. Handing a chunk to a pool thread and
+# getting it back costs 20 us on one 2-core AVX2 EPYC (2026-11-24) and 80-100 us on a 2-core
+# AVX-512 EPYC VM (2026-11-26); these are the second machine's break-even points, so no machine
+# runs an op slower split than whole (the first loses some gain on mid sizes). Below 2x these,
+# ops run on the caller alone.
+UFUNC_PER_THREAD = 1 << 20  # binary arithmetic: one cheap pass over memory (1M: ratio 0.98)
+TRANSCENDENTAL_PER_THREAD = 1 << 18  # exp, log, tanh, sqrt, activations (256K: 1.14, 1M: 0.71)
+ROWWISE_PER_THREAD = 1 << 17  # softmax / log-softmax over chunks of rows (256K: 0.91)
+ROW_SUM_PER_THREAD = 1 << 21  # the compiled row sum is fast: a chunk must be large (4M: 0.97)
 # The compiled row sum beats NumPy's from this size on, even on one thread.
 ROW_SUM_MIN_SIZE = 1 << 14
 
