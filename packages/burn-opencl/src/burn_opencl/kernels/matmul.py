@@ -112,6 +112,13 @@ class Block:
 _BLOCKS: dict[tuple[Any, str], Block] = {}
 
 
+def _is_pocl(device: Any) -> bool:
+    try:
+        return "Portable Computing Language" in str(device.platform.name)
+    except Exception:  # a fake or a driver that does not answer
+        return False
+
+
 def _packed_kernels(
     rt: Runtime, a_dtype: Any, b_dtype: Any, t: str, opts: Any
 ) -> tuple[Block, dict[str, Any]]:
@@ -170,6 +177,11 @@ def block_for(rt: Runtime, t: str) -> Block:
             pref = 0
         # Clamp to 128..512-bit vectors: a device answering 1 still has SIMD units LLVM can use.
         v = min(max(pref or 32 // size, 16 // size), 64 // size)
+        if _is_pocl(rt.cl_device):
+            # pocl's binary distribution compiles kernels without avx512f even where the CPU has
+            # it and the device prefers 16 floats: 512-bit kernels then fail to build, or build
+            # and abort at run time (seen with pocl 3.0 on an AVX-512 EPYC). 256 bits at most.
+            v = min(v, 32 // size)
         found = Block(8, 2, v) if v * size >= 64 else Block(6, 2, v)
         _BLOCKS[key] = found
     return found
