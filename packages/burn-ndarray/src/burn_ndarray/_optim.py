@@ -38,7 +38,7 @@ BLOCK = 1 << 16
 # one compiled pass (`_kernels`); below, the call costs more than the ten NumPy passes. The pass
 # is split between threads once each gets `COMPILED_PER_THREAD` elements (tools/bench_thresholds.py).
 COMPILED_MIN_SIZE = 1 << 12
-COMPILED_PER_THREAD = 1 << 19  # split from 1M elements (1M Adam, 2 threads: 0.26 ms split vs 0.37 whole, paired)
+COMPILED_PER_THREAD = 1 << 19  # from 1M elements (1M Adam, 2 threads: 0.26 ms split, 0.37 whole)
 # The same for SGD with momentum and RMSProp (measured as Adam's, one thread): SGD's passes are
 # few and cheap, and beat the kernel's call (about 6 us with its checks) up to about 8K elements;
 # RMSProp's are sixteen, and the kernel wins at any size (256: 7 against 14 us); tiny params keep
