@@ -66,13 +66,21 @@ Fn = Callable[[], object]
 
 
 def _calibrate(fn: Fn, min_time: float) -> int:
-    """How many calls of `fn` make a batch of at least `min_time` seconds."""
-    number = 1
+    """How many calls of `fn` make a batch of at least `min_time` seconds.
+
+    A single call that takes that long is timed again before it sets a batch of one: a one-off
+    cost in it (a kernel compiled or loaded from numba's cache on the first large call) would
+    otherwise leave every round timing one call, whose best of a few is noise (a 0.25 ms Adam step
+    read as 1.1 ms that way)."""
+    number, confirmed = 1, False
     while True:
         start = time.perf_counter()
         for _ in range(number):
             fn()
         elapsed = time.perf_counter() - start
+        if number == 1 and elapsed >= min_time and not confirmed:
+            confirmed = True
+            continue
         if elapsed >= min_time or number >= 1 << 22:
             return number
         number = max(number * 2, int(number * min_time / max(elapsed, 1e-7) * 1.2))

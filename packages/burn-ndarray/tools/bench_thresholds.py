@@ -18,7 +18,7 @@ from collections.abc import Callable
 import numpy as np
 
 import burn_ndarray
-from burn_ndarray import NdArray, _optim, _parallel
+from burn_ndarray import NdArray, _optim, _parallel, _tbb
 
 SIZES = [1 << k for k in range(10, 23, 2)]
 Op = Callable[[NdArray, np.ndarray, np.ndarray], object]
@@ -34,6 +34,10 @@ FAMILIES: dict[str, tuple[object, Op]] = {  # threshold -> (its module, an op on
     "ROWWISE_PER_THREAD": (_parallel, lambda B, a, b: B.softmax(a, 1)),
     "ROW_SUM_PER_THREAD": (_parallel, lambda B, a, b: B.float_sum_dim(a, 1)),
     "COMPILED_PER_THREAD": (_optim, _adam),
+    # the same on numba's TBB pool (burn_ndarray._tbb), when it runs
+    "NATIVE_UFUNC_PER_THREAD": (_parallel, lambda B, a, b: B.float_add(a, b)),
+    "NATIVE_ROW_SUM_PER_THREAD": (_parallel, lambda B, a, b: B.float_sum_dim(a, 1)),
+    "NATIVE_COMPILED_PER_THREAD": (_optim, _adam),
     # one thread: the compiled kernels against NumPy
     "ROW_SUM_MIN_SIZE": (_parallel, lambda B, a, b: B.float_sum_dim(a, 1)),
     "COMPILED_MIN_SIZE": (_optim, _adam),
@@ -54,7 +58,13 @@ def main() -> None:
     rng = np.random.default_rng(0)
     print(f"threads: {burn_ndarray.get_num_threads()}")
     print("| threshold | elements | threaded (us) | single (us) | ratio |\n|---|---:|---:|---:|---:|")
+    native = _tbb.ready()
+    print(f"TBB pool: {native}")
     for attr, (module, op) in FAMILIES.items():
+        if attr.startswith("NATIVE_") and not native:
+            continue
+        if attr in ("UFUNC_PER_THREAD", "ROW_SUM_PER_THREAD", "COMPILED_PER_THREAD") and native:
+            continue  # the TBB pool takes these ops: the Python pool's thresholds go unused
         saved = getattr(module, attr)
         for size in SIZES:
             shape = (size // 128, 128) if size >= 256 else (1, size)
@@ -62,8 +72,11 @@ def main() -> None:
             times = []
             for threshold in (1, 1 << 62):
                 setattr(module, attr, threshold)
+                # the binary ops skip the split below this size (set from the native threshold)
+                _parallel._binary_min_size = min(threshold, 1 << 40) * 2
                 times.append(best(lambda a=a, b=b, op=op: op(B, a, b)))
             setattr(module, attr, saved)
+            _parallel._binary_min_size = 2 * _parallel.NATIVE_UFUNC_PER_THREAD
             split, single = times[0] * 1e6, times[1] * 1e6
             print(f"| {attr} | {size} | {split:.1f} | {single:.1f} | {split / single:.2f} |")
 

@@ -2,10 +2,10 @@
 
 Imported on the first op large enough to use them (`_parallel.kernels`), so importing the backend
 and small ops never load numba; compiled once per machine and cached on disk (``cache=True``).
-The kernels are single-threaded and release the GIL (``nogil=True``); `_threads.run` runs them
-on contiguous chunks, one per thread. One pool for NumPy chunks and compiled chunks alike: its
-idle threads sleep instead of spinning (as OpenMP runtimes do), which matters on a machine whose
-other cores are busy, and the chunks are fixed by the thread count, so the bits are too.
+The kernels are single-threaded and release the GIL (``nogil=True``); split, they run on
+contiguous chunks fixed by the thread count (so the bits are too): on numba's TBB pool when it
+runs (`_tbb`, `_kernels_parallel`: a chunk handed over in about a microsecond), else on the
+Python pool of `_threads` (20-100 us a hand-off), which then needs larger chunks.
 
 - **Adam**: one pass over param, grad and moments instead of ten NumPy passes, each element
   computed with the same float operations in the same order as the contract's default op (the
@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from burn_ndarray import _threads
+from burn_ndarray import _tbb, _threads
 
 Array = Any
 ROW_BLOCK = 4096
@@ -163,6 +163,15 @@ def adam(
     t = g.dtype.type
     typed = (t(beta_1), t(1.0 - beta_1), t(beta_2), t(1.0 - beta_2), t(step_size), t(epsilon))
 
+    if parts > 1 and _tbb.ready():
+        from burn_ndarray import _kernels_parallel as native
+
+        if in_place:
+            native.adam_in_place(parts, p, g, m, v, out, *typed)
+        else:
+            native.adam_fresh(parts, p, g, m_in, v_in, out, m, v, *typed)
+        return
+
     def task(c: slice) -> None:
         if in_place:
             adam_in_place(p[c], g[c], m[c], v[c], out[c], *typed)
@@ -183,6 +192,11 @@ def sgd_momentum(p: Array, g: Array, v: Array, out: Array, scalars: tuple[Any, .
     typed = (t(momentum), t(1.0 - dampening), t(lr))
     if parts < 2:  # no chunks: the split and the closure cost a third of a small update
         sgd_momentum_in_place(p, g, v, out, decay, look_ahead, *typed)
+        return
+    if _tbb.ready():
+        from burn_ndarray import _kernels_parallel as native
+
+        native.sgd_momentum_in_place(parts, p, g, v, out, decay, look_ahead, *typed)
         return
 
     def task(c: slice) -> None:
@@ -205,6 +219,11 @@ def rmsprop(
     if parts < 2:
         rmsprop_in_place(p, g, s, a, b, out, decay, *typed)
         return
+    if _tbb.ready():
+        from burn_ndarray import _kernels_parallel as native
+
+        native.rmsprop_in_place(parts, p, g, s, a, b, out, decay, *typed)
+        return
 
     def task(c: slice) -> None:
         a_part = None if a is None else a[c]
@@ -219,5 +238,13 @@ def row_sums(x: Array, parts: int) -> Array:
     `parts` threads."""
     out = np.empty(x.shape[0], x.dtype)
     zero = x.dtype.type(0)
+    if parts < 2:
+        sum_rows(x, out, zero)
+        return out
+    if _tbb.ready():
+        from burn_ndarray import _kernels_parallel as native
+
+        native.sum_rows(parts, x, out, zero)
+        return out
     _threads.run(lambda c: sum_rows(x[c], out[c], zero), _threads.split(x.shape[0], parts))
     return out

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from burn.backend.optim_ops import OptimOps as DefaultOptimOps
-from burn_ndarray import _parallel, _recycle, _threads
+from burn_ndarray import _parallel, _recycle
 from burn_ndarray._dtypes import F32, F64
 from burn_ndarray._reuse import OWNED, _exclusive
 
@@ -39,6 +39,7 @@ BLOCK = 1 << 16
 # is split between threads once each gets `COMPILED_PER_THREAD` elements (tools/bench_thresholds.py).
 COMPILED_MIN_SIZE = 1 << 12
 COMPILED_PER_THREAD = 1 << 19  # from 1M elements (1M Adam, 2 threads: 0.26 ms split, 0.37 whole)
+NATIVE_COMPILED_PER_THREAD = 1 << 17  # on numba's TBB pool (`_tbb`): from 256K (0.91; 64K: 1.41)
 # The same for SGD with momentum and RMSProp (measured as Adam's, one thread): SGD's passes are
 # few and cheap, and beat the kernel's call (about 6 us with its checks) up to about 8K elements;
 # RMSProp's are sixteen, and the kernel wins at any size (256: 7 against 14 us); tiny params keep
@@ -95,7 +96,7 @@ class OptimOps:
                 if not in_place:  # the kernel for fresh moments must not see an aliased one
                     m, v = np.empty_like(grad), np.empty_like(grad)
                 flat = (a.reshape(-1) for a in (param, grad, moment_1, moment_2, out, m, v))
-                kernels.adam(*flat, scalars, _threads.parts(grad.size, COMPILED_PER_THREAD), in_place)
+                kernels.adam(*flat, scalars, _compiled_parts(grad.size), in_place)
                 return out, m, v
         if grad.size < BLOCKED_MIN_SIZE or not _all_c_contiguous(param, grad, moment_1, moment_2):
             _adam_passes(param, grad, moment_1, moment_2, out, m, v, scalars)
@@ -140,7 +141,7 @@ class OptimOps:
         ):
             v = velocity if in_place else velocity.copy()  # the kernel updates it in place
             flat = [a.reshape(-1) for a in (param, grad, v, out)]
-            kernels.sgd_momentum(*flat, scalars, _threads.parts(grad.size, COMPILED_PER_THREAD))
+            kernels.sgd_momentum(*flat, scalars, _compiled_parts(grad.size))
             return out, v
         v = velocity if in_place else None
         return out, _sgd_passes(param, grad, velocity, v, out, scalars)
@@ -196,7 +197,7 @@ class OptimOps:
             kernels.rmsprop(
                 param.reshape(-1), grad.reshape(-1), s.reshape(-1),
                 None if a is None else a.reshape(-1), None if b is None else b.reshape(-1),
-                out.reshape(-1), scalars, _threads.parts(grad.size, COMPILED_PER_THREAD),
+                out.reshape(-1), scalars, _compiled_parts(grad.size),
             )  # fmt: skip
             return out, s, a, b
         s = square_avg if s_in_place else np.empty_like(grad)
@@ -325,6 +326,10 @@ def _adam_passes(
     np.divide(m, out, out=out)
     out *= step_size
     np.subtract(param, out, out=out)
+
+
+def _compiled_parts(size: int) -> int:
+    return _parallel.compiled_parts(size, COMPILED_PER_THREAD, NATIVE_COMPILED_PER_THREAD)
 
 
 def _all_c_contiguous(*arrays: Array | None) -> bool:

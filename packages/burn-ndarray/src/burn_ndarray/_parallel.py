@@ -1,5 +1,7 @@
-"""Threaded paths of large ops: element-wise ufuncs, activations and softmax on NumPy chunks run
-by the pool (`_threads`), and sums along a dim by a compiled row kernel (`_kernels`).
+"""Threaded paths of large ops: element-wise arithmetic and sums along the last dim by compiled
+kernels on numba's TBB pool when it runs (`_tbb`, `_kernels_parallel`), else on NumPy chunks (and
+the serial row kernel) on the Python pool (`_threads`); transcendental activations and softmax on
+NumPy chunks on the Python pool (NumPy's SIMD exp/log/tanh are not numba's: other bits).
 
 Small tensors keep the single-threaded path at the cost of one size check: the ops whose
 threaded path only helps with several threads (`UFUNC_OPS`) are bound to the plain ufunc itself
@@ -20,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from burn_ndarray import _threads
+from burn_ndarray import _tbb, _threads
 from burn_ndarray._activation_ops import ActivationOps
 from burn_ndarray._dtypes import F32, F64
 from burn_ndarray._float_ops import FloatOps
@@ -37,6 +39,13 @@ UFUNC_PER_THREAD = 1 << 20  # binary arithmetic: one cheap pass over memory (1M:
 TRANSCENDENTAL_PER_THREAD = 1 << 18  # exp, log, tanh, sqrt, activations (256K: 1.14, 1M: 0.71)
 ROWWISE_PER_THREAD = 1 << 17  # softmax / log-softmax over chunks of rows (256K: 0.91)
 ROW_SUM_PER_THREAD = 1 << 21  # the compiled row sum is fast: a chunk must be large (4M: 0.97)
+# The same on the TBB pool (`_tbb`), whose hot workers take a chunk in microseconds: splitting
+# pays from 256K elements (2 threads, AVX-512 EPYC VM: add 256K 0.94, 1M 0.58; row sum 256K 0.83,
+# 1M 0.66; 64K: 1.7-1.8).
+NATIVE_UFUNC_PER_THREAD = 1 << 17
+NATIVE_ROW_SUM_PER_THREAD = 1 << 17
+# The element-wise ops of `_kernels_parallel`, by number (tested outside its loops).
+ADD, SUB, MUL, DIV = 0, 1, 2, 3
 # The compiled row sum beats NumPy's from this size on, even on one thread.
 ROW_SUM_MIN_SIZE = 1 << 14
 
@@ -57,6 +66,14 @@ def kernels() -> ModuleType | None:
     return _kernels
 
 
+def compiled_parts(size: int, per_thread: int, native_per_thread: int) -> int:
+    """How many chunks a compiled kernel over `size` elements runs in: `native_per_thread`
+    elements per chunk on the TBB pool when it runs, else `per_thread` on the Python pool."""
+    if size >= 2 * native_per_thread and _threads.get_num_threads() > 1 and _tbb.ready():
+        return _threads.parts(size, native_per_thread)
+    return _threads.parts(size, per_thread)
+
+
 def _chunks(shape: tuple[int, ...], size: int, per_thread: int) -> list[slice] | None:
     """Slices of the first axis, one per thread that `size` elements warrant; None for one."""
     count = _threads.parts(size, per_thread)
@@ -72,11 +89,15 @@ def _part(operand: Array, chunk: slice, ndim: int, rows: int) -> Array:
     return operand
 
 
-def _binary(ufunc: np.ufunc) -> Callable[[Any, Array, Array], Array]:
+# The size from which `_threaded_binary` is tried: the native pool's until it proves missing.
+_binary_min_size = 2 * NATIVE_UFUNC_PER_THREAD
+
+
+def _binary(ufunc: np.ufunc, code: int) -> Callable[[Any, Array, Array], Array]:
     def op(self: Any, lhs: Array, rhs: Array) -> Array:
         # One size check on the way to the ufunc for small operands (the per-op overhead).
-        if lhs.size >= 2 * UFUNC_PER_THREAD or rhs.size >= 2 * UFUNC_PER_THREAD:
-            out = _threaded_binary(ufunc, lhs, rhs)
+        if lhs.size >= _binary_min_size or rhs.size >= _binary_min_size:
+            out = _threaded_binary(ufunc, code, lhs, rhs)
             if out is not None:
                 return out
         return ufunc(lhs, rhs)
@@ -85,15 +106,24 @@ def _binary(ufunc: np.ufunc) -> Callable[[Any, Array, Array], Array]:
     return op
 
 
-def _threaded_binary(ufunc: np.ufunc, lhs: Array, rhs: Array) -> Array | None:
-    """``ufunc(lhs, rhs)`` chunk by chunk on the pool: float32/float64 arrays of one dtype."""
+def _threaded_binary(ufunc: np.ufunc, code: int, lhs: Array, rhs: Array) -> Array | None:
+    """``ufunc(lhs, rhs)`` split between threads (float32/float64 arrays of one dtype), or None
+    for the plain ufunc."""
     if lhs.__class__ is not _ndarray or rhs.__class__ is not _ndarray:
         return None
     dtype = lhs.dtype
     if rhs.dtype is not dtype or (dtype is not F32 and dtype is not F64):
         return None
     shape = lhs.shape if lhs.shape == rhs.shape else np.broadcast_shapes(lhs.shape, rhs.shape)
-    chunks = _chunks(shape, int(np.prod(shape)), UFUNC_PER_THREAD)
+    size = int(np.prod(shape))
+    if _tbb.ready():
+        out = _native_binary(code, lhs, rhs, shape, size)
+        if out is not None:
+            return out
+    else:  # the Python pool only: smaller ops skip this function from now on
+        global _binary_min_size
+        _binary_min_size = 2 * UFUNC_PER_THREAD
+    chunks = _chunks(shape, size, UFUNC_PER_THREAD)
     if chunks is None:
         return None
     out = np.empty(shape, dtype)
@@ -103,6 +133,44 @@ def _threaded_binary(ufunc: np.ufunc, lhs: Array, rhs: Array) -> Array | None:
         ufunc(_part(lhs, chunk, ndim, rows), _part(rhs, chunk, ndim, rows), out=out[chunk])
 
     _threads.run(task, chunks)
+    return out
+
+
+def _native_binary(code: int, lhs: Array, rhs: Array, shape: tuple[int, ...], size: int) -> Array | None:
+    """The op by `_kernels_parallel` when one operand has the result's shape (C-contiguous) and
+    the other the same shape, or one value per row or per column of the result seen as
+    ``(rows, last dim)``; None otherwise (the plain ufunc)."""
+    parts = _threads.parts(size, NATIVE_UFUNC_PER_THREAD)
+    if parts < 2 or not lhs.flags.c_contiguous or not rhs.flags.c_contiguous:
+        return None
+    from burn_ndarray import _kernels_parallel as native
+
+    full, other = lhs, rhs
+    if lhs.shape != shape:  # the broadcast one on the left: only commutative ops swap
+        if code != ADD and code != MUL:
+            return None
+        full, other = rhs, lhs
+    if full.shape != shape:
+        return None
+    out = np.empty(shape, full.dtype)
+    if other.shape == shape:
+        native.binary_flat(parts, code, full.reshape(-1), other.reshape(-1), out.reshape(-1))
+        return out
+    columns = shape[-1]
+    rows = size // columns
+    padded = (1,) * (len(shape) - other.ndim) + other.shape
+    if padded[-1] != 1 and padded[-1] != columns:
+        return None
+    if all(d == 1 for d in padded[:-1]):
+        per_row = 1  # one row (or one value) for every row
+    elif padded[:-1] == shape[:-1]:
+        per_row = rows  # a row (or a value) of its own for each row
+    else:
+        return None
+    if rows < parts:
+        return None
+    out2d = out.reshape(rows, columns)
+    native.binary_rows(parts, code, full.reshape(rows, columns), other.reshape(per_row, -1), out2d)
     return out
 
 
@@ -123,10 +191,10 @@ def _unary(ufunc: np.ufunc) -> Callable[[Any, Array], Array]:
 
 # Ops that are a bare ufunc on the single-threaded path: bound to it at one thread (`_bind`).
 UFUNC_OPS: dict[str, Callable[..., Array]] = {
-    "float_add": _binary(np.add),
-    "float_sub": _binary(np.subtract),
-    "float_mul": _binary(np.multiply),
-    "float_div": _binary(np.true_divide),
+    "float_add": _binary(np.add, ADD),
+    "float_sub": _binary(np.subtract, SUB),
+    "float_mul": _binary(np.multiply, MUL),
+    "float_div": _binary(np.true_divide, DIV),
     "float_exp": _unary(np.exp),
     "float_log": _unary(np.log),
     "float_sqrt": _unary(np.sqrt),
@@ -265,7 +333,8 @@ def _sum_dim(tensor: Array, dim: int) -> Array | None:
         if k is None:
             return None
         rows = tensor.reshape(-1, length)
-        return k.row_sums(rows, _threads.parts(tensor.size, ROW_SUM_PER_THREAD)).reshape(kept)  # type: ignore[no-any-return]
+        parts = compiled_parts(tensor.size, ROW_SUM_PER_THREAD, NATIVE_ROW_SUM_PER_THREAD)
+        return k.row_sums(rows, parts).reshape(kept)  # type: ignore[no-any-return]
     # Along an inner dim: NumPy's sum (adding rows, vectorized along the trailing axes) over
     # chunks of the leading axes; each chunk is reduced exactly as the whole would be.
     # Split the leading axes, or the trailing ones when the leading have too few rows.

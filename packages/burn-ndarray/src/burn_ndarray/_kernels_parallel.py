@@ -1,0 +1,149 @@
+"""The compiled kernels of `_kernels`, split into chunks on numba's TBB pool (`_tbb`).
+
+Each launcher cuts its range into `parts` contiguous chunks, the same cut as `_threads.split`,
+and runs the serial kernel on every chunk in a ``prange``: one element (or row) is computed by the
+same serial code whichever thread takes its chunk, so the bits are the serial kernels' at any
+thread count. Used only when `_tbb.ready`; otherwise `_kernels` runs the same chunks on the
+Python pool. Options that may be None (RMSProp's averages) are pruned at compile time, as in the
+serial kernels: numba compiles one launcher per combination.
+
+Element-wise arithmetic (`binary_flat`, `binary_rows`) is here too: on one thread NumPy's ufuncs
+are as fast, so these run only split. The op is an int (`_parallel.ADD`...), tested outside the loops so
+that each loop vectorizes.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from numba import njit, prange
+
+from burn_ndarray import _kernels as serial
+from burn_ndarray._parallel import ADD, MUL, SUB
+
+Array = Any
+# Compiled once per machine and cached on disk, like the serial kernels.
+_jit = njit(cache=True, error_model="numpy", nogil=True)
+_jit_parallel = njit(cache=True, error_model="numpy", nogil=True, parallel=True)
+
+
+@_jit_parallel
+def count_parts(parts: int) -> int:
+    """Runs `parts` empty chunks on the pool: starts it (see `_tbb.ready`)."""
+    total = 0
+    for _ in prange(parts):
+        total += 1
+    return total
+
+
+@_jit
+def _bounds(n: int, chunk: int, parts: int) -> tuple[int, int]:
+    """Chunk `chunk` of ``range(n)`` cut in `parts`: sizes differ by at most one, larger first
+    (as `_threads.split`)."""
+    step, extra = divmod(n, parts)
+    start = chunk * step + min(chunk, extra)
+    return start, start + step + (1 if chunk < extra else 0)
+
+
+@_jit_parallel
+def adam_in_place(parts: int, p: Array, g: Array, m: Array, v: Array, out: Array, *scalars: Any) -> None:
+    for c in prange(parts):
+        lo, hi = _bounds(g.size, c, parts)
+        serial.adam_in_place(p[lo:hi], g[lo:hi], m[lo:hi], v[lo:hi], out[lo:hi], *scalars)
+
+
+@_jit_parallel
+def adam_fresh(
+    parts: int, p: Array, g: Array, m_in: Array, v_in: Array, out: Array, m: Array, v: Array, *scalars: Any
+) -> None:
+    for c in prange(parts):
+        lo, hi = _bounds(g.size, c, parts)
+        serial.adam_fresh(
+            p[lo:hi], g[lo:hi], m_in[lo:hi], v_in[lo:hi], out[lo:hi], m[lo:hi], v[lo:hi], *scalars
+        )
+
+
+@_jit_parallel
+def sgd_momentum_in_place(
+    parts: int, p: Array, g: Array, v: Array, out: Array, decay: Any, look_ahead: Any, *scalars: Any
+) -> None:
+    for c in prange(parts):
+        lo, hi = _bounds(g.size, c, parts)
+        serial.sgd_momentum_in_place(p[lo:hi], g[lo:hi], v[lo:hi], out[lo:hi], decay, look_ahead, *scalars)
+
+
+@_jit_parallel
+def rmsprop_in_place(
+    parts: int, p: Array, g: Array, s: Array, a: Any, b: Any, out: Array, decay: Any, *scalars: Any
+) -> None:
+    for c in prange(parts):
+        lo, hi = _bounds(g.size, c, parts)
+        ps, gs, ss, outs = p[lo:hi], g[lo:hi], s[lo:hi], out[lo:hi]
+        if a is None:
+            if b is None:
+                serial.rmsprop_in_place(ps, gs, ss, None, None, outs, decay, *scalars)
+            else:
+                serial.rmsprop_in_place(ps, gs, ss, None, b[lo:hi], outs, decay, *scalars)
+        elif b is None:
+            serial.rmsprop_in_place(ps, gs, ss, a[lo:hi], None, outs, decay, *scalars)
+        else:
+            serial.rmsprop_in_place(ps, gs, ss, a[lo:hi], b[lo:hi], outs, decay, *scalars)
+
+
+@_jit_parallel
+def sum_rows(parts: int, x: Array, out: Array, zero: Any) -> None:
+    for c in prange(parts):
+        lo, hi = _bounds(x.shape[0], c, parts)
+        serial.sum_rows(x[lo:hi], out[lo:hi], zero)
+
+
+@_jit
+def _apply(op: int, x: Array, y: Array, out: Array) -> None:
+    """``out[j] = x[j] <op> y[j]`` on 1-D arrays; a `y` of length 1 is broadcast."""
+    n = out.shape[0]
+    if y.shape[0] == 1 and n != 1:
+        s = y[0]
+        if op == ADD:
+            for j in range(n):
+                out[j] = x[j] + s
+        elif op == SUB:
+            for j in range(n):
+                out[j] = x[j] - s
+        elif op == MUL:
+            for j in range(n):
+                out[j] = x[j] * s
+        else:
+            for j in range(n):
+                out[j] = x[j] / s
+    elif op == ADD:
+        for j in range(n):
+            out[j] = x[j] + y[j]
+    elif op == SUB:
+        for j in range(n):
+            out[j] = x[j] - y[j]
+    elif op == MUL:
+        for j in range(n):
+            out[j] = x[j] * y[j]
+    else:
+        for j in range(n):
+            out[j] = x[j] / y[j]
+
+
+@_jit_parallel
+def binary_flat(parts: int, op: int, x: Array, y: Array, out: Array) -> None:
+    """``out = x <op> y`` on 1-D arrays of one size, chunks of elements on the pool."""
+    for c in prange(parts):
+        lo, hi = _bounds(out.size, c, parts)
+        _apply(op, x[lo:hi], y[lo:hi], out[lo:hi])
+
+
+@_jit_parallel
+def binary_rows(parts: int, op: int, x: Array, y: Array, out: Array) -> None:
+    """``out[r] = x[r] <op> y[r or 0]`` on 2-D arrays, `y` with 1 or ``out``'s rows and 1 or its
+    columns (broadcast), chunks of rows on the pool."""
+    rows = out.shape[0]
+    each_row = y.shape[0] != 1
+    for c in prange(parts):
+        lo, hi = _bounds(rows, c, parts)
+        for r in range(lo, hi):
+            _apply(op, x[r], y[r if each_row else 0], out[r])
