@@ -352,3 +352,36 @@ def test_threaded_ops_work_in_a_forked_child(B: NdArray, rng: Any, threads: Any)
         os._exit(0 if np.array_equal(B.float_exp(a), expected) else 1)
     _, status = os.waitpid(pid, 0)
     assert os.waitstatus_to_exitcode(status) == 0
+
+
+# -- blocked element-wise passes ----------------------------------------------------------------
+@pytest.mark.parametrize("count", [1, 2, 3])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_blocked_gelu_same_bits_as_one_call(
+    B: NdArray, rng: Any, threads: Any, monkeypatch: pytest.MonkeyPatch, count: int, dtype: Any
+) -> None:
+    """GELU and its backward pass block by block (blocks of 1000+ elements here, on `count`
+    threads): the bits of one call on the whole array, the tail of odd sizes included."""
+    threads(count)
+    monkeypatch.setattr(_parallel, "BLOCK", 1000)
+    x, g = big(rng, dtype=dtype) * 3, big(rng, dtype=dtype)
+    x.flat[:4] = [np.nan, np.inf, -np.inf, -0.0]
+    single = _parallel._single
+    with np.errstate(invalid="ignore"):
+        expected = (single.gelu(B, x), single.gelu_backward(B, x, g))
+        got = (B.gelu(x), B.gelu_backward(x, g))
+    for e, o in zip(expected, got, strict=True):
+        assert o.dtype == dtype and np.array_equal(e, o, equal_nan=True)
+
+
+def test_blocked_passes_leave_views_and_mixed_operands_to_one_call(
+    B: NdArray, rng: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(_parallel, "BLOCK", 1000)
+    calls: list[int] = []
+    monkeypatch.setattr(_threads, "split", lambda n, parts: calls.append(n) or [slice(0, n)])
+    x = big(rng)
+    assert np.array_equal(B.gelu(x.T), _parallel._single.gelu(B, x.T))  # a transposed view
+    wide = x.astype(np.float64)  # a grad of another dtype
+    assert np.array_equal(B.gelu_backward(x, wide), _parallel._single.gelu_backward(B, x, wide))
+    assert calls == []
