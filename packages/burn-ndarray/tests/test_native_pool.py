@@ -278,3 +278,28 @@ def test_the_python_pool_when_tbb_is_not_numbas_layer(setup: str, env: dict[str,
     )
     assert run.returncode == 0, run.stderr
     assert run.stdout.split()[-2:] == expected.split()
+
+
+# -- ReLU: compiled at every thread count ---------------------------------------------------------
+@pytest.mark.parametrize("count", [1, 2, 3])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_relu_same_bits_as_numpy(
+    B: NdArray, rng: Any, monkeypatch: pytest.MonkeyPatch, count: int, dtype: Any
+) -> None:
+    """NumPy's ``maximum(x, 0)`` exactly: NaN kept with its sign, -0.0 becomes +0.0; and the
+    backward pass ``where(output > 0, grad, 0)``."""
+    monkeypatch.setattr(_parallel, "RELU_COMPILED_MIN_SIZE", 1 << 12)
+    monkeypatch.setattr(_parallel, "NATIVE_UFUNC_PER_THREAD", 1 << 12)
+    before = burn_ndarray.get_num_threads()
+    burn_ndarray.set_num_threads(count)
+    try:
+        x, g = big(rng, dtype=dtype), big(rng, dtype=dtype)
+        x.flat[:6] = [np.nan, -np.nan, -0.0, 0.0, -np.inf, np.inf]
+        expected = np.maximum(x, 0)
+        got = B.relu(x)
+        assert got.dtype == dtype and np.array_equal(got, expected, equal_nan=True)
+        assert np.array_equal(np.signbit(got), np.signbit(expected))
+        back = B.relu_backward(expected, g)
+        assert back.dtype == dtype and np.array_equal(back, np.where(expected > 0, g, dtype(0)))
+    finally:
+        burn_ndarray.set_num_threads(before)

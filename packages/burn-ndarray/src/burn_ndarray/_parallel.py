@@ -47,6 +47,10 @@ NATIVE_UFUNC_PER_THREAD = 1 << 17
 NATIVE_ROW_SUM_PER_THREAD = 1 << 17
 # The element-wise ops of `_kernels_parallel`, by number (tested outside its loops).
 ADD, SUB, MUL, DIV = 0, 1, 2, 3
+# ReLU and its backward pass run compiled from this size, at any thread count (NumPy's
+# maximum(x, 0) and where() take 4x as long as one compiled pass here); below, small models never
+# load numba.
+RELU_COMPILED_MIN_SIZE = 1 << 16
 # Element-wise ops of many NumPy passes (GELU) run in blocks of at least this many elements,
 # whose temporaries stay in cache between the passes (4M float32 GELU, 1 thread: 28 -> 14 ms).
 BLOCK = 1 << 17
@@ -257,18 +261,27 @@ class ParallelOps:
 
     # -- activations --------------------------------------------------------------------------
     def relu(self, x: Array) -> Array:
-        if x.size >= 2 * UFUNC_PER_THREAD:
-            out = _map_rows(np.maximum, x, x.dtype.type(0), per_thread=UFUNC_PER_THREAD)
+        if x.size >= RELU_COMPILED_MIN_SIZE:
+            out = _compiled_relu(x, None)
             if out is not None:
                 return out
+            if x.size >= 2 * UFUNC_PER_THREAD:
+                out = _map_rows(np.maximum, x, x.dtype.type(0), per_thread=UFUNC_PER_THREAD)
+                if out is not None:
+                    return out
         return _single.relu(self, x)
 
     def relu_backward(self, output: Array, grad: Array) -> Array:
-        if grad.size >= 2 * UFUNC_PER_THREAD and output.__class__ is _ndarray and output.shape == grad.shape:
-            single = _single.relu_backward
-            out = _map_rows(lambda g, o: single(self, o, g), grad, output, per_thread=UFUNC_PER_THREAD)
+        same_shape = output.__class__ is _ndarray and output.shape == grad.shape
+        if grad.size >= RELU_COMPILED_MIN_SIZE and same_shape:
+            out = _compiled_relu(output, grad)
             if out is not None:
                 return out
+            if grad.size >= 2 * UFUNC_PER_THREAD:
+                single = _single.relu_backward
+                out = _map_rows(lambda g, o: single(self, o, g), grad, output, per_thread=UFUNC_PER_THREAD)
+                if out is not None:
+                    return out
         return _single.relu_backward(self, output, grad)
 
     def gelu(self, x: Array) -> Array:
@@ -305,6 +318,35 @@ class _Single(FloatOps, ActivationOps):
 
 
 _single: Any = _Single
+
+
+def _compiled_relu(x: Array, grad: Array | None) -> Array | None:
+    """ReLU of `x` (or, with `grad`, its backward pass where `x` is the output) by the compiled
+    kernels of `_kernels_parallel`, split on the TBB pool when it runs; None unless the operands
+    are C-contiguous float32/float64 arrays of one dtype (and numba is installed)."""
+    dtype = x.dtype
+    if x.__class__ is not _ndarray or (dtype is not F32 and dtype is not F64) or not x.flags.c_contiguous:
+        return None
+    if grad is not None and (grad.__class__ is not _ndarray or grad.dtype is not dtype):
+        return None
+    if (grad is not None and not grad.flags.c_contiguous) or kernels() is None:
+        return None
+    from burn_ndarray import _kernels_parallel as compiled
+
+    parts = _threads.parts(x.size, NATIVE_UFUNC_PER_THREAD)
+    native = parts > 1 and _tbb.ready()
+    out = np.empty(x.shape, dtype)
+    flat, out_flat, zero = x.reshape(-1), out.reshape(-1), dtype.type(0)
+    if grad is None:
+        if native:
+            compiled.relu(parts, flat, out_flat, zero)
+        else:
+            compiled.relu_serial(flat, out_flat, zero)
+    elif native:
+        compiled.relu_backward(parts, flat, grad.reshape(-1), out_flat, zero)
+    else:
+        compiled.relu_backward_serial(flat, grad.reshape(-1), out_flat, zero)
+    return out
 
 
 def _blocked(fn: Callable[..., Array], x: Array, *others: Array) -> Array | None:
