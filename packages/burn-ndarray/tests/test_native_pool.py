@@ -303,3 +303,25 @@ def test_relu_same_bits_as_numpy(
         assert back.dtype == dtype and np.array_equal(back, np.where(expected > 0, g, dtype(0)))
     finally:
         burn_ndarray.set_num_threads(before)
+
+
+def test_relu_of_a_channels_last_view_keeps_its_layout(
+    B: NdArray, rng: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """conv2d's outputs are [N, C, H, W] views of [N, H, W, C] memory: ReLU takes them compiled,
+    in memory order, and returns the same layout; views with gaps take NumPy."""
+    monkeypatch.setattr(_parallel, "RELU_COMPILED_MIN_SIZE", 1 << 12)
+    called: list[str] = []
+    serial = _kernels_parallel.relu_serial
+    monkeypatch.setattr(_kernels_parallel, "relu_serial", lambda *a: called.append("relu") or serial(*a))
+    before = burn_ndarray.get_num_threads()
+    burn_ndarray.set_num_threads(1)
+    try:
+        x = big(rng, (8, 20, 20, 16)).transpose(0, 3, 1, 2)
+        got = B.relu(x)
+        assert np.array_equal(got, np.maximum(x, 0)) and got.strides == x.strides
+        gappy = x[:, :, ::2]
+        assert np.array_equal(B.relu(gappy), np.maximum(gappy, 0))
+        assert called == ["relu"]
+    finally:
+        burn_ndarray.set_num_threads(before)

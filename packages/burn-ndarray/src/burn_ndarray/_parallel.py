@@ -320,32 +320,51 @@ class _Single(FloatOps, ActivationOps):
 _single: Any = _Single
 
 
+def _flat_in_memory_order(a: Array) -> Array | None:
+    """A 1-D view of `a`'s elements in memory order when they fill one block of memory (C order,
+    or a permutation of it such as the channels-last conv outputs); None otherwise."""
+    if a.flags.c_contiguous:
+        return a.reshape(-1)
+    step = a.itemsize
+    for stride, length in sorted(zip(a.strides, a.shape, strict=True)):
+        if length != 1 and stride != step:
+            return None
+        step *= length
+    return a.ravel(order="K")  # a view: the strides above leave no gaps
+
+
 def _compiled_relu(x: Array, grad: Array | None) -> Array | None:
     """ReLU of `x` (or, with `grad`, its backward pass where `x` is the output) by the compiled
-    kernels of `_kernels_parallel`, split on the TBB pool when it runs; None unless the operands
-    are C-contiguous float32/float64 arrays of one dtype (and numba is installed)."""
+    kernels of `_kernels_parallel`, split on the TBB pool when it runs; the result has `x`'s
+    memory layout. None unless the operands are float32/float64 arrays of one dtype that fill one
+    block of memory in the same layout (and numba is installed)."""
     dtype = x.dtype
-    if x.__class__ is not _ndarray or (dtype is not F32 and dtype is not F64) or not x.flags.c_contiguous:
+    if x.__class__ is not _ndarray or (dtype is not F32 and dtype is not F64):
         return None
     if grad is not None and (grad.__class__ is not _ndarray or grad.dtype is not dtype):
         return None
-    if (grad is not None and not grad.flags.c_contiguous) or kernels() is None:
+    if grad is not None and grad.strides != x.strides:  # the flat views must line up
+        return None
+    flat = _flat_in_memory_order(x)
+    if flat is None or kernels() is None:
         return None
     from burn_ndarray import _kernels_parallel as compiled
 
     parts = _threads.parts(x.size, NATIVE_UFUNC_PER_THREAD)
     native = parts > 1 and _tbb.ready()
-    out = np.empty(x.shape, dtype)
-    flat, out_flat, zero = x.reshape(-1), out.reshape(-1), dtype.type(0)
+    out = np.empty_like(x)  # x's layout: its flat view lines up with x's
+    out_flat, zero = out.ravel(order="K"), dtype.type(0)
     if grad is None:
         if native:
             compiled.relu(parts, flat, out_flat, zero)
         else:
             compiled.relu_serial(flat, out_flat, zero)
-    elif native:
-        compiled.relu_backward(parts, flat, grad.reshape(-1), out_flat, zero)
+        return out
+    grad_flat = grad.ravel(order="K")
+    if native:
+        compiled.relu_backward(parts, flat, grad_flat, out_flat, zero)
     else:
-        compiled.relu_backward_serial(flat, grad.reshape(-1), out_flat, zero)
+        compiled.relu_backward_serial(flat, grad_flat, out_flat, zero)
     return out
 
 

@@ -19,6 +19,7 @@ from burn_ndarray._float_ops import FloatOps
 from burn_ndarray._fold import FoldOps
 from burn_ndarray._int_ops import IntOps
 from burn_ndarray._layout_ops import LayoutOps
+from burn_ndarray._malloc import configure as configure_malloc
 from burn_ndarray._math_ops import MathOps
 from burn_ndarray._module_ops import ModuleOps
 from burn_ndarray._optim import OptimOps
@@ -75,6 +76,7 @@ class NdArray(  # type: ignore[misc]
 
     def __init__(self, float_dtype: DType | str = DType.F32, int_dtype: DType | str = DType.I64) -> None:
         super().__init__(float_dtype=float_dtype, int_dtype=int_dtype, capabilities=CAPABILITIES)
+        configure_malloc()  # fresh results reuse freed memory instead of faulting in new pages
         self._device = Device("ndarray", "cpu", owner=self)
         self._devices = [self._device]
         self._int_np = NP_OF[self.int_dtype]
