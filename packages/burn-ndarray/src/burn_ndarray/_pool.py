@@ -37,12 +37,41 @@ def max_pool2d(x: Array, kernel_size: Pair, stride: Pair, padding: Pair, dilatio
     return values
 
 
+# Channels-last float inputs of at least this many elements pool in the compiled kernels
+# (`_pool_kernels`): below, the NumPy passes, and small models never load numba.
+COMPILED_MIN_SIZE = 1 << 15
+
+
+def _compiled(x: Array) -> Any:
+    """`_pool_kernels` when `x` is a large channels-last float32/float64 array and numba loads."""
+    if x.size < COMPILED_MIN_SIZE or x.dtype not in (np.float32, np.float64) or not channels_last_dense(x):
+        return None
+    try:
+        from burn_ndarray import _pool_kernels
+    except ImportError:  # numba missing
+        return None
+    return _pool_kernels
+
+
+def channels_last_dense(x: Array) -> bool:
+    """Whether ``[N, C, H, W]`` `x` is a view of a C-contiguous ``[N, H, W, C]`` array."""
+    return x.ndim == 4 and bool(x.transpose(0, 2, 3, 1).flags.c_contiguous)
+
+
 def max_pool2d_with_indices(
     x: Array, kernel: Pair, stride: Pair, padding: Pair, dilation: Pair, index_dtype: np.dtype
 ) -> tuple[Array, Array]:
     """Values and flat ``h * W + w`` indices of the first maximum of each window in kernel order
     (the first NaN where a window holds one), as PyTorch."""
     x = np.asarray(x)
+    compiled = _compiled(x)
+    if compiled is not None:
+        shape = out_shape(x, kernel, stride, padding, dilation)
+        n, c, oh, ow = shape
+        values, indices = np.empty((n, oh, ow, c), x.dtype), np.empty((n, oh, ow, c), index_dtype)
+        hyper = (tuple(kernel), tuple(stride), tuple(padding), tuple(dilation))
+        compiled.max_pool2d_nhwc(x.transpose(0, 2, 3, 1), values, indices, *hyper)
+        return values.transpose(0, 3, 1, 2), indices.transpose(0, 3, 1, 2)
     if x.size == 0 or np.isnan(x.max()):
         return max_pool2d_with_indices_argmax(x, kernel, stride, padding, dilation, index_dtype)
     shape = out_shape(x, kernel, stride, padding, dilation)
@@ -104,6 +133,14 @@ def max_pool2d_backward(
     offsets = tap_offsets(x.shape[3], tuple(kernel), tuple(dilation))
     if not _disjoint(kernel, stride, dilation) or len(set(offsets)) < len(offsets):
         return max_pool2d_backward_scatter(x, output_grad, indices)
+    compiled = _compiled(x)
+    if compiled is not None and output_grad.dtype == x.dtype:
+        n, c, h, w = x.shape
+        grad = np.zeros((n, h, w, c), x.dtype)
+        hyper = (tuple(kernel), tuple(stride), tuple(padding), tuple(dilation))
+        g, i = (np.ascontiguousarray(a.transpose(0, 2, 3, 1)) for a in (output_grad, indices))
+        compiled.max_pool2d_backward_nhwc(grad, g, i, *hyper)
+        return grad.transpose(0, 3, 1, 2)
     # Disjoint windows: every input element receives the gradient of at most one window, so no
     # sum is needed: per tap, the window's gradient where its index names that tap, else 0.
     n, c, h, w = x.shape

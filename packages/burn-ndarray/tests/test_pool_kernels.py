@@ -1,0 +1,78 @@
+"""The compiled max pooling (`_pool_kernels`) against the NumPy paths of `_pool`: the same values
+and indices (first maximum in kernel order, NaN, ties, windows in the padding) and the same
+gradients, on channels-last inputs; other layouts keep the NumPy path."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+from burn_ndarray import _pool, _pool_kernels
+
+Hyper = tuple[tuple[int, int], tuple[int, int], tuple[int, int], tuple[int, int]]
+CASES: list[tuple[tuple[int, int, int, int], Hyper]] = [
+    ((4, 26, 26, 32), ((2, 2), (2, 2), (0, 0), (1, 1))),  # the CNN's pooling
+    ((3, 15, 17, 16), ((3, 3), (3, 3), (1, 1), (1, 1))),  # padding, uneven edges
+    ((2, 21, 19, 8), ((2, 2), (3, 3), (1, 1), (2, 2))),  # dilation, gaps between windows
+    ((2, 20, 20, 8), ((3, 2), (2, 2), (1, 0), (1, 1))),  # overlapping rows: NumPy's scatter backward
+]
+
+
+def _numpy(fn: Any, *args: Any) -> Any:
+    saved, _pool.COMPILED_MIN_SIZE = _pool.COMPILED_MIN_SIZE, 1 << 62
+    try:
+        return fn(*args)
+    finally:
+        _pool.COMPILED_MIN_SIZE = saved
+
+
+@pytest.fixture(autouse=True)
+def compiled_from_small_sizes(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(_pool, "COMPILED_MIN_SIZE", 1 << 8)
+
+
+def _channels_last(rng: np.random.Generator, shape: tuple[int, ...], dtype: Any) -> np.ndarray:
+    return rng.standard_normal(shape).astype(dtype).transpose(0, 3, 1, 2)
+
+
+@pytest.mark.parametrize(("shape", "hyper"), CASES)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("index_dtype", [np.int64, np.int32])
+def test_same_values_indices_and_gradient_as_numpy(
+    rng: Any, monkeypatch: pytest.MonkeyPatch, shape: Any, hyper: Hyper, dtype: Any, index_dtype: Any
+) -> None:
+    x = _channels_last(rng, shape, dtype)
+    x[0, 0, 2:4, 2:4] = 1.5  # a tie inside windows
+    x[1, 1, 4:6, 4:7] = -np.inf  # windows of -inf (the padding's taps come first)
+    launched: list[str] = []
+    kernel = _pool_kernels.max_pool2d_nhwc
+    monkeypatch.setattr(_pool_kernels, "max_pool2d_nhwc", lambda *a: launched.append("fwd") or kernel(*a))
+    values, indices = _pool.max_pool2d_with_indices(x, *hyper, np.dtype(index_dtype))
+    expected = _numpy(_pool.max_pool2d_with_indices, x, *hyper, np.dtype(index_dtype))
+    assert launched == ["fwd"]
+    assert values.dtype == dtype and indices.dtype == index_dtype
+    assert np.array_equal(values, expected[0]) and np.array_equal(indices, expected[1])
+    grad = rng.standard_normal(values.shape).astype(dtype)
+    got = _pool.max_pool2d_backward(x, grad, indices, *hyper)
+    expected_grad = _numpy(_pool.max_pool2d_backward, x, grad, indices, *hyper)
+    assert got.shape == x.shape and np.array_equal(got, expected_grad)
+
+
+def test_nan_windows_report_their_first_nan(rng: Any) -> None:
+    hyper: Hyper = ((2, 2), (2, 2), (0, 0), (1, 1))
+    x = _channels_last(rng, (2, 8, 8, 4), np.float32)
+    x[0, 1, 1, 0] = np.nan
+    x[0, 1, 0, 1] = np.nan  # the first in kernel order of the window at (0, 0)
+    values, indices = _pool.max_pool2d_with_indices(x, *hyper, np.dtype(np.int64))
+    expected = _pool.max_pool2d_with_indices_argmax(x, *hyper, np.dtype(np.int64))
+    assert np.isnan(values[0, 1, 0, 0]) and indices[0, 1, 0, 0] == 1
+    assert np.array_equal(values, expected[0], equal_nan=True) and np.array_equal(indices, expected[1])
+
+
+def test_other_layouts_keep_numpy(rng: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(_pool_kernels, "max_pool2d_nhwc", None)  # would fail if called
+    x = rng.standard_normal((2, 8, 12, 12)).astype(np.float32)  # NCHW, C-contiguous
+    values, _ = _pool.max_pool2d_with_indices(x, (2, 2), (2, 2), (0, 0), (1, 1), np.dtype(np.int64))
+    assert np.array_equal(values, x.reshape(2, 8, 6, 2, 6, 2).max(axis=(3, 5)))
