@@ -47,8 +47,8 @@ def test_same_values_indices_and_gradient_as_numpy(
     x[0, 0, 2:4, 2:4] = 1.5  # a tie inside windows
     x[1, 1, 4:6, 4:7] = -np.inf  # windows of -inf (the padding's taps come first)
     launched: list[str] = []
-    kernel = _pool_kernels.max_pool2d_nhwc
-    monkeypatch.setattr(_pool_kernels, "max_pool2d_nhwc", lambda *a: launched.append("fwd") or kernel(*a))
+    kernel = _pool_kernels.max_pool2d
+    monkeypatch.setattr(_pool_kernels, "max_pool2d", lambda *a: launched.append("fwd") or kernel(*a))
     values, indices = _pool.max_pool2d_with_indices(x, *hyper, np.dtype(index_dtype))
     expected = _numpy(_pool.max_pool2d_with_indices, x, *hyper, np.dtype(index_dtype))
     assert launched == ["fwd"]
@@ -72,7 +72,7 @@ def test_nan_windows_report_their_first_nan(rng: Any) -> None:
 
 
 def test_other_layouts_keep_numpy(rng: Any, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(_pool_kernels, "max_pool2d_nhwc", None)  # would fail if called
+    monkeypatch.setattr(_pool_kernels, "max_pool2d", None)  # would fail if called
     x = rng.standard_normal((2, 8, 12, 12)).astype(np.float32)  # NCHW, C-contiguous
     values, _ = _pool.max_pool2d_with_indices(x, (2, 2), (2, 2), (0, 0), (1, 1), np.dtype(np.int64))
     assert np.array_equal(values, x.reshape(2, 8, 6, 2, 6, 2).max(axis=(3, 5)))

@@ -70,7 +70,7 @@ def max_pool2d_with_indices(
         n, c, oh, ow = shape
         values, indices = np.empty((n, oh, ow, c), x.dtype), np.empty((n, oh, ow, c), index_dtype)
         hyper = (tuple(kernel), tuple(stride), tuple(padding), tuple(dilation))
-        compiled.max_pool2d_nhwc(x.transpose(0, 2, 3, 1), values, indices, *hyper)
+        compiled.max_pool2d(x.transpose(0, 2, 3, 1), values, indices, hyper)
         return values.transpose(0, 3, 1, 2), indices.transpose(0, 3, 1, 2)
     if x.size == 0 or np.isnan(x.max()):
         return max_pool2d_with_indices_argmax(x, kernel, stride, padding, dilation, index_dtype)
@@ -139,7 +139,7 @@ def max_pool2d_backward(
         grad = np.zeros((n, h, w, c), x.dtype)
         hyper = (tuple(kernel), tuple(stride), tuple(padding), tuple(dilation))
         g, i = (np.ascontiguousarray(a.transpose(0, 2, 3, 1)) for a in (output_grad, indices))
-        compiled.max_pool2d_backward_nhwc(grad, g, i, *hyper)
+        compiled.max_pool2d_backward(grad, g, i, hyper)
         return grad.transpose(0, 3, 1, 2)
     # Disjoint windows: every input element receives the gradient of at most one window, so no
     # sum is needed: per tap, the window's gradient where its index names that tap, else 0.

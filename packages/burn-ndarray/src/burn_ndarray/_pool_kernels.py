@@ -1,5 +1,6 @@
-"""Compiled 2-D max pooling with indices (numba) on channels-last arrays, one image per chunk of
-a ``prange`` (numba's TBB pool when it runs, see `_tbb`; else serial).
+"""Compiled 2-D max pooling with indices (numba) on channels-last arrays: a range of images per
+call, the images split into `parts` chunks of a ``prange`` on numba's TBB pool when it runs (see
+`_tbb`; `parts` follows burn-ndarray's thread count), else on this thread.
 
 The NumPy path of `_pool` makes ~4 passes per kernel tap over the whole output (maximum, compare,
 two counts) and its backward one masked multiply per tap; here each window is read once, the
@@ -18,27 +19,32 @@ from typing import Any
 import numpy as np
 from numba import njit, prange
 
+from burn_ndarray import _tbb, _threads
+from burn_ndarray._kernels_parallel import _bounds
+
 Array = Any
 
 
-@njit(cache=True, error_model="numpy", nogil=True, parallel=True)
-def max_pool2d_nhwc(
-    x: Array, values: Array, indices: Array, kernel: Any, stride: Any, padding: Any, dilation: Any
-) -> None:
-    """`values` and `indices` (``[N, OH, OW, C]``) of `x` (``[N, H, W, C]``)."""
-    n_images, height, width, channels = x.shape
+@njit(cache=True, error_model="numpy", nogil=True)
+def max_pool2d_images(
+    lo: int, hi: int, x: Array, values: Array, indices: Array,
+    kernel_h: int, kernel_w: int, sh: int, sw: int, ph: int, pw: int, dh: int, dw: int,
+) -> None:  # fmt: skip
+    """`values` and `indices` (``[N, OH, OW, C]``) of images `lo` to `hi` of `x`
+    (``[N, H, W, C]``)."""
+    _, height, width, channels = x.shape
     out_h, out_w = values.shape[1], values.shape[2]
     minus_inf = values.dtype.type(-np.inf)
-    for n in prange(n_images):
+    for n in range(lo, hi):
         for oh in range(out_h):
             for ow in range(out_w):
                 best = values[n, oh, ow]
                 where = indices[n, oh, ow]
                 first = True
-                for kh in range(kernel[0]):
-                    h = oh * stride[0] - padding[0] + kh * dilation[0]
-                    for kw in range(kernel[1]):
-                        w = ow * stride[1] - padding[1] + kw * dilation[1]
+                for kh in range(kernel_h):
+                    h = oh * sh - ph + kh * dh
+                    for kw in range(kernel_w):
+                        w = ow * sw - pw + kw * dw
                         flat = h * width + w
                         inside = 0 <= h < height and 0 <= w < width
                         for c in range(channels):
@@ -50,26 +56,65 @@ def max_pool2d_nhwc(
                         first = False
 
 
-@njit(cache=True, error_model="numpy", nogil=True, parallel=True)
-def max_pool2d_backward_nhwc(
-    grad: Array, output_grad: Array, indices: Array, kernel: Any, stride: Any, padding: Any, dilation: Any
-) -> None:
-    """Writes each window's gradient (``[N, OH, OW, C]``) into `grad` (``[N, H, W, C]``, zeros)
-    at the tap its index names; windows must be disjoint. A tap in the padding is dropped."""
-    n_images, height, width, channels = grad.shape
+@njit(cache=True, error_model="numpy", nogil=True)
+def max_pool2d_backward_images(
+    lo: int, hi: int, grad: Array, output_grad: Array, indices: Array,
+    kernel_h: int, kernel_w: int, sh: int, sw: int, ph: int, pw: int, dh: int, dw: int,
+) -> None:  # fmt: skip
+    """Writes each window's gradient (``[N, OH, OW, C]``) of images `lo` to `hi` into `grad`
+    (``[N, H, W, C]``, zeros) at the tap its index names; windows must be disjoint. A tap in the
+    padding is dropped."""
+    _, height, width, channels = grad.shape
     out_h, out_w = output_grad.shape[1], output_grad.shape[2]
     zero = grad.dtype.type(0)
-    for n in prange(n_images):
+    for n in range(lo, hi):
         for oh in range(out_h):
-            top = oh * stride[0] - padding[0]
+            top = oh * sh - ph
             for ow in range(out_w):
-                left = ow * stride[1] - padding[1]
+                left = ow * sw - pw
                 g, hit = output_grad[n, oh, ow], indices[n, oh, ow]
-                for kh in range(kernel[0]):
-                    h = top + kh * dilation[0]
-                    for kw in range(kernel[1]):
-                        w = left + kw * dilation[1]
+                for kh in range(kernel_h):
+                    h = top + kh * dh
+                    for kw in range(kernel_w):
+                        w = left + kw * dw
                         if 0 <= h < height and 0 <= w < width:
                             target, cell = h * width + w, grad[n, h, w]
                             for c in range(channels):  # each tap of a disjoint window once
                                 cell[c] = g[c] if hit[c] == target else zero
+
+
+@njit(cache=True, error_model="numpy", nogil=True, parallel=True)
+def max_pool2d_parallel(parts: int, x: Array, values: Array, indices: Array, *hyper: Any) -> None:
+    for c in prange(parts):
+        lo, hi = _bounds(x.shape[0], c, parts)
+        max_pool2d_images(lo, hi, x, values, indices, *hyper)
+
+
+@njit(cache=True, error_model="numpy", nogil=True, parallel=True)
+def max_pool2d_backward_parallel(
+    parts: int, grad: Array, output_grad: Array, indices: Array, *hyper: Any
+) -> None:
+    for c in prange(parts):
+        lo, hi = _bounds(grad.shape[0], c, parts)
+        max_pool2d_backward_images(lo, hi, grad, output_grad, indices, *hyper)
+
+
+def max_pool2d(x: Array, values: Array, indices: Array, hyper: tuple[Any, ...]) -> None:
+    """`max_pool2d_images` over every image of `x`, on the threads burn-ndarray may use; `hyper`
+    is ``(kernel, stride, padding, dilation)``, pairs of ints."""
+    hyper = tuple(int(v) for pair in hyper for v in pair)  # ints: a tuple cannot enter a prange
+    parts = _threads.parts(x.shape[0], 1)
+    if parts > 1 and _tbb.ready():
+        max_pool2d_parallel(parts, x, values, indices, *hyper)
+    else:
+        max_pool2d_images(0, x.shape[0], x, values, indices, *hyper)
+
+
+def max_pool2d_backward(grad: Array, output_grad: Array, indices: Array, hyper: tuple[Any, ...]) -> None:
+    """`max_pool2d_backward_images` over every image, on the threads burn-ndarray may use."""
+    hyper = tuple(int(v) for pair in hyper for v in pair)
+    parts = _threads.parts(grad.shape[0], 1)
+    if parts > 1 and _tbb.ready():
+        max_pool2d_backward_parallel(parts, grad, output_grad, indices, *hyper)
+    else:
+        max_pool2d_backward_images(0, grad.shape[0], grad, output_grad, indices, *hyper)
