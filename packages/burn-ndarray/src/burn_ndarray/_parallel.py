@@ -16,6 +16,7 @@ the last dim) are the same bits as the single-threaded ops at any thread count.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from types import ModuleType
 from typing import Any
@@ -122,13 +123,23 @@ def _threaded_binary(ufunc: np.ufunc, code: int, lhs: Array, rhs: Array) -> Arra
     dtype = lhs.dtype
     if rhs.dtype is not dtype or (dtype is not F32 and dtype is not F64):
         return None
-    shape = lhs.shape if lhs.shape == rhs.shape else np.broadcast_shapes(lhs.shape, rhs.shape)
-    size = int(np.prod(shape))
-    if _tbb.ready():
-        out = _native_binary(code, lhs, rhs, shape, size)
-        if out is not None:
-            return out
-    else:  # the Python pool only: smaller ops skip this function from now on
+    if lhs.shape == rhs.shape:  # the common case: no broadcast, checked first (~8 us -> ~3 us)
+        shape, size = lhs.shape, lhs.size
+        native = _native_kernels()
+        if native is not None and lhs.flags.c_contiguous and rhs.flags.c_contiguous:
+            parts = _threads.parts(size, NATIVE_UFUNC_PER_THREAD)
+            if parts > 1:
+                out = np.empty(shape, dtype)
+                native.binary_flat(parts, code, lhs.reshape(-1), rhs.reshape(-1), out.reshape(-1))
+                return out
+    else:
+        shape = np.broadcast_shapes(lhs.shape, rhs.shape)
+        size = math.prod(shape)
+        if _native_kernels() is not None:
+            result = _native_binary(code, lhs, rhs, shape, size)
+            if result is not None:
+                return result
+    if _native_kernels() is None:  # the Python pool only: smaller ops skip this function from now on
         global _binary_min_size
         _binary_min_size = 2 * UFUNC_PER_THREAD
     chunks = _chunks(shape, size, UFUNC_PER_THREAD)
@@ -144,15 +155,27 @@ def _threaded_binary(ufunc: np.ufunc, code: int, lhs: Array, rhs: Array) -> Arra
     return out
 
 
+_native: ModuleType | None = None
+
+
+def _native_kernels() -> ModuleType | None:
+    """`_kernels_parallel` once the TBB pool runs (`_tbb.ready`), else None."""
+    global _native
+    if _native is None and _tbb.ready():
+        from burn_ndarray import _kernels_parallel
+
+        _native = _kernels_parallel
+    return _native
+
+
 def _native_binary(code: int, lhs: Array, rhs: Array, shape: tuple[int, ...], size: int) -> Array | None:
-    """The op by `_kernels_parallel` when one operand has the result's shape (C-contiguous) and
-    the other the same shape, or one value per row or per column of the result seen as
-    ``(rows, last dim)``; None otherwise (the plain ufunc)."""
+    """The op by `_kernels_parallel` when one operand has the broadcast result's shape
+    (C-contiguous) and the other one value per row or per column of the result seen as
+    ``(rows, last dim)``; None otherwise."""
     parts = _threads.parts(size, NATIVE_UFUNC_PER_THREAD)
     if parts < 2 or not lhs.flags.c_contiguous or not rhs.flags.c_contiguous:
         return None
-    from burn_ndarray import _kernels_parallel as native
-
+    native: Any = _native
     full, other = lhs, rhs
     if lhs.shape != shape:  # the broadcast one on the left: only commutative ops swap
         if code != ADD and code != MUL:
@@ -161,9 +184,6 @@ def _native_binary(code: int, lhs: Array, rhs: Array, shape: tuple[int, ...], si
     if full.shape != shape:
         return None
     out = np.empty(shape, full.dtype)
-    if other.shape == shape:
-        native.binary_flat(parts, code, full.reshape(-1), other.reshape(-1), out.reshape(-1))
-        return out
     columns = shape[-1]
     rows = size // columns
     padded = (1,) * (len(shape) - other.ndim) + other.shape
