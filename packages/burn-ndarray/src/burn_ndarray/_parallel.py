@@ -183,7 +183,6 @@ def _native_binary(code: int, lhs: Array, rhs: Array, shape: tuple[int, ...], si
         full, other = rhs, lhs
     if full.shape != shape:
         return None
-    out = np.empty(shape, full.dtype)
     columns = shape[-1]
     rows = size // columns
     padded = (1,) * (len(shape) - other.ndim) + other.shape
@@ -197,6 +196,7 @@ def _native_binary(code: int, lhs: Array, rhs: Array, shape: tuple[int, ...], si
         return None
     if rows < parts:
         return None
+    out = np.empty(shape, full.dtype)
     out2d = out.reshape(rows, columns)
     native.binary_rows(parts, code, full.reshape(rows, columns), other.reshape(per_row, -1), out2d)
     return out
