@@ -385,3 +385,36 @@ def test_blocked_passes_leave_views_and_mixed_operands_to_one_call(
     wide = x.astype(np.float64)  # a grad of another dtype
     assert np.array_equal(B.gelu_backward(x, wide), _parallel._single.gelu_backward(B, x, wide))
     assert calls == []
+
+
+# -- sums along an inner dim: compiled, NumPy's bits ----------------------------------------------
+@pytest.mark.parametrize("count", [1, 2, 3])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_inner_dim_sums_are_numpys_bits_at_every_count(
+    B: NdArray, rng: Any, threads: Any, count: int, dtype: Any
+) -> None:
+    threads(count)
+    a = big(rng, (37, 64, 91), dtype)
+    for dim in (0, 1):
+        got = B.float_sum_dim(a, dim)
+        assert got.dtype == dtype and np.array_equal(got, np.add.reduce(a, dim, keepdims=True)), dim
+    np.testing.assert_allclose(B.float_mean_dim(a, 1), a.mean(axis=1, keepdims=True), rtol=1e-6)
+
+
+@pytest.mark.parametrize("count", [1, 2])
+def test_sums_of_a_channels_last_view(B: NdArray, rng: Any, threads: Any, count: int) -> None:
+    """conv2d's gradients are [N, C, H, W] views of [N, H, W, C] memory: summed along the
+    matching axis of that memory (NumPy's bits except along C, the innermost, which takes the row
+    kernel), returned in the view's layout."""
+    threads(count)
+    x = big(rng, (16, 26, 26, 32)).transpose(0, 3, 1, 2)
+    for dim in range(4):
+        got = B.float_sum_dim(x, dim)
+        expected = np.add.reduce(x, dim, keepdims=True)
+        assert got.shape == expected.shape
+        if dim == 1:
+            np.testing.assert_allclose(got, x.astype(np.float64).sum(1, keepdims=True), rtol=1e-5, atol=1e-4)
+        else:
+            assert np.array_equal(got, expected), dim
+    gappy = x[:, :, ::2]
+    np.testing.assert_allclose(B.float_sum_dim(gappy, 3), gappy.sum(3, keepdims=True), rtol=1e-6)

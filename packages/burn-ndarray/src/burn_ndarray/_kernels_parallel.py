@@ -179,3 +179,26 @@ def relu_backward(parts: int, output: Array, grad: Array, out: Array, zero: Any)
     for c in prange(parts):
         lo, hi = _bounds(out.size, c, parts)
         relu_backward_serial(output[lo:hi], grad[lo:hi], out[lo:hi], zero)
+
+
+@_jit
+def sum_middle_serial(lo: int, hi: int, x: Array, out: Array) -> None:
+    """``out[i] = x[i, 0] + x[i, 1] + ...`` (rows of `x`'s last axis added in order, as NumPy
+    reduces a middle axis) for `i` from `lo` to `hi`; `x` is ``(lead, length, inner)``."""
+    for i in range(lo, hi):
+        acc = out[i]
+        first = x[i, 0]
+        for c in range(acc.shape[0]):
+            acc[c] = first[c]
+        for k in range(1, x.shape[1]):
+            row = x[i, k]
+            for c in range(acc.shape[0]):
+                acc[c] += row[c]
+
+
+@_jit_parallel
+def sum_middle(parts: int, x: Array, out: Array) -> None:
+    """`sum_middle_serial` over every leading index, chunks of them on the pool."""
+    for c in prange(parts):
+        lo, hi = _bounds(x.shape[0], c, parts)
+        sum_middle_serial(lo, hi, x, out)

@@ -428,9 +428,11 @@ def _sum_dim(tensor: Array, dim: int) -> Array | None:
     if tensor.__class__ is not _ndarray or tensor.size < ROW_SUM_MIN_SIZE:
         return None
     dtype, shape = tensor.dtype, tensor.shape
-    if (dtype is not F32 and dtype is not F64) or not tensor.flags.c_contiguous:
+    if dtype is not F32 and dtype is not F64:
         return None
     dim %= len(shape)
+    if not tensor.flags.c_contiguous:
+        return _sum_dim_in_memory_order(tensor, dim)
     length = shape[dim]
     if length < 2:
         return None
@@ -442,21 +444,44 @@ def _sum_dim(tensor: Array, dim: int) -> Array | None:
         rows = tensor.reshape(-1, length)
         parts = compiled_parts(tensor.size, ROW_SUM_PER_THREAD, NATIVE_ROW_SUM_PER_THREAD)
         return k.row_sums(rows, parts).reshape(kept)  # type: ignore[no-any-return]
-    # Along an inner dim: NumPy's sum (adding rows, vectorized along the trailing axes) over
-    # chunks of the leading axes; each chunk is reduced exactly as the whole would be.
-    # Split the leading axes, or the trailing ones when the leading have too few rows.
-    lead = int(np.prod(shape[:dim], dtype=np.int64))
-    view = tensor.reshape(lead, length, -1)
-    out = np.empty((lead, 1, view.shape[2]), dtype)
-    chunks = _chunks(view.shape, tensor.size, UFUNC_PER_THREAD)
-    if chunks is not None:
-        _threads.run(lambda c: np.sum(view[c], axis=1, keepdims=True, out=out[c]), chunks)
-        return out.reshape(kept)
-    chunks = _chunks(view.shape[2:], tensor.size, UFUNC_PER_THREAD)
-    if chunks is None:
+    # Along an inner dim: rows of the trailing axes added in order, compiled (NumPy's bits, 5x
+    # faster than its reduce on one thread: 0.76 -> 0.15 ms for a [1664, 26, 32] float32 sum
+    # over the 26), one leading index per chunk.
+    sums = _sum_middle(tensor.reshape(math.prod(shape[:dim]), length, -1))
+    return None if sums is None else sums.reshape(kept)
+
+
+def _sum_middle(view: Array) -> Array | None:
+    """``view.sum(axis=1)`` of a C-contiguous ``(lead, length, inner)`` array, as ``(lead, 1,
+    inner)``, by `_kernels_parallel.sum_middle` on the threads the size warrants; None without
+    numba."""
+    if kernels() is None:
         return None
-    _threads.run(lambda c: np.sum(view[:, :, c], axis=1, keepdims=True, out=out[:, :, c]), chunks)
-    return out.reshape(kept)
+    from burn_ndarray import _kernels_parallel as compiled
+
+    lead = view.shape[0]
+    out = np.empty((lead, view.shape[2]), view.dtype)
+    parts = min(lead, compiled_parts(view.size, ROW_SUM_PER_THREAD, NATIVE_ROW_SUM_PER_THREAD))
+    if parts > 1 and _tbb.ready():
+        compiled.sum_middle(parts, view, out)
+    elif parts > 1:
+        chunks = _threads.split(lead, parts)
+        _threads.run(lambda c: compiled.sum_middle_serial(c.start, c.stop, view, out), chunks)
+    else:
+        compiled.sum_middle_serial(0, lead, view, out)
+    return out.reshape(lead, 1, -1)
+
+
+def _sum_dim_in_memory_order(tensor: Array, dim: int) -> Array | None:
+    """The sum along `dim` of a dense array in a permuted layout (conv2d's channels-last
+    gradients: the bias gradient sums them over W, H and N), taken along the matching axis of its
+    C-contiguous memory view (`_sum_middle`, or the row kernel when that axis is the innermost)
+    and viewed back; None if the array has gaps."""
+    if _flat_in_memory_order(tensor) is None:
+        return None
+    order = sorted(range(tensor.ndim), key=lambda axis: -tensor.strides[axis])
+    sums = _sum_dim(tensor.transpose(order), order.index(dim))
+    return None if sums is None else sums.transpose(np.argsort(order))
 
 
 def _bind(count: int) -> None:
