@@ -26,6 +26,22 @@ from burn_ndarray._windows import Pair, work_dtype
 Array = Any
 
 
+# im2col / col2im copies of at least this many elements run compiled (`_conv_kernels`, every
+# thread); below, NumPy's strided copies, and small models never load numba.
+COMPILED_MIN_SIZE = 1 << 15
+
+
+def _compiled(size: int) -> Any:
+    """`_conv_kernels` for a copy of `size` elements, or None (small, or numba missing)."""
+    if size < COMPILED_MIN_SIZE:
+        return None
+    try:
+        from burn_ndarray import _conv_kernels
+    except ImportError:
+        return None
+    return _conv_kernels
+
+
 def gemm(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """``a @ b`` over a leading group axis: one 2-D matmul (one BLAS GEMM) per group.
 
@@ -76,6 +92,11 @@ def _columns(
     rows, taps = n * out[0] * out[1], kernel[0] * kernel[1] * cg
     if stride[1] == 1 and out[1] > cg:
         return win.transpose(5, 3, 4, 6, 0, 1, 2).reshape(groups, taps, rows).transpose(0, 2, 1)
+    compiled = _compiled(rows * taps)
+    if compiled is not None and groups == 1 and padded.flags.c_contiguous:
+        cols = np.empty((rows, taps), padded.dtype)  # the same copy, on every thread
+        compiled.im2col(padded, cols, out[1], (*kernel, *stride, *dilation))
+        return cols[None]
     return win.transpose(5, 0, 1, 2, 3, 4, 6).reshape(groups, rows, taps)
 
 
@@ -131,6 +152,11 @@ def _col2im_nhwc(cols: np.ndarray, size: Pair, stride: Pair, dilation: Pair) -> 
     each tap's slab is contiguous, so every slice-add moves runs of OW * C values."""
     kh, kw, n, oh, ow, c = cols.shape
     sh, sw = stride
+    compiled = _compiled(cols.size)
+    if compiled is not None:
+        plane = np.empty((n, *size, c), dtype=cols.dtype)  # the same adds, in the same order
+        compiled.col2im(cols, plane, (*stride, *dilation))
+        return plane
     out = np.zeros((n, *size, c), dtype=cols.dtype)
     for i in range(kh):
         h0 = i * dilation[0]

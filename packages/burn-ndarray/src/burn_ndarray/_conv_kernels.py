@@ -1,0 +1,98 @@
+"""Compiled im2col / col2im copies of the NHWC convolutions (`_conv`), numba: a range of images
+per call, the images split into `parts` chunks of a ``prange`` on numba's TBB pool when it runs
+(`_tbb`; `parts` follows burn-ndarray's thread count), else on this thread.
+
+NumPy makes both with strided whole-batch copies on one thread: the im2col copy of a window view,
+and col2im as one strided add per kernel tap. These write the same values in the same order
+(col2im adds the taps to a zero plane in kernel order, as `_conv` does), so the results are
+NumPy's bits. im2col here builds the channels-innermost layout only (``[N * OH * OW, KH * KW *
+C]``, one group), the one `_conv` picks unless a window row is longer than C.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from numba import njit, prange
+
+from burn_ndarray import _tbb, _threads
+from burn_ndarray._kernels_parallel import _bounds
+
+Array = Any
+
+
+@njit(cache=True, error_model="numpy", nogil=True)
+def im2col_images(
+    lo: int, hi: int, padded: Array, cols: Array, out_w: int,
+    kernel_h: int, kernel_w: int, sh: int, sw: int, dh: int, dw: int,
+) -> None:  # fmt: skip
+    """Rows ``(n * OH + oh) * OW + ow`` of `cols` (``[N * OH * OW, KH * KW * C]``: taps, then
+    channels) for images `lo` to `hi` of `padded` (``[N, H, W, C]``)."""
+    channels = padded.shape[3]
+    per_image = cols.shape[0] // padded.shape[0]
+    for n in range(lo, hi):
+        for r in range(per_image):
+            oh, ow = r // out_w, r % out_w
+            row = cols[n * per_image + r]
+            for i in range(kernel_h):
+                h = oh * sh + i * dh
+                for j in range(kernel_w):
+                    src = padded[n, h, ow * sw + j * dw]
+                    start = (i * kernel_w + j) * channels
+                    for c in range(channels):
+                        row[start + c] = src[c]
+
+
+@njit(cache=True, error_model="numpy", nogil=True)
+def col2im_images(lo: int, hi: int, cols: Array, plane: Array, sh: int, sw: int, dh: int, dw: int) -> None:
+    """``plane[n]`` (``[H, W, C]``, zeroed here) = the sum of every tap's slab of `cols`
+    (``[KH, KW, N, OH, OW, C]``) at its strided place, taps in kernel order, for images `lo` to `hi`."""
+    kernel_h, kernel_w, _, out_h, out_w, channels = cols.shape
+    for n in range(lo, hi):
+        plane[n, :, :, :] = 0
+        for i in range(kernel_h):
+            for j in range(kernel_w):
+                for oh in range(out_h):
+                    dst_row = plane[n, oh * sh + i * dh]
+                    for ow in range(out_w):
+                        dst = dst_row[ow * sw + j * dw]
+                        src = cols[i, j, n, oh, ow]
+                        for c in range(channels):
+                            dst[c] += src[c]
+
+
+@njit(cache=True, error_model="numpy", nogil=True, parallel=True)
+def im2col_parallel(parts: int, padded: Array, cols: Array, *sizes: int) -> None:
+    for c in prange(parts):
+        lo, hi = _bounds(padded.shape[0], c, parts)
+        im2col_images(lo, hi, padded, cols, *sizes)
+
+
+@njit(cache=True, error_model="numpy", nogil=True, parallel=True)
+def col2im_parallel(parts: int, cols: Array, plane: Array, *sizes: int) -> None:
+    for c in prange(parts):
+        lo, hi = _bounds(plane.shape[0], c, parts)
+        col2im_images(lo, hi, cols, plane, *sizes)
+
+
+def _parts(images: int) -> int:
+    parts = _threads.parts(images, 1)
+    return parts if parts > 1 and _tbb.ready() else 1
+
+
+def im2col(padded: Array, cols: Array, out_w: int, sizes: tuple[int, ...]) -> None:
+    """`im2col_images` over every image; `sizes` is ``(KH, KW, SH, SW, DH, DW)``."""
+    parts = _parts(padded.shape[0])
+    if parts > 1:
+        im2col_parallel(parts, padded, cols, out_w, *sizes)
+    else:
+        im2col_images(0, padded.shape[0], padded, cols, out_w, *sizes)
+
+
+def col2im(cols: Array, plane: Array, sizes: tuple[int, ...]) -> None:
+    """`col2im_images` over every image; `sizes` is ``(SH, SW, DH, DW)``."""
+    parts = _parts(plane.shape[0])
+    if parts > 1:
+        col2im_parallel(parts, cols, plane, *sizes)
+    else:
+        col2im_images(0, plane.shape[0], cols, plane, *sizes)

@@ -1,0 +1,59 @@
+"""The compiled im2col / col2im copies (`_conv_kernels`) against NumPy's in `_conv`: the same
+convolution outputs and gradients, bit for bit, at 1 and 2 threads."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+import burn_ndarray
+from burn_ndarray import _conv, _conv_kernels
+
+Pair = tuple[int, int]
+CASES: list[tuple[tuple[int, ...], tuple[int, ...], Pair, Pair, Pair, int]] = [
+    ((8, 32, 13, 13), (64, 32, 3, 3), (1, 1), (0, 0), (1, 1), 1),  # the CNN's second conv
+    ((4, 16, 20, 20), (24, 16, 3, 3), (2, 2), (1, 1), (1, 1), 1),  # stride and padding
+    ((4, 8, 21, 19), (8, 8, 3, 2), (1, 2), (1, 0), (2, 1), 1),  # dilation, uneven kernel
+    ((4, 8, 12, 12), (8, 4, 3, 3), (1, 1), (1, 1), (1, 1), 2),  # groups: NumPy's im2col
+    ((4, 1, 28, 28), (32, 1, 3, 3), (1, 1), (0, 0), (1, 1), 1),  # C = 1: NumPy's other layout
+]
+
+
+def _numpy(fn: Any, *args: Any) -> Any:
+    saved, _conv.COMPILED_MIN_SIZE = _conv.COMPILED_MIN_SIZE, 1 << 62
+    try:
+        return fn(*args)
+    finally:
+        _conv.COMPILED_MIN_SIZE = saved
+
+
+@pytest.mark.parametrize("count", [1, 2])
+@pytest.mark.parametrize(("x_shape", "w_shape", "stride", "padding", "dilation", "groups"), CASES)
+def test_same_bits_as_numpy(
+    rng: Any, monkeypatch: pytest.MonkeyPatch, count: int, x_shape: Any, w_shape: Any, stride: Pair,
+    padding: Pair, dilation: Pair, groups: int,
+) -> None:  # fmt: skip
+    monkeypatch.setattr(_conv, "COMPILED_MIN_SIZE", 1 << 8)
+    launched: list[str] = []
+    for name in ("im2col", "col2im"):
+        kernel = getattr(_conv_kernels, name)
+        monkeypatch.setattr(_conv_kernels, name, lambda *a, _k=kernel, _n=name: launched.append(_n) or _k(*a))
+    before = burn_ndarray.get_num_threads()
+    burn_ndarray.set_num_threads(count)
+    try:
+        x = rng.standard_normal(x_shape).astype(np.float32)
+        w = rng.standard_normal(w_shape).astype(np.float32)
+        b = rng.standard_normal(w_shape[0]).astype(np.float32)
+        hyper = (stride, padding, dilation, groups)
+        y = _conv.conv2d(x, w, b, *hyper)
+        assert np.array_equal(y, _numpy(_conv.conv2d, x, w, b, *hyper))
+        g = rng.standard_normal(y.shape).astype(np.float32)
+        for backward in (_conv.conv2d_x_backward, _conv.conv2d_weight_backward):
+            assert np.array_equal(backward(x, w, g, *hyper), _numpy(backward, x, w, g, *hyper)), backward
+    finally:
+        burn_ndarray.set_num_threads(before)
+    channels_innermost = groups == 1 and x_shape[1] > 1
+    assert ("im2col" in launched) == channels_innermost
+    assert "col2im" in launched
