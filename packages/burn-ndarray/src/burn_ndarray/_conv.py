@@ -103,6 +103,10 @@ def _columns(
 def _add_bias(out: np.ndarray, bias: np.ndarray, width: int) -> None:
     """``out [N * OH * OW, O] += bias`` in rows of OW * O values: a row of only O values costs
     NumPy more in loop overhead than in arithmetic."""
+    compiled = _compiled(out.size)
+    if compiled is not None and out.flags.c_contiguous:
+        compiled.add_bias(out, bias)  # the same adds, on every thread
+        return
     rows = out.reshape(-1, width * out.shape[1])
     rows += np.tile(bias, width)
 

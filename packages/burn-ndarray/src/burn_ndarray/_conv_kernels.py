@@ -96,3 +96,28 @@ def col2im(cols: Array, plane: Array, sizes: tuple[int, ...]) -> None:
         col2im_parallel(parts, cols, plane, *sizes)
     else:
         col2im_images(0, plane.shape[0], cols, plane, *sizes)
+
+
+@njit(cache=True, error_model="numpy", nogil=True)
+def add_bias_rows(lo: int, hi: int, out: Array, bias: Array) -> None:
+    """``out[r] += bias`` for rows `lo` to `hi` of `out` (``[rows, O]``), in place."""
+    for r in range(lo, hi):
+        row = out[r]
+        for c in range(row.shape[0]):
+            row[c] += bias[c]
+
+
+@njit(cache=True, error_model="numpy", nogil=True, parallel=True)
+def add_bias_parallel(parts: int, out: Array, bias: Array) -> None:
+    for c in prange(parts):
+        lo, hi = _bounds(out.shape[0], c, parts)
+        add_bias_rows(lo, hi, out, bias)
+
+
+def add_bias(out: Array, bias: Array) -> None:
+    """`add_bias_rows` over every row of `out`, on the threads the size warrants (TBB pool)."""
+    parts = min(out.shape[0], _threads.parts(out.size, 1 << 17))
+    if parts > 1 and _tbb.ready():
+        add_bias_parallel(parts, out, bias)
+    else:
+        add_bias_rows(0, out.shape[0], out, bias)
