@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import burn_ndarray
-from burn_ndarray import _conv, _conv_kernels
+from burn_ndarray import _conv, _conv_kernels, _parallel
 
 Pair = tuple[int, int]
 CASES: list[tuple[tuple[int, ...], tuple[int, ...], Pair, Pair, Pair, int]] = [
@@ -36,6 +36,8 @@ def test_same_bits_as_numpy(
     padding: Pair, dilation: Pair, groups: int,
 ) -> None:  # fmt: skip
     monkeypatch.setattr(_conv, "COMPILED_MIN_SIZE", 1 << 8)
+    for name in ("UFUNC_PER_THREAD", "NATIVE_UFUNC_PER_THREAD"):  # split from 256 elements a thread
+        monkeypatch.setattr(_parallel, name, 1 << 8)
     launched: list[str] = []
     for name in ("im2col", "col2im"):
         kernel = getattr(_conv_kernels, name)

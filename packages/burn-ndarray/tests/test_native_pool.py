@@ -17,7 +17,7 @@ import pytest
 
 import burn_ndarray
 from burn.backend.optim_ops import OptimOps
-from burn_ndarray import NdArray, _kernels_parallel, _optim, _parallel, _tbb
+from burn_ndarray import NdArray, _kernels_parallel, _optim, _parallel, _tbb, _threads
 
 BIG = (301, 517)  # rows that do not split evenly between 2 or 3 threads
 BINARY = {
@@ -325,3 +325,21 @@ def test_relu_of_a_channels_last_view_keeps_its_layout(
         assert called == ["relu"]
     finally:
         burn_ndarray.set_num_threads(before)
+
+
+def test_run_ranges_falls_back_to_the_python_pool(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without the TBB pool, the range kernels' chunks (the same cut) run on the Python pool."""
+    monkeypatch.setattr(_tbb, "_state", False)
+    chunks: list[tuple[int, int]] = []
+    used: list[object] = []
+    real_run = _threads.run
+    monkeypatch.setattr(_threads, "run", lambda task, parts: used.append(parts) or real_run(task, parts))
+
+    def serial(lo: int, hi: int, out: list[tuple[int, int]]) -> None:
+        out.append((lo, hi))
+
+    _kernels_parallel.run_ranges(serial, None, 10, 3, chunks)
+    assert sorted(chunks) == [(0, 4), (4, 7), (7, 10)] and len(used) == 1
+    chunks.clear()
+    _kernels_parallel.run_ranges(serial, None, 10, 1, chunks)
+    assert chunks == [(0, 10)] and len(used) == 1  # one part: on this thread

@@ -9,7 +9,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from burn_ndarray import _pool, _pool_kernels
+import burn_ndarray
+from burn_ndarray import _parallel, _pool, _pool_kernels
 
 Hyper = tuple[tuple[int, int], tuple[int, int], tuple[int, int], tuple[int, int]]
 CASES: list[tuple[tuple[int, int, int, int], Hyper]] = [
@@ -28,9 +29,17 @@ def _numpy(fn: Any, *args: Any) -> Any:
         _pool.COMPILED_MIN_SIZE = saved
 
 
-@pytest.fixture(autouse=True)
-def compiled_from_small_sizes(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.fixture(autouse=True, params=[1, 2], ids=["1-thread", "2-threads"])
+def compiled_from_small_sizes(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Any:
+    """The compiled kernels from 256 elements, split from 256 elements per thread, at 1 and 2
+    threads (the split runs on the TBB pool, or the Python pool without it)."""
     monkeypatch.setattr(_pool, "COMPILED_MIN_SIZE", 1 << 8)
+    for name in ("UFUNC_PER_THREAD", "NATIVE_UFUNC_PER_THREAD"):
+        monkeypatch.setattr(_parallel, name, 1 << 8)
+    before = burn_ndarray.get_num_threads()
+    burn_ndarray.set_num_threads(request.param)
+    yield
+    burn_ndarray.set_num_threads(before)
 
 
 def _channels_last(rng: np.random.Generator, shape: tuple[int, ...], dtype: Any) -> np.ndarray:

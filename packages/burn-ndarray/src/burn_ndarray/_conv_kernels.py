@@ -1,6 +1,6 @@
-"""Compiled im2col / col2im copies of the NHWC convolutions (`_conv`), numba: a range of images
-per call, the images split into `parts` chunks of a ``prange`` on numba's TBB pool when it runs
-(`_tbb`; `parts` follows burn-ndarray's thread count), else on this thread.
+"""Compiled im2col / col2im copies and bias add of the NHWC convolutions (`_conv`), numba: a
+range of images (or rows) per call, split between threads by `_kernels_parallel.run_ranges` (a
+``prange`` on numba's TBB pool when it runs) as far as the size and thread count warrant.
 
 NumPy makes both with strided whole-batch copies on one thread: the im2col copy of a window view,
 and col2im as one strided add per kernel tap. These write the same values in the same order
@@ -15,8 +15,7 @@ from typing import Any
 
 from numba import njit, prange
 
-from burn_ndarray import _tbb, _threads
-from burn_ndarray._kernels_parallel import _bounds
+from burn_ndarray._kernels_parallel import bounds, copy_parts, run_ranges
 
 Array = Any
 
@@ -64,38 +63,26 @@ def col2im_images(lo: int, hi: int, cols: Array, plane: Array, sh: int, sw: int,
 @njit(cache=True, error_model="numpy", nogil=True, parallel=True)
 def im2col_parallel(parts: int, padded: Array, cols: Array, *sizes: int) -> None:
     for c in prange(parts):
-        lo, hi = _bounds(padded.shape[0], c, parts)
+        lo, hi = bounds(padded.shape[0], c, parts)
         im2col_images(lo, hi, padded, cols, *sizes)
 
 
 @njit(cache=True, error_model="numpy", nogil=True, parallel=True)
 def col2im_parallel(parts: int, cols: Array, plane: Array, *sizes: int) -> None:
     for c in prange(parts):
-        lo, hi = _bounds(plane.shape[0], c, parts)
+        lo, hi = bounds(plane.shape[0], c, parts)
         col2im_images(lo, hi, cols, plane, *sizes)
-
-
-def _parts(images: int) -> int:
-    parts = _threads.parts(images, 1)
-    return parts if parts > 1 and _tbb.ready() else 1
 
 
 def im2col(padded: Array, cols: Array, out_w: int, sizes: tuple[int, ...]) -> None:
     """`im2col_images` over every image; `sizes` is ``(KH, KW, SH, SW, DH, DW)``."""
-    parts = _parts(padded.shape[0])
-    if parts > 1:
-        im2col_parallel(parts, padded, cols, out_w, *sizes)
-    else:
-        im2col_images(0, padded.shape[0], padded, cols, out_w, *sizes)
+    n = padded.shape[0]
+    run_ranges(im2col_images, im2col_parallel, n, copy_parts(cols.size), padded, cols, out_w, *sizes)
 
 
 def col2im(cols: Array, plane: Array, sizes: tuple[int, ...]) -> None:
     """`col2im_images` over every image; `sizes` is ``(SH, SW, DH, DW)``."""
-    parts = _parts(plane.shape[0])
-    if parts > 1:
-        col2im_parallel(parts, cols, plane, *sizes)
-    else:
-        col2im_images(0, plane.shape[0], cols, plane, *sizes)
+    run_ranges(col2im_images, col2im_parallel, plane.shape[0], copy_parts(cols.size), cols, plane, *sizes)
 
 
 @njit(cache=True, error_model="numpy", nogil=True)
@@ -110,14 +97,10 @@ def add_bias_rows(lo: int, hi: int, out: Array, bias: Array) -> None:
 @njit(cache=True, error_model="numpy", nogil=True, parallel=True)
 def add_bias_parallel(parts: int, out: Array, bias: Array) -> None:
     for c in prange(parts):
-        lo, hi = _bounds(out.shape[0], c, parts)
+        lo, hi = bounds(out.shape[0], c, parts)
         add_bias_rows(lo, hi, out, bias)
 
 
 def add_bias(out: Array, bias: Array) -> None:
-    """`add_bias_rows` over every row of `out`, on the threads the size warrants (TBB pool)."""
-    parts = min(out.shape[0], _threads.parts(out.size, 1 << 17))
-    if parts > 1 and _tbb.ready():
-        add_bias_parallel(parts, out, bias)
-    else:
-        add_bias_rows(0, out.shape[0], out, bias)
+    """`add_bias_rows` over every row of `out`, on the threads its size warrants."""
+    run_ranges(add_bias_rows, add_bias_parallel, out.shape[0], copy_parts(out.size), out, bias)

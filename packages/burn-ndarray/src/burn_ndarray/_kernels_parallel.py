@@ -20,6 +20,7 @@ from typing import Any
 from numba import njit, prange
 
 from burn_ndarray import _kernels as serial
+from burn_ndarray import _parallel, _tbb, _threads
 from burn_ndarray._parallel import ADD, MUL, SUB
 
 Array = Any
@@ -37,8 +38,27 @@ def count_parts(parts: int) -> int:
     return total
 
 
+def run_ranges(serial_fn: Any, parallel_fn: Any, n: int, parts: int, *args: Any) -> None:
+    """``serial_fn(lo, hi, *args)`` over ``range(n)`` cut in `parts` chunks (`bounds`): one
+    ``parallel_fn(parts, *args)`` on the TBB pool when it runs, else the chunks on the Python pool
+    (`_threads.run`), or one call on this thread for one part. The pooling, convolution-copy and
+    inner-sum kernels take this shape."""
+    parts = max(1, min(parts, n))
+    if parts > 1 and _tbb.ready():
+        parallel_fn(parts, *args)
+    elif parts > 1:
+        _threads.run(lambda c: serial_fn(c.start, c.stop, *args), _threads.split(n, parts))
+    else:
+        serial_fn(0, n, *args)
+
+
+def copy_parts(size: int) -> int:
+    """Chunks for a memory-bound pass over `size` elements: the arithmetic ops' thresholds."""
+    return _parallel.compiled_parts(size, _parallel.UFUNC_PER_THREAD, _parallel.NATIVE_UFUNC_PER_THREAD)
+
+
 @_jit
-def _bounds(n: int, chunk: int, parts: int) -> tuple[int, int]:
+def bounds(n: int, chunk: int, parts: int) -> tuple[int, int]:
     """Chunk `chunk` of ``range(n)`` cut in `parts`: sizes differ by at most one, larger first
     (as `_threads.split`)."""
     step, extra = divmod(n, parts)
@@ -49,7 +69,7 @@ def _bounds(n: int, chunk: int, parts: int) -> tuple[int, int]:
 @_jit_parallel
 def adam_in_place(parts: int, p: Array, g: Array, m: Array, v: Array, out: Array, *scalars: Any) -> None:
     for c in prange(parts):
-        lo, hi = _bounds(g.size, c, parts)
+        lo, hi = bounds(g.size, c, parts)
         serial.adam_in_place(p[lo:hi], g[lo:hi], m[lo:hi], v[lo:hi], out[lo:hi], *scalars)
 
 
@@ -58,7 +78,7 @@ def adam_fresh(
     parts: int, p: Array, g: Array, m_in: Array, v_in: Array, out: Array, m: Array, v: Array, *scalars: Any
 ) -> None:
     for c in prange(parts):
-        lo, hi = _bounds(g.size, c, parts)
+        lo, hi = bounds(g.size, c, parts)
         serial.adam_fresh(
             p[lo:hi], g[lo:hi], m_in[lo:hi], v_in[lo:hi], out[lo:hi], m[lo:hi], v[lo:hi], *scalars
         )
@@ -69,7 +89,7 @@ def sgd_momentum_in_place(
     parts: int, p: Array, g: Array, v: Array, out: Array, decay: Any, look_ahead: Any, *scalars: Any
 ) -> None:
     for c in prange(parts):
-        lo, hi = _bounds(g.size, c, parts)
+        lo, hi = bounds(g.size, c, parts)
         serial.sgd_momentum_in_place(p[lo:hi], g[lo:hi], v[lo:hi], out[lo:hi], decay, look_ahead, *scalars)
 
 
@@ -78,7 +98,7 @@ def rmsprop_in_place(
     parts: int, p: Array, g: Array, s: Array, a: Any, b: Any, out: Array, decay: Any, *scalars: Any
 ) -> None:
     for c in prange(parts):
-        lo, hi = _bounds(g.size, c, parts)
+        lo, hi = bounds(g.size, c, parts)
         ps, gs, ss, outs = p[lo:hi], g[lo:hi], s[lo:hi], out[lo:hi]
         if a is None:
             if b is None:
@@ -94,7 +114,7 @@ def rmsprop_in_place(
 @_jit_parallel
 def sum_rows(parts: int, x: Array, out: Array, zero: Any) -> None:
     for c in prange(parts):
-        lo, hi = _bounds(x.shape[0], c, parts)
+        lo, hi = bounds(x.shape[0], c, parts)
         serial.sum_rows(x[lo:hi], out[lo:hi], zero)
 
 
@@ -134,7 +154,7 @@ def _apply(op: int, x: Array, y: Array, out: Array) -> None:
 def binary_flat(parts: int, op: int, x: Array, y: Array, out: Array) -> None:
     """``out = x <op> y`` on 1-D arrays of one size, chunks of elements on the pool."""
     for c in prange(parts):
-        lo, hi = _bounds(out.size, c, parts)
+        lo, hi = bounds(out.size, c, parts)
         _apply(op, x[lo:hi], y[lo:hi], out[lo:hi])
 
 
@@ -145,7 +165,7 @@ def binary_rows(parts: int, op: int, x: Array, y: Array, out: Array) -> None:
     rows = out.shape[0]
     each_row = y.shape[0] != 1
     for c in prange(parts):
-        lo, hi = _bounds(rows, c, parts)
+        lo, hi = bounds(rows, c, parts)
         for r in range(lo, hi):
             _apply(op, x[r], y[r if each_row else 0], out[r])
 
@@ -169,7 +189,7 @@ def relu_backward_serial(output: Array, grad: Array, out: Array, zero: Any) -> N
 def relu(parts: int, x: Array, out: Array, zero: Any) -> None:
     """NumPy's ``maximum(x, 0)`` on 1-D arrays, chunks of elements on the pool."""
     for c in prange(parts):
-        lo, hi = _bounds(out.size, c, parts)
+        lo, hi = bounds(out.size, c, parts)
         relu_serial(x[lo:hi], out[lo:hi], zero)
 
 
@@ -177,7 +197,7 @@ def relu(parts: int, x: Array, out: Array, zero: Any) -> None:
 def relu_backward(parts: int, output: Array, grad: Array, out: Array, zero: Any) -> None:
     """``where(output > 0, grad, 0)`` on 1-D arrays of one dtype, chunks of elements on the pool."""
     for c in prange(parts):
-        lo, hi = _bounds(out.size, c, parts)
+        lo, hi = bounds(out.size, c, parts)
         relu_backward_serial(output[lo:hi], grad[lo:hi], out[lo:hi], zero)
 
 
@@ -200,5 +220,5 @@ def sum_middle_serial(lo: int, hi: int, x: Array, out: Array) -> None:
 def sum_middle(parts: int, x: Array, out: Array) -> None:
     """`sum_middle_serial` over every leading index, chunks of them on the pool."""
     for c in prange(parts):
-        lo, hi = _bounds(x.shape[0], c, parts)
+        lo, hi = bounds(x.shape[0], c, parts)
         sum_middle_serial(lo, hi, x, out)

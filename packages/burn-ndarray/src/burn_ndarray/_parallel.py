@@ -461,14 +461,8 @@ def _sum_middle(view: Array) -> Array | None:
 
     lead = view.shape[0]
     out = np.empty((lead, view.shape[2]), view.dtype)
-    parts = min(lead, compiled_parts(view.size, ROW_SUM_PER_THREAD, NATIVE_ROW_SUM_PER_THREAD))
-    if parts > 1 and _tbb.ready():
-        compiled.sum_middle(parts, view, out)
-    elif parts > 1:
-        chunks = _threads.split(lead, parts)
-        _threads.run(lambda c: compiled.sum_middle_serial(c.start, c.stop, view, out), chunks)
-    else:
-        compiled.sum_middle_serial(0, lead, view, out)
+    parts = compiled_parts(view.size, ROW_SUM_PER_THREAD, NATIVE_ROW_SUM_PER_THREAD)
+    compiled.run_ranges(compiled.sum_middle_serial, compiled.sum_middle, lead, parts, view, out)
     return out.reshape(lead, 1, -1)
 
 

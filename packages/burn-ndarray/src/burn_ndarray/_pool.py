@@ -44,7 +44,7 @@ COMPILED_MIN_SIZE = 1 << 15
 
 def _compiled(x: Array) -> Any:
     """`_pool_kernels` when `x` is a large channels-last float32/float64 array and numba loads."""
-    if x.size < COMPILED_MIN_SIZE or x.dtype not in (np.float32, np.float64) or not channels_last_dense(x):
+    if x.size < COMPILED_MIN_SIZE or x.dtype not in (np.float32, np.float64) or not _channels_last_dense(x):
         return None
     try:
         from burn_ndarray import _pool_kernels
@@ -53,7 +53,7 @@ def _compiled(x: Array) -> Any:
     return _pool_kernels
 
 
-def channels_last_dense(x: Array) -> bool:
+def _channels_last_dense(x: Array) -> bool:
     """Whether ``[N, C, H, W]`` `x` is a view of a C-contiguous ``[N, H, W, C]`` array."""
     return x.ndim == 4 and bool(x.transpose(0, 2, 3, 1).flags.c_contiguous)
 

@@ -1,6 +1,6 @@
 """Compiled 2-D max pooling with indices (numba) on channels-last arrays: a range of images per
-call, the images split into `parts` chunks of a ``prange`` on numba's TBB pool when it runs (see
-`_tbb`; `parts` follows burn-ndarray's thread count), else on this thread.
+call, the images split between threads by `_kernels_parallel.run_ranges` (a ``prange`` on numba's
+TBB pool when it runs) as far as the size and burn-ndarray's thread count warrant.
 
 The NumPy path of `_pool` makes ~4 passes per kernel tap over the whole output (maximum, compare,
 two counts) and its backward one masked multiply per tap; here each window is read once, the
@@ -19,8 +19,7 @@ from typing import Any
 import numpy as np
 from numba import njit, prange
 
-from burn_ndarray import _tbb, _threads
-from burn_ndarray._kernels_parallel import _bounds
+from burn_ndarray._kernels_parallel import bounds, copy_parts, run_ranges
 
 Array = Any
 
@@ -86,7 +85,7 @@ def max_pool2d_backward_images(
 @njit(cache=True, error_model="numpy", nogil=True, parallel=True)
 def max_pool2d_parallel(parts: int, x: Array, values: Array, indices: Array, *hyper: Any) -> None:
     for c in prange(parts):
-        lo, hi = _bounds(x.shape[0], c, parts)
+        lo, hi = bounds(x.shape[0], c, parts)
         max_pool2d_images(lo, hi, x, values, indices, *hyper)
 
 
@@ -95,26 +94,22 @@ def max_pool2d_backward_parallel(
     parts: int, grad: Array, output_grad: Array, indices: Array, *hyper: Any
 ) -> None:
     for c in prange(parts):
-        lo, hi = _bounds(grad.shape[0], c, parts)
+        lo, hi = bounds(grad.shape[0], c, parts)
         max_pool2d_backward_images(lo, hi, grad, output_grad, indices, *hyper)
 
 
 def max_pool2d(x: Array, values: Array, indices: Array, hyper: tuple[Any, ...]) -> None:
-    """`max_pool2d_images` over every image of `x`, on the threads burn-ndarray may use; `hyper`
-    is ``(kernel, stride, padding, dilation)``, pairs of ints."""
-    hyper = tuple(int(v) for pair in hyper for v in pair)  # ints: a tuple cannot enter a prange
-    parts = _threads.parts(x.shape[0], 1)
-    if parts > 1 and _tbb.ready():
-        max_pool2d_parallel(parts, x, values, indices, *hyper)
-    else:
-        max_pool2d_images(0, x.shape[0], x, values, indices, *hyper)
+    """`max_pool2d_images` over every image of `x`, on the threads its size warrants; `hyper` is
+    ``(kernel, stride, padding, dilation)``, pairs of ints."""
+    sizes = tuple(int(v) for pair in hyper for v in pair)  # ints: a tuple cannot enter a prange
+    n = x.shape[0]
+    run_ranges(max_pool2d_images, max_pool2d_parallel, n, copy_parts(x.size), x, values, indices, *sizes)
 
 
 def max_pool2d_backward(grad: Array, output_grad: Array, indices: Array, hyper: tuple[Any, ...]) -> None:
-    """`max_pool2d_backward_images` over every image, on the threads burn-ndarray may use."""
-    hyper = tuple(int(v) for pair in hyper for v in pair)
-    parts = _threads.parts(grad.shape[0], 1)
-    if parts > 1 and _tbb.ready():
-        max_pool2d_backward_parallel(parts, grad, output_grad, indices, *hyper)
-    else:
-        max_pool2d_backward_images(0, grad.shape[0], grad, output_grad, indices, *hyper)
+    """`max_pool2d_backward_images` over every image, on the threads its size warrants."""
+    sizes = tuple(int(v) for pair in hyper for v in pair)
+    run_ranges(
+        max_pool2d_backward_images, max_pool2d_backward_parallel, grad.shape[0], copy_parts(grad.size),
+        grad, output_grad, indices, *sizes,
+    )  # fmt: skip

@@ -67,17 +67,13 @@ def _start() -> bool:
         return False  # the user asked numba for another layer: honour it, use the Python pool
     config.THREADING_LAYER = "tbb"  # never fall back silently to a fork-unsafe layer
     try:
-        _probe(1)
+        from burn_ndarray._kernels_parallel import count_parts
+
+        count_parts(1)  # the first parallel kernel starts numba's threading layer
     except (ValueError, ImportError, OSError):
         config.THREADING_LAYER = chosen  # numba's own choice stays open to the user's code
         return False
     return bool(numba.threading_layer() == "tbb")
-
-
-def _probe(parts: int) -> int:
-    from burn_ndarray._kernels_parallel import count_parts
-
-    return int(count_parts(parts))
 
 
 def ready() -> bool:
