@@ -145,6 +145,27 @@ def sum_rows(x: Array, out: Array, zero: Any) -> None:
         out[r] = total
 
 
+def run_chunks(kernel: Any, arrays: tuple[Array | None, ...], scalars: tuple[Any, ...], parts: int) -> None:
+    """``kernel(*arrays, *scalars)`` over `parts` contiguous chunks of the arrays' first axis (an
+    array may be None): one call of the same-named launcher of `_kernels_parallel` on the TBB pool
+    when it runs, else the chunks on the Python pool (`_threads.run`), or one call on this thread
+    for one part (the split and the closure cost a third of a small update)."""
+    if parts < 2:
+        kernel(*arrays, *scalars)
+        return
+    if _tbb.ready():
+        from burn_ndarray import _kernels_parallel as native
+
+        getattr(native, kernel.__name__)(parts, *arrays, *scalars)
+        return
+    length = next(a for a in arrays if a is not None).shape[0]
+
+    def task(c: slice) -> None:
+        kernel(*(None if a is None else a[c] for a in arrays), *scalars)
+
+    _threads.run(task, _threads.split(length, parts))
+
+
 def adam(
     p: Array,
     g: Array,
@@ -162,23 +183,10 @@ def adam(
     beta_1, beta_2, step_size, epsilon = scalars
     t = g.dtype.type
     typed = (t(beta_1), t(1.0 - beta_1), t(beta_2), t(1.0 - beta_2), t(step_size), t(epsilon))
-
-    if parts > 1 and _tbb.ready():
-        from burn_ndarray import _kernels_parallel as native
-
-        if in_place:
-            native.adam_in_place(parts, p, g, m, v, out, *typed)
-        else:
-            native.adam_fresh(parts, p, g, m_in, v_in, out, m, v, *typed)
-        return
-
-    def task(c: slice) -> None:
-        if in_place:
-            adam_in_place(p[c], g[c], m[c], v[c], out[c], *typed)
-        else:
-            adam_fresh(p[c], g[c], m_in[c], v_in[c], out[c], m[c], v[c], *typed)
-
-    _threads.run(task, _threads.split(g.size, parts))
+    if in_place:
+        run_chunks(adam_in_place, (p, g, m, v, out), typed, parts)
+    else:
+        run_chunks(adam_fresh, (p, g, m_in, v_in, out, m, v), typed, parts)
 
 
 def sgd_momentum(p: Array, g: Array, v: Array, out: Array, scalars: tuple[Any, ...], parts: int) -> None:
@@ -189,20 +197,8 @@ def sgd_momentum(p: Array, g: Array, v: Array, out: Array, scalars: tuple[Any, .
     t = g.dtype.type
     decay = None if weight_decay is None else t(weight_decay)
     look_ahead = t(momentum) if nesterov else None
-    typed = (t(momentum), t(1.0 - dampening), t(lr))
-    if parts < 2:  # no chunks: the split and the closure cost a third of a small update
-        sgd_momentum_in_place(p, g, v, out, decay, look_ahead, *typed)
-        return
-    if _tbb.ready():
-        from burn_ndarray import _kernels_parallel as native
-
-        native.sgd_momentum_in_place(parts, p, g, v, out, decay, look_ahead, *typed)
-        return
-
-    def task(c: slice) -> None:
-        sgd_momentum_in_place(p[c], g[c], v[c], out[c], decay, look_ahead, *typed)
-
-    _threads.run(task, _threads.split(g.size, parts))
+    typed = (decay, look_ahead, t(momentum), t(1.0 - dampening), t(lr))
+    run_chunks(sgd_momentum_in_place, (p, g, v, out), typed, parts)
 
 
 def rmsprop(
@@ -215,36 +211,13 @@ def rmsprop(
     alpha, epsilon, momentum, weight_decay, lr = scalars
     t = g.dtype.type
     decay = None if weight_decay is None else t(weight_decay)
-    typed = (t(alpha), t(1.0 - alpha), t(epsilon), t(momentum), t(lr))
-    if parts < 2:
-        rmsprop_in_place(p, g, s, a, b, out, decay, *typed)
-        return
-    if _tbb.ready():
-        from burn_ndarray import _kernels_parallel as native
-
-        native.rmsprop_in_place(parts, p, g, s, a, b, out, decay, *typed)
-        return
-
-    def task(c: slice) -> None:
-        a_part = None if a is None else a[c]
-        b_part = None if b is None else b[c]
-        rmsprop_in_place(p[c], g[c], s[c], a_part, b_part, out[c], decay, *typed)
-
-    _threads.run(task, _threads.split(g.size, parts))
+    typed = (decay, t(alpha), t(1.0 - alpha), t(epsilon), t(momentum), t(lr))
+    run_chunks(rmsprop_in_place, (p, g, s, a, b, out), typed, parts)
 
 
 def row_sums(x: Array, parts: int) -> Array:
     """Sums of the rows of a C-contiguous 2-D float32/float64 array, shape ``(rows,)``, on
     `parts` threads."""
     out = np.empty(x.shape[0], x.dtype)
-    zero = x.dtype.type(0)
-    if parts < 2:
-        sum_rows(x, out, zero)
-        return out
-    if _tbb.ready():
-        from burn_ndarray import _kernels_parallel as native
-
-        native.sum_rows(parts, x, out, zero)
-        return out
-    _threads.run(lambda c: sum_rows(x[c], out[c], zero), _threads.split(x.shape[0], parts))
+    run_chunks(sum_rows, (x, out), (x.dtype.type(0),), parts)
     return out
