@@ -361,9 +361,11 @@ def test_blocked_gelu_same_bits_as_one_call(
     B: NdArray, rng: Any, threads: Any, monkeypatch: pytest.MonkeyPatch, count: int, dtype: Any
 ) -> None:
     """GELU and its backward pass block by block (blocks of 1000+ elements here, on `count`
-    threads): the bits of one call on the whole array, the tail of odd sizes included."""
+    threads): the bits of one call on the whole array, the tail of odd sizes included. (float32
+    takes this path only without numba: the compiled kernels are switched off here.)"""
     threads(count)
     monkeypatch.setattr(_parallel, "BLOCK", 1000)
+    monkeypatch.setattr(_parallel, "GELU_COMPILED_MIN_SIZE", 1 << 62)
     x, g = big(rng, dtype=dtype) * 3, big(rng, dtype=dtype)
     x.flat[:4] = [np.nan, np.inf, -np.inf, -0.0]
     single = _parallel._single
@@ -378,6 +380,7 @@ def test_blocked_passes_leave_views_and_mixed_operands_to_one_call(
     B: NdArray, rng: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(_parallel, "BLOCK", 1000)
+    monkeypatch.setattr(_parallel, "GELU_COMPILED_MIN_SIZE", 1 << 62)  # float32's NumPy path
     calls: list[int] = []
     monkeypatch.setattr(_threads, "split", lambda n, parts: calls.append(n) or [slice(0, n)])
     x = big(rng)
