@@ -180,7 +180,8 @@ def conv2d_x_backward(
     dtype = work_dtype(weight, output_grad)
     grads = _by_group(_nhwc(output_grad.astype(dtype, copy=False)).reshape(n * oh * ow, o), groups)
     # One [O/G, C/G] matrix per tap and group: the product lands as [G, KH*KW, N*L, C/G], so each
-    # tap's columns are one contiguous slab for the col2im below.
+    # tap's columns are one contiguous slab for the col2im below (one GEMM into [N*L, taps, C/G]
+    # is faster, but the col2im's strided reads cost more than it saves).
     wt = weight.astype(dtype, copy=False).reshape(groups, o // groups, cg, kh * kw).transpose(0, 3, 1, 2)
     cols = np.matmul(grads[:, None], np.ascontiguousarray(wt))
     cols = cols.reshape(groups, kh, kw, n, oh, ow, cg).transpose(1, 2, 3, 4, 5, 0, 6)
@@ -201,8 +202,15 @@ def weight_grad(
     padded = _pad_nhwc(_nhwc(inp.astype(dtype, copy=False)), padding)
     cols = _columns(padded, kernel, (oh, ow), stride, dilation, groups)
     grads = _by_group(_nhwc(out_grad.astype(dtype, copy=False)).reshape(n * oh * ow, o), groups)
-    # The transposed operand costs nothing: 2-D matmul hands BLAS a transpose flag.
-    grad = gemm(grads.transpose(0, 2, 1), cols).reshape(o, *kernel, c // groups)
+    # The transposed operands cost nothing: 2-D matmul hands BLAS a transpose flag. With fewer
+    # taps than output channels (a first layer: C = 1), OpenBLAS takes the product the other way
+    # round in half the time (3x3 taps, 32 channels, N*L = 43264: GEMM 0.83 -> 0.45 ms, the whole
+    # weight gradient 1.0 -> 0.8 ms, 2 threads; the same bits).
+    if cols.shape[2] < grads.shape[2]:
+        grad = gemm(cols.transpose(0, 2, 1), grads).transpose(0, 2, 1)
+    else:
+        grad = gemm(grads.transpose(0, 2, 1), cols)
+    grad = grad.reshape(o, *kernel, c // groups)
     return np.ascontiguousarray(grad.transpose(0, 3, 1, 2))
 
 
