@@ -31,8 +31,9 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from burn_ndarray import _tbb, _threads
+from burn_ndarray import _numba_cache, _tbb, _threads
 
+_numba_cache.install()  # before the first kernel loads or saves its cache: see _numba_cache
 Array = Any
 ROW_BLOCK = 4096
 
