@@ -17,6 +17,7 @@ from burn_autodiff.checkpoint import resolve_saved
 from burn_autodiff.errors import AutodiffError
 from burn_autodiff.gradients import Gradients
 from burn_autodiff.node import ADTensor, Node
+from burn_autodiff.sliced import Lazy, accumulate, materialize
 
 if TYPE_CHECKING:
     from burn.backend import Backend
@@ -55,6 +56,8 @@ def backward(backend: Backend, root: ADTensor) -> Gradients:
     while heap:
         n = heappop(heap)[1]
         g = pending.pop(n)
+        if isinstance(g, Lazy):  # slices of n, joined now that every consumer has run
+            g = materialize(B, g)
         if n.keep is not None:
             kept[n.id] = g if B.float_get_dtype(g) == n.keep else B.float_cast(g, n.keep)
         rule = n.rule
@@ -75,6 +78,8 @@ def backward(backend: Backend, root: ADTensor) -> Gradients:
                 if prev is None:
                     pending[parent] = grad
                     heappush(heap, (-parent.id, parent))
+                elif isinstance(prev, Lazy) or isinstance(grad, Lazy):
+                    pending[parent] = accumulate(B, prev, grad)
                 else:
                     pending[parent] = add(prev, grad)
     return Gradients(backend, kept, node.id)

@@ -38,6 +38,7 @@ from typing import Any
 import numpy as np
 
 from burn.backend._tables import int_table
+from burn_autodiff.sliced import SlicedGrad
 
 P = Any  # an inner primitive
 Shape = tuple[int, ...]
@@ -436,8 +437,8 @@ def expand(B: Any, saved: tuple, need: tuple, g: P) -> tuple:
 
 
 def slice_(B: Any, saved: tuple, need: tuple, g: P) -> tuple:
-    shape, slices = saved
-    return (B.float_slice_assign(zeros_like_grad(B, g, shape), slices, g),)
+    shape, slices = saved  # g inside the slices, zero elsewhere: built by the engine (`sliced`)
+    return (SlicedGrad(shape, slices, g),)
 
 
 def slice_assign(B: Any, saved: tuple, need: tuple, g: P) -> tuple:
