@@ -11,7 +11,7 @@ apart (`accumulate`) until its gradient is complete (`materialize`): pieces that
 disjoint stretches (the common case) become one ``cat`` along it, the gaps filled with zeros;
 anything else (overlapping pieces, strided slices, slices of several dims, a piece meeting a
 whole gradient) is summed as before. The values are the same: each element is one piece's value
-or zero, or the same sums in the same order.
+or zero (a -0.0 now keeps its sign, which adding zeros dropped), or the same sums in the same order.
 """
 
 from __future__ import annotations

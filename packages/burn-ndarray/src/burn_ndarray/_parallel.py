@@ -1,7 +1,8 @@
 """Threaded paths of large ops: element-wise arithmetic and sums along the last dim by compiled
 kernels on numba's TBB pool when it runs (`_tbb`, `_kernels_parallel`), else on NumPy chunks (and
 the serial row kernel) on the Python pool (`_threads`); transcendental activations and softmax on
-NumPy chunks on the Python pool (NumPy's SIMD exp/log/tanh are not numba's: other bits).
+NumPy chunks on the Python pool (NumPy's SIMD exp/log/tanh are not numba's: other bits), except
+float32 GELU, one compiled pass with its own exp (`_gelu`).
 
 Small tensors keep the single-threaded path at the cost of one size check: the ops whose
 threaded path only helps with several threads (`UFUNC_OPS`) are bound to the plain ufunc itself
@@ -52,7 +53,7 @@ ADD, SUB, MUL, DIV = 0, 1, 2, 3
 # maximum(x, 0) and where() take 4x as long as one compiled pass here); below, small models never
 # load numba.
 RELU_COMPILED_MIN_SIZE = 1 << 16
-# float32 GELU and its gradient run compiled from this size (`_gelu`: ~10x the NumPy path's
+# float32 GELU and its gradient run compiled from this size (`_gelu`: about 6x the NumPy path's
 # speed); below, small models never load numba.
 GELU_COMPILED_MIN_SIZE = 1 << 12
 # Element-wise ops of many NumPy passes (float64 GELU) run in blocks of at least this many elements,
