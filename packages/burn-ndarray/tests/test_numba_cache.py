@@ -114,3 +114,21 @@ def test_install_is_idempotent() -> None:
     save = caching.IndexDataCacheFile.save
     _numba_cache.install()
     assert caching.IndexDataCacheFile.save is save
+
+
+def test_a_file_system_without_locks_still_saves(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from burn_ndarray import _numba_cache
+
+    if _numba_cache.fcntl is None:
+        pytest.skip("no fcntl here (Windows): saves are numba's own")
+
+    def refuse(*args: object) -> None:
+        raise OSError(37, "No locks available")
+
+    monkeypatch.setattr(_numba_cache.fcntl, "flock", refuse)
+    entered = []
+    with _numba_cache._locked(str(tmp_path)):
+        entered.append(True)
+    with _numba_cache._locked(str(tmp_path / "missing" / "dir")):  # the lock file cannot be made
+        entered.append(True)
+    assert entered == [True, True]

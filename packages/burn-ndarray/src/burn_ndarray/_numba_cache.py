@@ -38,9 +38,19 @@ _installed = False
 
 @contextlib.contextmanager
 def _locked(directory: str) -> Iterator[None]:
-    """An exclusive inter-process lock on `LOCK_NAME` in `directory` (released on close)."""
-    with open(os.path.join(directory, LOCK_NAME), "a") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
+    """An exclusive inter-process lock on `LOCK_NAME` in `directory` (released on close); none
+    where the file cannot be made or the file system refuses locks (some network mounts): the save
+    then goes on unlocked, as numba's own would."""
+    try:
+        lock = open(os.path.join(directory, LOCK_NAME), "a")  # noqa: SIM115 - closed below
+    except OSError:
+        yield
+        return
+    with lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+        except OSError:
+            pass
         yield
 
 
