@@ -334,3 +334,15 @@ def test_non_contiguous_inputs(B: NdArray, rng: np.random.Generator) -> None:
     np.testing.assert_allclose(
         B.float_scatter_add(1, x, idx, np.ones((8, 3), np.float32)[:, ::-1]), want, rtol=1e-6
     )
+
+
+@pytest.mark.parametrize("shape", [(32, 256, 1024), (64, 128, 96), (32, 1024, 256)], ids=str)
+def test_matmul_of_a_transposed_lhs_with_fewer_rows(B: NdArray, rng: np.random.Generator, shape: Any) -> None:
+    """``x^T @ g`` (a weight gradient): with fewer rows than columns it is taken as ``(g^T @ x)^T``
+    (an F-order result), else as is; the values are the product's either way."""
+    k, m, n = shape
+    x, g = rng.standard_normal((k, m)), rng.standard_normal((k, n))
+    out = B.float_matmul(x.T, g)
+    np.testing.assert_allclose(out, x.T @ g, rtol=1e-12, atol=1e-12)
+    assert out.shape == (m, n) and out.flags.f_contiguous == (m < n)
+    assert B.float_matmul(np.ascontiguousarray(x.T), g).flags.c_contiguous  # a plain lhs: as is

@@ -74,3 +74,14 @@ def test_views_and_other_dtypes_take_the_whole_array_or_default_path(B: NdArray,
     for a, b in zip(B.float_adam_step(*half, *SCALARS), default(B, *half), strict=True):
         assert a.dtype == np.float16
         np.testing.assert_array_equal(a, b)
+
+
+def test_a_gradient_in_f_order_gives_a_c_order_param(B: NdArray, rng: Any, path: str) -> None:
+    """A weight gradient handed over in F order (the matmul backward's transposed product) is
+    taken in C order: the same bits as the C-order gradient, and the new param stays C-ordered."""
+    p, g, m, v = operands(rng, (64, 300), np.float32)
+    expected = B.float_adam_step(p, g, m.copy(), v.copy(), 0.9, 0.999, 1e-3, 1e-8)
+    f_grad = np.asfortranarray(g)
+    got = B.float_adam_step(p, f_grad, m.copy(), v.copy(), 0.9, 0.999, 1e-3, 1e-8)
+    for e, o in zip(expected, got, strict=True):
+        assert np.array_equal(e, o) and o.flags.c_contiguous

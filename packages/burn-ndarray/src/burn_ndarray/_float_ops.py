@@ -24,6 +24,13 @@ from burn_ndarray._common import CommonOps
 from burn_ndarray._dtypes import BF16, BF16_SCALAR, F32, F64, LOW, NP_OF
 from burn_ndarray._erf import erf
 
+# ``x^T @ g`` with fewer rows than columns runs as ``(g^T @ x)^T`` from this many elements of x^T
+# (`float_matmul`). OpenBLAS 0.3.31 (NumPy's wheel), AVX-512 EPYC, 2 threads: [256, 32] @ [32,
+# 1024] 450 -> 110 us, [256, 4096] @ [4096, 1024] 13.3 -> 11.7 ms; 0.27-0.97 of the time on every
+# such shape measured (1 thread: 0.71-1.01). Shapes with more rows than columns lose (up to 3x):
+# they keep the plain product.
+TRANSPOSED_LHS_MIN_SIZE = 1 << 13
+
 Array = Any
 
 
@@ -68,6 +75,11 @@ class FloatOps(CommonOps, XpFloatOps):
             # gufunc dispatch that costs a few microseconds per call on small matrices.
             if rhs.ndim == 2:
                 if lhs.ndim == 2:
+                    if lhs.shape[0] < rhs.shape[1] and lhs.size >= TRANSPOSED_LHS_MIN_SIZE:
+                        if lhs.strides[0] < lhs.strides[1] and rhs.flags.c_contiguous:
+                            # x^T @ g (a weight gradient) with fewer rows than columns: OpenBLAS
+                            # is up to 4x faster on (g^T @ x)^T, the result then in F order.
+                            return rhs.T.dot(lhs.T).T
                     return lhs.dot(rhs)
                 if lhs.ndim > 2 and lhs.size:
                     # [..., M, K] @ [K, N] (a Linear on a sequence): one GEMM over all the rows,

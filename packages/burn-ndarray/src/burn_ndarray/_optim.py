@@ -76,6 +76,7 @@ class OptimOps:
                 step_size,
                 epsilon,
             )
+        grad = _c_order(grad)
         # The counts are checked here, where the moments are this call's arguments (see _reuse).
         m_in_place = moment_1 is not None and _rc(moment_1) == OWNED and _exclusive(moment_1, grad)
         v_in_place = moment_2 is not None and _rc(moment_2) == OWNED and _exclusive(moment_2, grad)
@@ -130,6 +131,7 @@ class OptimOps:
         if not _fusable(param, grad, velocity):
             backend: Any = self  # a mixin of the Backend the default op runs on
             return DefaultOptimOps.float_sgd_momentum_step(backend, param, grad, velocity, *scalars)
+        grad = _c_order(grad)
         # The count is checked here, where the velocity is this call's argument (see _reuse).
         in_place = velocity is not None and _rc(velocity) == OWNED and _exclusive(velocity, grad)
         out = _recycle.empty_like(grad)  # scratch until the last pass makes it the new param
@@ -166,6 +168,7 @@ class OptimOps:
                 backend, param, grad, square_avg, grad_avg, momentum_buffer,
                 alpha, epsilon, centered, momentum, weight_decay, lr,
             )  # fmt: skip
+        grad = _c_order(grad)
         # States the options ignore are dropped first: they then count as absent.
         if not centered:
             grad_avg = None
@@ -330,6 +333,13 @@ def _adam_passes(
 
 def _compiled_parts(size: int) -> int:
     return _parallel.compiled_parts(size, COMPILED_PER_THREAD, NATIVE_COMPILED_PER_THREAD)
+
+
+def _c_order(grad: Array) -> Array:
+    """`grad` in C order. A weight gradient may arrive as the transpose of a C array (the matmul
+    backward's ``x^T @ g`` taken the other way round, `_float_ops.float_matmul`): one copy here
+    keeps the fused kernels and the new param, whose buffer takes the gradient's layout, in C order."""
+    return grad if grad.flags.c_contiguous else np.ascontiguousarray(grad)
 
 
 def _all_c_contiguous(*arrays: Array | None) -> bool:
