@@ -75,7 +75,7 @@ class FloatOps(CommonOps, XpFloatOps):
             # gufunc dispatch that costs a few microseconds per call on small matrices.
             if rhs.ndim == 2:
                 if lhs.ndim == 2:
-                    if lhs.shape[0] < rhs.shape[1] and lhs.size >= TRANSPOSED_LHS_MIN_SIZE:
+                    if lhs.size >= TRANSPOSED_LHS_MIN_SIZE and lhs.shape[0] < rhs.shape[1]:
                         if lhs.strides[0] < lhs.strides[1] and rhs.flags.c_contiguous:
                             # x^T @ g (a weight gradient) with fewer rows than columns: OpenBLAS
                             # is up to 4x faster on (g^T @ x)^T, the result then in F order.
