@@ -6,7 +6,9 @@ threshold at 1 (always split / compiled) and at infinity (never), at the thread 
 the ratio drops below 1 (``*_MIN_SIZE``: measure those at one thread). Run it on a quiet machine,
 from the repository root::
 
-    python packages/burn-ndarray/tools/bench_thresholds.py [threads]
+    python packages/burn-ndarray/tools/bench_thresholds.py [threads] [name filter]
+
+The filter keeps the thresholds whose name contains it (``GELU``, ``NATIVE``...).
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from collections.abc import Callable
 import numpy as np
 
 import burn_ndarray
-from burn_ndarray import NdArray, _optim, _parallel, _tbb
+from burn_ndarray import NdArray, _gelu, _optim, _parallel, _tbb
 
 SIZES = [1 << k for k in range(10, 23, 2)]
 Op = Callable[[NdArray, np.ndarray, np.ndarray], object]
@@ -34,14 +36,22 @@ FAMILIES: dict[str, tuple[object, Op]] = {  # threshold -> (its module, an op on
     "ROWWISE_PER_THREAD": (_parallel, lambda B, a, b: B.softmax(a, 1)),
     "ROW_SUM_PER_THREAD": (_parallel, lambda B, a, b: B.float_sum_dim(a, 1)),
     "COMPILED_PER_THREAD": (_optim, _adam),
+    "GELU_PER_THREAD": (_gelu, lambda B, a, b: B.gelu(a)),  # `_gelu.PER_THREAD`
     # the same on numba's TBB pool (burn_ndarray._tbb), when it runs
     "NATIVE_UFUNC_PER_THREAD": (_parallel, lambda B, a, b: B.float_add(a, b)),
     "NATIVE_ROW_SUM_PER_THREAD": (_parallel, lambda B, a, b: B.float_sum_dim(a, 1)),
     "NATIVE_COMPILED_PER_THREAD": (_optim, _adam),
+    "NATIVE_GELU_PER_THREAD": (_gelu, lambda B, a, b: B.gelu(a)),  # `_gelu.NATIVE_PER_THREAD`
     # one thread: the compiled kernels against NumPy
+    "GELU_COMPILED_MIN_SIZE": (_parallel, lambda B, a, b: B.gelu(a)),
     "ROW_SUM_MIN_SIZE": (_parallel, lambda B, a, b: B.float_sum_dim(a, 1)),
     "COMPILED_MIN_SIZE": (_optim, _adam),
 }
+
+
+_PYTHON_POOL_ONLY = ("UFUNC_PER_THREAD", "ROW_SUM_PER_THREAD", "COMPILED_PER_THREAD", "GELU_PER_THREAD")
+# Family names that differ from the attribute's name in its module.
+_MODULE_NAMES = {"GELU_PER_THREAD": "PER_THREAD", "NATIVE_GELU_PER_THREAD": "NATIVE_PER_THREAD"}
 
 
 def best(fn: Callable[[], object]) -> float:
@@ -54,6 +64,7 @@ def best(fn: Callable[[], object]) -> float:
 def main() -> None:
     if len(sys.argv) > 1:
         burn_ndarray.set_num_threads(int(sys.argv[1]))
+    only = sys.argv[2] if len(sys.argv) > 2 else ""
     B = NdArray()
     rng = np.random.default_rng(0)
     print(f"threads: {burn_ndarray.get_num_threads()}")
@@ -63,19 +74,22 @@ def main() -> None:
     for attr, (module, op) in FAMILIES.items():
         if attr.startswith("NATIVE_") and not native:
             continue
-        if attr in ("UFUNC_PER_THREAD", "ROW_SUM_PER_THREAD", "COMPILED_PER_THREAD") and native:
+        if attr in _PYTHON_POOL_ONLY and native:
             continue  # the TBB pool takes these ops: the Python pool's thresholds go unused
-        saved = getattr(module, attr)
+        if only not in attr:
+            continue
+        name = _MODULE_NAMES.get(attr, attr)  # the attribute's name in its module
+        saved = getattr(module, name)
         for size in SIZES:
             shape = (size // 128, 128) if size >= 256 else (1, size)
             a, b = (rng.standard_normal(shape).astype(np.float32) for _ in range(2))
             times = []
             for threshold in (1, 1 << 62):
-                setattr(module, attr, threshold)
+                setattr(module, name, threshold)
                 # the binary ops skip the split below this size (set from the native threshold)
                 _parallel._binary_min_size = min(threshold, 1 << 40) * 2
                 times.append(best(lambda a=a, b=b, op=op: op(B, a, b)))
-            setattr(module, attr, saved)
+            setattr(module, name, saved)
             _parallel._binary_min_size = 2 * _parallel.NATIVE_UFUNC_PER_THREAD
             split, single = times[0] * 1e6, times[1] * 1e6
             print(f"| {attr} | {size} | {split:.1f} | {single:.1f} | {split / single:.2f} |")
