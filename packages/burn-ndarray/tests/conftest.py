@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import numpy as np
 import pytest
 
@@ -28,3 +31,14 @@ def host(B: NdArray, p: object) -> np.ndarray:
     """The contents of a primitive of any kind, through the backend's own `*_into_data`."""
     data: TensorData = B.float_into_data(p)
     return data.array
+
+
+def without_compiled(module: Any, threshold: str, fn: Callable[..., Any], *args: Any) -> Any:
+    """``fn(*args)`` with `module`'s `threshold` (the size from which a compiled kernel runs) out
+    of reach: the NumPy path, to compare the kernels with."""
+    saved = getattr(module, threshold)
+    setattr(module, threshold, 1 << 62)
+    try:
+        return fn(*args)
+    finally:
+        setattr(module, threshold, saved)

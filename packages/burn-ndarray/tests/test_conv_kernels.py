@@ -3,10 +3,12 @@ convolution outputs and gradients, bit for bit, at 1 and 2 threads."""
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 import numpy as np
 import pytest
+from conftest import without_compiled
 
 import burn_ndarray
 from burn_ndarray import _conv, _conv_kernels, _parallel
@@ -21,12 +23,7 @@ CASES: list[tuple[tuple[int, ...], tuple[int, ...], Pair, Pair, Pair, int]] = [
 ]
 
 
-def _numpy(fn: Any, *args: Any) -> Any:
-    saved, _conv.COMPILED_MIN_SIZE = _conv.COMPILED_MIN_SIZE, 1 << 62
-    try:
-        return fn(*args)
-    finally:
-        _conv.COMPILED_MIN_SIZE = saved
+_numpy = partial(without_compiled, _conv, "COMPILED_MIN_SIZE")
 
 
 @pytest.mark.parametrize("count", [1, 2])

@@ -10,6 +10,7 @@ from typing import Any
 import ml_dtypes
 import numpy as np
 import pytest
+from conftest import without_compiled
 
 import burn_ndarray
 from burn_ndarray import NdArray, _gelu, _gelu_kernels, _parallel, _tbb
@@ -26,12 +27,8 @@ def _gelu_grad64(v: float) -> float:
 
 
 def _numpy_path(fn: str, *args: Any) -> Any:
-    saved, _parallel.GELU_COMPILED_MIN_SIZE = _parallel.GELU_COMPILED_MIN_SIZE, 1 << 62
-    try:
-        with np.errstate(invalid="ignore", over="ignore"):
-            return getattr(NdArray(), fn)(*args)
-    finally:
-        _parallel.GELU_COMPILED_MIN_SIZE = saved
+    with np.errstate(invalid="ignore", over="ignore"):
+        return without_compiled(_parallel, "GELU_COMPILED_MIN_SIZE", getattr(NdArray(), fn), *args)
 
 
 @pytest.fixture(params=[1, 2, 3], ids=["1-thread", "2-threads", "3-threads"])

@@ -312,8 +312,8 @@ def test_relu_of_a_channels_last_view_keeps_its_layout(
     in memory order, and returns the same layout; views with gaps take NumPy."""
     monkeypatch.setattr(_parallel, "RELU_COMPILED_MIN_SIZE", 1 << 12)
     called: list[str] = []
-    serial = _kernels_parallel.relu_serial
-    monkeypatch.setattr(_kernels_parallel, "relu_serial", lambda *a: called.append("relu") or serial(*a))
+    serial = _kernels_parallel.relu_range
+    monkeypatch.setattr(_kernels_parallel, "relu_range", lambda *a: called.append("relu") or serial(*a))
     before = burn_ndarray.get_num_threads()
     burn_ndarray.set_num_threads(1)
     try:

@@ -4,10 +4,12 @@ gradients, on channels-last inputs; other layouts keep the NumPy path."""
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 import numpy as np
 import pytest
+from conftest import without_compiled
 
 import burn_ndarray
 from burn_ndarray import _parallel, _pool, _pool_kernels
@@ -21,12 +23,7 @@ CASES: list[tuple[tuple[int, int, int, int], Hyper]] = [
 ]
 
 
-def _numpy(fn: Any, *args: Any) -> Any:
-    saved, _pool.COMPILED_MIN_SIZE = _pool.COMPILED_MIN_SIZE, 1 << 62
-    try:
-        return fn(*args)
-    finally:
-        _pool.COMPILED_MIN_SIZE = saved
+_numpy = partial(without_compiled, _pool, "COMPILED_MIN_SIZE")
 
 
 @pytest.fixture(autouse=True, params=[1, 2], ids=["1-thread", "2-threads"])

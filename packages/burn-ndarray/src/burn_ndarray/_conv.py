@@ -21,6 +21,7 @@ from numpy.lib.stride_tricks import as_strided
 
 from burn.backend.xp.conv import check_groups
 from burn.backend.xp.windows import out_size
+from burn_ndarray import _parallel
 from burn_ndarray._windows import Pair, work_dtype
 
 Array = Any
@@ -33,12 +34,10 @@ COMPILED_MIN_SIZE = 1 << 15
 
 def _compiled(size: int) -> Any:
     """`_conv_kernels` for a copy of `size` elements, or None (small, or numba missing)."""
-    if size < COMPILED_MIN_SIZE:
+    if size < COMPILED_MIN_SIZE or _parallel.kernels() is None:
         return None
-    try:
-        from burn_ndarray import _conv_kernels
-    except ImportError:
-        return None
+    from burn_ndarray import _conv_kernels
+
     return _conv_kernels
 
 

@@ -9,7 +9,7 @@ serial kernels: numba compiles one launcher per combination.
 
 Element-wise arithmetic (`binary_flat`, `binary_rows`) is here too: on one thread NumPy's ufuncs
 are as fast, so these run only split. ReLU and its backward pass run compiled on one thread too
-(`relu_serial`): NumPy's ``maximum(x, 0)`` and ``where`` are 4x slower than one compiled pass.
+(`relu_range`): NumPy's ``maximum(x, 0)`` and ``where`` are 4x slower than one compiled pass.
 The op is an int (`_parallel.ADD`...), tested outside the loops so that each loop vectorizes.
 """
 
@@ -171,34 +171,36 @@ def binary_rows(parts: int, op: int, x: Array, y: Array, out: Array) -> None:
 
 
 @_jit
-def relu_serial(x: Array, out: Array, zero: Any) -> None:
-    """NumPy's ``maximum(x, 0)`` on 1-D arrays, on this thread."""
-    for i in range(out.size):
-        v = x[i]
-        out[i] = v if v > zero or v != v else zero  # np.maximum(x, 0): NaN kept, -0.0 -> +0.0
+def relu_range(lo: int, hi: int, x: Array, out: Array, zero: Any) -> None:
+    """NumPy's ``maximum(x, 0)`` for elements `lo` to `hi` of 1-D arrays."""
+    xs, outs = x[lo:hi], out[lo:hi]  # indices from 0: no negative-index wrap, so the loop vectorizes
+    for i in range(outs.size):
+        v = xs[i]
+        outs[i] = v if v > zero or v != v else zero  # np.maximum(x, 0): NaN kept, -0.0 -> +0.0
 
 
 @_jit
-def relu_backward_serial(output: Array, grad: Array, out: Array, zero: Any) -> None:
-    """``where(output > 0, grad, 0)`` on 1-D arrays of one dtype, on this thread."""
-    for i in range(out.size):
-        out[i] = grad[i] if output[i] > zero else zero
+def relu_backward_range(lo: int, hi: int, output: Array, grad: Array, out: Array, zero: Any) -> None:
+    """``where(output > 0, grad, 0)`` for elements `lo` to `hi` of 1-D arrays of one dtype."""
+    os, gs, outs = output[lo:hi], grad[lo:hi], out[lo:hi]
+    for i in range(outs.size):
+        outs[i] = gs[i] if os[i] > zero else zero
 
 
 @_jit_parallel
 def relu(parts: int, x: Array, out: Array, zero: Any) -> None:
-    """NumPy's ``maximum(x, 0)`` on 1-D arrays, chunks of elements on the pool."""
+    """`relu_range` over all of `x`, chunks on the pool."""
     for c in prange(parts):
         lo, hi = bounds(out.size, c, parts)
-        relu_serial(x[lo:hi], out[lo:hi], zero)
+        relu_range(lo, hi, x, out, zero)
 
 
 @_jit_parallel
 def relu_backward(parts: int, output: Array, grad: Array, out: Array, zero: Any) -> None:
-    """``where(output > 0, grad, 0)`` on 1-D arrays of one dtype, chunks of elements on the pool."""
+    """`relu_backward_range` over all of `output`, chunks on the pool."""
     for c in prange(parts):
         lo, hi = bounds(out.size, c, parts)
-        relu_backward_serial(output[lo:hi], grad[lo:hi], out[lo:hi], zero)
+        relu_backward_range(lo, hi, output, grad, out, zero)
 
 
 @_jit

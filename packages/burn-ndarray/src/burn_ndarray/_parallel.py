@@ -371,9 +371,9 @@ def flat_in_memory_order(a: Array) -> Array | None:
 
 def _compiled_relu(x: Array, grad: Array | None) -> Array | None:
     """ReLU of `x` (or, with `grad`, its backward pass where `x` is the output) by the compiled
-    kernels of `_kernels_parallel`, split on the TBB pool when it runs; the result has `x`'s
-    memory layout. None unless the operands are float32/float64 arrays of one dtype that fill one
-    block of memory in the same layout (and numba is installed)."""
+    kernels of `_kernels_parallel` (`run_ranges`: one memory-bound pass, split as the arithmetic
+    ops are); the result has `x`'s memory layout. None unless the operands are float32/float64
+    arrays of one dtype that fill one block of memory in the same layout (and numba is installed)."""
     dtype = x.dtype
     if x.__class__ is not _ndarray or (dtype is not F32 and dtype is not F64):
         return None
@@ -386,21 +386,13 @@ def _compiled_relu(x: Array, grad: Array | None) -> Array | None:
         return None
     from burn_ndarray import _kernels_parallel as compiled
 
-    parts = _threads.parts(x.size, NATIVE_UFUNC_PER_THREAD)
-    native = parts > 1 and _tbb.ready()
     out = np.empty_like(x)  # x's layout: its flat view lines up with x's
-    out_flat, zero = out.ravel(order="K"), dtype.type(0)
+    out_flat, zero, parts = out.ravel(order="K"), dtype.type(0), compiled.copy_parts(x.size)
     if grad is None:
-        if native:
-            compiled.relu(parts, flat, out_flat, zero)
-        else:
-            compiled.relu_serial(flat, out_flat, zero)
-        return out
-    grad_flat = grad.ravel(order="K")
-    if native:
-        compiled.relu_backward(parts, flat, grad_flat, out_flat, zero)
+        compiled.run_ranges(compiled.relu_range, compiled.relu, x.size, parts, flat, out_flat, zero)
     else:
-        compiled.relu_backward_serial(flat, grad_flat, out_flat, zero)
+        args = (flat, grad.ravel(order="K"), out_flat, zero)
+        compiled.run_ranges(compiled.relu_backward_range, compiled.relu_backward, x.size, parts, *args)
     return out
 
 

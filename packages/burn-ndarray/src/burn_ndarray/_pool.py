@@ -18,6 +18,7 @@ import numpy as np
 
 from burn.backend.xp import pool as _xpool
 from burn.backend.xp.pool import out_shape, tap_offsets, window_origins
+from burn_ndarray import _parallel
 from burn_ndarray._windows import Pair, empty_as, pad, taps
 
 Array = Any
@@ -46,10 +47,10 @@ def _compiled(x: Array) -> Any:
     """`_pool_kernels` when `x` is a large channels-last float32/float64 array and numba loads."""
     if x.size < COMPILED_MIN_SIZE or x.dtype not in (np.float32, np.float64) or not _channels_last_dense(x):
         return None
-    try:
-        from burn_ndarray import _pool_kernels
-    except ImportError:  # numba missing
+    if _parallel.kernels() is None:  # numba missing
         return None
+    from burn_ndarray import _pool_kernels
+
     return _pool_kernels
 
 
