@@ -106,14 +106,16 @@ def test_processes_compiling_at_once_keep_every_signature(kernel: Path) -> None:
 
 
 def test_install_is_idempotent() -> None:
+    """A second install must not wrap numba's load again (each install makes a new wrapper)."""
     from numba.core import caching
 
     from burn_ndarray import _numba_cache
 
     _numba_cache.install()
-    save = caching.IndexDataCacheFile.save
+    load, save = caching.Cache._load_overload, caching.IndexDataCacheFile.save
+    assert save is _numba_cache._save
     _numba_cache.install()
-    assert caching.IndexDataCacheFile.save is save
+    assert caching.Cache._load_overload is load and caching.IndexDataCacheFile.save is save
 
 
 def test_a_file_system_without_locks_still_saves(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
