@@ -67,3 +67,16 @@ def test_hints_never_shadow_a_real_method() -> None:
     for hint in PYTORCH_NAMES.values():  # every method a hint points to exists
         for method in re.findall(r"\bx\.(\w+)\(", hint):
             assert hasattr(Tensor, method), (hint, method)
+
+
+def test_the_class_answers_pytorch_names_too() -> None:
+    assert not hasattr(Tensor, "relu")
+    with pytest.raises(AttributeError, match=r"type object 'Tensor' has no attribute 'numpy': x.to_numpy"):
+        Tensor.numpy  # noqa: B018
+
+
+def test_tensor_keeps_the_generic_attribute_lookup() -> None:
+    # A __getattr__ anywhere in Tensor's bases makes CPython route every attribute read of every
+    # tensor through its getattr hook (about 3x slower per read; 0.2 us per small op).
+    assert not any("__getattr__" in vars(cls) for cls in Tensor.__mro__)
+    assert Tensor.__getattribute__ is object.__getattribute__
