@@ -148,6 +148,29 @@ def test_row_sums_same_bits_at_every_count(B: NdArray, rng: Any, native: Any, la
     assert launches == ["sum_rows"] * 3
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_sums_over_a_leading_dim_split_columns_numpys_bits(
+    B: NdArray, rng: Any, native: Any, monkeypatch: pytest.MonkeyPatch, dtype: Any
+) -> None:
+    """A sum over the first dim (a bias gradient over the batch) is one leading index: its columns
+    are cut between the chunks, each column summed in NumPy's order."""
+    called: list[int] = []
+    split = _kernels_parallel.sum_middle_columns
+
+    def spy(parts: int, *args: Any) -> None:
+        called.append(parts)
+        split(parts, *args)
+
+    monkeypatch.setattr(_kernels_parallel, "sum_middle_columns", spy)
+    a = big(rng, (37, 5, 907), dtype)  # 907 columns: no even cut
+    for count in (1, 2, 3):
+        native(count)
+        for x in (a, a.reshape(37, -1)):
+            got = B.float_sum_dim(x, 0)
+            assert got.dtype == dtype and np.array_equal(got, np.add.reduce(x, 0, keepdims=True)), count
+    assert called == [2, 2, 3, 3]  # one chunk per thread (none at one thread), both layouts
+
+
 @pytest.mark.parametrize("count", [2, 3])
 @pytest.mark.parametrize("in_place", [True, False], ids=["moments-in-place", "fresh-moments"])
 def test_adam_same_bits_as_the_default_op(

@@ -224,3 +224,27 @@ def sum_middle(parts: int, x: Array, out: Array) -> None:
     for c in prange(parts):
         lo, hi = bounds(x.shape[0], c, parts)
         sum_middle_serial(lo, hi, x, out)
+
+
+@_jit
+def sum_middle_columns_serial(lo: int, hi: int, x: Array, out: Array) -> None:
+    """`sum_middle_serial`'s sums (the same additions in the same order) for the columns `lo` to
+    `hi` of the inner axis, at every leading index: the split when there are fewer leading indices
+    than chunks (a bias gradient summed over the batch is ``(1, batch, features)``)."""
+    for i in range(x.shape[0]):
+        acc = out[i, lo:hi]
+        first = x[i, 0, lo:hi]
+        for c in range(hi - lo):
+            acc[c] = first[c]
+        for k in range(1, x.shape[1]):
+            row = x[i, k, lo:hi]
+            for c in range(hi - lo):
+                acc[c] += row[c]
+
+
+@_jit_parallel
+def sum_middle_columns(parts: int, x: Array, out: Array) -> None:
+    """`sum_middle_columns_serial` over chunks of the inner axis on the pool."""
+    for c in prange(parts):
+        lo, hi = bounds(x.shape[2], c, parts)
+        sum_middle_columns_serial(lo, hi, x, out)
