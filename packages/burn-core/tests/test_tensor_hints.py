@@ -69,8 +69,9 @@ def test_hints_never_shadow_a_real_method() -> None:
             assert hasattr(Tensor, method), (hint, method)
 
 
-def test_the_class_answers_pytorch_names_too() -> None:
+def test_the_class_answers_pytorch_names_too(x: Tensor) -> None:
     assert not hasattr(Tensor, "relu")
+    assert "relu" not in dir(x) and "numpy" not in dir(x) and "to_numpy" in dir(x)  # completion
     with pytest.raises(AttributeError, match=r"type object 'Tensor' has no attribute 'numpy': x.to_numpy"):
         Tensor.numpy  # noqa: B018
 

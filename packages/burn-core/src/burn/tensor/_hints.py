@@ -99,6 +99,10 @@ class HintsMixin:
 
     __slots__ = ()
 
+    def __dir__(self) -> list[str]:
+        # Completion (IPython, Jupyter) lists dir(x): the hint attributes are not the tensor's.
+        return [name for name in super().__dir__() if name not in PYTORCH_NAMES]
+
 
 for _name in PYTORCH_NAMES:
     setattr(HintsMixin, _name, _PyTorchName(_name))
