@@ -20,7 +20,7 @@ from collections.abc import Callable
 import numpy as np
 
 import burn_ndarray
-from burn_ndarray import NdArray, _gelu, _optim, _parallel, _tbb
+from burn_ndarray import NdArray, _compiled_activations, _optim, _parallel, _tbb
 
 SIZES = [1 << k for k in range(10, 23, 2)]
 Op = Callable[[NdArray, np.ndarray, np.ndarray], object]
@@ -36,14 +36,16 @@ FAMILIES: dict[str, tuple[object, Op]] = {  # threshold -> (its module, an op on
     "ROWWISE_PER_THREAD": (_parallel, lambda B, a, b: B.softmax(a, 1)),
     "ROW_SUM_PER_THREAD": (_parallel, lambda B, a, b: B.float_sum_dim(a, 1)),
     "COMPILED_PER_THREAD": (_optim, _adam),
-    "GELU_PER_THREAD": (_gelu, lambda B, a, b: B.gelu(a)),  # `_gelu.PER_THREAD`
+    "GELU_PER_THREAD": (_compiled_activations, lambda B, a, b: B.gelu(a)),  # `.PER_THREAD`
     # the same on numba's TBB pool (burn_ndarray._tbb), when it runs
     "NATIVE_UFUNC_PER_THREAD": (_parallel, lambda B, a, b: B.float_add(a, b)),
     "NATIVE_ROW_SUM_PER_THREAD": (_parallel, lambda B, a, b: B.float_sum_dim(a, 1)),
     "NATIVE_COMPILED_PER_THREAD": (_optim, _adam),
-    "NATIVE_GELU_PER_THREAD": (_gelu, lambda B, a, b: B.gelu(a)),  # `_gelu.NATIVE_PER_THREAD`
+    "NATIVE_GELU_PER_THREAD": (_compiled_activations, lambda B, a, b: B.gelu(a)),  # `.NATIVE_PER_THREAD`
+    "SIGMOID_NATIVE_PER_THREAD": (_compiled_activations, lambda B, a, b: B.sigmoid(a)),
     # one thread: the compiled kernels against NumPy
     "GELU_COMPILED_MIN_SIZE": (_parallel, lambda B, a, b: B.gelu(a)),
+    "SIGMOID_COMPILED_MIN_SIZE": (_parallel, lambda B, a, b: B.sigmoid(a)),
     "ROW_SUM_MIN_SIZE": (_parallel, lambda B, a, b: B.float_sum_dim(a, 1)),
     "COMPILED_MIN_SIZE": (_optim, _adam),
 }
@@ -51,7 +53,10 @@ FAMILIES: dict[str, tuple[object, Op]] = {  # threshold -> (its module, an op on
 
 _PYTHON_POOL_ONLY = ("UFUNC_PER_THREAD", "ROW_SUM_PER_THREAD", "COMPILED_PER_THREAD", "GELU_PER_THREAD")
 # Family names that differ from the attribute's name in its module.
-_MODULE_NAMES = {"GELU_PER_THREAD": "PER_THREAD", "NATIVE_GELU_PER_THREAD": "NATIVE_PER_THREAD"}
+_MODULE_NAMES = {
+    "GELU_PER_THREAD": "PER_THREAD",
+    "NATIVE_GELU_PER_THREAD": "NATIVE_PER_THREAD",
+}
 
 
 def best(fn: Callable[[], object]) -> float:
@@ -72,7 +77,7 @@ def main() -> None:
     native = _tbb.ready()
     print(f"TBB pool: {native}")
     for attr, (module, op) in FAMILIES.items():
-        if attr.startswith("NATIVE_") and not native:
+        if "NATIVE_" in attr and not native:
             continue
         if attr in _PYTHON_POOL_ONLY and native:
             continue  # the TBB pool takes these ops: the Python pool's thresholds go unused

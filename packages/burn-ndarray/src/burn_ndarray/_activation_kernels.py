@@ -1,14 +1,21 @@
-"""GELU (``x * (1 + erf(x / sqrt(2))) / 2``) and its gradient on float32, one compiled pass each.
+"""float32 activations built on an exp computed in the kernel, one compiled pass each: GELU
+(``x * (1 + erf(x / sqrt(2))) / 2``) and its gradient, sigmoid and its gradient, SiLU.
 
-The NumPy path (`_activation_ops`) takes ~40 whole-array passes (the erf polynomial of `_erf`, then
-the GELU arithmetic); here each element goes through the same float32 formulas in registers, in a
-loop that LLVM vectorizes. That needs every step free of library calls, so the one transcendental,
-``exp(-a)`` (erf's tail piece and the gradient's normal density), is computed here too: Cody-Waite
-reduction to ``r`` in ``[-ln2/2, ln2/2]``, a degree-7 Taylor polynomial (truncation error 5e-9,
-below float32's half ulp), and the power of two built from its exponent bits. The erf pieces are
-`_erf`'s float32 fits, evaluated by the same Horner steps: elements below erf's tail
-(``|x| < 2 sqrt(2)``) get the NumPy path's bits, tail elements differ from NumPy's ``exp`` by an
-ulp or two. NaN and infinities give what the NumPy path gives.
+The NumPy paths (`_activation_ops`) take whole-array passes: ~40 for GELU (the erf polynomial of
+`_erf`, then the GELU arithmetic), seven for sigmoid (two of them ``exp``); here each element goes
+through the same float32 formulas in registers, in a loop that LLVM vectorizes. That needs every
+step free of library calls (numba calls libm's scalar ``expf``, which stops vectorization; pip's
+llvmlite has no SVML), so ``exp(-a)`` is computed here: Cody-Waite reduction to ``r`` in
+``[-ln2/2, ln2/2]``, a degree-7 Taylor polynomial (truncation error 5e-9, below float32's half
+ulp), and the power of two built from its exponent bits. It differs from NumPy's ``exp`` by an ulp
+or two.
+
+GELU: the erf pieces are `_erf`'s float32 fits, evaluated by the same Horner steps: elements below
+erf's tail (``|x| < 2 sqrt(2)``) get the NumPy path's bits. Sigmoid: the NumPy path's formula,
+``1 / (1 + e)`` for x >= 0 and ``e / (1 + e)`` below with ``e = exp(-|x|)``, so it never overflows
+and keeps full relative precision in both tails (subnormal results included); its gradient
+``grad * (s * (1 - s))`` is the NumPy path's ops, the same bits. NaN and infinities give what the
+NumPy paths give.
 
 ``*_range`` kernels compute elements ``lo`` to ``hi``; the launchers run chunks of them on numba's
 TBB pool (`_kernels_parallel.run_ranges`), each element by the same code: the same bits at any
@@ -42,6 +49,7 @@ _LOG2E = _f32(1.0 / math.log(2.0))
 _LN2_HI = _f32(0.693359375)
 _LN2_LO = _f32(math.log(2.0) - 0.693359375)
 _EXP_MAX = _f32(87.0)  # exp(-87) ~ 1.6e-38, still a normal float32
+_EXP_WIDE_MAX = _f32(104.0)  # exp(-104) ~ 6.8e-46 rounds to 0 in float32
 _SQRT1_2 = _f32(1.0 / math.sqrt(2.0))
 _INV_SQRT_2PI = _f32(1.0 / math.sqrt(2.0 * math.pi))
 _ZERO, _HALF, _ONE, _TWO, _SIX = _f32(0.0), _f32(0.5), _f32(1.0), _f32(2.0), _f32(6.0)
@@ -68,6 +76,32 @@ def _exp_neg(a: Any) -> Any:
         p = p * r + c
     # p * 2**n (numba passes no typing context at the call: mypy sees the intrinsic's signature)
     return p * _float32_from_bits(np.int32(n + _f32(127.0)) << 23)  # type: ignore[call-arg]
+
+
+@_inline
+def _exp_neg_wide(a: Any) -> Any:
+    """``exp(-a)`` for float32 `a` >= 0 (or NaN), subnormal results included: the power of two is
+    built in two normal halves, so the last product rounds once into the subnormal range; 0 from
+    ``a`` = 104 on, as NumPy's float32 exp."""
+    y = -min(a, _EXP_WIDE_MAX)  # NaN -> the maximum: the callers keep NaN themselves
+    n = np.floor(y * _LOG2E + _HALF)  # in [-150, 0]
+    r = (y - n * _LN2_HI) - n * _LN2_LO
+    p = _EXP_TAYLOR[0]
+    for c in _EXP_TAYLOR[1:]:
+        p = p * r + c
+    k = np.int32(n)
+    half = k >> 1  # floor(k / 2) >= -75: both scales are normal float32
+    low: Any = _float32_from_bits((half + np.int32(127)) << 23)  # type: ignore[call-arg]
+    high: Any = _float32_from_bits((k - half + np.int32(127)) << 23)  # type: ignore[call-arg]
+    return (p * high) * low
+
+
+@_inline
+def _sigmoid(v: Any) -> Any:
+    """``1 / (1 + e)`` for v >= 0, ``e / (1 + e)`` below, ``e = exp(-|v|)``; NaN for NaN."""
+    e = _exp_neg_wide(abs(v))
+    s = (_ONE if v >= _ZERO else e) / (_ONE + e)
+    return s if v == v else v
 
 
 @_inline
@@ -129,3 +163,53 @@ def gelu_backward(parts: int, x: Array, grad: Array, out: Array) -> None:
     for c in prange(parts):
         lo, hi = bounds(out.size, c, parts)
         gelu_backward_range(lo, hi, x, grad, out)
+
+
+@_jit
+def sigmoid_range(lo: int, hi: int, x: Array, out: Array) -> None:
+    """``out[i] = sigmoid(x[i])`` for `i` from `lo` to `hi` (1-D float32 arrays)."""
+    xs, outs = x[lo:hi], out[lo:hi]
+    for i in range(outs.size):
+        outs[i] = _sigmoid(xs[i])
+
+
+@_jit
+def sigmoid_backward_range(lo: int, hi: int, output: Array, grad: Array, out: Array) -> None:
+    """``out[i] = grad[i] * (s * (1 - s))`` with ``s = output[i]``, the sigmoid's output."""
+    outputs, grads, outs = output[lo:hi], grad[lo:hi], out[lo:hi]
+    for i in range(outs.size):
+        s = outputs[i]
+        outs[i] = grads[i] * (s * (_ONE - s))
+
+
+@_jit
+def silu_range(lo: int, hi: int, x: Array, out: Array) -> None:
+    """``out[i] = sigmoid(x[i]) * x[i]``."""
+    xs, outs = x[lo:hi], out[lo:hi]
+    for i in range(outs.size):
+        v = xs[i]
+        outs[i] = _sigmoid(v) * v
+
+
+@_jit_parallel
+def sigmoid(parts: int, x: Array, out: Array) -> None:
+    """`sigmoid_range` over all of `x`, chunks on the pool."""
+    for c in prange(parts):
+        lo, hi = bounds(out.size, c, parts)
+        sigmoid_range(lo, hi, x, out)
+
+
+@_jit_parallel
+def sigmoid_backward(parts: int, output: Array, grad: Array, out: Array) -> None:
+    """`sigmoid_backward_range` over all of `output`, chunks on the pool."""
+    for c in prange(parts):
+        lo, hi = bounds(out.size, c, parts)
+        sigmoid_backward_range(lo, hi, output, grad, out)
+
+
+@_jit_parallel
+def silu(parts: int, x: Array, out: Array) -> None:
+    """`silu_range` over all of `x`, chunks on the pool."""
+    for c in prange(parts):
+        lo, hi = bounds(out.size, c, parts)
+        silu_range(lo, hi, x, out)
