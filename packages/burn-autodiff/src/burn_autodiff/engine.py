@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Any
 from burn_autodiff.checkpoint import resolve_saved
 from burn_autodiff.errors import AutodiffError
 from burn_autodiff.gradients import Gradients
+from burn_autodiff.lazy import LAZY, accumulate, materialize
 from burn_autodiff.node import ADTensor, Node
-from burn_autodiff.sliced import Lazy, accumulate, materialize
 
 if TYPE_CHECKING:
     from burn.backend import Backend
@@ -56,7 +56,7 @@ def backward(backend: Backend, root: ADTensor) -> Gradients:
     while heap:
         n = heappop(heap)[1]
         g = pending.pop(n)
-        if isinstance(g, Lazy):  # slices of n, joined now that every consumer has run
+        if isinstance(g, LAZY):  # slices or products of n, evaluated now that every consumer has run
             g = materialize(B, g)
         if n.keep is not None:
             kept[n.id] = g if B.float_get_dtype(g) == n.keep else B.float_cast(g, n.keep)
@@ -78,7 +78,7 @@ def backward(backend: Backend, root: ADTensor) -> Gradients:
                 if prev is None:
                     pending[parent] = grad
                     heappush(heap, (-parent.id, parent))
-                elif isinstance(prev, Lazy) or isinstance(grad, Lazy):
+                elif isinstance(prev, LAZY) or isinstance(grad, LAZY):
                     pending[parent] = accumulate(B, prev, grad)
                 else:
                     pending[parent] = add(prev, grad)

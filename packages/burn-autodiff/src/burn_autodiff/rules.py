@@ -38,6 +38,7 @@ from typing import Any
 import numpy as np
 
 from burn.backend._tables import int_table
+from burn_autodiff.products import weight_grad
 from burn_autodiff.sliced import SlicedGrad
 
 P = Any  # an inner primitive
@@ -153,13 +154,15 @@ def matmul(B: Any, saved: tuple, need: tuple, g: P) -> tuple:
         gx = unbroadcast(B, gx, B.float_shape(x) if ls is None else ls)
     if need[1]:
         xs, ys = B.float_shape(x), B.float_shape(y) if rs is None else rs
-        if len(ys) == 2 and len(xs) > 2:
+        if len(ys) == 2 and len(xs) == 2:
+            return gx, weight_grad(B, x, g)  # X^T G, lazy when small: see burn_autodiff.products
+        if len(ys) == 2:
             # A matrix applied to a batch (a Linear layer on [batch, seq, d]): the batch sum of
             # X_b^T G_b is one GEMM over the stacked rows, not a stacked GEMM and then a sum.
             rows = math.prod(xs[:-1])
             x2 = B.float_reshape(x, (rows, xs[-1]))
             g2 = B.float_reshape(g, (rows, ys[-1]))
-            return gx, B.float_matmul(B.float_swap_dims(x2, 0, 1), g2)
+            return gx, weight_grad(B, x2, g2)
         r = len(xs)
         gy = B.float_matmul(B.float_swap_dims(x, r - 2, r - 1), g)
         gy = unbroadcast(B, gy, ys)
