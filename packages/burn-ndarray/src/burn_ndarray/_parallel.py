@@ -332,12 +332,9 @@ class ParallelOps:
         return _single.relu_backward(self, output, grad)
 
     def gelu(self, x: Array) -> Array:
-        if x.size >= GELU_COMPILED_MIN_SIZE:
-            from burn_ndarray._compiled_activations import compiled_gelu
-
-            out = compiled_gelu(x)
-            if out is not None:
-                return out
+        out = _compiled_activation("compiled_gelu", x.size, GELU_COMPILED_MIN_SIZE, x)
+        if out is not None:
+            return out
         if x.size >= 2 * BLOCK:
             out = _blocked(lambda part: _single.gelu(self, part), x)
             if out is not None:
@@ -345,12 +342,9 @@ class ParallelOps:
         return _single.gelu(self, x)
 
     def gelu_backward(self, x: Array, grad: Array) -> Array:
-        if x.size >= GELU_COMPILED_MIN_SIZE:
-            from burn_ndarray._compiled_activations import compiled_gelu
-
-            out = compiled_gelu(x, grad)
-            if out is not None:
-                return out
+        out = _compiled_activation("compiled_gelu", x.size, GELU_COMPILED_MIN_SIZE, x, grad)
+        if out is not None:
+            return out
         if x.size >= 2 * BLOCK:
             out = _blocked(lambda a, b: _single.gelu_backward(self, a, b), x, grad)
             if out is not None:
@@ -358,31 +352,17 @@ class ParallelOps:
         return _single.gelu_backward(self, x, grad)
 
     def sigmoid(self, x: Array) -> Array:
-        if x.size >= SIGMOID_COMPILED_MIN_SIZE:
-            from burn_ndarray._compiled_activations import compiled_sigmoid
-
-            out = compiled_sigmoid(x)
-            if out is not None:
-                return out
-        return _single.sigmoid(self, x)
+        out = _compiled_activation("compiled_sigmoid", x.size, SIGMOID_COMPILED_MIN_SIZE, x)
+        return _single.sigmoid(self, x) if out is None else out
 
     def sigmoid_backward(self, output: Array, grad: Array) -> Array:
-        if output.size >= SIGMOID_COMPILED_MIN_SIZE:
-            from burn_ndarray._compiled_activations import compiled_sigmoid_backward
-
-            out = compiled_sigmoid_backward(output, grad)
-            if out is not None:
-                return out
-        return _single.sigmoid_backward(self, output, grad)
+        size = output.size
+        out = _compiled_activation("compiled_sigmoid_backward", size, SIGMOID_COMPILED_MIN_SIZE, output, grad)
+        return _single.sigmoid_backward(self, output, grad) if out is None else out
 
     def silu(self, x: Array) -> Array:
-        if x.size >= SIGMOID_COMPILED_MIN_SIZE:
-            from burn_ndarray._compiled_activations import compiled_silu
-
-            out = compiled_silu(x)
-            if out is not None:
-                return out
-        return _single.silu(self, x)
+        out = _compiled_activation("compiled_silu", x.size, SIGMOID_COMPILED_MIN_SIZE, x)
+        return _single.silu(self, x) if out is None else out
 
     def softmax(self, x: Array, dim: int) -> Array:
         if x.size >= 2 * ROWWISE_PER_THREAD:
@@ -540,6 +520,16 @@ def _sum_dim_in_memory_order(tensor: Array, dim: int) -> Array | None:
     order = sorted(range(tensor.ndim), key=lambda axis: -tensor.strides[axis])
     sums = _sum_dim(tensor.transpose(order), order.index(dim))
     return None if sums is None else sums.transpose(np.argsort(order))
+
+
+def _compiled_activation(name: str, size: int, min_size: int, *args: Array) -> Array | None:
+    """`_compiled_activations`' `name` of `args` from `min_size` elements, else None (small
+    tensors never import numba); None too where the compiled path declines the operands."""
+    if size < min_size:
+        return None
+    from burn_ndarray import _compiled_activations
+
+    return getattr(_compiled_activations, name)(*args)  # type: ignore[no-any-return]
 
 
 def _bind(count: int) -> None:
