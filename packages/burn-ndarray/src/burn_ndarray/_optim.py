@@ -35,9 +35,11 @@ _rc = sys.getrefcount
 BLOCKED_MIN_SIZE = 1 << 22
 BLOCK = 1 << 16
 # Updates of at least this many elements (after the first step, which creates the moments) run as
-# one compiled pass (`_kernels`); below, the call costs more than the ten NumPy passes. The pass
-# is split between threads once each gets `COMPILED_PER_THREAD` elements (tools/bench_thresholds.py).
-COMPILED_MIN_SIZE = 1 << 12
+# one compiled pass (`_kernels`); below, the call (7.5 us with its checks) costs as much as the ten
+# NumPy passes (one thread, compiled / passes: 256 elements 0.98, 512 0.90, 1K 0.87, 4K 0.69). The
+# pass is split between threads once each gets `COMPILED_PER_THREAD` elements
+# (tools/bench_thresholds.py).
+COMPILED_MIN_SIZE = 1 << 9
 COMPILED_PER_THREAD = 1 << 19  # from 1M elements (1M Adam, 2 threads: 0.26 ms split, 0.37 whole)
 NATIVE_COMPILED_PER_THREAD = 1 << 17  # on numba's TBB pool (`_tbb`): from 256K (0.91; 64K: 1.41)
 # The same for SGD with momentum and RMSProp (measured as Adam's, one thread): SGD's passes are
