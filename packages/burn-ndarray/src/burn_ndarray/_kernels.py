@@ -167,6 +167,11 @@ def run_chunks(kernel: Any, arrays: tuple[Array | None, ...], scalars: tuple[Any
     _threads.run(task, _threads.split(length, parts))
 
 
+# Adam's scalars but the step size, in the arrays' dtype, by (beta_1, beta_2, epsilon, scalar type):
+# the params of one step share them.
+_ADAM_CONSTANTS: dict[tuple[Any, ...], tuple[Any, ...]] = {}
+
+
 def adam(
     p: Array,
     g: Array,
@@ -183,7 +188,15 @@ def adam(
     `in_place`: `m` and `v` are `m_in` and `v_in` (else all seven are distinct arrays)."""
     beta_1, beta_2, step_size, epsilon = scalars
     t = g.dtype.type
-    typed = (t(beta_1), t(1.0 - beta_1), t(beta_2), t(1.0 - beta_2), t(step_size), t(epsilon))
+    key = (beta_1, beta_2, epsilon, t)
+    constants = _ADAM_CONSTANTS.get(key)
+    if constants is None:  # typed once per step for every param (epsilon carries the step's bias correction)
+        if len(_ADAM_CONSTANTS) >= 64:
+            _ADAM_CONSTANTS.clear()
+        constants = (t(beta_1), t(1.0 - beta_1), t(beta_2), t(1.0 - beta_2), t(epsilon))
+        _ADAM_CONSTANTS[key] = constants
+    b1, c1, b2, c2, eps = constants
+    typed = (b1, c1, b2, c2, t(step_size), eps)
     if in_place:
         run_chunks(adam_in_place, (p, g, m, v, out), typed, parts)
     else:
