@@ -61,8 +61,11 @@ def test_same_values_indices_and_gradient_as_numpy(
     assert values.dtype == dtype and indices.dtype == index_dtype
     assert np.array_equal(values, expected[0]) and np.array_equal(indices, expected[1])
     grad = rng.standard_normal(values.shape).astype(dtype)
-    got = _pool.max_pool2d_backward(x, grad, indices, *hyper)
     expected_grad = _numpy(_pool.max_pool2d_backward, x, grad, indices, *hyper)
+    with monkeypatch.context() as patch:  # fresh buffers full of NaN: every element must be written
+        empty = np.empty
+        patch.setattr(np, "empty", lambda *a, **k: np.full_like(empty(*a, **k), np.nan))
+        got = _pool.max_pool2d_backward(x, grad, indices, *hyper)
     assert got.shape == x.shape and np.array_equal(got, expected_grad)
 
 
