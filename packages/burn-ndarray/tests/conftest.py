@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
 import pytest
 
+import burn_ndarray
 from burn.tensor.data import TensorData
 from burn_ndarray import NdArray
 
@@ -20,6 +21,14 @@ def B() -> NdArray:
 @pytest.fixture(scope="session")
 def B64() -> NdArray:
     return NdArray(float_dtype="float64", int_dtype="int32")
+
+
+@pytest.fixture
+def threads() -> Iterator[Any]:
+    """Sets the thread count for a test (``threads(n)``) and restores it afterwards."""
+    before = burn_ndarray.get_num_threads()
+    yield burn_ndarray.set_num_threads
+    burn_ndarray.set_num_threads(before)
 
 
 @pytest.fixture

@@ -2,24 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import os
+import subprocess
+import sys
 from typing import Any
 
 import numpy as np
 import pytest
 
-import burn_ndarray
 from burn_ndarray import NdArray, _gemv_sum
-from burn_ndarray._gemv_sum import MAX_SIZE, gemv_sum
+from burn_ndarray._gemv_sum import gemv_sum
 
 SHAPES = [(4, 4), (1, 7), (7, 1), (128, 63), (1000, 8), (5,), (3, 5, 7), (2, 3, 4, 5), (1, 8191)]
-
-
-@pytest.fixture
-def threads() -> Iterator[Any]:
-    before = burn_ndarray.get_num_threads()
-    yield burn_ndarray.set_num_threads
-    burn_ndarray.set_num_threads(before)
 
 
 @pytest.mark.parametrize("shape", SHAPES)
@@ -63,29 +57,39 @@ def test_empty_and_special_values(B: NdArray) -> None:
     assert got[0, 0] == np.inf and np.isnan(got[1, 0]) and np.isnan(got[2, 0]) and got[3, 0] == 0.0
 
 
-@pytest.mark.parametrize("shape", [(90, 90), (8191, 1), (2, 4000)])
-def test_same_bits_at_every_thread_count(
-    rng: np.random.Generator, threads: Any, shape: tuple[int, int]
-) -> None:
-    """burn's count does not reach this path, and OpenBLAS keeps one thread below MAX_SIZE (its
-    threaded GEMV splits the outputs anyway: the same bits at 1 and 2 BLAS threads measured up to
-    [4096, 64]); varied through threadpoolctl where it is installed."""
-    assert shape[0] * shape[1] < MAX_SIZE
-    try:
-        from threadpoolctl import threadpool_limits
-    except ImportError:
-        threadpool_limits = None
-    x = rng.standard_normal(shape).astype(np.float32)
-    results = []
-    for count in (1, 2, 3, 1):
+_BITS_SCRIPT = """
+import hashlib, sys
+import numpy as np
+from burn_ndarray._gemv_sum import gemv_sum
+digest = hashlib.sha256()
+for shape in ((90, 90), (8191, 1), (2, 4000), (4, 5, 300)):
+    x = np.random.default_rng(7).standard_normal(shape).astype(np.float32)
+    for dim in (0, len(shape) - 1):
+        digest.update(gemv_sum(x, dim, x.dtype).tobytes())
+print(digest.hexdigest())
+"""
+
+
+def test_same_bits_at_every_blas_thread_count() -> None:
+    """OpenBLAS fixes its thread count when NumPy loads: each count in its own process. Below
+    MAX_SIZE the GEMV runs on one thread whatever the count, so the bits are the same."""
+    digests = set()
+    for count in ("1", "2", "4"):
+        env = {**os.environ, "OPENBLAS_NUM_THREADS": count, "OMP_NUM_THREADS": count}
+        command = [sys.executable, "-c", _BITS_SCRIPT]
+        run = subprocess.run(command, env=env, capture_output=True, text=True, timeout=120)
+        assert run.returncode == 0, run.stderr
+        digests.add(run.stdout.strip())
+    assert len(digests) == 1
+
+
+def test_burns_thread_count_does_not_reach_the_gemv(rng: np.random.Generator, threads: Any) -> None:
+    x = rng.standard_normal((90, 90)).astype(np.float32)
+    threads(1)
+    expected = [gemv_sum(x, dim, x.dtype) for dim in (0, 1)]
+    for count in (2, 3):
         threads(count)
-        if threadpool_limits is None:
-            results.append([gemv_sum(x, dim, x.dtype) for dim in (0, 1)])
-            continue
-        with threadpool_limits(count, user_api="blas"):
-            results.append([gemv_sum(x, dim, x.dtype) for dim in (0, 1)])
-    for later in results[1:]:
-        assert all(np.array_equal(a, b) for a, b in zip(results[0], later, strict=True))
+        assert all(np.array_equal(e, gemv_sum(x, d, x.dtype)) for e, d in zip(expected, (0, 1), strict=True))
 
 
 def test_the_ones_cache_stays_small() -> None:

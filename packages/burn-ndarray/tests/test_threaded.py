@@ -28,14 +28,6 @@ def small_thresholds(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(_optim, "COMPILED_PER_THREAD", 1 << 12)
 
 
-@pytest.fixture
-def threads() -> Iterator[Any]:
-    """Sets the thread count for a test (``threads(n)``) and restores it afterwards."""
-    before = burn_ndarray.get_num_threads()
-    yield burn_ndarray.set_num_threads
-    burn_ndarray.set_num_threads(before)
-
-
 def big(rng: np.random.Generator, shape: tuple[int, ...] = BIG, dtype: Any = np.float32) -> np.ndarray:
     return rng.standard_normal(shape).astype(dtype)
 
