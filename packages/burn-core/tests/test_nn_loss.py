@@ -156,6 +156,44 @@ def test_cross_entropy_on_probabilities_and_errors(dev) -> None:
         nn.CrossEntropyLossConfig(smoothing=1.5).init(dev)
 
 
+@pytest.mark.parametrize("reduction", ["none", "sum", "mean"])
+def test_functional_cross_entropy_is_the_loss_and_the_composition(dev, reduction) -> None:
+    from burn.tensor import module as F
+
+    x, y = tensor(dev, LOGITS), tensor(dev, TARGETS, kind=burn.Int)
+    per = -log_softmax(LOGITS)[np.arange(6), TARGETS]
+    want = {"none": per, "sum": [per.sum()], "mean": [per.mean()]}[reduction]
+    close(F.cross_entropy(x, y, reduction).to_numpy(), want)
+    close(nn.CrossEntropyLossConfig().init(dev)(x, y, reduction).to_numpy(), want)
+    # the contract's default composition (log-softmax, gather, mean) on the same backend
+    B = x.backend
+    composed = burn.backend.Backend.cross_entropy
+    close(np.asarray(composed(B, x._p, y._p, reduction)), want)
+
+
+def test_functional_cross_entropy_errors(dev) -> None:
+    from burn.tensor import module as F
+
+    x, y = tensor(dev, LOGITS), tensor(dev, TARGETS, kind=burn.Int)
+    shape = r"cross_entropy: logits must have shape \[batch_size, num_classes >= 1\]"
+    with pytest.raises(burn.ShapeError, match=shape + r", got \(24,\)"):
+        F.cross_entropy(x.reshape((24,)), y)
+    with pytest.raises(burn.ShapeError, match=r"num_classes >= 1\], got \(6, 0\)"):
+        F.cross_entropy(tensor(dev, np.zeros((6, 0))), y)
+    with pytest.raises(burn.ShapeError, match=r"have shape \(6,\) for logits \(6, 4\), got \(3,"):
+        F.cross_entropy(x, y.reshape((3, 2)))
+    with pytest.raises(burn.KindError, match=r"cross_entropy: targets must be a Int tensor"):
+        F.cross_entropy(x, x.sum_dim(1).reshape((6,)))
+    with pytest.raises(burn.KindError, match="cross_entropy"):
+        F.cross_entropy(y.reshape((2, 3)), y[:2])
+    with pytest.raises(ValueError, match=r"reduction must be one of \('none', 'sum', 'mean'\), got 'avg'"):
+        F.cross_entropy(x, y, "avg")  # type: ignore[arg-type]
+    with pytest.raises(IndexError, match=r"cross_entropy: target 4 of row 1 is out of range \[0, 4\)"):
+        F.cross_entropy(x, tensor(dev, np.array([0, 4, 1, 1, 2, 3]), kind=burn.Int))
+    with pytest.raises(IndexError, match=r"target -1 of row 5"):
+        nn.CrossEntropyLossConfig().init(dev)(x, tensor(dev, np.array([0, 3, 1, 1, 2, -1]), kind=burn.Int))
+
+
 @needs_torch
 def test_cross_entropy_matches_torch(dev) -> None:
     y = tensor(dev, TARGETS, kind=burn.Int)

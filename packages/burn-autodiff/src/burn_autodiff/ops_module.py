@@ -146,13 +146,18 @@ class AutodiffModuleOps(AutodiffModuleOps3d):
         out = self._in.log_softmax(x.p, dim)
         return unary(out, x, R.log_softmax, (out, dim))
 
+    # -- losses -------------------------------------------------------------------------------
+    def cross_entropy(self, logits: AD, targets: Any, reduction: Any) -> AD:
+        out = self._in.cross_entropy(logits.p, targets, reduction)
+        return unary(out, logits, R.cross_entropy, (logits.p, targets, reduction))
+
 
 # The backward helpers of the contract, called on the autodiff backend itself.
 BACKWARD_HELPERS = (
     "conv2d_x_backward", "conv2d_weight_backward", "conv_transpose2d_x_backward",
     "conv_transpose2d_weight_backward", "max_pool2d_with_indices_backward", "avg_pool2d_backward",
     "adaptive_avg_pool2d_backward", "embedding_backward", "interpolate_backward", "relu_backward",
-    "gelu_backward", "sigmoid_backward",
+    "gelu_backward", "sigmoid_backward", "cross_entropy_backward",
 )
 
 

@@ -699,6 +699,11 @@ def log_softmax(B: Any, saved: tuple, need: tuple, g: P) -> tuple:
     return (B.float_sub(g, B.float_mul(B.float_exp(out), B.float_sum_dim(g, dim))),)
 
 
+def cross_entropy(B: Any, saved: tuple, need: tuple, g: P) -> tuple:
+    logits, targets, reduction = saved  # dx = (softmax(x) - onehot(t)) * g per row
+    return (B.cross_entropy_backward(logits, targets, g, reduction),)
+
+
 # -- further activations (forwards: `ops_activation`) ------------------------------------------
 def _exp_branch(B: Any, x: P, coef: float, rate: float) -> P:
     """The slope of elu-like activations: 1 for ``x > 0``, else ``coef * exp(rate * x)``

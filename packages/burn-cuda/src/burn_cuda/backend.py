@@ -10,6 +10,7 @@ import cupy
 from burn.backend.base import Backend
 from burn.backend.capabilities import Capabilities
 from burn.backend.device import Device
+from burn.backend.xp.loss import XpLossOps
 from burn.errors import BackendUnavailableError
 from burn.tensor.dtype import DType
 from burn_cuda import _runtime
@@ -25,7 +26,7 @@ from burn_cuda.fusion import FusionOps
 
 
 # Ops bound to CuPy ufuncs (``float_add = cupy.add``) differ in type from the contract's methods on purpose.
-class Cuda(OptimOps, FloatOps, IntOps, BoolOps, ModuleOps, ActivationOps, FusionOps, Backend):  # type: ignore[misc]
+class Cuda(OptimOps, FloatOps, IntOps, BoolOps, ModuleOps, ActivationOps, XpLossOps, FusionOps, Backend):  # type: ignore[misc]
     """The CUDA backend: primitives are CuPy arrays on NVIDIA GPUs, one device ``cuda:N`` per GPU.
 
     Ops are queued asynchronously on each device's default CuPy stream (`sync` waits; reading data

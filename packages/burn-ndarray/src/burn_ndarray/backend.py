@@ -19,6 +19,7 @@ from burn_ndarray._float_ops import FloatOps
 from burn_ndarray._fold import FoldOps
 from burn_ndarray._int_ops import IntOps
 from burn_ndarray._layout_ops import LayoutOps
+from burn_ndarray._loss_ops import LossOps
 from burn_ndarray._malloc import configure as configure_malloc
 from burn_ndarray._math_ops import MathOps
 from burn_ndarray._module_ops import ModuleOps
@@ -47,6 +48,7 @@ class NdArray(  # type: ignore[misc]
     SamplingOps,
     ActivationOps,
     ActivationExtraOps,
+    LossOps,
     Backend,
 ):
     """The NumPy backend: primitives are NumPy arrays on the CPU (one device, ``ndarray:cpu``).

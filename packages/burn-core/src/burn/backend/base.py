@@ -14,6 +14,7 @@ from burn.backend.device import Device
 from burn.backend.float_ops import FloatOps
 from burn.backend.int_ops import IntOps
 from burn.backend.layout_ops import LayoutOps
+from burn.backend.loss_ops import LossOps
 from burn.backend.math_ops import MathOps
 from burn.backend.module_ops import ModuleOps
 from burn.backend.module_ops_3d import ModuleOps3d
@@ -28,7 +29,7 @@ from burn.tensor.dtype import DType
 
 class Backend(
     FloatOps, MathOps, LayoutOps, ReuseOps, OptimOps, IntOps, BoolOps, ModuleOps, DeformModuleOps,
-    FoldModuleOps, ModuleOps3d, SamplingOps, ActivationOps,
+    FoldModuleOps, ModuleOps3d, SamplingOps, ActivationOps, LossOps,
 ):
     """A backend: ops on opaque primitives, grouped by kind as in Burn.
 

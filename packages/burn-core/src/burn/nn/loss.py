@@ -28,6 +28,7 @@ from burn.nn._util import HostConstant
 from burn.tensor import activation as A
 from burn.tensor.dtype import DType
 from burn.tensor.kind import Float, Int
+from burn.tensor.module_loss import cross_entropy
 from burn.tensor.module_sampling import cross_entropy_with_logits
 from burn.tensor.tensor import Tensor
 
@@ -297,6 +298,14 @@ class CrossEntropyLoss(Module):
             targets = targets.reshape((-1,))
         batch, classes = logits.shape
 
+        if self.logits and self.smoothing is None and self.weights is None and not self.pad_tokens:
+            # The plain loss: one backend op each way (`burn.tensor.module.cross_entropy`).
+            if r is Reduction.NONE:
+                return cross_entropy(logits, targets, "none").reshape(sample_shape)
+            if r is Reduction.MEAN:
+                return cross_entropy(logits, targets, "mean")
+            total = cross_entropy(logits, targets, "sum")
+            return total if r is Reduction.SUM else total / sample_shape[0]
         if self.logits:
             log_p = A.log_softmax(logits, 1)
         else:

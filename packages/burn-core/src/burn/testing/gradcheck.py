@@ -90,6 +90,7 @@ BACKWARD_HELPERS = frozenset(
         "relu_backward",
         "gelu_backward",
         "sigmoid_backward",
+        "cross_entropy_backward",
     }
 )
 

@@ -1,6 +1,7 @@
-"""Gradients of the module ops (convolution, pooling, embedding, interpolation) and activations
-against central finite differences (float64), with the options that change index arithmetic:
-stride, padding, dilation, groups, padding_out, count_include_pad, align_corners."""
+"""Gradients of the module ops (convolution, pooling, embedding, interpolation), activations
+and the cross-entropy loss against central finite differences (float64), with the options that
+change index arithmetic: stride, padding, dilation, groups, padding_out, count_include_pad,
+align_corners."""
 
 from __future__ import annotations
 
@@ -152,6 +153,25 @@ CASES = [
     ),
     Case("softmax", ("softmax",), lambda x: op("softmax", x, 1), inputs(u((2, 4)))),
     Case("log_softmax", ("log_softmax",), lambda x: op("log_softmax", x, 0), inputs(u((3, 2)))),
+    # -- losses ----------------------------------------------------------------------------
+    Case(
+        "cross_entropy_none",
+        ("cross_entropy",),
+        lambda x, t: op("cross_entropy", x, t, "none"),
+        inputs(u((4, 3), -3, 3), const([0, 2, 2, 1])),
+    ),
+    Case(
+        "cross_entropy_sum",
+        ("cross_entropy",),
+        lambda x, t: op("cross_entropy", x, t, "sum"),
+        inputs(u((3, 5), -3, 3), const([4, 0, 4])),
+    ),
+    Case(
+        "cross_entropy_mean",
+        ("cross_entropy",),
+        lambda x, t: op("cross_entropy", x, t, "mean"),
+        inputs(u((5, 2), -3, 3), const([1, 1, 0, 1, 0])),
+    ),
 ]
 
 
