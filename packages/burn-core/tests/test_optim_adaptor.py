@@ -128,6 +128,35 @@ def test_params_without_gradient_are_left_alone(AD) -> None:  # noqa: N803
     assert len(grads) == 0  # the step consumed the gradients it used
 
 
+def test_gradients_built_on_the_autodiff_backend_are_not_copied(AD, monkeypatch) -> None:  # noqa: N803
+    """A gradient given as an autodiff tensor is used through its inner tensor: no round trip
+    through the host (a 25M-param Adam step took 23.6 ms that way instead of 15)."""
+    import burn.optim.base as base
+
+    model = affine(AD, 3, 2, 0)
+    rng = np.random.default_rng(5)
+    w_grad, b_grad = rng.normal(size=(3, 2)).astype(np.float32), rng.normal(size=(2,)).astype(np.float32)
+    on_inner = GradientsParams({
+        model.weight.id: Tensor.from_data(w_grad, backend=AD.inner),
+        model.bias.id: Tensor.from_data(b_grad, backend=AD.inner),
+    })
+    want = AdamConfig().init().step(0.1, model, on_inner)
+
+    def no_copy(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the gradient went through _state_to_device")
+
+    monkeypatch.setattr(base, "_state_to_device", no_copy)
+    on_autodiff = GradientsParams({
+        model.weight.id: Tensor.from_data(w_grad, backend=AD),
+        model.bias.id: Tensor.from_data(b_grad, backend=AD),
+    })
+    got = AdamConfig().init().step(0.1, model, on_autodiff)
+    for name in ("weight", "bias"):
+        new = getattr(got, name).val()
+        assert new.backend is AD and new.is_require_grad()
+        np.testing.assert_array_equal(new.to_numpy(), getattr(want, name).val().to_numpy())
+
+
 def test_step_on_a_plain_backend_and_grad_dtype_follows_the_param() -> None:
     B = nd.NdArray()
     layer = affine(B, 2, 2, 0)  # float32

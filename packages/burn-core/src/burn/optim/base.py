@@ -104,6 +104,8 @@ class OptimizerAdaptor(Optimizer):
             tensor = param.val()
             inner = tensor.inner()
             device = inner.device
+            if grad.backend is not inner.backend and grad.backend.ad_enabled:
+                grad = grad.inner()  # built on the autodiff backend: its inner tensor, no copy
             if grad.backend is not inner.backend or grad.device != device:
                 grad = _state_to_device(grad, device)
             if grad.dtype is not inner.dtype:  # each param is updated in its own dtype
