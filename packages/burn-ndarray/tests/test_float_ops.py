@@ -337,6 +337,25 @@ def test_non_contiguous_inputs(B: NdArray, rng: np.random.Generator) -> None:
     )
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize(
+    "shape", [(32, 1024, 256), (8, 128, 512), (32, 128, 128), (8, 128, 128), (64, 512, 512)], ids=str
+)
+def test_matmul_of_a_transposed_rhs_with_few_rows(
+    B: NdArray, rng: np.random.Generator, shape: Any, dtype: Any, threads: Any
+) -> None:
+    """``g @ W^T`` (an input gradient) with at most 32 rows is taken as ``(W @ g^T)^T`` and copied
+    to C order: the product's bits at every thread count, whichever way it runs."""
+    m, k, n = shape
+    g, w = rng.standard_normal((m, k)).astype(dtype), rng.standard_normal((n, k)).astype(dtype)
+    for count in (1, 2):
+        threads(count)
+        out = B.float_matmul(g, w.T)
+        assert out.shape == (m, n) and out.dtype == dtype and out.flags.c_contiguous
+        np.testing.assert_array_equal(out, g @ w.T)
+        np.testing.assert_allclose(out, g.astype(np.float64) @ w.T.astype(np.float64), rtol=1e-4, atol=1e-4)
+
+
 @pytest.mark.parametrize("shape", [(32, 256, 1024), (64, 128, 96), (32, 1024, 256)], ids=str)
 def test_matmul_of_a_transposed_lhs_with_fewer_rows(B: NdArray, rng: np.random.Generator, shape: Any) -> None:
     """``x^T @ g`` (a weight gradient): with fewer rows than columns it is taken as ``(g^T @ x)^T``
