@@ -11,6 +11,7 @@ attention ``in_proj_weight`` stacks query, key, value. Pre-norm layers: burn's e
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 import pytest
@@ -117,6 +118,48 @@ def test_lstm_matches_numpy_and_returns_final_state(dev) -> None:
     h0, c0 = RNG.standard_normal((2, 4)), RNG.standard_normal((2, 4))
     out, _ = lstm(tensor(dev, x), nn.LstmState(tensor(dev, c0), tensor(dev, h0)))
     close(out.to_numpy(), np_lstm(p, x, h0, c0)[0])
+
+
+def test_lstm_in_float32_trains_as_in_float64() -> None:
+    """The float32 LSTM (burn-ndarray's compiled cell) against the float64 one (the contract's
+    composition) on the same weights: outputs and every gradient, through autodiff."""
+    ad = pytest.importorskip("burn_autodiff", reason="burn-autodiff is not installed")
+    B64, B32 = ad.Autodiff(nd.NdArray(float_dtype="float64")), ad.Autodiff(nd.NdArray())
+    lstm64 = randomized(nn.LstmConfig(3, 6).init(B64.default_device()))
+    x = RNG.standard_normal((4, 7, 3))
+    results = []
+    def to_float32(path: str, p: Any) -> Any:
+        return p.with_value(burn.Tensor.from_data(p.val().to_numpy().astype(np.float32), backend=B32))
+
+    lstm32 = lstm64.map(to_float32)
+    for B, lstm, dtype in ((B64, lstm64, np.float64), (B32, lstm32, np.float32)):
+        out, state = lstm(burn.Tensor.from_data(x.astype(dtype), backend=B))
+        grads = (out.sum() + (state.cell * state.cell).sum()).backward()
+        named = lstm.named_params()
+        results.append((out.to_numpy(), {path: p.val().grad(grads).to_numpy() for path, p in named}))
+    (out64, g64), (out32, g32) = results
+    assert out32.dtype == np.float32
+    np.testing.assert_allclose(out32, out64, rtol=1e-5, atol=1e-6)
+    assert g32.keys() == g64.keys() and len(g64) == 16
+    for path in g64:
+        np.testing.assert_allclose(g32[path], g64[path], rtol=1e-4, atol=1e-5, err_msg=path)
+
+
+def test_functional_lstm_cell_checks_its_inputs(dev) -> None:
+    from burn.tensor import module as F
+
+    gates, cell = tensor(dev, np.zeros((2, 8))), tensor(dev, np.ones((2, 2)))
+    close(F.lstm_cell(gates, cell).to_numpy(), [[0.5 * math.tanh(0.5)] * 2 + [0.5] * 2] * 2)
+    with pytest.raises(burn.ShapeError, match=r"lstm_cell: gates must be \[B, 4H\] .* \(2, 8\) and \(2, 3\)"):
+        F.lstm_cell(gates, tensor(dev, np.ones((2, 3))))
+    with pytest.raises(burn.ShapeError, match=r"got \(2, 6\) and \(2, 2\)"):
+        F.lstm_cell(tensor(dev, np.zeros((2, 6))), cell)
+    with pytest.raises(burn.DTypeError, match=r"the cell \(float32\) must have the gates' dtype \(float64\)"):
+        F.lstm_cell(gates, cell.cast(burn.float32))
+    with pytest.raises(burn.KindError, match="lstm_cell"):
+        F.lstm_cell(tensor(dev, np.zeros((2, 8), np.int64), kind=burn.Int), cell)
+    with pytest.raises(burn.KindError, match="lstm_cell: cell must be a Float tensor"):
+        F.lstm_cell(gates, tensor(dev, np.ones((2, 2), np.int64), kind=burn.Int))
 
 
 @pytest.mark.parametrize("reset_after", [True, False])

@@ -29,7 +29,7 @@ def inner_or_default(backend: Any, name: str, *args: Any) -> Any:
     Args:
         backend: the `Autodiff` instance the op was called on.
         name: the contract op (``"deform_conv2d"``, ``"float_cumprod"``...), returning one float
-            primitive.
+            primitive or a tuple of them (``"lstm_cell_backward"``).
         *args: the op's arguments as the contract orders them (float primitives are
             `ADTensor`; anything else is handed over unchanged).
 
@@ -44,4 +44,4 @@ def inner_or_default(backend: Any, name: str, *args: Any) -> Any:
             composed: Any = getattr(Backend, name)(backend, *args)
             return composed
     out = getattr(backend._in, name)(*[a.p if type(a) is AD else a for a in args])
-    return AD(out, None)
+    return tuple(AD(o, None) for o in out) if type(out) is tuple else AD(out, None)

@@ -146,10 +146,17 @@ class AutodiffModuleOps(AutodiffModuleOps3d):
         out = self._in.log_softmax(x.p, dim)
         return unary(out, x, R.log_softmax, (out, dim))
 
-    # -- losses -------------------------------------------------------------------------------
+    # -- losses and recurrent cells -----------------------------------------------------------
     def cross_entropy(self, logits: AD, targets: Any, reduction: Any) -> AD:
         out = self._in.cross_entropy(logits.p, targets, reduction)
         return unary(out, logits, R.cross_entropy, (logits.p, targets, reduction))
+
+    def lstm_cell(self, gates: AD, cell: AD) -> AD:
+        out = self._in.lstm_cell(gates.p, cell.p)
+        parents = (gates.node, cell.node)
+        if parents == (None, None):
+            return AD(out, None)
+        return AD(out, Node(parents, R.lstm_cell, (gates.p, cell.p, out)))
 
 
 # The backward helpers of the contract, called on the autodiff backend itself.
@@ -157,13 +164,13 @@ BACKWARD_HELPERS = (
     "conv2d_x_backward", "conv2d_weight_backward", "conv_transpose2d_x_backward",
     "conv_transpose2d_weight_backward", "max_pool2d_with_indices_backward", "avg_pool2d_backward",
     "adaptive_avg_pool2d_backward", "embedding_backward", "interpolate_backward", "relu_backward",
-    "gelu_backward", "sigmoid_backward", "cross_entropy_backward",
+    "gelu_backward", "sigmoid_backward", "cross_entropy_backward", "lstm_cell_backward",
 )
 
 
-def _helper(name: str) -> Callable[..., AD]:
-    def helper(self: Any, *args: Any) -> AD:
-        out: AD = inner_or_default(self, name, *args)  # tracked: the differentiable composition
+def _helper(name: str) -> Callable[..., Any]:
+    def helper(self: Any, *args: Any) -> Any:
+        out = inner_or_default(self, name, *args)  # tracked: the differentiable composition
         return out
 
     helper.__name__ = helper.__qualname__ = name

@@ -704,6 +704,12 @@ def cross_entropy(B: Any, saved: tuple, need: tuple, g: P) -> tuple:
     return (B.cross_entropy_backward(logits, targets, g, reduction),)
 
 
+def lstm_cell(B: Any, saved: tuple, need: tuple, g: P) -> tuple:
+    gates, cell, out = saved  # both gradients come from one pass (`lstm_cell_backward`)
+    d_gates, d_cell = B.lstm_cell_backward(gates, cell, out, g)
+    return (d_gates if need[0] else None, d_cell if need[1] else None)
+
+
 # -- further activations (forwards: `ops_activation`) ------------------------------------------
 def _exp_branch(B: Any, x: P, coef: float, rate: float) -> P:
     """The slope of elu-like activations: 1 for ``x > 0``, else ``coef * exp(rate * x)``

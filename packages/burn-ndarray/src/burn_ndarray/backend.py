@@ -27,6 +27,7 @@ from burn_ndarray._optim import OptimOps
 from burn_ndarray._parallel import ParallelOps
 from burn_ndarray._pool3d import Pool3dOps
 from burn_ndarray._reuse import ReuseOps
+from burn_ndarray._rnn_ops import RnnOps
 from burn_ndarray._sampling import SamplingOps
 
 CAPABILITIES = Capabilities(dtypes=ALL_DTYPES, features=frozenset({"dlpack", "buffer_reuse"}))
@@ -49,6 +50,7 @@ class NdArray(  # type: ignore[misc]
     ActivationOps,
     ActivationExtraOps,
     LossOps,
+    RnnOps,
     Backend,
 ):
     """The NumPy backend: primitives are NumPy arrays on the CPU (one device, ``ndarray:cpu``).

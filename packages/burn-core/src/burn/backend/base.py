@@ -23,13 +23,14 @@ from burn.backend.module_ops_fold import FoldModuleOps
 from burn.backend.module_ops_sampling import SamplingOps
 from burn.backend.optim_ops import OptimOps
 from burn.backend.reuse_ops import ReuseOps
+from burn.backend.rnn_ops import RnnOps
 from burn.tensor import _ownership
 from burn.tensor.dtype import DType
 
 
 class Backend(
     FloatOps, MathOps, LayoutOps, ReuseOps, OptimOps, IntOps, BoolOps, ModuleOps, DeformModuleOps,
-    FoldModuleOps, ModuleOps3d, SamplingOps, ActivationOps, LossOps,
+    FoldModuleOps, ModuleOps3d, SamplingOps, ActivationOps, LossOps, RnnOps,
 ):
     """A backend: ops on opaque primitives, grouped by kind as in Burn.
 

@@ -41,6 +41,7 @@ from burn.nn.dropout import Dropout, DropoutConfig
 from burn.nn.init import Initializer, XavierNormal
 from burn.nn.linear import Linear, LinearConfig
 from burn.tensor import activation as A
+from burn.tensor.module_rnn import lstm_cell
 from burn.tensor.tensor import Tensor
 
 if TYPE_CHECKING:
@@ -240,7 +241,7 @@ class Lstm(_OneDirection):
 
     def _scan(self, x: Tensor, states: States | None, reverse: bool) -> tuple[Tensor, States]:
         op, hidden = "Lstm", self.d_hidden
-        # Sigmoid gates first so that one sigmoid covers all three.
+        # Stacked in `lstm_cell`'s gate order: input, forget, output, cell candidate.
         w_x, w_h, b_x, b_h = _stacked((self.input_gate, self.forget_gate, self.output_gate, self.cell_gate))
         bias = b_x if b_h is None else (b_h if b_x is None else b_x + b_h)
         proj, batch, steps = _project(op, x, self.d_input, w_x, bias)
@@ -248,13 +249,9 @@ class Lstm(_OneDirection):
         h = _initial(op, None if states is None else states[1], x, batch, hidden, "hidden state")
         outputs = []
         for t in _steps(steps, reverse):
-            g = proj[t] + h.matmul(w_h)
-            sig = A.sigmoid(g.narrow(1, 0, 3 * hidden))
-            i = sig.narrow(1, 0, hidden)
-            f = sig.narrow(1, hidden, hidden)
-            o = sig.narrow(1, 2 * hidden, hidden)
-            c = f * c + i * A.tanh(g.narrow(1, 3 * hidden, hidden))
-            h = o * A.tanh(c)
+            # The gates' element-wise part is one op each way (`burn.tensor.module.lstm_cell`).
+            hc = lstm_cell(proj[t] + h.matmul(w_h), c)
+            h, c = hc.narrow(1, 0, hidden), hc.narrow(1, hidden, hidden)
             outputs.append(h)
         return _collect(outputs, reverse), (c, h)
 

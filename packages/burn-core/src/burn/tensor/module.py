@@ -1,4 +1,4 @@
-"""Functional module ops: convolution, pooling, embedding, interpolation, cross-entropy.
+"""Functional module ops: convolution, pooling, embedding, interpolation, cross-entropy, LSTM cell.
 
 Each function normalizes its arguments (an int or a pair for 2-D sizes), validates kinds, ranks,
 channel counts and output sizes with a `ShapeError` that names the op and the shapes, then calls
@@ -41,6 +41,7 @@ from burn.tensor.module_3d import (
     max_pool3d_with_indices,
 )
 from burn.tensor.module_loss import cross_entropy
+from burn.tensor.module_rnn import lstm_cell
 from burn.tensor.module_sampling import (
     cross_entropy_with_logits,
     grid_sample_2d,
@@ -72,6 +73,7 @@ __all__ = [
     "interpolate1d",
     "grid_sample_2d",
     "linear",
+    "lstm_cell",
     "cross_entropy",
     "cross_entropy_with_logits",
     "max_pool1d",

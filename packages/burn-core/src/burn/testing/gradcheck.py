@@ -91,6 +91,7 @@ BACKWARD_HELPERS = frozenset(
         "gelu_backward",
         "sigmoid_backward",
         "cross_entropy_backward",
+        "lstm_cell_backward",
     }
 )
 

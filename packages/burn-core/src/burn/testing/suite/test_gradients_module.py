@@ -1,5 +1,5 @@
-"""Gradients of the module ops (convolution, pooling, embedding, interpolation), activations
-and the cross-entropy loss against central finite differences (float64), with the options that
+"""Gradients of the module ops (convolution, pooling, embedding, interpolation), activations,
+the cross-entropy loss and the LSTM cell against central finite differences (float64), with the options that
 change index arithmetic: stride, padding, dilation, groups, padding_out, count_include_pad,
 align_corners."""
 
@@ -171,6 +171,10 @@ CASES = [
         ("cross_entropy",),
         lambda x, t: op("cross_entropy", x, t, "mean"),
         inputs(u((5, 2), -3, 3), const([1, 1, 0, 1, 0])),
+    ),
+    # -- recurrent cells -------------------------------------------------------------------
+    Case(
+        "lstm_cell", ("lstm_cell",), lambda g, c: op("lstm_cell", g, c), inputs(u((3, 8), -3, 3), u((3, 2)))
     ),
 ]
 

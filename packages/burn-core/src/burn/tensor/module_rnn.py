@@ -1,0 +1,57 @@
+"""Functional LSTM cell (re-exported by `burn.tensor.module`): one step's element-wise part as one
+backend op (`burn.backend.rnn_ops.RnnOps.lstm_cell`), which `burn.nn.Lstm` runs at every step.
+
+Example:
+    >>> from burn import Tensor
+    >>> from burn.tensor import module as F
+    >>> gates, cell = Tensor.zeros((2, 12)), Tensor.ones((2, 3))  # doctest: +SKIP
+    >>> F.lstm_cell(gates, cell).shape  # hidden and cell, side by side  # doctest: +SKIP
+    (2, 6)
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from burn.backend.rnn_ops import lstm_widths
+from burn.errors import DTypeError
+from burn.tensor._base import TensorBase, wrap
+from burn.tensor._errors import expect_same, kind_error
+from burn.tensor.kind import Float
+
+if TYPE_CHECKING:
+    from burn.tensor.tensor import Tensor
+
+__all__ = ["lstm_cell"]
+
+
+def lstm_cell(gates: Tensor, cell: Tensor) -> Tensor:
+    """One LSTM step from its pre-activation gates and the previous cell state.
+
+    Args:
+        gates: Float ``[B, 4H]``: the input, forget and output gates and the cell candidate,
+            ``H`` columns each, before their activations (``x W_x + h W_h + b``).
+        cell: Float ``[B, H]``, the previous cell state, of the gates' backend and dtype.
+
+    Returns:
+        ``[B, 2H]``: the new hidden state ``o * tanh(c')`` in the first ``H`` columns and the
+        new cell ``c' = f * c + i * g`` in the last ``H`` (``i, f, o`` the sigmoids of the first
+        three blocks, ``g`` the tanh of the last). Differentiable in both inputs.
+
+    Example:
+        >>> gates = Tensor.zeros((1, 4))  # every gate 0.5, candidate 0  # doctest: +SKIP
+        >>> lstm_cell(gates, Tensor.ones((1, 1))).tolist()  # doctest: +SKIP
+        [[0.23105858266353607, 0.5]]
+    """
+    op = "lstm_cell"
+    if not isinstance(gates, TensorBase):
+        raise TypeError(f"{op}: gates must be a burn.Tensor, got {type(gates).__name__}")
+    if gates._k is not Float:
+        raise kind_error(op, gates, "Float gates", "convert with .float() first")
+    expect_same(op, gates, cell, Float, "cell")
+    lstm_widths(op, gates.shape, cell.shape)
+    if cell.dtype is not gates.dtype:
+        raise DTypeError(
+            f"{op}: the cell ({cell.dtype.value}) must have the gates' dtype ({gates.dtype.value})"
+        )
+    return wrap(gates._b.lstm_cell(gates._p, cell._p), gates._b, Float)
