@@ -38,6 +38,28 @@ TRANSPOSED_LHS_MIN_SIZE = 1 << 13
 # rows the swap loses (up to 4.5x at M = 1024). The smallest products lose too (8 x 128 x 128: 1.2).
 TRANSPOSED_RHS_MAX_ROWS = 32
 TRANSPOSED_RHS_MIN_WORK = 1 << 19
+TRANSPOSED_RHS_MIN_SIZE = TRANSPOSED_RHS_MIN_WORK // TRANSPOSED_RHS_MAX_ROWS  # of W: below, too little work
+
+
+def _swapped_product(lhs: Any, rhs: Any) -> Any:
+    """``lhs @ rhs`` (2-D, float32/float64) as the transposed product of the transposed operands
+    where OpenBLAS is faster that way (see the thresholds above), else None."""
+    rows = lhs.shape[0]
+    if lhs.size >= TRANSPOSED_LHS_MIN_SIZE and rows < rhs.shape[1]:
+        if lhs.strides[0] < lhs.strides[1] and rhs.flags.c_contiguous:
+            # x^T @ g (a weight gradient) with fewer rows than columns: OpenBLAS is up to 4x
+            # faster on (g^T @ x)^T, the result then in F order.
+            return rhs.T.dot(lhs.T).T
+    if (
+        rows <= TRANSPOSED_RHS_MAX_ROWS
+        and rows * rhs.size >= TRANSPOSED_RHS_MIN_WORK
+        and rhs.strides[0] < rhs.strides[1]
+        and rhs.flags.f_contiguous
+        and lhs.flags.c_contiguous
+    ):
+        # g @ W^T with few rows: OpenBLAS is up to 2.4x faster on (W @ g^T)^T; back to C order.
+        return np.ascontiguousarray(rhs.T.dot(lhs.T).T)
+    return None
 
 Array = Any
 
@@ -83,21 +105,11 @@ class FloatOps(CommonOps, XpFloatOps):
             # gufunc dispatch that costs a few microseconds per call on small matrices.
             if rhs.ndim == 2:
                 if lhs.ndim == 2:
-                    if lhs.size >= TRANSPOSED_LHS_MIN_SIZE and lhs.shape[0] < rhs.shape[1]:
-                        if lhs.strides[0] < lhs.strides[1] and rhs.flags.c_contiguous:
-                            # x^T @ g (a weight gradient) with fewer rows than columns: OpenBLAS
-                            # is up to 4x faster on (g^T @ x)^T, the result then in F order.
-                            return rhs.T.dot(lhs.T).T
-                    rows = lhs.shape[0]
-                    if (
-                        rows <= TRANSPOSED_RHS_MAX_ROWS
-                        and rhs.strides[0] < rhs.strides[1]
-                        and rhs.flags.f_contiguous
-                        and lhs.flags.c_contiguous
-                        and rows * rhs.shape[0] * rhs.shape[1] >= TRANSPOSED_RHS_MIN_WORK
-                    ):
-                        # g @ W^T with few rows: OpenBLAS is up to 2.4x faster on (W @ g^T)^T.
-                        return np.ascontiguousarray(rhs.T.dot(lhs.T).T)
+                    # Two size checks on the way for small products (the per-op overhead).
+                    if lhs.size >= TRANSPOSED_LHS_MIN_SIZE or rhs.size >= TRANSPOSED_RHS_MIN_SIZE:
+                        swapped = _swapped_product(lhs, rhs)
+                        if swapped is not None:
+                            return swapped
                     return lhs.dot(rhs)
                 if lhs.ndim > 2 and lhs.size:
                     # [..., M, K] @ [K, N] (a Linear on a sequence): one GEMM over all the rows,
