@@ -1,5 +1,5 @@
-"""Cross-entropy on NumPy arrays: the compiled rows (float32/float64) against the shared NumPy
-code and a float64 reference, targets out of range as errors on every path, thread-count
+"""Cross-entropy on NumPy arrays: the compiled rows (float32/float64 from 512 logits) against the
+shared NumPy code and a float64 reference, targets out of range as errors on every path, thread-count
 invariance, and the operands the kernels do not take as they are (views, other int types)."""
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ def _data(rng: np.random.Generator, shape: tuple[int, int], dtype: Any = np.floa
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-@pytest.mark.parametrize("shape", [(1, 1), (128, 10), LARGE], ids=str)
+@pytest.mark.parametrize("shape", [(1, 1), (64, 8), (128, 10), LARGE], ids=str)
 def test_compiled_rows_match_the_shared_numpy_code(B: NdArray, dtype: Any, shape: Any, rng: Any) -> None:
     x, t = _data(rng, shape, dtype)
     shared = XpLossOps.cross_entropy(B, x, t, "none")  # the NumPy passes, in x's dtype
@@ -55,13 +55,15 @@ def test_gradient_rows_match_the_shared_numpy_code(B: NdArray, reduction: str, r
 
 
 @pytest.mark.parametrize("bad", [-1, 10, 1 << 40])
-@pytest.mark.parametrize("dtype", [np.float32, bfloat16], ids=["compiled", "numpy"])
-def test_targets_out_of_range_are_errors(B: NdArray, bad: int, dtype: Any, rng: Any) -> None:
-    x, t = _data(rng, (6, 10), dtype)
+@pytest.mark.parametrize(
+    ("dtype", "rows"), [(np.float32, 60), (np.float32, 6), (bfloat16, 60)], ids=["compiled", "small", "numpy"]
+)
+def test_targets_out_of_range_are_errors(B: NdArray, bad: int, dtype: Any, rows: int, rng: Any) -> None:
+    x, t = _data(rng, (rows, 10), dtype)
     t[4] = bad  # NumPy's indexing would wrap -1 to the last class
-    with pytest.raises(IndexError, match=r"cross_entropy: .*out of range \[0, 10\)"):
+    with pytest.raises(IndexError, match=rf"cross_entropy: target {bad} of row 4 is out of range \[0, 10\)"):
         B.cross_entropy(x, t, "mean")
-    with pytest.raises(IndexError, match=r"cross_entropy_backward: .*out of range \[0, 10\)"):
+    with pytest.raises(IndexError, match=rf"cross_entropy_backward: target {bad} of row 4 is out of range"):
         B.cross_entropy_backward(x, t, np.ones(1, dtype), "mean")
 
 
@@ -91,9 +93,9 @@ def test_rows_are_the_same_bits_at_every_thread_count(B: NdArray, threads: Any, 
 
 
 def test_views_and_other_int_types(B: NdArray, rng: Any) -> None:
-    x, t = _data(rng, (9, 12))
+    x, t = _data(rng, (90, 12))
     view = np.asfortranarray(x)[:, ::1]  # not C-contiguous
-    for targets in (t.astype(np.int32), t.astype(np.uint8), t.reshape(9, 1)[:, 0]):
+    for targets in (t.astype(np.int32), t.astype(np.uint8), t.reshape(90, 1)[:, 0]):
         np.testing.assert_allclose(B.cross_entropy(view, targets, "none"), _reference(x, t), rtol=1e-6)
         np.testing.assert_allclose(
             B.cross_entropy_backward(view, targets, np.ones(1, np.float32), "sum"),
@@ -109,3 +111,11 @@ def test_unknown_reduction_is_an_error(B: NdArray, rng: Any) -> None:
         B.cross_entropy(x, t, "avg")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match=r"cross_entropy_backward: reduction"):
         B.cross_entropy_backward(x, t, np.ones(1, np.float32), "avg")  # type: ignore[arg-type]
+
+
+def test_small_logits_take_the_numpy_passes(B: NdArray, rng: Any) -> None:
+    """Below 512 logits the shared NumPy code runs (small models never load numba): its bits."""
+    x, t = _data(rng, (50, 10))
+    np.testing.assert_array_equal(B.cross_entropy(x, t, "none"), XpLossOps.cross_entropy(B, x, t, "none"))
+    x, t = _data(rng, (64, 8))  # 512: compiled, its own rounding
+    assert not np.array_equal(B.cross_entropy(x, t, "none"), XpLossOps.cross_entropy(B, x, t, "none"))

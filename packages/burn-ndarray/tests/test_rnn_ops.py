@@ -41,7 +41,7 @@ def _data(rng: np.random.Generator, rows: int, hidden: int, dtype: Any = np.floa
     return gates, cell, grad
 
 
-@pytest.mark.parametrize("shape", [(1, 1), (5, 3), (32, 256), (96, 700)], ids=str)
+@pytest.mark.parametrize("shape", [(1, 1), (5, 3), (4, 32), (32, 256), (96, 700)], ids=str)
 def test_kernels_match_the_composition(B: NdArray, shape: Any, rng: Any) -> None:
     gates, cell, grad = _data(rng, *shape)
     out = B.lstm_cell(gates, cell)
@@ -70,9 +70,9 @@ def test_the_same_bits_at_every_thread_count(B: NdArray, threads: Any, rng: Any)
 
 
 def test_views_are_taken_as_their_values(B: NdArray, rng: Any) -> None:
-    gates, cell, grad = _data(rng, 6, 4)
-    state = np.concatenate([rng.standard_normal((6, 4)).astype(np.float32), cell], axis=1)
-    view = state[:, 4:]  # the cell as `nn.Lstm` passes it: a narrowed [B, 2H] output
+    gates, cell, grad = _data(rng, 6, 32)
+    state = np.concatenate([rng.standard_normal((6, 32)).astype(np.float32), cell], axis=1)
+    view = state[:, 32:]  # the cell as `nn.Lstm` passes it: a narrowed [B, 2H] output
     f_gates = np.asfortranarray(gates)
     np.testing.assert_array_equal(B.lstm_cell(f_gates, view), B.lstm_cell(gates, cell))
     out = B.lstm_cell(gates, cell)
@@ -101,3 +101,11 @@ def test_shapes_are_checked(B: NdArray) -> None:
             np.zeros((2, 8), np.float32), np.zeros((3, 2), np.float32),
             np.zeros((2, 4), np.float32), np.zeros((2, 4), np.float32),
         )  # fmt: skip
+
+
+def test_small_cells_take_the_composition(B: NdArray, rng: Any) -> None:
+    """Below 512 gate values the composition runs (small models never load numba): its bits."""
+    gates, cell, grad = _data(rng, 3, 42)  # 504 gate values
+    np.testing.assert_array_equal(B.lstm_cell(gates, cell), Default.lstm_cell(B, gates, cell))
+    gates, cell, grad = _data(rng, 2, 64)  # 512: compiled, its own rounding
+    assert not np.array_equal(B.lstm_cell(gates, cell), Default.lstm_cell(B, gates, cell))

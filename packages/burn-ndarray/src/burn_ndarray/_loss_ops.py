@@ -1,7 +1,8 @@
-"""Cross-entropy against class indices for NumPy arrays: float32 and float64 rows by the compiled
-kernels of `_loss_kernels` (one call each way; rows split between threads for large logits as
-softmax's are); float16 and bfloat16 by the shared NumPy code (`burn.backend.xp.loss`, in
-float32), targets checked first.
+"""Cross-entropy against class indices for NumPy arrays: float32 and float64 logits of at least
+`COMPILED_MIN_SIZE` elements by the compiled kernels of `_loss_kernels` (one call each way; rows
+split between threads for large logits as softmax's are); smaller ones, float16 and bfloat16 by
+the shared NumPy code (`burn.backend.xp.loss`, float16/bfloat16 in float32), targets checked
+first.
 
 Each row's loss and gradient are the same bits at any thread count. The sum and mean add the
 losses in float64, per chunk of rows and then the chunks' sums in order: across thread counts
@@ -23,17 +24,35 @@ import numpy as np
 from burn.backend.loss_ops import LossReduction, check_reduction
 from burn.backend.xp.dtypes import work
 from burn.backend.xp.loss import XpLossOps, gradient_scale, reduce_losses, row_gradients, row_losses
-from burn.backend.xp.tensor_common import check_bounds
 from burn_ndarray import _threads
 from burn_ndarray._dtypes import F32, F64
-from burn_ndarray._parallel import ROWWISE_PER_THREAD, _chunks
+from burn_ndarray._parallel import ROWWISE_PER_THREAD, _chunks, kernels
 
 Array = Any
+# Logits from this many elements take the compiled rows (a classifier batch: [64, 10] and up);
+# below, the NumPy passes, and small models never load numba.
+COMPILED_MIN_SIZE = 1 << 9
 
 
 def _compiled(logits: Array) -> bool:
     dtype = logits.dtype
-    return (dtype is F32 or dtype is F64) and logits.__class__ is np.ndarray
+    return (
+        (dtype is F32 or dtype is F64)
+        and logits.__class__ is np.ndarray
+        and logits.size >= COMPILED_MIN_SIZE
+        and kernels() is not None
+    )
+
+
+def _out_of_range(op: str, targets: Array, row: int, classes: int) -> IndexError:
+    return IndexError(f"{op}: target {targets[row]} of row {row} is out of range [0, {classes})")
+
+
+def _check_targets(op: str, targets: Array, classes: int) -> None:
+    """The compiled kernels' check for the NumPy path: an IndexError naming the first bad row."""
+    t = targets.reshape(-1)
+    if t.size and (t.min() < 0 or t.max() >= classes):  # NumPy's indexing would wrap negative ones
+        raise _out_of_range(op, t, int(np.argmax((t < 0) | (t >= classes))), classes)
 
 
 def _run(
@@ -66,7 +85,7 @@ def _run(
         bad = next((b for b, _ in ordered if b >= 0), -1)
         total = math.fsum(part for _, part in ordered)
     if bad >= 0:
-        raise IndexError(f"{op}: target {t[bad]} of row {bad} is out of range [0, {x.shape[1]})")
+        raise _out_of_range(op, t, bad, x.shape[1])
     return total
 
 
@@ -76,7 +95,7 @@ class LossOps(XpLossOps):
     def cross_entropy(self, logits: Array, targets: Array, reduction: LossReduction) -> Array:
         check_reduction("cross_entropy", reduction)
         if not _compiled(logits):
-            check_bounds("cross_entropy", targets, logits.shape[1])  # NumPy would wrap negative ones
+            _check_targets("cross_entropy", targets, logits.shape[1])
             return reduce_losses(np, row_losses(np, logits, targets), reduction, logits.dtype)
         from burn_ndarray._loss_kernels import cross_entropy_rows
 
@@ -94,7 +113,7 @@ class LossOps(XpLossOps):
         check_reduction("cross_entropy_backward", reduction)
         rows = logits.shape[0]
         if not _compiled(logits):
-            check_bounds("cross_entropy_backward", targets, logits.shape[1])
+            _check_targets("cross_entropy_backward", targets, logits.shape[1])
             scale = gradient_scale(np, output_grad, reduction, rows, work(logits.dtype))
             return row_gradients(np, logits, targets, scale)
         from burn_ndarray._loss_kernels import cross_entropy_grad_rows
