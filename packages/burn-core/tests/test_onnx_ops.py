@@ -21,6 +21,19 @@ RNG = np.random.default_rng(0)
 X4 = RNG.normal(size=(2, 3, 7, 6)).astype(np.float32)
 X3 = RNG.normal(size=(2, 3, 5)).astype(np.float32)
 I = np.asarray  # noqa: E741
+LSTM_X = RNG.normal(size=(5, 8, 3)).astype(np.float32)  # [seq, batch, input]
+
+
+def _lstm_weights(directions: int) -> dict[str, np.ndarray]:
+    return {
+        "W": (RNG.normal(size=(directions, 64, 3)) * 0.5).astype(np.float32),
+        "R": (RNG.normal(size=(directions, 64, 16)) * 0.3).astype(np.float32),
+        "B": (RNG.normal(size=(directions, 128)) * 0.2).astype(np.float32),
+    }
+
+
+LSTM_WEIGHTS, LSTM_WEIGHTS_2 = _lstm_weights(1), _lstm_weights(2)
+LSTM_P = (RNG.normal(size=(1, 48)) * 0.3).astype(np.float32)
 
 
 def case(
@@ -153,6 +166,22 @@ CASES = [
         "ConstantOfShape", {}, {"s": I([2, 3], np.int64)}, value=numpy_helper.from_array(I([1.5], np.float32))
     ),
     case("Max", {"a": X3, "b": X3[:1, :1]}, {"c": I(0.1, np.float32)}),
+    # LSTM (hidden 16, batch 8: 512 gate values a step, burn-ndarray's compiled cell): the standard
+    # cell (burn's `lstm_cell` with ONNX's gate order mapped), both directions, and the cases that
+    # keep the step-by-step ops: peepholes, another activation.
+    case("LSTM", {"x": LSTM_X}, LSTM_WEIGHTS, ["x", "W", "R", "B"], hidden_size=16),
+    case(
+        "LSTM", {"x": LSTM_X}, LSTM_WEIGHTS_2, ["x", "W", "R", "B"], hidden_size=16, direction="bidirectional"
+    ),
+    case("LSTM", {"x": LSTM_X}, {**LSTM_WEIGHTS, "P": LSTM_P}, [*"xWRB", "", "", "", "P"], hidden_size=16),
+    case(
+        "LSTM",
+        {"x": LSTM_X},
+        LSTM_WEIGHTS,
+        ["x", "W", "R", "B"],
+        hidden_size=16,
+        activations=["Sigmoid", "Relu", "Tanh"],
+    ),
 ]
 # Split has two outputs: rename them
 for name, (model, _) in CASES:

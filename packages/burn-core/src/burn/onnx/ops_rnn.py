@@ -12,17 +12,25 @@ from burn.onnx.errors import OnnxError
 from burn.onnx.ops import register
 from burn.onnx.ops_nn import matmul
 from burn.onnx.runtime import ints
+from burn.tensor.module_rnn import lstm_cell
 
 if TYPE_CHECKING:
     from burn.onnx.graph import Node
     from burn.onnx.runtime import Ctx, Value
     from burn.tensor.tensor import Tensor
 
-_ACTIVATIONS: dict[str, Callable[[Tensor], Tensor]] = {
-    "Sigmoid": act.sigmoid,
-    "Tanh": lambda t: t.tanh(),
-    "Relu": act.relu,
-}
+_SIGMOID: Callable[[Tensor], Tensor] = act.sigmoid
+_TANH: Callable[[Tensor], Tensor] = lambda t: t.tanh()  # noqa: E731
+_ACTIVATIONS: dict[str, Callable[[Tensor], Tensor]] = {"Sigmoid": _SIGMOID, "Tanh": _TANH, "Relu": act.relu}
+
+
+def _burn_gate_order(t: Tensor, dim: int) -> Tensor:
+    """Blocks (input, output, forget, cell) along `dim` reordered to `lstm_cell`'s (input,
+    forget, output, cell)."""
+    from burn.tensor.tensor import Tensor
+
+    i, o, f, c = t.chunk(4, dim)
+    return Tensor.cat([i, f, o, c], dim)
 
 
 def _opt(inputs: Sequence[Any], i: int) -> Any:
@@ -112,9 +120,15 @@ def _lstm(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]:
     for d, reverse in enumerate(_directions(node)):
         f, g, h_act = fns[3 * d : 3 * d + 3]
         wd, rd = w.narrow(0, d, 1).squeeze(0), r.narrow(0, d, 1).squeeze(0)  # [4H, I], [4H, H]
+        bd = None if b is None else b.narrow(0, d, 1).reshape((2, 4 * hidden))
+        # The standard cell (no peepholes, sigmoid and tanh): one `lstm_cell` op per step, its
+        # gates reordered once from ONNX's input, output, forget, cell to input, forget, output, cell.
+        fused = p is None and f is _SIGMOID and g is _TANH and h_act is _TANH
+        if fused:
+            wd, rd = _burn_gate_order(wd, 0), _burn_gate_order(rd, 0)
+            bd = None if bd is None else _burn_gate_order(bd, 1)
         xw = matmul(x, wd.transpose())  # every step's input projection at once: [seq, batch, 4H]
-        if b is not None:
-            bd = b.narrow(0, d, 1).reshape((2, 4 * hidden))
+        if bd is not None:
             xw = xw + (bd.narrow(0, 0, 1) + bd.narrow(0, 1, 1))
         peep = (
             None if p is None else [p.narrow(0, d, 1).reshape((3, hidden)).narrow(0, i, 1) for i in range(3)]
@@ -125,6 +139,11 @@ def _lstm(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]:
         out: list[Tensor | None] = [None] * seq
         for t in range(seq - 1, -1, -1) if reverse else range(seq):
             gates = xw.narrow(0, t, 1).squeeze(0) + h.matmul(rt)
+            if fused:
+                hc = lstm_cell(gates, c)
+                h, c = hc.narrow(1, 0, hidden), hc.narrow(1, hidden, hidden)
+                out[t] = h
+                continue
             gi, go, gf, gc = gates.chunk(4, 1)  # ONNX gate order: input, output, forget, cell
             if peep is not None:
                 gi, gf = gi + peep[0] * c, gf + peep[2] * c
