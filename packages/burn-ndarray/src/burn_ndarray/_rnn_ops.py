@@ -36,8 +36,8 @@ def _compiled(gates: Array, *others: Array) -> bool:
     )
 
 
-def _parts(gates: Array, rows: int) -> int:
-    # run_ranges caps the count at the number of rows
+def _parts(gates: Array) -> int:
+    """Chunks of rows for a cell over `gates` (`run_ranges` caps them at the number of rows)."""
     return compiled_parts(gates.size, TRANSCENDENTAL_PER_THREAD, NATIVE_PER_THREAD)
 
 
@@ -54,7 +54,7 @@ class RnnOps:
 
         g, c = np.ascontiguousarray(gates), np.ascontiguousarray(cell)  # a narrowed cell is a view
         out = np.empty((rows, 2 * hidden), F32)
-        run_ranges(k.lstm_cell_range, k.lstm_cell, rows, _parts(g, rows), g, c, out)
+        run_ranges(k.lstm_cell_range, k.lstm_cell, rows, _parts(g), g, c, out)
         return out
 
     def lstm_cell_backward(
@@ -71,5 +71,5 @@ class RnnOps:
         out, grad = np.ascontiguousarray(output), np.ascontiguousarray(output_grad)
         d_gates, d_cell = np.empty(g.shape, F32), np.empty(c.shape, F32)
         serial, split = k.lstm_cell_backward_range, k.lstm_cell_backward
-        run_ranges(serial, split, rows, _parts(g, rows), g, c, out, grad, d_gates, d_cell)
+        run_ranges(serial, split, rows, _parts(g), g, c, out, grad, d_gates, d_cell)
         return d_gates, d_cell
