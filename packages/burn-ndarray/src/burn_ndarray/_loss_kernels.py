@@ -4,9 +4,8 @@ A classifier's loss is a small op between large ones: NumPy's dozen calls over `
 each start with caches the GEMMs have just emptied (25-70 us apiece inside a training step,
 against 4-16 us for the same calls in a warm loop), where one compiled call starts cold once.
 Each row is read in its dtype; its sum of exponentials and the loss are computed in float64 and
-rounded once, so the
-results are at least as accurate as NumPy's float32 passes (not their bits: numba's exp is
-libm's, NumPy's its own SIMD one).
+rounded once, so the results are at least as accurate as NumPy's float32 passes (not their bits:
+numba's exp is libm's, NumPy's its own SIMD one).
 
 Every kernel checks the targets as it goes and returns the first row whose target is outside
 ``[0, C)`` (-1 when all are in range), so a bad target is an error, never a wrapped index. The
