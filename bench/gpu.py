@@ -2,6 +2,8 @@
 
 Cases (issue 18): GEMM 8192x8192 in float32 and bfloat16 (and float16), the MLP 784-2048-2048-10
 training step at batch 1024, and the CNN training step of `sections/cnn.py` (batch 64 and 256).
+On autodiff(cuda) each step runs twice: eager, and "graphed" (forward + backward recorded once
+as a CUDA graph by `burn_cuda.graphs.graphed` and replayed, the optimizer step eager).
 Each contender is warmed up, then timed over rounds of back-to-back calls closed by a device sync;
 the best round counts. Prints a markdown table: ms per call and burn / torch.
 
@@ -24,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from workloads.cnn import burn_cnn, torch_cnn  # noqa: E402
 from workloads.cnn import init_weights as cnn_weights  # noqa: E402
-from workloads.common import classification_batch  # noqa: E402
+from workloads.common import BETA_1, BETA_2, EPS, LR, Workload, classification_batch  # noqa: E402
 from workloads.mlp import burn_mlp, torch_mlp  # noqa: E402
 from workloads.mlp import init_weights as mlp_weights  # noqa: E402
 
@@ -107,6 +109,30 @@ def gemm(torch: Any, burn: Any) -> None:
         del ta, tb
 
 
+def burn_graphed(make_burn: Any, backend: Any, weights: Any, x_np: np.ndarray, y_np: np.ndarray) -> Workload:
+    """The workload's model trained with its forward + backward as a CUDA graph (same loss and
+    Adam as the workloads); the optimizer step stays eager (its step count is a host value)."""
+    from burn import Tensor, nn, optim
+    from burn_cuda.graphs import graphed
+
+    base = make_burn(backend, weights, x_np, y_np)
+    x = Tensor.from_data(x_np, device=backend.default_device())
+    y = Tensor.from_data(y_np, device=backend.default_device())
+    loss_fn = nn.CrossEntropyLossConfig().init()
+    optimizer = optim.AdamConfig(beta_1=BETA_1, beta_2=BETA_2, epsilon=EPS).init()
+
+    @graphed
+    def grads(model: Any, x: Any, y: Any) -> Any:
+        return optim.GradientsParams.from_grads(loss_fn(model(x), y).backward(), model)
+
+    state = [base.model()]
+
+    def step() -> None:
+        state[0] = optimizer.step(LR, state[0], grads(state[0], x, y))
+
+    return Workload(step, lambda: grads(state[0], x, y), lambda: float(loss_fn(state[0](x), y).item()))
+
+
 def training(torch: Any, burn: Any, which: str, backend_name: str) -> None:
     backend = burn.backend(backend_name)
     if which == "mlp":
@@ -129,6 +155,17 @@ def training(torch: Any, burn: Any, which: str, backend_name: str) -> None:
         agree = f"loss after 3 steps: burn {b.loss():.6f}, torch {t.loss():.6f}"
         b, t = make_burn(backend, weights, x, y), make_torch(torch, weights, x, y, device="cuda")
         row(f"{case} ({backend_name})", b.step, t.step, backend.sync, torch.cuda.synchronize, agree)
+        if backend_name != "autodiff(cuda)":
+            continue
+        g = burn_graphed(make_burn, backend, weights, x, y)
+        t = make_torch(torch, weights, x, y, device="cuda")
+        for _ in range(3):
+            g.step()
+            t.step()
+        agree = f"loss after 3 steps: burn {g.loss():.6f}, torch {t.loss():.6f}"
+        g = burn_graphed(make_burn, backend, weights, x, y)
+        t = make_torch(torch, weights, x, y, device="cuda")
+        row(f"{case} ({backend_name}, graphed)", g.step, t.step, backend.sync, torch.cuda.synchronize, agree)
 
 
 def main() -> None:

@@ -20,6 +20,7 @@ class Workload:
     step: Callable[[], object]
     fwd_bwd: Callable[[], object]
     loss: Callable[[], float]
+    model: Callable[[], Any] | None = None  # burn's current module (for the GPU graph probe)
 
 
 def uniform_init(rng: np.random.Generator, shape: tuple[int, ...], fan_in: int) -> np.ndarray:

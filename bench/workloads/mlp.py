@@ -55,7 +55,7 @@ def burn_mlp(backend: Any, weights: Weights, x_np: np.ndarray, y_np: np.ndarray)
         g = grads()
         state[0] = optimizer.step(LR, state[0], g)
 
-    return Workload(step, grads, lambda: float(loss_fn(state[0](x), y).item()))
+    return Workload(step, grads, lambda: float(loss_fn(state[0](x), y).item()), lambda: state[0])
 
 
 def torch_mlp(

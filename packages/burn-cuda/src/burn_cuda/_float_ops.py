@@ -4,7 +4,8 @@
 Ops that map 1:1 onto a CuPy ufunc are the ufunc itself, bound as a class attribute (ufuncs are
 not descriptors: ``self.float_add(a, b)`` *is* ``cupy.add(a, b)``). Scalars are typed like the
 tensor, so results keep its dtype. float16 reductions accumulate in float32 and round once.
-Matmul is ``cupy.matmul``: cuBLAS GEMM, strided-batched over broadcast leading dims.
+Matmul is one cuBLAS GEMM call of burn-cuda's own (`_gemm`): strided-batched over broadcast
+leading dims, and capturable in CUDA graphs (`burn_cuda.graphs`), which ``cupy.matmul`` is not.
 """
 
 from __future__ import annotations
@@ -18,8 +19,8 @@ from burn.backend.xp.float_ops import FLOAT_UFUNCS, XpFloatOps
 from burn.backend.xp.tensor_common import bind_ufuncs
 from burn.tensor.distribution import Distribution
 from burn.tensor.dtype import DType
+from burn_cuda import _gemm, _random
 from burn_cuda import _kernels as k
-from burn_cuda import _random
 from burn_cuda._common import CommonOps, placed
 from burn_cuda._dtypes import F16, F32, NP_OF
 
@@ -35,6 +36,8 @@ class FloatOps(CommonOps, XpFloatOps):
     float_zeros = placed(XpFloatOps.float_zeros)
     float_ones = placed(XpFloatOps.float_ones)
     float_empty = placed(XpFloatOps.float_empty)
+
+    float_matmul = staticmethod(_gemm.matmul)
 
     # Philox per device (`_random`), seeded by `Cuda.seed`.
     def float_random(

@@ -1,7 +1,7 @@
 """Module ops (`burn.backend.ModuleOps`) of `burn_cuda.Cuda`: the shared ones on CuPy
-(`burn.backend.xp`: im2col + cuBLAS convolutions, pooling, every interpolation mode, 1-D through
-2-D), with one kernel for max pooling with indices (`_pool_kernels`) and an atomic-add kernel
-where the shared code would sum through a float64 bincount."""
+(`burn.backend.xp`: im2col + cuBLAS convolutions through `_gemm`, pooling, every interpolation
+mode, 1-D through 2-D), with one kernel for max pooling with indices (`_pool_kernels`) and an
+atomic-add kernel where the shared code would sum through a float64 bincount."""
 
 from __future__ import annotations
 
@@ -15,8 +15,8 @@ from burn.backend.xp.interpolate import XpInterpolateOps
 from burn.backend.xp.pool import XpPoolOps
 from burn.backend.xp.windows import Pair, out_size
 from burn.errors import ShapeError
+from burn_cuda import _gemm, _pool_kernels
 from burn_cuda import _kernels as k
-from burn_cuda import _pool_kernels
 from burn_cuda._dtypes import I64, work
 
 Array = Any
@@ -27,6 +27,8 @@ class ModuleOps(XpConvOps, XpPoolOps, XpInterpolateOps):
 
     _int_np: np.dtype
     float_select_add: Any  # `_common`'s
+
+    _conv_gemm = staticmethod(_gemm.matmul)  # capturable in CUDA graphs (`burn_cuda.graphs`)
 
     def _max_pool2d_with_indices(
         self, x: Array, kernel_size: Pair, stride: Pair, padding: Pair, dilation: Pair

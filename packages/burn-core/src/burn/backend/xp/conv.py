@@ -56,7 +56,11 @@ def conv2d(
     padding: Pair,
     dilation: Pair,
     groups: int,
+    gemm: Gemm | None = None,
 ) -> Array:
+    """`gemm` multiplies ``[G, M, K] @ [G, K, L]`` (the backend's best batched matmul; default
+    ``xp.matmul``)."""
+    gemm = gemm or xp.matmul
     n, c, h, w = x.shape
     o, cg, kh, kw = weight.shape
     check_groups("conv2d", x, weight, c, cg * groups, o, groups)
@@ -65,7 +69,7 @@ def conv2d(
     cols = _columns(
         xp, pad(xp, x.astype(dtype, copy=False), padding), (kh, kw), (oh, ow), stride, dilation, groups
     )
-    out = xp.matmul(weight.astype(dtype, copy=False).reshape(groups, o // groups, cg * kh * kw), cols)
+    out = gemm(weight.astype(dtype, copy=False).reshape(groups, o // groups, cg * kh * kw), cols)
     out = out.reshape(o, n, oh, ow)
     if bias is not None:
         out += bias.astype(dtype, copy=False).reshape(o, 1, 1, 1)  # `out` is our own fresh result
@@ -81,13 +85,15 @@ def conv2d_x_backward(
     padding: Pair,
     dilation: Pair,
     groups: int,
+    gemm: Gemm | None = None,
 ) -> Array:
+    gemm = gemm or xp.matmul
     n, c, h, w = x.shape
     o, cg, kh, kw = weight.shape
     oh, ow = output_grad.shape[2:]
     dtype = work_dtype(weight, output_grad)
     wt = weight.astype(dtype, copy=False).reshape(groups, o // groups, cg * kh * kw).transpose(0, 2, 1)
-    cols = xp.matmul(wt, channels_first(output_grad.astype(dtype, copy=False), groups))
+    cols = gemm(wt, channels_first(output_grad.astype(dtype, copy=False), groups))
     cols = cols.reshape(c, kh, kw, n, oh, ow).transpose(3, 0, 1, 2, 4, 5)
     plane = col2im(xp, cols, (h + 2 * padding[0], w + 2 * padding[1]), stride, dilation)
     return plane[:, :, padding[0] : padding[0] + h, padding[1] : padding[1] + w].astype(x.dtype, copy=False)
@@ -102,9 +108,11 @@ def weight_grad(
     padding: Pair,
     dilation: Pair,
     groups: int,
+    gemm: Gemm | None = None,
 ) -> Array:
     """``dW[o, c, kh, kw] = sum over n, l of out_grad[n, o, l] * window(inp)[n, c, kh, kw, l]``, in the
     work dtype."""
+    gemm = gemm or xp.matmul
     c = inp.shape[1]
     o, oh, ow = out_grad.shape[1:]
     dtype = work_dtype(inp, out_grad)
@@ -112,7 +120,7 @@ def weight_grad(
         xp, pad(xp, inp.astype(dtype, copy=False), padding), kernel, (oh, ow), stride, dilation, groups
     )
     grads = channels_first(out_grad.astype(dtype, copy=False), groups)  # [G, O/G, N * L]
-    return xp.matmul(grads, cols.transpose(0, 2, 1)).reshape(o, c // groups, *kernel)
+    return gemm(grads, cols.transpose(0, 2, 1)).reshape(o, c // groups, *kernel)
 
 
 def conv_transpose2d(
@@ -170,7 +178,7 @@ class XpConvOps:
         dilation: Pair,
         groups: int,
     ) -> Array:
-        return conv2d(self.xp, x, weight, bias, stride, padding, dilation, groups)
+        return conv2d(self.xp, x, weight, bias, stride, padding, dilation, groups, self._conv_gemm)
 
     def _conv_weight_grad(
         self,
@@ -182,7 +190,7 @@ class XpConvOps:
         dilation: Pair,
         groups: int,
     ) -> Array:
-        return weight_grad(self.xp, inp, out_grad, kernel, stride, padding, dilation, groups)
+        return weight_grad(self.xp, inp, out_grad, kernel, stride, padding, dilation, groups, self._conv_gemm)
 
     def _conv_gemm(self, a: Array, b: Array) -> Array:
         return self.xp.matmul(a, b)
@@ -224,7 +232,9 @@ class XpConvOps:
         dilation: Pair,
         groups: int,
     ) -> Array:
-        return conv2d_x_backward(self.xp, x, weight, output_grad, stride, padding, dilation, groups)
+        return conv2d_x_backward(
+            self.xp, x, weight, output_grad, stride, padding, dilation, groups, self._conv_gemm
+        )
 
     def conv2d_weight_backward(
         self,
