@@ -48,8 +48,12 @@ def main() -> None:
     )
     out = cp.empty_like(v)
     n = np.int64(v.size)
+    from burn_cuda import _gemm
+
     rows = {
         "cupy.matmul 64x64": lambda: cp.matmul(a, b),
+        "burn_cuda._gemm.matmul 64x64 (own cuBLAS call)": lambda: _gemm.matmul(a, b),
+        "burn_cuda._gemm.matmul(a, b.T)": lambda: _gemm.matmul(a, b.T),
         "cupy.dot 64x64": lambda: cp.dot(a, b),
         "a @ b.T (view)": lambda: a @ b.T,
         "cupy.dot(a, b.T)": lambda: cp.dot(a, b.T),
