@@ -52,8 +52,9 @@ def main() -> None:
 
     rows = {
         "cupy.matmul 64x64": lambda: cp.matmul(a, b),
-        "burn_cuda._gemm.matmul 64x64 (own cuBLAS call)": lambda: _gemm.matmul(a, b),
-        "burn_cuda._gemm.matmul(a, b.T)": lambda: _gemm.matmul(a, b.T),
+        "burn_cuda._gemm.matmul 64x64 (eager: cupy.matmul)": lambda: _gemm.matmul(a, b),
+        "burn_cuda._gemm.cublas_matmul 64x64 (own cuBLAS call)": lambda: _gemm.cublas_matmul(a, b),
+        "burn_cuda._gemm.cublas_matmul(a, b.T)": lambda: _gemm.cublas_matmul(a, b.T),
         "cupy.dot 64x64": lambda: cp.dot(a, b),
         "a @ b.T (view)": lambda: a @ b.T,
         "cupy.dot(a, b.T)": lambda: cp.dot(a, b.T),

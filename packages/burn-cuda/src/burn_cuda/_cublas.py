@@ -8,7 +8,8 @@ while capturing). Here each thread keeps one handle per device; its stream is se
 current stream changes, followed by that stream's workspace, allocated once outside any pool.
 
 Scalars are passed by host pointer (cuBLAS' default pointer mode): alpha 1 and beta 0 are
-constants, so a captured call stays right on replay.
+constants, so a captured call stays right on replay. `burn_cuda._gemm` calls this only while a
+stream is being captured; eager matmuls stay ``cupy.matmul``.
 """
 
 from __future__ import annotations
@@ -32,9 +33,10 @@ GEMM_DEFAULT = -1
 
 # Per dtype: cudaDataType, cublasComputeType (float16 accumulates in float32), alpha, beta.
 _TF32 = os.environ.get("CUPY_TF32", "0") != "0"  # CuPy's switch for TF32 in float32 matmul
-_ONE32, _ZERO32 = np.ones(1, np.float32), np.zeros(1, np.float32)
-_ONE64, _ZERO64 = np.ones(1, np.float64), np.zeros(1, np.float64)
-TYPES: dict[np.dtype, tuple[int, int, np.ndarray, np.ndarray]] = {
+_SCALARS = {t: (np.ones(1, t), np.zeros(1, t)) for t in (np.float32, np.float64)}  # kept alive
+_ONE32, _ZERO32 = (s.ctypes.data for s in _SCALARS[np.float32])  # host addresses of alpha, beta
+_ONE64, _ZERO64 = (s.ctypes.data for s in _SCALARS[np.float64])
+TYPES: dict[np.dtype, tuple[int, int, int, int]] = {
     np.dtype(np.float16): (CUDA_R_16F, COMPUTE_32F, _ONE32, _ZERO32),
     np.dtype(np.float32): (CUDA_R_32F, COMPUTE_32F_FAST_TF32 if _TF32 else COMPUTE_32F, _ONE32, _ZERO32),
     np.dtype(np.float64): (CUDA_R_64F, COMPUTE_64F, _ONE64, _ZERO64),
@@ -148,16 +150,17 @@ def gemm(lib: _Library, call: GemmCall, a: Array, b: Array, out: Array) -> None:
     c = call
     if c.batch == 1:
         status = lib.gemm(
-            h, c.trans_first, c.trans_second, c.m, c.n, c.k, one.ctypes.data,
+            h, c.trans_first, c.trans_second, c.m, c.n, c.k, one,
             b.data.ptr, dtype_code, c.ld_first, a.data.ptr, dtype_code, c.ld_second,
-            zero.ctypes.data, out.data.ptr, dtype_code, c.ld_out, compute, GEMM_DEFAULT,
+            zero, out.data.ptr, dtype_code, c.ld_out, compute, GEMM_DEFAULT,
         )  # fmt: skip
     else:
         status = lib.gemm_batched(
-            h, c.trans_first, c.trans_second, c.m, c.n, c.k, one.ctypes.data,
+            h, c.trans_first, c.trans_second, c.m, c.n, c.k, one,
             b.data.ptr, dtype_code, c.ld_first, c.stride_first,
             a.data.ptr, dtype_code, c.ld_second, c.stride_second,
-            zero.ctypes.data, out.data.ptr, dtype_code, c.ld_out, c.stride_out,
+            zero, out.data.ptr, dtype_code, c.ld_out, c.stride_out,
             c.batch, compute, GEMM_DEFAULT,
         )  # fmt: skip
-    _check(status, f"GEMM ({c.n}x{c.k} @ {c.k}x{c.m}, batch {c.batch}, {out.dtype})")
+    if status != 0:
+        _check(status, f"GEMM ({c.n}x{c.k} @ {c.k}x{c.m}, batch {c.batch}, {out.dtype})")

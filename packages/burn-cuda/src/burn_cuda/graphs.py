@@ -51,6 +51,7 @@ import cupy as cp
 from burn.errors import BurnError
 from burn.tensor.kind import Float
 from burn.tensor.tensor import Tensor
+from burn_cuda import _gemm
 from burn_cuda import _graph_tree as tree
 
 R = TypeVar("R")
@@ -97,7 +98,8 @@ def _capture(fn: Callable[..., Any], spec: Any, arrays: list[Array], warmup: int
     stream = cp.cuda.Stream(non_blocking=False)
     # The side stream must see the inputs' producers; afterwards the graph runs on the caller's.
     cp.cuda.get_current_stream().synchronize()
-    with cp.cuda.using_allocator(pool.malloc), stream:
+    # Matmuls take burn-cuda's own cuBLAS call (CuPy's refuses capture) in the warm-ups too.
+    with cp.cuda.using_allocator(pool.malloc), stream, _gemm.direct_calls():
         inputs = [cp.array(a, copy=True, order="C") for a in arrays]
         args, kwargs = tree.rebuild(spec, iter(inputs))
         for _ in range(warmup):
