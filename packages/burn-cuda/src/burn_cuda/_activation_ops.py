@@ -1,6 +1,7 @@
 """Activation ops (`burn.backend.ActivationOps`): one fused CUDA kernel each (`_kernels`), where the
 default would chain several ops with a temporary each; ReLU, hard sigmoid, softmax and log-softmax
-are the shared ones (`burn.backend.xp.activation`). float16 computes in float32 and rounds once.
+are the shared ones (`burn.backend.xp.activation`). float16 and bfloat16 compute in float32 and
+round once.
 """
 
 from __future__ import annotations
@@ -11,23 +12,23 @@ import cupy as cp
 
 from burn.backend.xp.activation import XpActivationOps
 from burn_cuda import _kernels as k
-from burn_cuda._dtypes import F16, F32
+from burn_cuda._dtypes import F32, LOW
 
 Array = Any
 
 
 def _unary(kernel: Any, x: Array, *scalars: float) -> Array:
-    """`kernel` on `x` (float16 through float32), scalars typed like the computation."""
-    if x.dtype == F16:
-        return kernel(x.astype(F32), *(F32.type(s) for s in scalars)).astype(F16)
+    """`kernel` on `x` (float16/bfloat16 through float32), scalars typed like the computation."""
+    if x.dtype in LOW:
+        return kernel(x.astype(F32), *(F32.type(s) for s in scalars)).astype(x.dtype)
     return kernel(x, *(x.dtype.type(s) for s in scalars))
 
 
 def _binary(kernel: Any, a: Array, b: Array) -> Array:
-    """`kernel` on two float arrays, promoted to one type (float16 through float32)."""
+    """`kernel` on two float arrays, promoted to one type (float16/bfloat16 through float32)."""
     dtype = cp.result_type(a, b)
-    if dtype == F16:
-        return kernel(a.astype(F32), b.astype(F32)).astype(F16)
+    if dtype in LOW:
+        return kernel(a.astype(F32), b.astype(F32)).astype(dtype)
     return kernel(a.astype(dtype, copy=False), b.astype(dtype, copy=False))
 
 

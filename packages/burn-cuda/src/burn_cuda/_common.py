@@ -23,7 +23,7 @@ from burn.errors import DTypeError
 from burn.tensor.data import TensorData
 from burn.tensor.dtype import DType
 from burn_cuda import _kernels as k
-from burn_cuda._dtypes import DTYPE_OF, F16, F32, FLOATS, I64, SUPPORTED, U64
+from burn_cuda._dtypes import BF16, DTYPE_OF, F32, FLOATS, I64, LOW, SUPPORTED, U64
 from burn_cuda._runtime import device_id, on
 
 Array = Any  # cupy.ndarray
@@ -72,7 +72,16 @@ def along(index_shape: tuple[int, ...], shape: tuple[int, ...], dim: int) -> boo
     )
 
 
+def _bits(x: Any) -> Any:
+    """A bfloat16 array (or host scalar) as the uint16 holding its bits."""
+    if isinstance(x, cp.ndarray):
+        return x.view(cp.uint16)
+    return np.asarray(x, dtype=BF16).view(np.uint16)[()]
+
+
 def gather(self: Any, dim: int, tensor: Array, indices: Array) -> Array:
+    if tensor.dtype == BF16:  # a copy of bits: moved as uint16, so the kernel needs no bfloat16
+        return gather(self, dim, tensor.view(cp.uint16), indices).view(BF16)
     if indices.size and tensor.shape[dim] and along(indices.shape, tensor.shape, dim):
         out = cp.empty(indices.shape, dtype=tensor.dtype)
         inner = math.prod(tensor.shape[dim + 1 :])
@@ -87,7 +96,7 @@ def _scatter(tensor: Array, dim: int, indices: Array, values: Array) -> Array:
     """`tensor` plus `values` summed at `indices` along `dim` (indices/values of one shape)."""
     dtype = tensor.dtype
     if dtype in FLOATS:
-        work = F32 if dtype == F16 else dtype
+        work = F32 if dtype in LOW else dtype
         out = tensor.astype(work, order="C", copy=True)
         add = values.astype(work)
     else:  # ints: two's complement adds in 64 bits, wrapped to the type by the final cast
@@ -132,8 +141,14 @@ class CommonOps(XpTensorBase):
 
     _devices: list[Device]
 
-    # float16 sorts by float32 keys (exact: the same order).
-    _sort_as_f32: ClassVar[frozenset[np.dtype]] = frozenset({F16})
+    # float16 and bfloat16 sort by float32 keys (exact: the same order).
+    _sort_as_f32: ClassVar[frozenset[np.dtype]] = LOW
+
+    def _where(self, mask: Array, a: Array, b: Array) -> Array:
+        # CuPy 14's where has no bfloat16 loop (it would widen to float32): select the bits.
+        if getattr(a, "dtype", None) == BF16 and getattr(b, "dtype", None) == BF16:
+            return cp.where(mask, _bits(a), _bits(b)).view(BF16)
+        return cp.where(mask, a, b)
 
     def _from_data(self, op: str, data: TensorData, accepts: frozenset[DType], device: Device) -> Array:
         """Upload `data` to `device` (one host-to-device copy)."""

@@ -23,11 +23,12 @@ from typing import Any
 import cupy as cp
 import numpy as np
 
+from burn_cuda._dtypes import BF16, BFLOAT16
 from burn_cuda._gemm_plan import GemmCall
 
 Array = Any
 
-CUDA_R_16F, CUDA_R_32F, CUDA_R_64F = 2, 0, 1
+CUDA_R_16F, CUDA_R_16BF, CUDA_R_32F, CUDA_R_64F = 2, 14, 0, 1
 COMPUTE_32F, COMPUTE_32F_FAST_TF32, COMPUTE_64F = 68, 77, 70
 GEMM_DEFAULT = -1
 
@@ -41,6 +42,8 @@ TYPES: dict[np.dtype, tuple[int, int, int, int]] = {
     np.dtype(np.float32): (CUDA_R_32F, COMPUTE_32F_FAST_TF32 if _TF32 else COMPUTE_32F, _ONE32, _ZERO32),
     np.dtype(np.float64): (CUDA_R_64F, COMPUTE_64F, _ONE64, _ZERO64),
 }
+if BFLOAT16:
+    TYPES[np.dtype(BF16)] = (CUDA_R_16BF, COMPUTE_32F, _ONE32, _ZERO32)
 
 _p, _i, _ll = ctypes.c_void_p, ctypes.c_int, ctypes.c_longlong
 

@@ -3,7 +3,7 @@
 
 Ops that map 1:1 onto a CuPy ufunc are the ufunc itself, bound as a class attribute (ufuncs are
 not descriptors: ``self.float_add(a, b)`` *is* ``cupy.add(a, b)``). Scalars are typed like the
-tensor, so results keep its dtype. float16 reductions accumulate in float32 and round once.
+tensor, so results keep its dtype. float16/bfloat16 reductions accumulate in float32 and round once.
 Matmul is one cuBLAS GEMM call of burn-cuda's own (`_gemm`): strided-batched over broadcast
 leading dims, and capturable in CUDA graphs (`burn_cuda.graphs`), which ``cupy.matmul`` is not.
 """
@@ -22,7 +22,7 @@ from burn.tensor.dtype import DType
 from burn_cuda import _gemm, _random
 from burn_cuda import _kernels as k
 from burn_cuda._common import CommonOps, placed
-from burn_cuda._dtypes import F16, F32, NP_OF
+from burn_cuda._dtypes import F32, LOW, NP_OF
 
 Array = Any
 
@@ -45,8 +45,8 @@ class FloatOps(CommonOps, XpFloatOps):
     ) -> Array:
         return _random.float_random(self, shape, distribution, device, NP_OF[dtype])
 
-    # CuPy has no erf ufunc: a fused kernel (float32/float64; float16 goes through float32).
+    # CuPy has no erf ufunc: a fused kernel (float32/float64; float16/bfloat16 through float32).
     def float_erf(self, tensor: Array) -> Array:
-        if tensor.dtype == F16:
-            return k.erf(tensor.astype(F32)).astype(F16)
+        if tensor.dtype in LOW:
+            return k.erf(tensor.astype(F32)).astype(tensor.dtype)
         return k.erf(tensor)

@@ -5,9 +5,11 @@ GEMM call of burn-cuda's own (`_cublas`).
 CuPy refuses cuBLAS during capture. Eager calls keep ``cupy.matmul``: its Cython path costs the
 host less than a ctypes call with the layout planning in Python (measured on an H100 machine:
 27.7 us per 64x64 product against 67 for the direct call), and every eager call dominates the
-host-bound steps that graphs exist to replace. The direct call takes float16/32/64 operands of
-one dtype and rank >= 2, with the layout rules of `_gemm_plan` (transposed views passed as
-stored, a broadcast batch as stride 0); anything else stays ``cupy.matmul``.
+host-bound steps that graphs exist to replace. The direct call takes float16, bfloat16, float32
+and float64 operands of one dtype and rank >= 2, with the layout rules of `_gemm_plan`
+(transposed views passed as stored, a broadcast batch as stride 0); anything else stays
+``cupy.matmul``. bfloat16 always takes the direct call (CUDA_R_16BF operands, float32
+accumulation): CuPy 14 multiplies 2-D bfloat16 matrices but refuses batched ones.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from typing import Any
 import cupy as cp
 
 from burn_cuda import _cublas
+from burn_cuda._dtypes import BF16
 from burn_cuda._gemm_plan import broadcast_batch, plan
 
 Array = Any
@@ -44,7 +47,7 @@ def direct_calls() -> Iterator[None]:
 
 def matmul(a: Array, b: Array) -> Array:
     """``a @ b`` with NumPy's matmul semantics (leading dims broadcast)."""
-    if _mode.direct:
+    if _mode.direct or a.dtype == BF16:  # CuPy 14's batched matmul has no bfloat16 ('E') loop
         return cublas_matmul(a, b)
     stream = cp.cuda.get_current_stream()
     if stream.ptr != 0 and stream.is_capturing():  # the legacy default stream is never captured

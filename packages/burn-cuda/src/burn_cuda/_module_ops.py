@@ -17,7 +17,7 @@ from burn.backend.xp.windows import Pair, out_size
 from burn.errors import ShapeError
 from burn_cuda import _gemm, _pool_kernels
 from burn_cuda import _kernels as k
-from burn_cuda._dtypes import I64, work
+from burn_cuda._dtypes import BF16, F32, I64, work
 
 Array = Any
 
@@ -34,6 +34,11 @@ class ModuleOps(XpConvOps, XpPoolOps, XpInterpolateOps):
         self, x: Array, kernel_size: Pair, stride: Pair, padding: Pair, dilation: Pair
     ) -> tuple[Array, Array]:
         # One kernel instead of a window copy, an argmax, a gather and the index arithmetic.
+        if x.dtype == BF16:  # through float32 (exact: the maximum is one of the inputs)
+            values, indices = self._max_pool2d_with_indices(
+                x.astype(F32), kernel_size, stride, padding, dilation
+            )
+            return values.astype(BF16), indices
         out = tuple(
             out_size(size, k_, s, p, d)
             for size, k_, s, p, d in zip(x.shape[2:], kernel_size, stride, padding, dilation, strict=True)

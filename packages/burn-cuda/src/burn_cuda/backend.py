@@ -32,8 +32,9 @@ class Cuda(OptimOps, FloatOps, IntOps, BoolOps, ModuleOps, ActivationOps, XpLoss
     Ops are queued asynchronously on each device's default CuPy stream (`sync` waits; reading data
     back waits for what produced it). Matmul and convolutions run on cuBLAS; activations and integer
     division are fused CUDA kernels; random ops use cuRAND's Philox per device, reproducible with
-    `seed`. Every burn dtype but bfloat16 is supported; float16 reductions, convolutions and
-    activations compute in float32 and round once. With several GPUs each op runs on the device of
+    `seed`. Every burn dtype is supported (bfloat16 with CuPy 14 or later, as
+    ``ml_dtypes.bfloat16`` arrays); float16 and bfloat16 reductions, convolutions and activations
+    compute in float32 and round once. With several GPUs each op runs on the device of
     its operands. It implements the fusion contract (`burn_cuda.fusion`): ``"fusion(cuda)"`` runs
     chains of element-wise ops as one generated kernel.
 

@@ -27,6 +27,7 @@ from typing import Any, NoReturn
 import numpy as np
 
 from burn.backend.base import Backend
+from burn.backend.xp.dtypes import BF16
 from burn.distributed.engine import DeviceCollectiveEngine, EngineOp
 from burn.distributed.errors import DistributedError
 
@@ -127,6 +128,8 @@ class NcclEngine(DeviceCollectiveEngine):
             np.dtype(np.int8): nccl.NCCL_INT8,
             np.dtype(np.uint8): nccl.NCCL_UINT8,
         }
+        if hasattr(nccl, "NCCL_BFLOAT16"):
+            self._types[np.dtype(BF16)] = nccl.NCCL_BFLOAT16
         self._one = cupy.zeros(1, dtype=np.float32)  # the barrier's all-reduce
 
     # -- the contract's device hooks ---------------------------------------------------------------
