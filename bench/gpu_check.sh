@@ -26,6 +26,7 @@ export PYTHONPATH=/tmp/site PATH=/tmp/site/bin:$PATH
 {
     timeout -s INT -k 10 120 python3 bench/gpu.py --backends "${BURN_GPU_BENCH_BACKENDS:-autodiff(cuda)}"
     timeout -s INT -k 10 40 python3 bench/gpu_overhead.py
+    timeout -s INT -k 10 60 python3 bench/gpu_graph_probe.py
 } >"$out/bench.log" 2>&1
 
 # The suites side by side (16 cores); SIGINT at the limit still prints pytest's summary.
