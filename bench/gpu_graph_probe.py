@@ -22,7 +22,7 @@ from gpu import best_ms  # noqa: E402
 from workloads.cnn import burn_cnn  # noqa: E402
 from workloads.cnn import init_weights as cnn_weights  # noqa: E402
 from workloads.common import BETA_1, BETA_2, EPS, LR, classification_batch  # noqa: E402
-from workloads.mlp import burn_mlp  # noqa: E402
+from workloads.mlp import burn_mlp, torch_model  # noqa: E402
 from workloads.mlp import init_weights as mlp_weights  # noqa: E402
 
 
@@ -57,16 +57,7 @@ def probe_torch_graph(torch: Any) -> None:
     sizes, batch = [784, 2048, 2048, 10], 1024
     weights = mlp_weights(sizes)
     x, y = classification_batch(np.random.default_rng(1), (batch, sizes[0]), sizes[-1])
-    layers: list[Any] = []
-    for i, (w, bias) in enumerate(weights):
-        lin = torch.nn.Linear(*w.shape)
-        with torch.no_grad():
-            lin.weight.copy_(torch.from_numpy(w.T.copy()))
-            lin.bias.copy_(torch.from_numpy(bias))
-        layers.append(lin)
-        if i < len(weights) - 1:
-            layers.append(torch.nn.ReLU())
-    model = torch.nn.Sequential(*layers).cuda()
+    model = torch_model(torch, weights).cuda()
     tx, ty = torch.from_numpy(x).cuda(), torch.from_numpy(y).cuda()
     opt = torch.optim.Adam(model.parameters(), lr=LR, betas=(BETA_1, BETA_2), eps=EPS, capturable=True)
     s = torch.cuda.Stream()

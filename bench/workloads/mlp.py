@@ -58,10 +58,8 @@ def burn_mlp(backend: Any, weights: Weights, x_np: np.ndarray, y_np: np.ndarray)
     return Workload(step, grads, lambda: float(loss_fn(state[0](x), y).item()), lambda: state[0])
 
 
-def torch_mlp(
-    torch: Any, weights: Weights, x_np: np.ndarray, y_np: np.ndarray, device: str = "cpu"
-) -> Workload:
-    """PyTorch eager: `nn.Sequential` of Linear + ReLU, `F.cross_entropy`, `torch.optim.Adam`."""
+def torch_model(torch: Any, weights: Weights) -> Any:
+    """The MLP as a PyTorch `nn.Sequential` of Linear + ReLU holding `weights`."""
     layers: list[Any] = []
     for i, (w, b) in enumerate(weights):
         lin = torch.nn.Linear(*w.shape)
@@ -71,8 +69,14 @@ def torch_mlp(
         layers.append(lin)
         if i < len(weights) - 1:
             layers.append(torch.nn.ReLU())
-    model = torch.nn.Sequential(*layers)
-    model = model.to(device)
+    return torch.nn.Sequential(*layers)
+
+
+def torch_mlp(
+    torch: Any, weights: Weights, x_np: np.ndarray, y_np: np.ndarray, device: str = "cpu"
+) -> Workload:
+    """PyTorch eager: `nn.Sequential` of Linear + ReLU, `F.cross_entropy`, `torch.optim.Adam`."""
+    model = torch_model(torch, weights).to(device)
     x, y = torch.from_numpy(x_np.copy()).to(device), torch.from_numpy(y_np.copy()).to(device)
     optimizer = torch_adam(torch, model.parameters())
     cross_entropy = torch.nn.functional.cross_entropy
