@@ -50,6 +50,8 @@ def test_specs_compare_by_structure_not_by_values(AD: Any) -> None:
     s2, _ = tree.flatten((m2,), "args")
     s3, _ = tree.flatten((nn.LinearConfig(3, 2, bias=False).init(AD.default_device()),), "args")
     assert s1 == s2 and hash(s1) == hash(s2) and s1 != s3
+    frozen = m1.map(lambda path, p: p.no_grad() if path == "bias" else p)
+    assert tree.flatten((frozen,), "args")[0] != s1  # a frozen param: another graph
     assert tree.flatten((1,), "a")[0] != tree.flatten((2,), "a")[0]
 
 

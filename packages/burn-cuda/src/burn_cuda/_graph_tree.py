@@ -36,11 +36,13 @@ class TensorSpec:
 
 @dataclass(frozen=True)
 class ModuleSpec:
-    """A module: rebuilt from the first call's module with each param holding a new tensor."""
+    """A module: rebuilt from the first call's module with each param holding a new tensor
+    (`require_grad` per param: freezing one selects another graph)."""
 
     cls: type
     paths: tuple[str, ...]
     params: tuple[TensorSpec, ...]
+    require_grad: tuple[bool, ...]
     template: Module = field(compare=False, hash=False)
 
 
@@ -99,7 +101,8 @@ def _flatten(value: Any, path: str, result: bool, leaves: list[tuple[str, Tensor
         tensors = [(f"{path}.{p}", param.val()) for p, param in named]
         leaves.extend(tensors)
         specs = tuple(TensorSpec(t.backend, t.kind, False) for _, t in tensors)
-        return ModuleSpec(type(value), tuple(p for p, _ in named), specs, value)
+        flags = tuple(param.require_grad for _, param in named)
+        return ModuleSpec(type(value), tuple(p for p, _ in named), specs, flags, value)
     if isinstance(value, (tuple, list)):
         items = tuple(_flatten(v, f"{path}[{i}]", result, leaves) for i, v in enumerate(value))
         return SeqSpec(type(value), items)

@@ -77,13 +77,14 @@ def _array_of(path: str, t: Tensor) -> Array:
 
 
 class _Captured:
-    """One recorded graph: its input buffers, its results' buffers and what keeps them alive."""
+    """One recorded graph: its input buffers, its results' buffers and the memory pool that holds
+    them and its intermediates (never used by anything else)."""
 
     def __init__(
-        self, graph: Any, inputs: list[Array], out_spec: Any, outputs: list[Array], pool: Any, stream: Any
+        self, graph: Any, inputs: list[Array], out_spec: Any, outputs: list[Array], pool: Any
     ) -> None:
         self.graph, self.inputs, self.out_spec, self.outputs = graph, inputs, out_spec, outputs
-        self._pool, self._stream = pool, stream  # owned by the graph: never used by anything else
+        self._pool = pool
 
     def replay(self, arrays: list[Array]) -> Any:
         for static, new in zip(self.inputs, arrays, strict=True):
@@ -93,9 +94,28 @@ class _Captured:
         return tree.rebuild(self.out_spec, iter(self.outputs))
 
 
+class _CaptureStreams(threading.local):
+    """One side stream per thread and device for every capture: cuBLAS keeps a workspace per
+    stream (`_cublas`), so a stream per graph would leave one behind for each."""
+
+    def __init__(self) -> None:
+        self.by_device: dict[int, Any] = {}
+
+    def get(self) -> Any:
+        device = cp.cuda.Device().id
+        stream = self.by_device.get(device)
+        if stream is None:
+            # Blocking: it waits for the legacy default stream's work, and that stream for it.
+            stream = self.by_device[device] = cp.cuda.Stream(non_blocking=False)
+        return stream
+
+
+_capture_streams = _CaptureStreams()
+
+
 def _capture(fn: Callable[..., Any], spec: Any, arrays: list[Array], warmup: int, name: str) -> _Captured:
     pool = cp.cuda.MemoryPool()
-    stream = cp.cuda.Stream(non_blocking=False)
+    stream = _capture_streams.get()
     # The side stream must see the inputs' producers; afterwards the graph runs on the caller's.
     cp.cuda.get_current_stream().synchronize()
     # Matmuls take burn-cuda's own cuBLAS call (CuPy's refuses capture) in the warm-ups too.
@@ -122,7 +142,7 @@ def _capture(fn: Callable[..., Any], spec: Any, arrays: list[Array], warmup: int
     out_spec, leaves = tree.flatten(out, "result", result=True)
     outputs = [_array_of(path, t) for path, t in leaves]
     stream.synchronize()
-    return _Captured(graph, inputs, out_spec, outputs, pool, stream)
+    return _Captured(graph, inputs, out_spec, outputs, pool)
 
 
 class GraphedFunction(Generic[R]):
