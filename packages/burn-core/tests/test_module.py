@@ -207,3 +207,20 @@ def test_repr_is_a_tree_with_shapes_and_counts(B) -> None:  # noqa: N803
 def test_int_params_never_require_grad(B) -> None:  # noqa: N803
     p = Param.from_tensor(burn.Tensor.from_data(np.arange(3), backend=B))
     assert p.kind is burn.Int and not p.require_grad
+
+
+@pytest.mark.parametrize("require_grad", [True, False])
+def test_stepped_is_with_value_for_an_update_of_the_own_value(require_grad: bool) -> None:
+    pytest.importorskip("burn_autodiff", reason="burn-autodiff is not installed")
+    ad = burn.backend("autodiff(ndarray)")
+    p = Param.from_tensor(tensor(ad, (2, 3)), require_grad=require_grad)
+    new_value = burn.Tensor.from_inner(p.val().inner() * 2.0, ad)
+    stepped, reference = p.stepped(new_value), p.with_value(new_value)
+    for q in (stepped, reference):  # the same param either way
+        expected = (p.id, require_grad, (2, 3), p.device, burn.Float)
+        assert (q.id, q.require_grad, q.shape, q.device, q.kind) == expected
+        assert q.val().is_require_grad() is require_grad
+        assert q.val().to_data().to_numpy().tolist() == [[2.0] * 3] * 2
+    if require_grad:  # a fresh leaf: gradients flow to it
+        grads = (stepped.val() * 3.0).sum().backward()
+        assert stepped.val().grad(grads).to_data().to_numpy().tolist() == [[3.0] * 3] * 2

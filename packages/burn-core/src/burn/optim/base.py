@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 from burn.module.param import Param, ParamId
 from burn.optim.grads import GradientsParams
 from burn.optim.state import OwnedState
+from burn.tensor._base import wrap
+from burn.tensor.kind import Float
 
 if TYPE_CHECKING:
     from burn.backend.device import Device
@@ -134,7 +136,7 @@ class OptimizerAdaptor(Optimizer):
                 self.states[param.id] = new_state
                 self._state_devices[param.id] = (inner.backend, device)
             new_tensor = new_inner if not tensor.backend.ad_enabled else _from_inner(new_inner, tensor)
-            return param.with_value(new_tensor)
+            return param.stepped(new_tensor)
 
         return module.map(update)
 
@@ -169,9 +171,12 @@ class OptimizerAdaptor(Optimizer):
 
 
 def _from_inner(inner: Tensor, like: Tensor) -> Tensor:
-    from burn.tensor.tensor import Tensor
-
-    return Tensor.from_inner(inner, like.backend)
+    """`inner` (a tensor of `like`'s inner backend) on `like`'s autodiff backend, not tracked:
+    `Tensor.from_inner` without its checks (the optimizer made `inner` from `like`'s own)."""
+    b = like._b
+    if inner._k is Float:
+        return wrap(b.float_from_inner(inner._p), b, Float)
+    return wrap(inner._p, b, inner._k)
 
 
 def _state_to_device(state: Any, device: Device, float_dtype: DType | None = None) -> Any:
