@@ -36,6 +36,17 @@ LSTM_WEIGHTS, LSTM_WEIGHTS_2 = _lstm_weights(1), _lstm_weights(2)
 LSTM_P = (RNG.normal(size=(1, 48)) * 0.3).astype(np.float32)
 
 
+def _gru_weights(directions: int) -> dict[str, np.ndarray]:
+    return {
+        "W": (RNG.normal(size=(directions, 48, 3)) * 0.5).astype(np.float32),
+        "R": (RNG.normal(size=(directions, 48, 16)) * 0.3).astype(np.float32),
+        "B": (RNG.normal(size=(directions, 96)) * 0.2).astype(np.float32),
+    }
+
+
+GRU_WEIGHTS, GRU_WEIGHTS_2 = _gru_weights(1), _gru_weights(2)
+
+
 def case(
     op: str,
     inputs: dict[str, np.ndarray],
@@ -181,6 +192,29 @@ CASES = [
         ["x", "W", "R", "B"],
         hidden_size=16,
         activations=["Sigmoid", "Relu", "Tanh"],
+    ),
+    # GRU (hidden 16, batch 8: 384 values per projection): the reset gate after the hidden
+    # projection is burn's `gru_cell`, both directions; before it, and another activation, keep
+    # the step-by-step ops.
+    case("GRU", {"x": LSTM_X}, GRU_WEIGHTS, ["x", "W", "R", "B"], hidden_size=16, linear_before_reset=1),
+    case(
+        "GRU",
+        {"x": LSTM_X},
+        GRU_WEIGHTS_2,
+        ["x", "W", "R", "B"],
+        hidden_size=16,
+        linear_before_reset=1,
+        direction="bidirectional",
+    ),
+    case("GRU", {"x": LSTM_X}, GRU_WEIGHTS, ["x", "W", "R", "B"], hidden_size=16),
+    case(
+        "GRU",
+        {"x": LSTM_X},
+        GRU_WEIGHTS,
+        ["x", "W", "R", "B"],
+        hidden_size=16,
+        linear_before_reset=1,
+        activations=["Sigmoid", "Relu"],
     ),
 ]
 # Split has two outputs: rename them

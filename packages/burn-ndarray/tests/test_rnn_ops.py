@@ -1,4 +1,4 @@
-"""The compiled LSTM cell: its tanh against float64's, the kernels against the contract's
+"""The compiled LSTM and GRU cells: the tanh against float64's, the kernels against the contract's
 composition, thread-count invariance, views, and the dtypes left to the composition."""
 
 from __future__ import annotations
@@ -109,3 +109,49 @@ def test_small_cells_take_the_composition(B: NdArray, rng: Any) -> None:
     np.testing.assert_array_equal(B.lstm_cell(gates, cell), Default.lstm_cell(B, gates, cell))
     gates, cell, grad = _data(rng, 2, 64)  # 512: compiled, its own rounding
     assert not np.array_equal(B.lstm_cell(gates, cell), Default.lstm_cell(B, gates, cell))
+
+
+# -- GRU ------------------------------------------------------------------------------------------
+def _gru_data(rng: np.random.Generator, rows: int, hidden: int, dtype: Any = np.float32) -> tuple[Any, ...]:
+    gx = rng.uniform(-6, 6, (rows, 3 * hidden)).astype(dtype)
+    gh = rng.uniform(-6, 6, (rows, 3 * hidden)).astype(dtype)
+    h = rng.uniform(-2, 2, (rows, hidden)).astype(dtype)
+    grad = rng.standard_normal((rows, hidden)).astype(dtype)
+    return gx, gh, h, grad
+
+
+@pytest.mark.parametrize("shape", [(1, 1), (5, 3), (4, 48), (32, 256), (96, 700)], ids=str)
+def test_gru_kernels_match_the_composition(B: NdArray, shape: Any, rng: Any) -> None:
+    gx, gh, h, grad = _gru_data(rng, *shape)
+    out = B.gru_cell(gx, gh, h)
+    wide = [a.astype(np.float64) for a in (gx, gh, h, grad)]
+    assert out.dtype == np.float32 and out.shape == h.shape
+    # n + z (h - n) cancels where n is near h: a few float32 ulps of the operands' scale (|h| <= 2).
+    np.testing.assert_allclose(out, Default.gru_cell(B, *wide[:3]), rtol=2e-6, atol=1e-6)
+    got = B.gru_cell_backward(gx, gh, h, grad)
+    for g, want in zip(got, Default.gru_cell_backward(B, *wide), strict=True):
+        assert g.dtype == np.float32
+        np.testing.assert_allclose(g, want, rtol=1e-5, atol=1e-6)
+
+
+def test_gru_the_same_bits_at_every_thread_count(B: NdArray, threads: Any, rng: Any) -> None:
+    gx, gh, h, grad = _gru_data(rng, 96, 700)  # 201,600 values per projection
+    runs = []
+    for count in (1, 2, 3):
+        threads(count)
+        runs.append((B.gru_cell(gx, gh, h), *B.gru_cell_backward(gx, gh, h, grad)))
+    for run in runs[1:]:
+        for got, first in zip(run, runs[0], strict=True):
+            np.testing.assert_array_equal(got, first)
+
+
+def test_gru_views_small_cells_and_other_dtypes(B: NdArray, rng: Any) -> None:
+    gx, gh, h, grad = _gru_data(rng, 6, 32)
+    proj = np.concatenate([gx, gx], axis=0)[:6]  # a view of rows, as a sequence's step slice is
+    np.testing.assert_array_equal(B.gru_cell(proj, np.asfortranarray(gh), h), B.gru_cell(gx, gh, h))
+    small = _gru_data(rng, 3, 56)  # 504 values: the composition, its bits
+    np.testing.assert_array_equal(B.gru_cell(*small[:3]), Default.gru_cell(B, *small[:3]))
+    wide = _gru_data(rng, 3, 2, np.float64)
+    np.testing.assert_array_equal(B.gru_cell(*wide[:3]), Default.gru_cell(B, *wide[:3]))
+    with pytest.raises(ShapeError, match=r"gru_cell: gates_x and gates_h must be \[B, 3H\]"):
+        B.gru_cell(gx, gh[:, :-3], h)

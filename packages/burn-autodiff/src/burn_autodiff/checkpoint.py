@@ -71,7 +71,7 @@ COMPUTE_BOUND = frozenset({
     "adaptive_avg_pool1d", "adaptive_avg_pool2d", "embedding", "interpolate", "softmax", "log_softmax",
     "float_trunc", "float_cummax", "float_cummin", "float_unfold", "float_gather_nd", "float_scatter_nd",
     "float_scatter_assign", "float_select_assign", "float_cross", "unfold4d", "fold4d", "glu", "softmin",
-    "cross_entropy", "lstm_cell",
+    "cross_entropy", "lstm_cell", "gru_cell",
 })
 
 

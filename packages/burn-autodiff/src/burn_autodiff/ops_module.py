@@ -158,6 +158,13 @@ class AutodiffModuleOps(AutodiffModuleOps3d):
             return AD(out, None)
         return AD(out, Node(parents, R.lstm_cell, (gates.p, cell.p, out)))
 
+    def gru_cell(self, gates_x: AD, gates_h: AD, hidden: AD) -> AD:
+        out = self._in.gru_cell(gates_x.p, gates_h.p, hidden.p)
+        parents = (gates_x.node, gates_h.node, hidden.node)
+        if parents == (None, None, None):
+            return AD(out, None)
+        return AD(out, Node(parents, R.gru_cell, (gates_x.p, gates_h.p, hidden.p)))
+
 
 # The backward helpers of the contract, called on the autodiff backend itself.
 BACKWARD_HELPERS = (
@@ -165,6 +172,7 @@ BACKWARD_HELPERS = (
     "conv_transpose2d_weight_backward", "max_pool2d_with_indices_backward", "avg_pool2d_backward",
     "adaptive_avg_pool2d_backward", "embedding_backward", "interpolate_backward", "relu_backward",
     "gelu_backward", "sigmoid_backward", "cross_entropy_backward", "lstm_cell_backward",
+    "gru_cell_backward",
 )
 
 

@@ -710,6 +710,12 @@ def lstm_cell(B: Any, saved: tuple, need: tuple, g: P) -> tuple:
     return (d_gates if need[0] else None, d_cell if need[1] else None)
 
 
+def gru_cell(B: Any, saved: tuple, need: tuple, g: P) -> tuple:
+    gates_x, gates_h, hidden = saved  # the three gradients come from one pass
+    grads = B.gru_cell_backward(gates_x, gates_h, hidden, g)
+    return tuple(d if wanted else None for d, wanted in zip(grads, need, strict=True))
+
+
 # -- further activations (forwards: `ops_activation`) ------------------------------------------
 def _exp_branch(B: Any, x: P, coef: float, rate: float) -> P:
     """The slope of elu-like activations: 1 for ``x > 0``, else ``coef * exp(rate * x)``

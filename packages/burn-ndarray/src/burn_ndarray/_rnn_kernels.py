@@ -1,5 +1,5 @@
-"""Compiled LSTM cell (numba, float32): one step's gates to the new hidden state and cell in one
-pass, and the backward pass in another, instead of a dozen NumPy passes and autodiff nodes.
+"""Compiled LSTM and GRU cells (numba, float32): one step's gates to the new state in one pass,
+and the backward pass in another, instead of a dozen NumPy passes and autodiff nodes.
 
 The sigmoid is `_activation_kernels`' (within 2 ulps of float64's). The tanh is Cephes' ``tanhf``
 scheme (S. Moshier, Cephes Math Library): the odd polynomial below for ``|x| < 0.625``, else
@@ -101,6 +101,63 @@ def lstm_cell_backward(
     for c in prange(parts):
         lo, hi = bounds(cell.shape[0], c, parts)
         lstm_cell_backward_range(lo, hi, gates, cell, out, grad, d_gates, d_cell)
+
+
+@_jit
+def gru_cell_range(lo: int, hi: int, gx: Array, gh: Array, hidden: Array, out: Array) -> None:
+    """Rows `lo` to `hi` of `burn.backend.rnn_ops.RnnOps.gru_cell` (C-contiguous float32)."""
+    width = hidden.shape[1]
+    for r in range(lo, hi):
+        x, h_proj, h, h_out = gx[r], gh[r], hidden[r], out[r]
+        for j in range(width):
+            z = _sigmoid(x[j] + h_proj[j])
+            reset = _sigmoid(x[width + j] + h_proj[width + j])
+            n = _tanh(x[2 * width + j] + reset * h_proj[2 * width + j])
+            h_out[j] = n + z * (h[j] - n)
+
+
+@_jit
+def gru_cell_backward_range(
+    lo: int, hi: int, gx: Array, gh: Array, hidden: Array, grad: Array, d_gx: Array, d_gh: Array, d_h: Array
+) -> None:
+    """Rows `lo` to `hi` of `burn.backend.rnn_ops.RnnOps.gru_cell_backward`."""
+    width = hidden.shape[1]
+    for r in range(lo, hi):
+        x, h_proj, h, g = gx[r], gh[r], hidden[r], grad[r]
+        dx, dhp, dh = d_gx[r], d_gh[r], d_h[r]
+        for j in range(width):
+            z = _sigmoid(x[j] + h_proj[j])
+            reset = _sigmoid(x[width + j] + h_proj[width + j])
+            h_n = h_proj[2 * width + j]
+            n = _tanh(x[2 * width + j] + reset * h_n)
+            dn = g[j] * (_ONE - z) * (_ONE - n * n)
+            dz = g[j] * (h[j] - n) * (z * (_ONE - z))
+            dr = dn * h_n * (reset * (_ONE - reset))
+            dx[j] = dz
+            dx[width + j] = dr
+            dx[2 * width + j] = dn
+            dhp[j] = dz
+            dhp[width + j] = dr
+            dhp[2 * width + j] = dn * reset
+            dh[j] = g[j] * z
+
+
+@_jit_parallel
+def gru_cell(parts: int, gx: Array, gh: Array, hidden: Array, out: Array) -> None:
+    """`gru_cell_range` over every row, chunks of rows on the pool."""
+    for c in prange(parts):
+        lo, hi = bounds(hidden.shape[0], c, parts)
+        gru_cell_range(lo, hi, gx, gh, hidden, out)
+
+
+@_jit_parallel
+def gru_cell_backward(
+    parts: int, gx: Array, gh: Array, hidden: Array, grad: Array, d_gx: Array, d_gh: Array, d_h: Array
+) -> None:
+    """`gru_cell_backward_range` over every row, chunks of rows on the pool."""
+    for c in prange(parts):
+        lo, hi = bounds(hidden.shape[0], c, parts)
+        gru_cell_backward_range(lo, hi, gx, gh, hidden, grad, d_gx, d_gh, d_h)
 
 
 @_jit

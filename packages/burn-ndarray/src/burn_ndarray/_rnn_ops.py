@@ -1,7 +1,7 @@
-"""The LSTM cell for NumPy arrays: float32 gates of at least `COMPILED_MIN_SIZE` elements by the
-compiled kernels of `_rnn_kernels` (one pass each way; rows split between threads when large, on
-the TBB pool or else the Python pool, as `_kernels_parallel.run_ranges` does); smaller gates,
-other dtypes (or no numba) by the contract's composition.
+"""The LSTM and GRU cells for NumPy arrays: float32 gates of at least `COMPILED_MIN_SIZE`
+elements by the compiled kernels of `_rnn_kernels` (one pass each way; rows split between threads
+when large, on the TBB pool or else the Python pool, as `_kernels_parallel.run_ranges` does);
+smaller gates, other dtypes (or no numba) by the contract's composition.
 
 On the LSTM benchmark (32 steps of ``[32, 1024]`` gates) the composition was 13 forward ops and
 about 20 backward ones per step, each a NumPy call plus an autodiff node; the kernels make that
@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from burn.backend.rnn_ops import RnnOps as DefaultRnnOps
-from burn.backend.rnn_ops import lstm_widths
+from burn.backend.rnn_ops import gru_widths, lstm_widths
 from burn_ndarray._dtypes import F32
 from burn_ndarray._parallel import TRANSCENDENTAL_PER_THREAD, compiled_parts, kernels
 
@@ -73,3 +73,32 @@ class RnnOps:
         serial, split = k.lstm_cell_backward_range, k.lstm_cell_backward
         run_ranges(serial, split, rows, _parts(g), g, c, out, grad, d_gates, d_cell)
         return d_gates, d_cell
+
+    def gru_cell(self, gates_x: Array, gates_h: Array, hidden: Array) -> Array:
+        rows, width = gru_widths("gru_cell", gates_x.shape, gates_h.shape, hidden.shape)
+        if not _compiled(gates_x, gates_h, hidden):
+            backend: Any = self
+            return DefaultRnnOps.gru_cell(backend, gates_x, gates_h, hidden)
+        from burn_ndarray import _rnn_kernels as k
+        from burn_ndarray._kernels_parallel import run_ranges
+
+        gx, gh, h = (np.ascontiguousarray(a) for a in (gates_x, gates_h, hidden))
+        out = np.empty((rows, width), F32)
+        run_ranges(k.gru_cell_range, k.gru_cell, rows, _parts(gx), gx, gh, h, out)
+        return out
+
+    def gru_cell_backward(
+        self, gates_x: Array, gates_h: Array, hidden: Array, output_grad: Array
+    ) -> tuple[Array, Array, Array]:
+        gru_widths("gru_cell_backward", gates_x.shape, gates_h.shape, hidden.shape)
+        if not _compiled(gates_x, gates_h, hidden, output_grad) or output_grad.shape != hidden.shape:
+            backend: Any = self
+            return DefaultRnnOps.gru_cell_backward(backend, gates_x, gates_h, hidden, output_grad)
+        from burn_ndarray import _rnn_kernels as k
+        from burn_ndarray._kernels_parallel import run_ranges
+
+        gx, gh, h, grad = (np.ascontiguousarray(a) for a in (gates_x, gates_h, hidden, output_grad))
+        d_gx, d_gh, d_h = np.empty(gx.shape, F32), np.empty(gh.shape, F32), np.empty(h.shape, F32)
+        serial, split = k.gru_cell_backward_range, k.gru_cell_backward
+        run_ranges(serial, split, h.shape[0], _parts(gx), gx, gh, h, grad, d_gx, d_gh, d_h)
+        return d_gx, d_gh, d_h

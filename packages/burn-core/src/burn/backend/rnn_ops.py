@@ -1,5 +1,5 @@
-"""Recurrent-cell ops of the backend contract: one LSTM step's element-wise part and its backward
-helper.
+"""Recurrent-cell ops of the backend contract: one LSTM or GRU step's element-wise part and their
+backward helpers.
 
 An LSTM step is a GEMM (the hidden state times the stacked gate weights) and a dozen element-wise
 ops on the gates; over a sequence those small ops, each with its own autodiff node, cost more
@@ -7,7 +7,11 @@ than the GEMM. `lstm_cell` takes the element-wise part as one op, with a default
 the float and activation ops, so every backend runs it; a backend overrides it with one pass.
 
 Gate layout (`burn.nn.Lstm`'s stacking): the pre-activation ``gates [B, 4H]`` hold the input,
-forget and output gates and the cell candidate, ``H`` columns each, in that order.
+forget and output gates and the cell candidate, ``H`` columns each, in that order. A GRU step
+(`burn.nn.Gru` with ``reset_after``, PyTorch's and Burn's default) takes the input's projection
+``gates_x [B, 3H]`` and the hidden state's ``gates_h [B, 3H]`` separately, each with its bias, as
+the update, reset and new gates in that order: the reset gate scales only the hidden part of the
+new gate.
 """
 
 from __future__ import annotations
@@ -30,6 +34,24 @@ def lstm_widths(op: str, gates_shape: tuple[int, ...], cell_shape: tuple[int, ..
             f"{op}: gates must be [B, 4H] and the cell [B, H], got {gates_shape} and {cell_shape}"
         )
     return gates_shape[0], gates_shape[1] // 4
+
+
+def gru_widths(
+    op: str, gates_x_shape: tuple[int, ...], gates_h_shape: tuple[int, ...], hidden_shape: tuple[int, ...]
+) -> tuple[int, int]:
+    """``(B, H)`` of projections ``[B, 3H]`` (both) and a hidden state ``[B, H]``; a ShapeError
+    naming `op` otherwise."""
+    if (
+        len(gates_x_shape) != 2
+        or gates_x_shape[1] % 3
+        or gates_h_shape != gates_x_shape
+        or hidden_shape != (gates_x_shape[0], gates_x_shape[1] // 3)
+    ):
+        raise ShapeError(
+            f"{op}: gates_x and gates_h must be [B, 3H] and the hidden state [B, H], got "
+            f"{gates_x_shape}, {gates_h_shape} and {hidden_shape}"
+        )
+    return gates_x_shape[0], gates_x_shape[1] // 3
 
 
 def _block(b: Backend, x: P, rows: int, start: int, width: int) -> P:
@@ -80,3 +102,53 @@ class RnnOps:
         d_o = b.float_mul(b.float_mul(dh, t), b.float_mul(o, one_minus(o)))
         d_g = b.float_mul(b.float_mul(dc, i), one_minus(b.float_mul(g, g)))
         return b.float_cat([d_i, d_f, d_o, d_g], 1), b.float_mul(dc, f)
+
+    @default
+    def gru_cell(self, gates_x: P, gates_h: P, hidden: P) -> P:
+        """One GRU step (the reset gate applied after the hidden projection) from the input's
+        projection `gates_x` ``[B, 3H]``, the hidden state's `gates_h` ``[B, 3H]`` (each with its
+        bias; update, reset and new gate blocks) and the previous `hidden` ``[B, H]`` -> the new
+        hidden state ``[B, H]``. With ``z, r = sigmoid(x + h)`` of the first two blocks and
+        ``n = tanh(x_n + r * h_n)``: ``h' = n + z * (hidden - n)``.
+        """
+        b: Backend = self  # type: ignore[assignment]
+        shapes = (b.float_shape(gates_x), b.float_shape(gates_h), b.float_shape(hidden))
+        rows, width = gru_widths("gru_cell", *shapes)
+        zr = b.sigmoid(
+            b.float_add(_block(b, gates_x, rows, 0, 2 * width), _block(b, gates_h, rows, 0, 2 * width))
+        )
+        z, r = _block(b, zr, rows, 0, width), _block(b, zr, rows, width, width)
+        n = b.float_tanh(
+            b.float_add(
+                _block(b, gates_x, rows, 2 * width, width),
+                b.float_mul(r, _block(b, gates_h, rows, 2 * width, width)),
+            )
+        )
+        return b.float_add(n, b.float_mul(z, b.float_sub(hidden, n)))
+
+    @default
+    def gru_cell_backward(self, gates_x: P, gates_h: P, hidden: P, output_grad: P) -> tuple[P, P, P]:
+        """Gradients of `gru_cell` with respect to `gates_x`, `gates_h` and `hidden`, given the
+        gradient `output_grad` ``[B, H]`` of its output.
+
+        With ``dn = g (1 - z) (1 - n^2)``: the update and reset blocks of both projections get
+        ``g (hidden - n) z(1 - z)`` and ``dn h_n r(1 - r)``; the new blocks get ``dn`` (input)
+        and ``dn r`` (hidden); the hidden state gets ``g z``.
+        """
+        b: Backend = self  # type: ignore[assignment]
+        shapes = (b.float_shape(gates_x), b.float_shape(gates_h), b.float_shape(hidden))
+        rows, width = gru_widths("gru_cell_backward", *shapes)
+        zr = b.sigmoid(
+            b.float_add(_block(b, gates_x, rows, 0, 2 * width), _block(b, gates_h, rows, 0, 2 * width))
+        )
+        z, r = _block(b, zr, rows, 0, width), _block(b, zr, rows, width, width)
+        h_n = _block(b, gates_h, rows, 2 * width, width)
+        n = b.float_tanh(b.float_add(_block(b, gates_x, rows, 2 * width, width), b.float_mul(r, h_n)))
+        one_minus = lambda v: b.float_add_scalar(b.float_neg(v), 1.0)  # noqa: E731 - 1 - v
+        g = output_grad
+        dn = b.float_mul(b.float_mul(g, one_minus(z)), one_minus(b.float_mul(n, n)))
+        dz = b.float_mul(b.float_mul(g, b.float_sub(hidden, n)), b.float_mul(z, one_minus(z)))
+        dr = b.float_mul(b.float_mul(dn, h_n), b.float_mul(r, one_minus(r)))
+        d_gates_x = b.float_cat([dz, dr, dn], 1)
+        d_gates_h = b.float_cat([dz, dr, b.float_mul(dn, r)], 1)
+        return d_gates_x, d_gates_h, b.float_mul(g, z)

@@ -41,7 +41,7 @@ from burn.nn.dropout import Dropout, DropoutConfig
 from burn.nn.init import Initializer, XavierNormal
 from burn.nn.linear import Linear, LinearConfig
 from burn.tensor import activation as A
-from burn.tensor.module_rnn import lstm_cell
+from burn.tensor.module_rnn import gru_cell, lstm_cell
 from burn.tensor.tensor import Tensor
 
 if TYPE_CHECKING:
@@ -314,15 +314,11 @@ class Gru(_OneDirection):
         outputs = []
         if self.reset_after:
             for t in _steps(steps, reverse):
-                xs = proj[t]
                 hs = h.matmul(w_h)
                 if b_h is not None:
                     hs = hs + b_h
-                zr = A.sigmoid(xs.narrow(1, 0, 2 * hidden) + hs.narrow(1, 0, 2 * hidden))
-                z = zr.narrow(1, 0, hidden)
-                r = zr.narrow(1, hidden, hidden)
-                n = A.tanh(xs.narrow(1, 2 * hidden, hidden) + r * hs.narrow(1, 2 * hidden, hidden))
-                h = n + z * (h - n)
+                # The gates' element-wise part is one op each way (`burn.tensor.module.gru_cell`).
+                h = gru_cell(proj[t], hs, h)
                 outputs.append(h)
         else:
             w_zr, w_n = w_h.narrow(1, 0, 2 * hidden), w_h.narrow(1, 2 * hidden, hidden)

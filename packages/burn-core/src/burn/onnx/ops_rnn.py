@@ -12,7 +12,7 @@ from burn.onnx.errors import OnnxError
 from burn.onnx.ops import register
 from burn.onnx.ops_nn import matmul
 from burn.onnx.runtime import ints
-from burn.tensor.module_rnn import lstm_cell
+from burn.tensor.module_rnn import gru_cell, lstm_cell
 
 if TYPE_CHECKING:
     from burn.onnx.graph import Node
@@ -187,8 +187,19 @@ def _gru(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]:
         rb_h = None if rb is None else rb.narrow(1, 2 * hidden, hidden)
         h = _initial(ctx, node, inputs, 5, d, batch, hidden, x)
         out: list[Tensor | None] = [None] * seq
+        # The reset gate after the hidden projection with sigmoid and tanh is `gru_cell` (one op
+        # per step; ONNX's gate order, update, reset, hidden, is already the op's).
+        fused = bool(before_reset) and f is _SIGMOID and g is _TANH
+        rdt = rd.transpose() if fused else None
         for t in range(seq - 1, -1, -1) if reverse else range(seq):
             xt = xw.narrow(0, t, 1).squeeze(0)
+            if rdt is not None:
+                hh_all = h.matmul(rdt)
+                if rb is not None:
+                    hh_all = hh_all + rb
+                h = gru_cell(xt, hh_all, h)
+                out[t] = h
+                continue
             x_zr, x_h = xt.narrow(1, 0, 2 * hidden), xt.narrow(1, 2 * hidden, hidden)
             h_zr = h.matmul(rz)
             if rb_zr is not None:

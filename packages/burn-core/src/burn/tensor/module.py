@@ -41,7 +41,7 @@ from burn.tensor.module_3d import (
     max_pool3d_with_indices,
 )
 from burn.tensor.module_loss import cross_entropy
-from burn.tensor.module_rnn import lstm_cell
+from burn.tensor.module_rnn import gru_cell, lstm_cell
 from burn.tensor.module_sampling import (
     cross_entropy_with_logits,
     grid_sample_2d,
@@ -73,6 +73,7 @@ __all__ = [
     "interpolate1d",
     "grid_sample_2d",
     "linear",
+    "gru_cell",
     "lstm_cell",
     "cross_entropy",
     "cross_entropy_with_logits",

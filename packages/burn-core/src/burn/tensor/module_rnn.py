@@ -1,5 +1,6 @@
-"""Functional LSTM cell (re-exported by `burn.tensor.module`): one step's element-wise part as one
-backend op (`burn.backend.rnn_ops.RnnOps.lstm_cell`), which `burn.nn.Lstm` runs at every step.
+"""Functional LSTM and GRU cells (re-exported by `burn.tensor.module`): one step's element-wise
+part as one backend op (`burn.backend.rnn_ops.RnnOps.lstm_cell`, `gru_cell`), which `burn.nn.Lstm`
+and `burn.nn.Gru` run at every step.
 
 Example:
     >>> from burn import Tensor
@@ -13,7 +14,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from burn.backend.rnn_ops import lstm_widths
+from burn.backend.rnn_ops import gru_widths, lstm_widths
 from burn.errors import DTypeError
 from burn.tensor._base import TensorBase, wrap
 from burn.tensor._errors import expect_same, kind_error
@@ -22,7 +23,7 @@ from burn.tensor.kind import Float
 if TYPE_CHECKING:
     from burn.tensor.tensor import Tensor
 
-__all__ = ["lstm_cell"]
+__all__ = ["gru_cell", "lstm_cell"]
 
 
 def lstm_cell(gates: Tensor, cell: Tensor) -> Tensor:
@@ -55,3 +56,39 @@ def lstm_cell(gates: Tensor, cell: Tensor) -> Tensor:
             f"{op}: the cell ({cell.dtype.value}) must have the gates' dtype ({gates.dtype.value})"
         )
     return wrap(gates._b.lstm_cell(gates._p, cell._p), gates._b, Float)
+
+
+def gru_cell(gates_x: Tensor, gates_h: Tensor, hidden: Tensor) -> Tensor:
+    """One GRU step (reset gate after the hidden projection, as PyTorch's and Burn's default).
+
+    Args:
+        gates_x: Float ``[B, 3H]``: the input's projection with its bias (``x W_x + b_x``), as
+            the update, reset and new gate blocks, ``H`` columns each.
+        gates_h: Float ``[B, 3H]``: the hidden state's projection with its bias
+            (``h W_h + b_h``), same blocks.
+        hidden: Float ``[B, H]``, the previous hidden state.
+
+    Returns:
+        The new hidden state ``[B, H]``: ``n + z * (hidden - n)`` with ``z, r`` the sigmoids of
+        the summed update and reset blocks and ``n = tanh(x_n + r * h_n)``. Differentiable in all
+        three inputs.
+
+    Example:
+        >>> zeros = Tensor.zeros((1, 3))  # z = r = 0.5, n = 0  # doctest: +SKIP
+        >>> gru_cell(zeros, zeros, Tensor.ones((1, 1))).tolist()  # doctest: +SKIP
+        [[0.5]]
+    """
+    op = "gru_cell"
+    if not isinstance(gates_x, TensorBase):
+        raise TypeError(f"{op}: gates_x must be a burn.Tensor, got {type(gates_x).__name__}")
+    if gates_x._k is not Float:
+        raise kind_error(op, gates_x, "Float gates", "convert with .float() first")
+    expect_same(op, gates_x, gates_h, Float, "gates_h")
+    expect_same(op, gates_x, hidden, Float, "hidden")
+    gru_widths(op, gates_x.shape, gates_h.shape, hidden.shape)
+    for name, other in (("gates_h", gates_h), ("hidden", hidden)):
+        if other.dtype is not gates_x.dtype:
+            raise DTypeError(
+                f"{op}: {name} ({other.dtype.value}) must have the dtype of gates_x ({gates_x.dtype.value})"
+            )
+    return wrap(gates_x._b.gru_cell(gates_x._p, gates_h._p, hidden._p), gates_x._b, Float)

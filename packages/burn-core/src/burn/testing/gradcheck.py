@@ -92,6 +92,7 @@ BACKWARD_HELPERS = frozenset(
         "sigmoid_backward",
         "cross_entropy_backward",
         "lstm_cell_backward",
+        "gru_cell_backward",
     }
 )
 

@@ -176,6 +176,12 @@ CASES = [
     Case(
         "lstm_cell", ("lstm_cell",), lambda g, c: op("lstm_cell", g, c), inputs(u((3, 8), -3, 3), u((3, 2)))
     ),
+    Case(
+        "gru_cell",
+        ("gru_cell",),
+        lambda x, h_proj, h: op("gru_cell", x, h_proj, h),
+        inputs(u((3, 6), -3, 3), u((3, 6), -3, 3), u((3, 2))),
+    ),
 ]
 
 
