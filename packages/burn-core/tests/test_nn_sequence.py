@@ -154,12 +154,27 @@ def test_functional_lstm_cell_checks_its_inputs(dev) -> None:
         F.lstm_cell(gates, tensor(dev, np.ones((2, 3))))
     with pytest.raises(burn.ShapeError, match=r"got \(2, 6\) and \(2, 2\)"):
         F.lstm_cell(tensor(dev, np.zeros((2, 6))), cell)
-    with pytest.raises(burn.DTypeError, match=r"the cell \(float32\) must have the gates' dtype \(float64\)"):
+    with pytest.raises(burn.DTypeError, match=r"cell \(float32\) must have the dtype of gates \(float64\)"):
         F.lstm_cell(gates, cell.cast(burn.float32))
     with pytest.raises(burn.KindError, match="lstm_cell"):
         F.lstm_cell(tensor(dev, np.zeros((2, 8), np.int64), kind=burn.Int), cell)
     with pytest.raises(burn.KindError, match="lstm_cell: cell must be a Float tensor"):
         F.lstm_cell(gates, tensor(dev, np.ones((2, 2), np.int64), kind=burn.Int))
+
+
+def test_functional_gru_cell_computes_and_checks_its_inputs(dev) -> None:
+    from burn.tensor import module as F
+
+    zeros, hidden = tensor(dev, np.zeros((2, 6))), tensor(dev, np.ones((2, 2)))
+    close(F.gru_cell(zeros, zeros, hidden).to_numpy(), [[0.5] * 2] * 2)  # z = 0.5, n = 0
+    shapes = r"gru_cell: gates_x and gates_h must be \[B, 3H\] .* \(2, 6\), \(2, 6\) and \(2, 3\)"
+    with pytest.raises(burn.ShapeError, match=shapes):
+        F.gru_cell(zeros, zeros, tensor(dev, np.ones((2, 3))))
+    dtypes = r"hidden \(float32\) must have the dtype of gates_x \(float64\)"
+    with pytest.raises(burn.DTypeError, match=dtypes):
+        F.gru_cell(zeros, zeros, hidden.cast(burn.float32))
+    with pytest.raises(burn.KindError, match="gru_cell: gates_h must be a Float tensor"):
+        F.gru_cell(zeros, tensor(dev, np.zeros((2, 6), np.int64), kind=burn.Int), hidden)
 
 
 @pytest.mark.parametrize("reset_after", [True, False])

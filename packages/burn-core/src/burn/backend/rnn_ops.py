@@ -58,6 +58,19 @@ def _block(b: Backend, x: P, rows: int, start: int, width: int) -> P:
     return b.float_slice(x, (slice(0, rows), slice(start, start + width)))
 
 
+def _gru_gates(b: Backend, op: str, gates_x: P, gates_h: P, hidden: P) -> tuple[P, P, P, P]:
+    """``(z, r, h_n, n)`` of a GRU step: the update and reset gates, the hidden projection's new
+    block and the new gate ``tanh(x_n + r * h_n)`` (shapes checked, naming `op`)."""
+    shapes = (b.float_shape(gates_x), b.float_shape(gates_h), b.float_shape(hidden))
+    rows, width = gru_widths(op, *shapes)
+    summed = b.float_add(_block(b, gates_x, rows, 0, 2 * width), _block(b, gates_h, rows, 0, 2 * width))
+    zr = b.sigmoid(summed)
+    z, r = _block(b, zr, rows, 0, width), _block(b, zr, rows, width, width)
+    h_n = _block(b, gates_h, rows, 2 * width, width)
+    n = b.float_tanh(b.float_add(_block(b, gates_x, rows, 2 * width, width), b.float_mul(r, h_n)))
+    return z, r, h_n, n
+
+
 class RnnOps:
     """Recurrent-cell ops; every one has a default."""
 
@@ -112,18 +125,7 @@ class RnnOps:
         ``n = tanh(x_n + r * h_n)``: ``h' = n + z * (hidden - n)``.
         """
         b: Backend = self  # type: ignore[assignment]
-        shapes = (b.float_shape(gates_x), b.float_shape(gates_h), b.float_shape(hidden))
-        rows, width = gru_widths("gru_cell", *shapes)
-        zr = b.sigmoid(
-            b.float_add(_block(b, gates_x, rows, 0, 2 * width), _block(b, gates_h, rows, 0, 2 * width))
-        )
-        z, r = _block(b, zr, rows, 0, width), _block(b, zr, rows, width, width)
-        n = b.float_tanh(
-            b.float_add(
-                _block(b, gates_x, rows, 2 * width, width),
-                b.float_mul(r, _block(b, gates_h, rows, 2 * width, width)),
-            )
-        )
+        z, _r, _h_n, n = _gru_gates(b, "gru_cell", gates_x, gates_h, hidden)
         return b.float_add(n, b.float_mul(z, b.float_sub(hidden, n)))
 
     @default
@@ -136,14 +138,7 @@ class RnnOps:
         and ``dn r`` (hidden); the hidden state gets ``g z``.
         """
         b: Backend = self  # type: ignore[assignment]
-        shapes = (b.float_shape(gates_x), b.float_shape(gates_h), b.float_shape(hidden))
-        rows, width = gru_widths("gru_cell_backward", *shapes)
-        zr = b.sigmoid(
-            b.float_add(_block(b, gates_x, rows, 0, 2 * width), _block(b, gates_h, rows, 0, 2 * width))
-        )
-        z, r = _block(b, zr, rows, 0, width), _block(b, zr, rows, width, width)
-        h_n = _block(b, gates_h, rows, 2 * width, width)
-        n = b.float_tanh(b.float_add(_block(b, gates_x, rows, 2 * width, width), b.float_mul(r, h_n)))
+        z, r, h_n, n = _gru_gates(b, "gru_cell_backward", gates_x, gates_h, hidden)
         one_minus = lambda v: b.float_add_scalar(b.float_neg(v), 1.0)  # noqa: E731 - 1 - v
         g = output_grad
         dn = b.float_mul(b.float_mul(g, one_minus(z)), one_minus(b.float_mul(n, n)))

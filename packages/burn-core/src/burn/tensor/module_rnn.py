@@ -26,6 +26,21 @@ if TYPE_CHECKING:
 __all__ = ["gru_cell", "lstm_cell"]
 
 
+def _check_inputs(op: str, first: tuple[str, Tensor], *others: tuple[str, Tensor]) -> None:
+    """Every input a Float tensor of the first's backend, device and dtype (shapes: the caller)."""
+    name, t = first
+    if not isinstance(t, TensorBase):
+        raise TypeError(f"{op}: {name} must be a burn.Tensor, got {type(t).__name__}")
+    if t._k is not Float:
+        raise kind_error(op, t, f"Float {name}", "convert with .float() first")
+    for other_name, other in others:
+        expect_same(op, t, other, Float, other_name)
+        if other.dtype is not t.dtype:
+            raise DTypeError(
+                f"{op}: {other_name} ({other.dtype.value}) must have the dtype of {name} ({t.dtype.value})"
+            )
+
+
 def lstm_cell(gates: Tensor, cell: Tensor) -> Tensor:
     """One LSTM step from its pre-activation gates and the previous cell state.
 
@@ -44,17 +59,8 @@ def lstm_cell(gates: Tensor, cell: Tensor) -> Tensor:
         >>> lstm_cell(gates, Tensor.ones((1, 1))).tolist()  # doctest: +SKIP
         [[0.23105858266353607, 0.5]]
     """
-    op = "lstm_cell"
-    if not isinstance(gates, TensorBase):
-        raise TypeError(f"{op}: gates must be a burn.Tensor, got {type(gates).__name__}")
-    if gates._k is not Float:
-        raise kind_error(op, gates, "Float gates", "convert with .float() first")
-    expect_same(op, gates, cell, Float, "cell")
-    lstm_widths(op, gates.shape, cell.shape)
-    if cell.dtype is not gates.dtype:
-        raise DTypeError(
-            f"{op}: the cell ({cell.dtype.value}) must have the gates' dtype ({gates.dtype.value})"
-        )
+    _check_inputs("lstm_cell", ("gates", gates), ("cell", cell))
+    lstm_widths("lstm_cell", gates.shape, cell.shape)
     return wrap(gates._b.lstm_cell(gates._p, cell._p), gates._b, Float)
 
 
@@ -78,17 +84,6 @@ def gru_cell(gates_x: Tensor, gates_h: Tensor, hidden: Tensor) -> Tensor:
         >>> gru_cell(zeros, zeros, Tensor.ones((1, 1))).tolist()  # doctest: +SKIP
         [[0.5]]
     """
-    op = "gru_cell"
-    if not isinstance(gates_x, TensorBase):
-        raise TypeError(f"{op}: gates_x must be a burn.Tensor, got {type(gates_x).__name__}")
-    if gates_x._k is not Float:
-        raise kind_error(op, gates_x, "Float gates", "convert with .float() first")
-    expect_same(op, gates_x, gates_h, Float, "gates_h")
-    expect_same(op, gates_x, hidden, Float, "hidden")
-    gru_widths(op, gates_x.shape, gates_h.shape, hidden.shape)
-    for name, other in (("gates_h", gates_h), ("hidden", hidden)):
-        if other.dtype is not gates_x.dtype:
-            raise DTypeError(
-                f"{op}: {name} ({other.dtype.value}) must have the dtype of gates_x ({gates_x.dtype.value})"
-            )
+    _check_inputs("gru_cell", ("gates_x", gates_x), ("gates_h", gates_h), ("hidden", hidden))
+    gru_widths("gru_cell", gates_x.shape, gates_h.shape, hidden.shape)
     return wrap(gates_x._b.gru_cell(gates_x._p, gates_h._p, hidden._p), gates_x._b, Float)
