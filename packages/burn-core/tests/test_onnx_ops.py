@@ -24,27 +24,18 @@ I = np.asarray  # noqa: E741
 LSTM_X = RNG.normal(size=(5, 8, 3)).astype(np.float32)  # [seq, batch, input]
 
 
-def _lstm_weights(directions: int) -> dict[str, np.ndarray]:
+def _rnn_weights(directions: int, gates: int) -> dict[str, np.ndarray]:
+    """ONNX LSTM (4 gates) or GRU (3) weights: 3 inputs, hidden 16."""
     return {
-        "W": (RNG.normal(size=(directions, 64, 3)) * 0.5).astype(np.float32),
-        "R": (RNG.normal(size=(directions, 64, 16)) * 0.3).astype(np.float32),
-        "B": (RNG.normal(size=(directions, 128)) * 0.2).astype(np.float32),
+        "W": (RNG.normal(size=(directions, 16 * gates, 3)) * 0.5).astype(np.float32),
+        "R": (RNG.normal(size=(directions, 16 * gates, 16)) * 0.3).astype(np.float32),
+        "B": (RNG.normal(size=(directions, 32 * gates)) * 0.2).astype(np.float32),
     }
 
 
-LSTM_WEIGHTS, LSTM_WEIGHTS_2 = _lstm_weights(1), _lstm_weights(2)
+LSTM_WEIGHTS, LSTM_WEIGHTS_2 = _rnn_weights(1, 4), _rnn_weights(2, 4)
 LSTM_P = (RNG.normal(size=(1, 48)) * 0.3).astype(np.float32)
-
-
-def _gru_weights(directions: int) -> dict[str, np.ndarray]:
-    return {
-        "W": (RNG.normal(size=(directions, 48, 3)) * 0.5).astype(np.float32),
-        "R": (RNG.normal(size=(directions, 48, 16)) * 0.3).astype(np.float32),
-        "B": (RNG.normal(size=(directions, 96)) * 0.2).astype(np.float32),
-    }
-
-
-GRU_WEIGHTS, GRU_WEIGHTS_2 = _gru_weights(1), _gru_weights(2)
+GRU_WEIGHTS, GRU_WEIGHTS_2 = _rnn_weights(1, 3), _rnn_weights(2, 3)
 
 
 def case(
