@@ -2,6 +2,6 @@
 the order `run.py` runs them."""
 
 SECTIONS = (
-    "ops", "autodiff_ops", "mlp", "cnn", "transformer", "lstm", "adam", "record", "scaling", "memory",
-    "opencl", "fusion",
+    "ops", "autodiff_ops", "mlp", "cnn", "transformer", "lstm", "gru", "adam", "record", "scaling",
+    "memory", "opencl", "fusion",
 )  # fmt: skip
