@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
-from workloads.common import BETA_1, BETA_2, EPS, LR, Workload, torch_adam, uniform_init
+from workloads.common import Workload, burn_trained, torch_trained, uniform_init
 from workloads.numpy_adam import NumpyAdam
 
 C1, C2, HIDDEN, CLASSES, FLAT = 32, 64, 128, 10, 64 * 5 * 5
@@ -31,7 +31,7 @@ def init_weights(seed: int = 0) -> dict[str, np.ndarray]:
 
 def burn_cnn(backend: Any, w: dict[str, np.ndarray], x_np: np.ndarray, y_np: np.ndarray) -> Workload:
     """burn: `nn.Conv2d`, `nn.MaxPool2d`, `nn.Linear` in a `Module`; `CrossEntropyLoss`; Adam."""
-    from burn import Tensor, activation, nn, optim
+    from burn import Tensor, activation, nn
     from burn.module import Module, Param
 
     class Cnn(Module):
@@ -52,36 +52,21 @@ def burn_cnn(backend: Any, w: dict[str, np.ndarray], x_np: np.ndarray, y_np: np.
     def param(name: str) -> Param:
         return Param.from_tensor(Tensor.from_data(w[name], device=device))
 
-    state = [
-        Cnn(
-            nn.Conv2d(param("conv1.w"), param("conv1.b")),
-            nn.Conv2d(param("conv2.w"), param("conv2.b")),
-            nn.MaxPool2dConfig((2, 2), strides=(2, 2)).init(),
-            nn.Linear(param("fc1.w"), param("fc1.b")),
-            nn.Linear(param("fc2.w"), param("fc2.b")),
-        )
-    ]
-    x = Tensor.from_data(x_np, device=device)
-    y = Tensor.from_data(y_np, device=device)
-    loss_fn = nn.CrossEntropyLossConfig().init()
-    optimizer = optim.AdamConfig(beta_1=BETA_1, beta_2=BETA_2, epsilon=EPS).init()
-
-    def grads() -> Any:
-        model = state[0]
-        return optim.GradientsParams.from_grads(loss_fn(model(x), y).backward(), model)
-
-    def step() -> None:
-        g = grads()
-        state[0] = optimizer.step(LR, state[0], g)
-
-    return Workload(step, grads, lambda: float(loss_fn(state[0](x), y).item()), lambda: state[0])
+    model = Cnn(
+        nn.Conv2d(param("conv1.w"), param("conv1.b")),
+        nn.Conv2d(param("conv2.w"), param("conv2.b")),
+        nn.MaxPool2dConfig((2, 2), strides=(2, 2)).init(),
+        nn.Linear(param("fc1.w"), param("fc1.b")),
+        nn.Linear(param("fc2.w"), param("fc2.b")),
+    )
+    return burn_trained(backend, model, x_np, y_np)
 
 
 def torch_cnn(
     torch: Any, w: dict[str, np.ndarray], x_np: np.ndarray, y_np: np.ndarray, device: str = "cpu"
 ) -> Workload:
     """PyTorch eager with the same layers and weights."""
-    nn, functional = torch.nn, torch.nn.functional
+    nn = torch.nn
     model = nn.Sequential(
         nn.Conv2d(1, C1, 3),
         nn.ReLU(),
@@ -99,23 +84,7 @@ def torch_cnn(
             weight = w[f"{name}.w"]
             layer.weight.copy_(torch.from_numpy(weight.T.copy() if weight.ndim == 2 else weight))
             layer.bias.copy_(torch.from_numpy(w[f"{name}.b"]))
-    model = model.to(device)
-    x, y = torch.from_numpy(x_np.copy()).to(device), torch.from_numpy(y_np.copy()).to(device)
-    optimizer = torch_adam(torch, model.parameters())
-
-    def fwd_bwd() -> None:
-        optimizer.zero_grad(set_to_none=True)
-        functional.cross_entropy(model(x), y).backward()
-
-    def step() -> None:
-        fwd_bwd()
-        optimizer.step()
-
-    def loss() -> float:
-        with torch.no_grad():
-            return float(functional.cross_entropy(model(x), y))
-
-    return Workload(step, fwd_bwd, loss)
+    return torch_trained(torch, model, x_np, y_np, device)
 
 
 # --- the NumPy floor: NHWC inside, convolution as as_strided windows + one GEMM ---------------

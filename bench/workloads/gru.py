@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from workloads.common import BETA_1, BETA_2, EPS, LR, Workload, torch_adam, uniform_init
+from workloads.common import Workload, burn_trained, torch_trained, uniform_init
 
 # burn's gate fields and the row block of each gate in torch's weights (reset, update, new).
 GATES = {"update_gate": 1, "reset_gate": 0, "new_gate": 2}
@@ -31,7 +31,7 @@ def init_weights(d_input: int, d_hidden: int, classes: int, seed: int = 0) -> di
 
 def burn_gru(backend: Any, weights: dict[str, np.ndarray], x_np: np.ndarray, y_np: np.ndarray) -> Workload:
     """burn: `nn.Gru` built from `nn.GateController`s, `nn.Linear` head, `CrossEntropyLoss`, Adam."""
-    from burn import Tensor, nn, optim
+    from burn import Tensor, nn
     from burn.module import Module, Param
 
     device = backend.default_device()
@@ -54,25 +54,12 @@ def burn_gru(backend: Any, weights: dict[str, np.ndarray], x_np: np.ndarray, y_n
         update_gate=gates["update_gate"], reset_gate=gates["reset_gate"], new_gate=gates["new_gate"],
         d_input=d_input, d_hidden=d_hidden,
     )  # fmt: skip
-    state = [Model(gru, linear("head"))]
-    x = Tensor.from_data(x_np, device=device)
-    y = Tensor.from_data(y_np, device=device)
-    loss_fn = nn.CrossEntropyLossConfig().init()
-    optimizer = optim.AdamConfig(beta_1=BETA_1, beta_2=BETA_2, epsilon=EPS).init()
-
-    def grads() -> Any:
-        model = state[0]
-        return optim.GradientsParams.from_grads(loss_fn(model(x), y).backward(), model)
-
-    def step() -> None:
-        state[0] = optimizer.step(LR, state[0], grads())
-
-    return Workload(step, grads, lambda: float(loss_fn(state[0](x), y).item()))
+    return burn_trained(backend, Model(gru, linear("head")), x_np, y_np)
 
 
 def torch_gru(torch: Any, weights: dict[str, np.ndarray], x_np: np.ndarray, y_np: np.ndarray) -> Workload:
     """PyTorch eager: `nn.GRU(batch_first=True)`, `nn.Linear`, `F.cross_entropy`, Adam."""
-    nn, F = torch.nn, torch.nn.functional
+    nn = torch.nn
     d_input, d_hidden = weights["update_gate.x.w"].shape
     order = sorted(GATES, key=GATES.__getitem__)
 
@@ -101,19 +88,4 @@ def torch_gru(torch: Any, weights: dict[str, np.ndarray], x_np: np.ndarray, y_np
         model.gru.bias_hh_l0.copy_(stacked("h.b"))
         model.head.weight.copy_(torch.from_numpy(weights["head.w"].T.copy()))
         model.head.bias.copy_(torch.from_numpy(weights["head.b"]))
-    x, y = torch.from_numpy(x_np.copy()), torch.from_numpy(y_np.copy())
-    optimizer = torch_adam(torch, model.parameters())
-
-    def fwd_bwd() -> None:
-        optimizer.zero_grad(set_to_none=True)
-        F.cross_entropy(model(x), y).backward()
-
-    def step() -> None:
-        fwd_bwd()
-        optimizer.step()
-
-    def loss() -> float:
-        with torch.no_grad():
-            return float(F.cross_entropy(model(x), y))
-
-    return Workload(step, fwd_bwd, loss)
+    return torch_trained(torch, model, x_np, y_np)

@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from workloads.common import BETA_1, BETA_2, EPS, LR, Workload, torch_adam, uniform_init
+from workloads.common import Workload, burn_trained, torch_trained, uniform_init
 from workloads.numpy_adam import NumpyAdam
 
 Weights = list[tuple[np.ndarray, np.ndarray]]  # per layer: weight [in, out] (burn's layout), bias
@@ -22,7 +22,7 @@ def init_weights(sizes: list[int], seed: int = 0) -> Weights:
 
 def burn_mlp(backend: Any, weights: Weights, x_np: np.ndarray, y_np: np.ndarray) -> Workload:
     """burn: `nn.Linear` layers in a `Module`, `CrossEntropyLoss`, `AdamConfig().init()`."""
-    from burn import Tensor, activation, nn, optim
+    from burn import Tensor, activation, nn
     from burn.module import Module, Param
 
     class Mlp(Module):
@@ -41,21 +41,7 @@ def burn_mlp(backend: Any, weights: Weights, x_np: np.ndarray, y_np: np.ndarray)
     def param(a: np.ndarray) -> Param:
         return Param.from_tensor(Tensor.from_data(a, device=device))
 
-    state = [Mlp([nn.Linear(param(w), param(b)) for w, b in weights])]
-    x = Tensor.from_data(x_np, device=device)
-    y = Tensor.from_data(y_np, device=device)
-    loss_fn = nn.CrossEntropyLossConfig().init()
-    optimizer = optim.AdamConfig(beta_1=BETA_1, beta_2=BETA_2, epsilon=EPS).init()
-
-    def grads() -> Any:
-        model = state[0]
-        return optim.GradientsParams.from_grads(loss_fn(model(x), y).backward(), model)
-
-    def step() -> None:
-        g = grads()
-        state[0] = optimizer.step(LR, state[0], g)
-
-    return Workload(step, grads, lambda: float(loss_fn(state[0](x), y).item()), lambda: state[0])
+    return burn_trained(backend, Mlp([nn.Linear(param(w), param(b)) for w, b in weights]), x_np, y_np)
 
 
 def torch_model(torch: Any, weights: Weights) -> Any:
@@ -76,24 +62,7 @@ def torch_mlp(
     torch: Any, weights: Weights, x_np: np.ndarray, y_np: np.ndarray, device: str = "cpu"
 ) -> Workload:
     """PyTorch eager: `nn.Sequential` of Linear + ReLU, `F.cross_entropy`, `torch.optim.Adam`."""
-    model = torch_model(torch, weights).to(device)
-    x, y = torch.from_numpy(x_np.copy()).to(device), torch.from_numpy(y_np.copy()).to(device)
-    optimizer = torch_adam(torch, model.parameters())
-    cross_entropy = torch.nn.functional.cross_entropy
-
-    def fwd_bwd() -> None:
-        optimizer.zero_grad(set_to_none=True)
-        cross_entropy(model(x), y).backward()
-
-    def step() -> None:
-        fwd_bwd()
-        optimizer.step()
-
-    def loss() -> float:
-        with torch.no_grad():
-            return float(cross_entropy(model(x), y))
-
-    return Workload(step, fwd_bwd, loss)
+    return torch_trained(torch, torch_model(torch, weights), x_np, y_np, device)
 
 
 def numpy_mlp(weights: Weights, x: np.ndarray, y: np.ndarray) -> Workload:

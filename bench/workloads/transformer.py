@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from workloads.common import BETA_1, BETA_2, EPS, LR, Workload, torch_adam, uniform_init
+from workloads.common import Workload, burn_trained, torch_trained, uniform_init
 
 LINEARS = ("query", "key", "value", "output", "ff_1", "ff_2")
 
@@ -34,7 +34,7 @@ def burn_block(
 ) -> Workload:
     """burn: `nn.LayerNorm`, `nn.MultiHeadAttention` (dropout 0), `nn.Linear`, `activation.gelu`,
     `nn.MseLoss`, `AdamConfig().init()`."""
-    from burn import Tensor, activation, nn, optim
+    from burn import Tensor, activation, nn
     from burn.module import Module, Param
 
     device = backend.default_device()
@@ -62,20 +62,8 @@ def burn_block(
         dropout=nn.Dropout(0.0), n_heads=heads, d_k=d_model // heads,
     )  # fmt: skip
     norms = [nn.LayerNorm(param(f"{n}.gamma"), param(f"{n}.beta")) for n in ("norm_1", "norm_2")]
-    state = [Block(norms[0], attn, norms[1], linear("ff_1"), linear("ff_2"))]
-    x = Tensor.from_data(x_np, device=device)
-    y = Tensor.from_data(y_np, device=device)
-    loss_fn = nn.MseLoss()
-    optimizer = optim.AdamConfig(beta_1=BETA_1, beta_2=BETA_2, epsilon=EPS).init()
-
-    def grads() -> Any:
-        model = state[0]
-        return optim.GradientsParams.from_grads(loss_fn(model(x), y).backward(), model)
-
-    def step() -> None:
-        state[0] = optimizer.step(LR, state[0], grads())
-
-    return Workload(step, grads, lambda: float(loss_fn(state[0](x), y).item()))
+    block = Block(norms[0], attn, norms[1], linear("ff_1"), linear("ff_2"))
+    return burn_trained(backend, block, x_np, y_np, nn.MseLoss())
 
 
 def torch_block(
@@ -117,19 +105,4 @@ def torch_block(
         for name in ("ff_1", "ff_2"):
             getattr(model, name).weight.copy_(t(f"{name}.w", True))
             getattr(model, name).bias.copy_(t(f"{name}.b"))
-    x, y = torch.from_numpy(x_np.copy()), torch.from_numpy(y_np.copy())
-    optimizer = torch_adam(torch, model.parameters())
-
-    def fwd_bwd() -> None:
-        optimizer.zero_grad(set_to_none=True)
-        F.mse_loss(model(x), y).backward()
-
-    def step() -> None:
-        fwd_bwd()
-        optimizer.step()
-
-    def loss() -> float:
-        with torch.no_grad():
-            return float(F.mse_loss(model(x), y))
-
-    return Workload(step, fwd_bwd, loss)
+    return torch_trained(torch, model, x_np, y_np, loss_fn=F.mse_loss)
