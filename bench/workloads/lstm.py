@@ -9,37 +9,24 @@ from typing import Any
 
 import numpy as np
 
-from workloads.common import Workload, burn_trained, torch_trained, uniform_init
+from workloads import recurrent
+from workloads.common import Workload, burn_trained, torch_trained
+from workloads.recurrent import Weights
 
 # burn's gate order (GateController fields) and the row block of each gate in torch's weights
 # (input, forget, cell, output).
 GATES = {"input_gate": 0, "forget_gate": 1, "cell_gate": 2, "output_gate": 3}
 
 
-def init_weights(d_input: int, d_hidden: int, classes: int, seed: int = 0) -> dict[str, np.ndarray]:
+def init_weights(d_input: int, d_hidden: int, classes: int, seed: int = 0) -> Weights:
     """Per gate: input and hidden weights ``[in, hidden]`` (burn's layout) and biases; the head."""
-    rng = np.random.default_rng(seed)
-    weights: dict[str, np.ndarray] = {}
-    for gate in GATES:
-        weights[f"{gate}.x.w"] = uniform_init(rng, (d_input, d_hidden), d_hidden)
-        weights[f"{gate}.x.b"] = uniform_init(rng, (d_hidden,), d_hidden)
-        weights[f"{gate}.h.w"] = uniform_init(rng, (d_hidden, d_hidden), d_hidden)
-        weights[f"{gate}.h.b"] = uniform_init(rng, (d_hidden,), d_hidden)
-    weights["head.w"] = uniform_init(rng, (d_hidden, classes), d_hidden)
-    weights["head.b"] = uniform_init(rng, (classes,), d_hidden)
-    return weights
+    return recurrent.init_weights(GATES, d_input, d_hidden, classes, seed)
 
 
-def burn_lstm(backend: Any, weights: dict[str, np.ndarray], x_np: np.ndarray, y_np: np.ndarray) -> Workload:
+def burn_lstm(backend: Any, weights: Weights, x_np: np.ndarray, y_np: np.ndarray) -> Workload:
     """burn: `nn.Lstm` built from `nn.GateController`s, `nn.Linear` head, `CrossEntropyLoss`, Adam."""
     from burn import Tensor, nn
-    from burn.module import Module, Param
-
-    device = backend.default_device()
-
-    def linear(prefix: str) -> nn.Linear:
-        w, b = (Param.from_tensor(Tensor.from_data(weights[f"{prefix}.{k}"], device=device)) for k in "wb")
-        return nn.Linear(w, b)
+    from burn.module import Module
 
     class Model(Module):
         lstm: nn.Lstm
@@ -49,26 +36,19 @@ def burn_lstm(backend: Any, weights: dict[str, np.ndarray], x_np: np.ndarray, y_
             _, state = self.lstm(x)
             return self.head(state.hidden)
 
-    gates = {g: nn.GateController(linear(f"{g}.x"), linear(f"{g}.h")) for g in GATES}
+    gates, head = recurrent.burn_layers(weights, GATES, backend.default_device())
     d_input, d_hidden = weights["input_gate.x.w"].shape
     lstm = nn.Lstm(
         input_gate=gates["input_gate"], forget_gate=gates["forget_gate"], output_gate=gates["output_gate"],
         cell_gate=gates["cell_gate"], d_input=d_input, d_hidden=d_hidden,
     )  # fmt: skip
-    return burn_trained(backend, Model(lstm, linear("head")), x_np, y_np)
+    return burn_trained(backend, Model(lstm, head), x_np, y_np)
 
 
-def torch_lstm(torch: Any, weights: dict[str, np.ndarray], x_np: np.ndarray, y_np: np.ndarray) -> Workload:
+def torch_lstm(torch: Any, weights: Weights, x_np: np.ndarray, y_np: np.ndarray) -> Workload:
     """PyTorch eager: `nn.LSTM(batch_first=True)`, `nn.Linear`, `F.cross_entropy`, Adam."""
     nn = torch.nn
     d_input, d_hidden = weights["input_gate.x.w"].shape
-    order = sorted(GATES, key=GATES.__getitem__)
-
-    def stacked(kind: str) -> Any:
-        if kind.endswith(".w"):
-            return torch.from_numpy(np.concatenate([weights[f"{g}.{kind}"].T for g in order]))
-        return torch.from_numpy(np.concatenate([weights[f"{g}.{kind}"] for g in order]))
-
     base: Any = nn.Module
 
     class Model(base):  # type: ignore[misc]
@@ -82,11 +62,5 @@ def torch_lstm(torch: Any, weights: dict[str, np.ndarray], x_np: np.ndarray, y_n
             return self.head(h[0])
 
     model = Model()
-    with torch.no_grad():
-        model.lstm.weight_ih_l0.copy_(stacked("x.w"))
-        model.lstm.weight_hh_l0.copy_(stacked("h.w"))
-        model.lstm.bias_ih_l0.copy_(stacked("x.b"))
-        model.lstm.bias_hh_l0.copy_(stacked("h.b"))
-        model.head.weight.copy_(torch.from_numpy(weights["head.w"].T.copy()))
-        model.head.bias.copy_(torch.from_numpy(weights["head.b"]))
+    recurrent.torch_copy(torch, model.lstm, model.head, weights, GATES)
     return torch_trained(torch, model, x_np, y_np)
