@@ -243,10 +243,7 @@ class Param:
         and step, which add up on models with many small params)."""
         out = Param.__new__(Param)
         out.id = self.id
-        b = tensor._b
-        if tensor._k is Float and b.ad_enabled:  # a fresh leaf, as `_leaf` makes
-            tensor = wrap(b.float_set_require_grad(b.float_detach(tensor._p), self._require_grad), b, Float)
-        out._value = tensor
+        out._value = _leaf(tensor, self._require_grad)
         out._lazy = None
         out._fn = None
         out._shape = self._shape
@@ -304,8 +301,11 @@ def _move(tensor: Tensor, device: Device) -> Tensor:
 
 def _leaf(tensor: Tensor, require_grad: bool) -> Tensor:
     """A float tensor on an autodiff backend becomes a leaf that requires grad (or not)."""
-    if tensor.kind is not Float or not tensor.backend.ad_enabled:
+    # On primitives: it runs for every param of every optimizer step.
+    b = tensor._b
+    if tensor._k is not Float or not b.ad_enabled:
         return tensor
+    p = b.float_detach(tensor._p)
     if require_grad:
-        return tensor.detach().require_grad()
-    return tensor.detach() if tensor.is_require_grad() else tensor
+        return wrap(b.float_set_require_grad(p, True), b, Float)
+    return tensor if p is tensor._p else wrap(p, b, Float)
