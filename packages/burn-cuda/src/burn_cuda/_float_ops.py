@@ -4,8 +4,9 @@
 Ops that map 1:1 onto a CuPy ufunc are the ufunc itself, bound as a class attribute (ufuncs are
 not descriptors: ``self.float_add(a, b)`` *is* ``cupy.add(a, b)``). Scalars are typed like the
 tensor, so results keep its dtype. float16/bfloat16 reductions accumulate in float32 and round once.
-Matmul is one cuBLAS GEMM call of burn-cuda's own (`_gemm`): strided-batched over broadcast
-leading dims, and capturable in CUDA graphs (`burn_cuda.graphs`), which ``cupy.matmul`` is not.
+Matmul is `_gemm.matmul`: ``cupy.matmul`` (cuBLAS, strided-batched over broadcast leading dims),
+or burn-cuda's own cuBLAS call while a CUDA graph is recorded (`burn_cuda.graphs`) and for
+bfloat16, both of which CuPy refuses.
 """
 
 from __future__ import annotations

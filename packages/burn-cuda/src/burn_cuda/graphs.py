@@ -1,9 +1,9 @@
 """CUDA graphs: run a function of tensors once under stream capture, then replay its kernels.
 
 On a GPU a small model's training step is bound by the host: every op costs Python and a CuPy
-launch (about 10-20 us each), while its kernels take less. `graphed` records the kernels of one
-call into a CUDA graph and replays the whole graph with one launch on later calls, so the host
-cost of the forward and backward passes nearly vanishes.
+launch (12-27 us each on an H100 machine, `bench/gpu_overhead.py`), while its kernels take less.
+`graphed` records the kernels of one call into a CUDA graph and replays the whole graph with one
+launch on later calls, so the host cost of the forward and backward passes nearly vanishes.
 
 How it works: on the first call with a given structure of arguments (and shapes, dtypes,
 devices), the arguments' tensors are copied into buffers the graph owns, the function runs
