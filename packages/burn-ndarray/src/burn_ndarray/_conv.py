@@ -21,7 +21,7 @@ from numpy.lib.stride_tricks import as_strided
 
 from burn.backend.xp.conv import check_groups
 from burn.backend.xp.windows import out_size
-from burn_ndarray import _parallel
+from burn_ndarray import _parallel, _winograd
 from burn_ndarray._windows import Pair, work_dtype
 
 Array = Any
@@ -141,6 +141,8 @@ def conv2d(
     dtype = work_dtype(x, weight) if bias is None else work_dtype(x, weight, bias)
     oh = out_size(h, kh, stride[0], padding[0], dilation[0])  # may be 0: an empty result
     ow = out_size(w, kw, stride[1], padding[1], dilation[1])
+    if dtype == np.float32 and _winograd.applies(x, weight.shape, stride, padding, dilation, groups):
+        return _winograd.conv(_nhwc(x), weight, bias, padding).transpose(0, 3, 1, 2)
     padded = _pad_nhwc(_nhwc(x.astype(dtype, copy=False)), padding)
     cols = _columns(padded, (kh, kw), (oh, ow), stride, dilation, groups)
     out = _ungroup(gemm(cols, _weight_matrix(weight, groups, dtype).transpose(0, 2, 1)))
@@ -177,6 +179,10 @@ def conv2d_x_backward(
     o, cg, kh, kw = weight.shape
     _, _, oh, ow = output_grad.shape
     dtype = work_dtype(weight, output_grad)
+    if dtype == np.float32 and max(padding) <= 2:  # the gradient is padded by 2 - padding
+        if _winograd.applies(x, weight.shape, stride, padding, dilation, groups):
+            grad = _winograd.x_grad(_nhwc(output_grad), weight, padding).transpose(0, 3, 1, 2)
+            return grad.astype(x.dtype, copy=False)
     grads = _by_group(_nhwc(output_grad.astype(dtype, copy=False)).reshape(n * oh * ow, o), groups)
     # One [O/G, C/G] matrix per tap and group: the product lands as [G, KH*KW, N*L, C/G], so each
     # tap's columns are one contiguous slab for the col2im below (one GEMM into [N*L, taps, C/G]
@@ -198,6 +204,8 @@ def weight_grad(
     c = inp.shape[1]
     n, o, oh, ow = out_grad.shape
     dtype = work_dtype(inp, out_grad)
+    if dtype == np.float32 and _winograd.applies(inp, (o, c, *kernel), stride, padding, dilation, groups):
+        return _winograd.weight_grad(_nhwc(inp), _nhwc(out_grad), padding)
     padded = _pad_nhwc(_nhwc(inp.astype(dtype, copy=False)), padding)
     cols = _columns(padded, kernel, (oh, ow), stride, dilation, groups)
     grads = _by_group(_nhwc(out_grad.astype(dtype, copy=False)).reshape(n * oh * ow, o), groups)

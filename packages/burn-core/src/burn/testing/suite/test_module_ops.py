@@ -66,6 +66,55 @@ def test_conv2d(backend: Any, float_dtype: DType, case: Any, rng: Any) -> None:
     check_float(out, expected, float_dtype, terms=ws[1] * ws[2] * ws[3] + 1, what="conv2d")
 
 
+# 3x3, stride 1, large enough for a backend's fast path (burn-ndarray's Winograd convolution
+# starts at output tiles x C x O = 2^16); odd output sizes exercise partial edge tiles.
+CONV2D_3X3 = [
+    ((4, 16, 16, 15), (24, 16, 3, 3), (1, 1)),
+    ((4, 16, 13, 13), (32, 16, 3, 3), (0, 0)),
+    ((4, 16, 10, 12), (32, 16, 3, 3), (2, 1)),
+]
+
+
+@covers("conv2d")
+@pytest.mark.parametrize("case", CONV2D_3X3, ids=str)
+def test_conv2d_3x3_large(backend: Any, float_dtype: DType, case: Any, rng: Any) -> None:
+    xs, ws, padding = case
+    (x, tx), (w, tw), (b, tb) = _inputs(backend, rng, float_dtype, xs, ws, (ws[0],))
+    out = _module().conv2d(tx, tw, tb, stride=(1, 1), padding=padding)
+    expected = ref.conv2d(x, w, b, (1, 1), padding, (1, 1), 1)
+    check_float(out, expected, float_dtype, terms=ws[1] * 9 + 1, what="conv2d")
+
+
+@covers("conv2d_x_backward", "conv2d_weight_backward")
+@pytest.mark.parametrize("case", CONV2D_3X3, ids=str)
+def test_conv2d_3x3_large_backward_helpers(backend: Any, float_dtype: DType, case: Any, rng: Any) -> None:
+    xs, ws, padding = case
+    (x, tx), (w, tw) = _inputs(backend, rng, float_dtype, xs, ws)
+    out_shape = ref.conv2d(x, w, None, (1, 1), padding, (1, 1), 1).shape
+    ((g, tg),) = _inputs(backend, rng, float_dtype, out_shape)
+    hyper = ((1, 1), padding, (1, 1), 1)
+    dx = backend.conv2d_x_backward(_p(tx), _p(tw), _p(tg), *hyper)
+    dw = backend.conv2d_weight_backward(_p(tx), _p(tw), _p(tg), *hyper)
+    # The adjoints in closed form: dx correlates the gradient, padded by 2 - padding, with the
+    # flipped filter; dw sums the gradient against each tap's window of the padded input.
+    flipped = w[:, :, ::-1, ::-1].transpose(1, 0, 2, 3)
+    want_dx = ref.conv2d(g, flipped, None, (1, 1), (2 - padding[0], 2 - padding[1]), (1, 1), 1)
+    xp = np.pad(x, ((0, 0), (0, 0), (padding[0],) * 2, (padding[1],) * 2))
+    ho, wo = out_shape[2:]
+    want_dw = np.stack(
+        [
+            np.stack([np.einsum("nohw,nchw->oc", g, xp[:, :, i : i + ho, j : j + wo]) for j in range(3)], -1)
+            for i in range(3)
+        ],
+        -2,
+    )
+    terms = ws[0] * 9
+    check_float(_wrap_float(backend, dx), want_dx, float_dtype, terms=terms, what="conv2d_x_backward")
+    check_float(
+        _wrap_float(backend, dw), want_dw, float_dtype, terms=xs[0] * ho * wo, what="conv2d_weight_backward"
+    )
+
+
 @covers("conv2d")
 def test_conv2d_int_arguments(backend: Any, rng: Any) -> None:
     dtype = backend.float_dtype
