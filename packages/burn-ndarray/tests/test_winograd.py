@@ -26,6 +26,13 @@ CASES: list[tuple[tuple[int, int, int, int], int, Pair]] = [
 ]
 
 
+@pytest.fixture(autouse=True)
+def quiet_blas(monkeypatch: pytest.MonkeyPatch) -> None:
+    """BLAS threads that sleep when idle, as under OPENBLAS_THREAD_TIMEOUT=4: the path runs at
+    every thread count (the rule itself has its own tests below)."""
+    monkeypatch.setattr(_blas, "idle_threads_poll", lambda: False)
+
+
 @pytest.fixture
 def any_size(monkeypatch: pytest.MonkeyPatch) -> None:
     """Small cases take the Winograd path too (the size rule has its own test)."""
@@ -189,3 +196,51 @@ def test_blas_limit_holds_inside_and_is_restored_with_two_users() -> None:
 def _enter_and_read() -> list[int]:
     with _blas.single_threaded():
         return _blas_threads()
+
+
+@pytest.mark.parametrize(
+    ("threads", "polling", "taken"), [(1, True, True), (2, True, False), (2, False, True)]
+)
+def test_several_threads_need_quiet_blas(
+    rng: Any, monkeypatch: pytest.MonkeyPatch, threads: int, polling: bool, taken: bool
+) -> None:
+    monkeypatch.setattr(_blas, "idle_threads_poll", lambda: polling)
+    x, w, _ = _inputs(rng, (4, 16, 14, 14), 24)
+    before = burn_ndarray.get_num_threads()
+    burn_ndarray.set_num_threads(threads)
+    try:
+        assert _winograd.applies(x, w.shape, ONE, ONE, ONE, 1) == taken
+    finally:
+        burn_ndarray.set_num_threads(before)
+
+
+class _Lib:
+    """A stand-in for threadpoolctl's controller of one BLAS library."""
+
+    def __init__(self, api: str, threads: int, timeout: int | None, path: str) -> None:
+        self.user_api, self.internal_api, self.num_threads, self.filepath = "blas", api, threads, path
+        getter = {} if timeout is None else {"openblas_thread_timeout": staticmethod(lambda: timeout)}
+        self.dynlib = type("Dynlib", (), getter)()
+
+
+@pytest.mark.parametrize(
+    ("lib", "polls"),
+    [
+        (("openblas", 2, 0, "a"), True),  # OPENBLAS_THREAD_TIMEOUT unset: 2^28 cycles
+        (("openblas", 2, 4, "b"), False),
+        (("openblas", 2, 16, "c"), False),
+        (("openblas", 2, 17, "d"), True),
+        (("openblas", 1, 0, "e"), False),  # one thread: no idle workers
+        (("openblas", 2, None, "f"), True),  # an OpenBLAS without the getter: its default
+        (("mkl", 2, None, "g"), True),
+    ],
+)
+def test_idle_threads_poll(monkeypatch: pytest.MonkeyPatch, lib: tuple[Any, ...], polls: bool) -> None:
+    monkeypatch.undo()  # the real function, not the fixture's stand-in
+    monkeypatch.setattr(_blas, "_blas_libraries", lambda: [_Lib(*lib)])
+    monkeypatch.setattr(_blas, "_poll_cycles", {})
+    assert _blas.idle_threads_poll() is polls
+
+
+def test_idle_threads_poll_reads_this_process() -> None:
+    assert isinstance(_blas.idle_threads_poll(), bool)

@@ -62,7 +62,7 @@ def applies(
 ) -> bool:
     """Whether conv2d of float32 `x` by a ``[O, C, 3, 3]`` weight runs here (the caller checks
     the other operands are float32): stride 1, no dilation, one group, `MIN_CHANNELS` channels
-    in and out, `MIN_WORK` and numba present."""
+    in and out, `MIN_WORK`, numba present, and one thread or BLAS threads that sleep when idle."""
     if x.dtype != np.float32 or tuple(weight_shape[2:]) != (3, 3):
         return False
     if stride != (1, 1) or dilation != (1, 1) or groups != 1:
@@ -75,7 +75,13 @@ def applies(
     if out_h <= 0 or out_w <= 0:
         return False
     tiles_h, tiles_w = _tiles(out_h, out_w)
-    return n * tiles_h * tiles_w * c * o >= MIN_WORK and _parallel.kernels() is not None
+    if n * tiles_h * tiles_w * c * o < MIN_WORK or _parallel.kernels() is None:
+        return False
+    # With several threads, the blocks run on burn-ndarray's: only where BLAS's idle threads do
+    # not poll for work meanwhile (`_blas.idle_threads_poll`), or they lose to im2col's GEMMs on
+    # BLAS's own threads (benchmark CNN step, 2 threads, OpenBLAS's default: 17.2-17.8 ms with
+    # the blocks against 14.7-15.5).
+    return _threads.get_num_threads() == 1 or not _blas.idle_threads_poll()
 
 
 def _tiles(out_h: int, out_w: int) -> tuple[int, int]:
