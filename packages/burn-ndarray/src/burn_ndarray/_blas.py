@@ -19,6 +19,7 @@ blocks on burn's threads; 12.6-15.0 with the blocks when OpenBLAS's threads slee
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -33,6 +34,16 @@ _DEFAULT_POLL_EXPONENT = 28
 _lock = threading.RLock()
 _controller: Any = None
 _poll_cycles: dict[str, int] = {}  # per library file: fixed when the library was loaded
+
+
+def _after_fork() -> None:
+    """In a forked child: a lock another thread of the parent held would never be released."""
+    global _lock
+    _lock = threading.RLock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork)
 
 
 def _blas_libraries() -> list[Any]:
