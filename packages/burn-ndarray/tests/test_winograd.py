@@ -37,6 +37,7 @@ def quiet_blas(monkeypatch: pytest.MonkeyPatch) -> None:
 def any_size(monkeypatch: pytest.MonkeyPatch) -> None:
     """Small cases take the Winograd path too (the size rule has its own test)."""
     monkeypatch.setattr(_winograd, "MIN_WORK", 1)
+    monkeypatch.setattr(_winograd, "MIN_TILES", 1)
 
 
 def _conv64(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, padding: Pair) -> np.ndarray:
@@ -91,7 +92,7 @@ def test_each_path_is_taken(rng: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     for name in ("conv", "x_grad", "weight_grad"):
         real = getattr(_winograd, name)
         monkeypatch.setattr(_winograd, name, lambda *a, _r=real, _n=name: calls.append(_n) or _r(*a))
-    x, w, b = _inputs(rng, (4, 16, 14, 14), 24)  # 196 tiles x 16 x 24 channels: over MIN_WORK
+    x, w, b = _inputs(rng, (6, 16, 14, 14), 24)  # 294 tiles x 16 x 24 channels
     y = _conv.conv2d(x, w, b, ONE, ONE, ONE, 1)
     _conv.conv2d_x_backward(x, w, y, ONE, ONE, ONE, 1)
     _conv.conv2d_weight_backward(x, w, y, ONE, ONE, ONE, 1)
@@ -108,6 +109,7 @@ def test_each_path_is_taken(rng: Any, monkeypatch: pytest.MonkeyPatch) -> None:
         ((4, 16, 14, 14), (16, 16, 5, 5), ONE, ONE, ONE, 1, np.float32),
         ((4, 4, 14, 14), (16, 4, 3, 3), ONE, ONE, ONE, 1, np.float32),  # few channels
         ((1, 16, 6, 6), (16, 16, 3, 3), ONE, ONE, ONE, 1, np.float32),  # little work
+        ((1, 64, 16, 16), (64, 64, 3, 3), ONE, ONE, ONE, 1, np.float32),  # 64 tiles, many channels
     ],
 )
 def test_other_convolutions_keep_im2col(
@@ -205,7 +207,7 @@ def test_several_threads_need_quiet_blas(
     rng: Any, monkeypatch: pytest.MonkeyPatch, threads: int, polling: bool, taken: bool
 ) -> None:
     monkeypatch.setattr(_blas, "idle_threads_poll", lambda: polling)
-    x, w, _ = _inputs(rng, (4, 16, 14, 14), 24)
+    x, w, _ = _inputs(rng, (6, 16, 14, 14), 24)
     before = burn_ndarray.get_num_threads()
     burn_ndarray.set_num_threads(threads)
     try:

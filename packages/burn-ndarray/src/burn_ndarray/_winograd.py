@@ -27,6 +27,7 @@ sums, so it may differ across thread counts by rounding.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -45,12 +46,15 @@ KRON = np.kron(G, G)  # [16, 9]
 # pass, 2 threads: 128 tiles 1.68 ms, 256 1.58-1.66, 512 1.83-1.88.
 TILES_PER_BLOCK = 256
 # The size of a convolution here: output tiles x input channels x output channels (a GEMM
-# multiply-add per unit and coefficient). From `MIN_WORK` on and with `MIN_CHANNELS` channels
-# each way, this path beats im2col at 1 thread on every shape measured (16 x 16 images, 16
-# channels, batch 4: forward 0.73, input gradient 0.99, weight gradient 0.80 of im2col's time;
-# batch 2 loses: 0.91 / 1.37 / 1.11). Blocks go to burn-ndarray's threads from `WORK_PER_THREAD`
-# per thread: a hand-off costs about what one thread does with 2^17 units here.
+# multiply-add per unit and coefficient). With `MIN_TILES` output tiles, `MIN_WORK` and
+# `MIN_CHANNELS` channels each way, this path beat im2col at 1 thread on every shape measured
+# (forward 0.46-0.73, input gradient 0.59-0.99, weight gradient 0.40-0.80 of im2col's time; 16 x
+# 16 images, 16 channels, batch 4: 0.73 / 0.99 / 0.80). Fewer tiles lose even with many channels
+# (128 tiles, 32 channels: 1.02 / 1.18 / 0.90; 64 tiles, 64 channels: 1.05 / 1.38 / 1.15). Blocks
+# go to burn-ndarray's threads from `WORK_PER_THREAD` per thread: a hand-off costs about what one
+# thread does with 2^17 units here.
 MIN_CHANNELS = 8
+MIN_TILES = 256
 MIN_WORK = 1 << 16
 WORK_PER_THREAD = 1 << 18
 # Floats between planes, so that the 16 planes' rows do not share one 4 KiB offset.
@@ -62,7 +66,8 @@ def applies(
 ) -> bool:
     """Whether conv2d of float32 `x` by a ``[O, C, 3, 3]`` weight runs here (the caller checks
     the other operands are float32): stride 1, no dilation, one group, `MIN_CHANNELS` channels
-    in and out, `MIN_WORK`, numba present, and one thread or BLAS threads that sleep when idle."""
+    in and out, `MIN_TILES` and `MIN_WORK`, numba present, and one thread or BLAS threads that
+    sleep when idle."""
     if x.dtype != np.float32 or tuple(weight_shape[2:]) != (3, 3):
         return False
     if stride != (1, 1) or dilation != (1, 1) or groups != 1:
@@ -74,8 +79,8 @@ def applies(
     out_h, out_w = h + 2 * padding[0] - 2, w + 2 * padding[1] - 2
     if out_h <= 0 or out_w <= 0:
         return False
-    tiles_h, tiles_w = _tiles(out_h, out_w)
-    if n * tiles_h * tiles_w * c * o < MIN_WORK or _parallel.kernels() is None:
+    tiles = n * math.prod(_tiles(out_h, out_w))
+    if tiles < MIN_TILES or tiles * c * o < MIN_WORK or _parallel.kernels() is None:
         return False
     # With several threads, the blocks run on burn-ndarray's: only where BLAS's idle threads do
     # not poll for work meanwhile (`_blas.idle_threads_poll`), or they lose to im2col's GEMMs on
