@@ -34,6 +34,49 @@ Array = Any
 _u = np.uint64
 
 
+# The three 1-D transforms, each applied along a tile's rows and then its columns: four (or two)
+# runs of `n` values at offsets `x0..x3` of `x` into runs at offsets `y0..` of `y`, one loop per
+# output run. Inlined into the kernels (numba's inliner), so the offsets stay unsigned there.
+_inline = njit(inline="always", error_model="numpy", nogil=True)
+
+
+@_inline
+def _bt(
+    x: Array, x0: Any, x1: Any, x2: Any, x3: Any, y: Array, y0: Any, y1: Any, y2: Any, y3: Any, n: Any
+) -> None:
+    """``B^T`` of F(2x2, 3x3): ``(d0 - d2, d1 + d2, d2 - d1, d1 - d3)``."""
+    for q in range(n):
+        y[y0 + q] = x[x0 + q] - x[x2 + q]
+    for q in range(n):
+        y[y1 + q] = x[x1 + q] + x[x2 + q]
+    for q in range(n):
+        y[y2 + q] = x[x2 + q] - x[x1 + q]
+    for q in range(n):
+        y[y3 + q] = x[x1 + q] - x[x3 + q]
+
+
+@_inline
+def _at(x: Array, x0: Any, x1: Any, x2: Any, x3: Any, y: Array, y0: Any, y1: Any, n: Any) -> None:
+    """``A^T`` of F(2x2, 3x3): ``(m0 + m1 + m2, m1 - m2 - m3)``."""
+    for q in range(n):
+        y[y0 + q] = x[x0 + q] + x[x1 + q] + x[x2 + q]
+    for q in range(n):
+        y[y1 + q] = x[x1 + q] - x[x2 + q] - x[x3 + q]
+
+
+@_inline
+def _a(x: Array, x0: Any, x1: Any, y: Array, y0: Any, y1: Any, y2: Any, y3: Any, n: Any) -> None:
+    """``A`` of F(2x2, 3x3), the adjoint of `_at`: ``(z0, z0 + z1, z0 - z1, -z1)``."""
+    for q in range(n):
+        y[y0 + q] = x[x0 + q]
+    for q in range(n):
+        y[y1 + q] = x[x0 + q] + x[x1 + q]
+    for q in range(n):
+        y[y2 + q] = x[x0 + q] - x[x1 + q]
+    for q in range(n):
+        y[y3 + q] = -x[x1 + q]
+
+
 @njit(cache=True, error_model="numpy", nogil=True)
 def input_rows(lo: int, hi: int, first: int, src: Array, planes: Array, tiles_h: int, tiles_w: int) -> None:
     """Planes of the tiles in tile rows ``first + lo`` to ``first + hi`` of `src` (``[N, 2 *
@@ -48,33 +91,28 @@ def input_rows(lo: int, hi: int, first: int, src: Array, planes: Array, tiles_h:
     flat = src.reshape(-1)
     out = planes.reshape(-1)
     a = np.empty(4 * (2 * half * channels), src.dtype)  # B^T d: 4 rows, columns still parity-split
-    a1, a2, a3 = row, _u(2) * row, _u(3) * row
     for g in range(first + lo, first + hi):
         n, i = divmod(g, tiles_h)
         r0 = _u((n * height + 2 * i) * (2 * half * channels))
-        r1, r2, r3 = r0 + row, r0 + _u(2) * row, r0 + _u(3) * row
-        for q in range(row):
-            a[q] = flat[r0 + q] - flat[r2 + q]
-        for q in range(row):
-            a[a1 + q] = flat[r1 + q] + flat[r2 + q]
-        for q in range(row):
-            a[a2 + q] = flat[r2 + q] - flat[r1 + q]
-        for q in range(row):
-            a[a3 + q] = flat[r1 + q] - flat[r3 + q]
+        _bt(
+            flat,
+            r0,
+            r0 + row,
+            r0 + _u(2) * row,
+            r0 + _u(3) * row,
+            a,
+            _u(0),
+            row,
+            _u(2) * row,
+            _u(3) * row,
+            row,
+        )
         base = _u((g - first) * tiles_w * channels)
         for r in range(4):
             ev = _u(r) * row  # tile j's taps: even j, odd j, even j+1, odd j+1
             od = ev + odd
             o0 = _u(4 * r) * plane + base
-            o1, o2, o3 = o0 + plane, o0 + _u(2) * plane, o0 + _u(3) * plane
-            for q in range(span):
-                out[o0 + q] = a[ev + q] - a[ev + c + q]
-            for q in range(span):
-                out[o1 + q] = a[od + q] + a[ev + c + q]
-            for q in range(span):
-                out[o2 + q] = a[ev + c + q] - a[od + q]
-            for q in range(span):
-                out[o3 + q] = a[od + q] - a[od + c + q]
+            _bt(a, ev, od, ev + c, od + c, out, o0, o0 + plane, o0 + _u(2) * plane, o0 + _u(3) * plane, span)
 
 
 @njit(cache=True, error_model="numpy", nogil=True)
@@ -91,37 +129,37 @@ def output_rows(
     m = planes.reshape(-1)
     y = out.reshape(-1)
     s = np.empty(8 * tiles_w * width, planes.dtype)  # A^T m: 2 rows of 4 columns, per tile row
-    even = np.empty(tiles_w * width, planes.dtype)
-    odd = np.empty(tiles_w * width, planes.dtype)
+    pair = np.empty(2 * tiles_w * width, planes.dtype)  # one output row: even, then odd columns
     for g in range(first + lo, first + hi):
         n, i = divmod(g, tiles_h)
         base = _u((g - first) * tiles_w * width)
         for k in range(4):
             m0 = _u(k) * plane + base
-            m1, m2, m3 = m0 + _u(4) * plane, m0 + _u(8) * plane, m0 + _u(12) * plane
-            s0, s1 = _u(k) * span, _u(4 + k) * span
-            for q in range(span):
-                s[s0 + q] = m[m0 + q] + m[m1 + q] + m[m2 + q]
-            for q in range(span):
-                s[s1 + q] = m[m1 + q] - m[m2 + q] - m[m3 + q]
+            _at(
+                m,
+                m0,
+                m0 + _u(4) * plane,
+                m0 + _u(8) * plane,
+                m0 + _u(12) * plane,
+                s,
+                _u(k) * span,
+                _u(4 + k) * span,
+                span,
+            )
         for r in range(2):
             h = 2 * i + r
             if h >= out_h:
                 break
             e0 = _u(4 * r) * span
-            e1, e2, e3 = e0 + span, e0 + _u(2) * span, e0 + _u(3) * span
-            for q in range(span):
-                even[q] = s[e0 + q] + s[e1 + q] + s[e2 + q] + bias_row[q]
-            for q in range(span):
-                odd[q] = s[e1 + q] - s[e2 + q] - s[e3 + q] + bias_row[q]
+            _at(s, e0, e0 + span, e0 + _u(2) * span, e0 + _u(3) * span, pair, _u(0), span, span)
             row = _u((n * out_h + h) * out_w * width)
             for j in range(tiles_w):
                 d, src = row + _u(2 * j) * o, _u(j) * o
                 for q in range(o):
-                    y[d + q] = even[src + q]
+                    y[d + q] = pair[src + q] + bias_row[src + q]
                 if 2 * j + 1 < out_w:
                     for q in range(o):
-                        y[d + o + q] = odd[src + q]
+                        y[d + o + q] = pair[span + src + q] + bias_row[src + q]
 
 
 @njit(cache=True, error_model="numpy", nogil=True)
@@ -136,33 +174,15 @@ def grad_rows(lo: int, hi: int, first: int, src: Array, planes: Array, tiles_h: 
     flat = src.reshape(-1)
     out = planes.reshape(-1)
     u = np.empty(4 * 2 * tiles_w * width, src.dtype)  # A z: 4 rows, columns parity-split
-    u1, u2, u3 = row, _u(2) * row, _u(3) * row
     for g in range(first + lo, first + hi):
         n, i = divmod(g, tiles_h)
         z0 = _u((n * height + 2 * i) * 2 * tiles_w * width)
-        z1 = z0 + row
-        for q in range(row):
-            u[q] = flat[z0 + q]
-        for q in range(row):
-            u[u1 + q] = flat[z0 + q] + flat[z1 + q]
-        for q in range(row):
-            u[u2 + q] = flat[z0 + q] - flat[z1 + q]
-        for q in range(row):
-            u[u3 + q] = -flat[z1 + q]
+        _a(flat, z0, z0 + row, u, _u(0), row, _u(2) * row, _u(3) * row, row)
         base = _u((g - first) * tiles_w * width)
         for r in range(4):
             ev = _u(r) * row
-            od = ev + span
             o0 = _u(4 * r) * plane + base
-            o1, o2, o3 = o0 + plane, o0 + _u(2) * plane, o0 + _u(3) * plane
-            for q in range(span):
-                out[o0 + q] = u[ev + q]
-            for q in range(span):
-                out[o1 + q] = u[ev + q] + u[od + q]
-            for q in range(span):
-                out[o2 + q] = u[ev + q] - u[od + q]
-            for q in range(span):
-                out[o3 + q] = -u[od + q]
+            _a(u, ev, ev + span, out, o0, o0 + plane, o0 + _u(2) * plane, o0 + _u(3) * plane, span)
 
 
 @njit(cache=True, error_model="numpy", nogil=True)
