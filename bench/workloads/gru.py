@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from workloads import recurrent
-from workloads.common import Workload, burn_trained, torch_trained
+from workloads.common import Workload, burn_trained
 from workloads.recurrent import Weights
 
 # burn's gate fields and the row block of each gate in torch's weights (reset, update, new).
@@ -46,20 +46,4 @@ def burn_gru(backend: Any, weights: Weights, x_np: np.ndarray, y_np: np.ndarray)
 
 def torch_gru(torch: Any, weights: Weights, x_np: np.ndarray, y_np: np.ndarray) -> Workload:
     """PyTorch eager: `nn.GRU(batch_first=True)`, `nn.Linear`, `F.cross_entropy`, Adam."""
-    nn = torch.nn
-    d_input, d_hidden = weights["update_gate.x.w"].shape
-    base: Any = nn.Module
-
-    class Model(base):  # type: ignore[misc]
-        def __init__(self) -> None:
-            super().__init__()
-            self.gru = nn.GRU(d_input, d_hidden, batch_first=True)
-            self.head = nn.Linear(d_hidden, weights["head.w"].shape[1])
-
-        def forward(self, x: Any) -> Any:
-            _, h = self.gru(x)
-            return self.head(h[0])
-
-    model = Model()
-    recurrent.torch_copy(torch, model.gru, model.head, weights, GATES)
-    return torch_trained(torch, model, x_np, y_np)
+    return recurrent.torch_workload(torch, torch.nn.GRU, weights, GATES, x_np, y_np)

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from workloads import recurrent
-from workloads.common import Workload, burn_trained, torch_trained
+from workloads.common import Workload, burn_trained
 from workloads.recurrent import Weights
 
 # burn's gate order (GateController fields) and the row block of each gate in torch's weights
@@ -47,20 +47,4 @@ def burn_lstm(backend: Any, weights: Weights, x_np: np.ndarray, y_np: np.ndarray
 
 def torch_lstm(torch: Any, weights: Weights, x_np: np.ndarray, y_np: np.ndarray) -> Workload:
     """PyTorch eager: `nn.LSTM(batch_first=True)`, `nn.Linear`, `F.cross_entropy`, Adam."""
-    nn = torch.nn
-    d_input, d_hidden = weights["input_gate.x.w"].shape
-    base: Any = nn.Module
-
-    class Model(base):  # type: ignore[misc]
-        def __init__(self) -> None:
-            super().__init__()
-            self.lstm = nn.LSTM(d_input, d_hidden, batch_first=True)
-            self.head = nn.Linear(d_hidden, weights["head.w"].shape[1])
-
-        def forward(self, x: Any) -> Any:
-            _, (h, _) = self.lstm(x)
-            return self.head(h[0])
-
-    model = Model()
-    recurrent.torch_copy(torch, model.lstm, model.head, weights, GATES)
-    return torch_trained(torch, model, x_np, y_np)
+    return recurrent.torch_workload(torch, torch.nn.LSTM, weights, GATES, x_np, y_np)

@@ -1,6 +1,6 @@
 """What the LSTM and GRU workloads share: weights per gate, burn's gate controllers and a head
-built from them, and the copy of the same weights into a torch recurrent layer (which stacks its
-gates in its own order)."""
+built from them, and torch's model (a recurrent layer and a Linear head) holding the same weights
+(torch stacks the gates in its own order)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from workloads.common import uniform_init
+from workloads.common import Workload, torch_trained, uniform_init
 
 Weights = dict[str, np.ndarray]
 
@@ -58,3 +58,27 @@ def torch_copy(torch: Any, rnn: Any, head: Any, weights: Weights, gates: Mapping
         rnn.bias_hh_l0.copy_(stacked("h.b"))
         head.weight.copy_(torch.from_numpy(weights["head.w"].T.copy()))
         head.bias.copy_(torch.from_numpy(weights["head.b"]))
+
+
+def torch_workload(
+    torch: Any, layer: Any, weights: Weights, gates: Mapping[str, int], x_np: np.ndarray, y_np: np.ndarray
+) -> Workload:
+    """PyTorch eager: `layer` (``nn.LSTM`` or ``nn.GRU``, batch first) holding `weights`, a Linear
+    head on its output at the last step, `F.cross_entropy`, Adam."""
+    nn = torch.nn
+    d_input, d_hidden = weights[f"{next(iter(gates))}.x.w"].shape
+    base: Any = nn.Module
+
+    class Model(base):  # type: ignore[misc]
+        def __init__(self) -> None:
+            super().__init__()
+            self.rnn = layer(d_input, d_hidden, batch_first=True)
+            self.head = nn.Linear(d_hidden, weights["head.w"].shape[1])
+
+        def forward(self, x: Any) -> Any:
+            out, _ = self.rnn(x)
+            return self.head(out[:, -1])  # one layer, one direction: the last hidden state
+
+    model = Model()
+    torch_copy(torch, model.rnn, model.head, weights, gates)
+    return torch_trained(torch, model, x_np, y_np)
