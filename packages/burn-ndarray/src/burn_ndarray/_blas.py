@@ -49,11 +49,12 @@ if hasattr(os, "register_at_fork"):
 def _blas_libraries() -> list[Any]:
     """threadpoolctl's controllers of the BLAS libraries loaded (found once: milliseconds)."""
     global _controller
-    with _lock:
-        if _controller is None:
-            from threadpoolctl import ThreadpoolController
+    if _controller is None:  # no lock once found: a conv holding the limit would block the check
+        with _lock:
+            if _controller is None:
+                from threadpoolctl import ThreadpoolController
 
-            _controller = ThreadpoolController()
+                _controller = ThreadpoolController()
     return [lib for lib in _controller.lib_controllers if lib.user_api == "blas"]
 
 
