@@ -230,8 +230,8 @@ class _Lib:
     [
         (("openblas", 2, 0, "a"), True),  # OPENBLAS_THREAD_TIMEOUT unset: 2^28 cycles
         (("openblas", 2, 4, "b"), False),
-        (("openblas", 2, 16, "c"), False),
-        (("openblas", 2, 17, "d"), True),
+        (("openblas", 2, 20, "c"), False),  # `_blas.configure`'s
+        (("openblas", 2, 21, "d"), True),
         (("openblas", 1, 0, "e"), False),  # one thread: no idle workers
         (("openblas", 2, None, "f"), True),  # an OpenBLAS without the getter: its default
         (("mkl", 2, None, "g"), True),

@@ -15,25 +15,38 @@ never sleep and take a share of the cores from any other threads. burn-ndarray's
 then runs slower than the same work left to BLAS's pool (the Winograd convolution's blocks: the
 benchmark CNN step at 2 threads 14.7-15.5 ms with im2col + OpenBLAS's threads, 17.2 with the
 blocks on burn's threads; 12.6-15.0 with the blocks when OpenBLAS's threads sleep at once).
+
+`configure`: once per process, when the backend is made, shortens that poll to 2^20 cycles
+(about 0.3 ms), unless the user set ``OPENBLAS_THREAD_TIMEOUT`` (or ``BURN_NDARRAY_BLAS=system``):
+long enough for the back-to-back GEMMs of a layer's forward and backward to find the workers
+awake, short enough that they sleep while burn-ndarray's own threads work. Benchmark steps at 2
+threads, two rounds each (docs/benchmarks.md): CNN 0.95-0.96 -> 0.76-0.80 x torch, transformer
+1.12-1.13 -> 1.05-1.08, MLP, LSTM and GRU unchanged; 2^18 cycles cost the transformer and LSTM
+steps wake-ups (up to 1.25 and 1.81).
 """
 
 from __future__ import annotations
 
 import os
+import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-# Idle OpenBLAS threads that poll for at most this many cycles (``OPENBLAS_THREAD_TIMEOUT`` of 16
-# or less: 20 us at 3.5 GHz) are taken to be asleep.
-QUIET_POLL_CYCLES = 1 << 16
+# `configure`'s ``OPENBLAS_THREAD_TIMEOUT``: idle OpenBLAS threads poll for 2^20 cycles.
+QUIET_TIMEOUT_EXPONENT = 20
+# Idle OpenBLAS threads that poll for at most this many cycles (``OPENBLAS_THREAD_TIMEOUT`` of 20
+# or less: 0.3 ms at 3.5 GHz) are taken to be asleep while burn-ndarray's threads work.
+QUIET_POLL_CYCLES = 1 << QUIET_TIMEOUT_EXPONENT
 # OpenBLAS's default poll, ``1 << THREAD_TIMEOUT`` (28) cycles, when the variable is unset.
 _DEFAULT_POLL_EXPONENT = 28
 
 _lock = threading.RLock()
 _controller: Any = None
+_modules_seen = 0  # len(sys.modules) when the libraries were found
 _poll_cycles: dict[str, int] = {}  # per library file: fixed when the library was loaded
+_configured = False
 
 
 def _after_fork() -> None:
@@ -47,14 +60,21 @@ if hasattr(os, "register_at_fork"):
 
 
 def _blas_libraries() -> list[Any]:
-    """threadpoolctl's controllers of the BLAS libraries loaded (found once: milliseconds)."""
-    global _controller
-    if _controller is None:  # no lock once found: a conv holding the limit would block the check
-        with _lock:
-            if _controller is None:
-                from threadpoolctl import ThreadpoolController
+    """threadpoolctl's controllers of the BLAS libraries loaded: found again (milliseconds) when
+    modules were imported since, which is how libraries come (numba's first compilation imports
+    SciPy, with its own OpenBLAS)."""
+    global _controller, _modules_seen
+    if _controller is None or len(sys.modules) != _modules_seen:
+        # Without waiting once found: a conv holding the limit would block the check.
+        if _lock.acquire(blocking=_controller is None):
+            try:
+                if _controller is None or len(sys.modules) != _modules_seen:
+                    from threadpoolctl import ThreadpoolController
 
-                _controller = ThreadpoolController()
+                    _controller = ThreadpoolController()
+                    _modules_seen = len(sys.modules)
+            finally:
+                _lock.release()
     return [lib for lib in _controller.lib_controllers if lib.user_api == "blas"]
 
 
@@ -88,7 +108,7 @@ def _openblas_poll_cycles(lib: Any) -> int:
 
 def idle_threads_poll() -> bool:
     """Whether a BLAS library in the process runs several threads whose idle ones keep polling:
-    any but OpenBLAS with ``OPENBLAS_THREAD_TIMEOUT`` of 16 or less (MKL's and BLIS's OpenMP
+    any but OpenBLAS with ``OPENBLAS_THREAD_TIMEOUT`` of 20 or less (MKL's and BLIS's OpenMP
     threads spin too by default).
 
     Example:
@@ -103,3 +123,47 @@ def idle_threads_poll() -> bool:
             continue
         return True
     return False
+
+
+def configure() -> bool:
+    """Once per process: make OpenBLAS's idle threads poll for 2^20 cycles instead of 2^28, by
+    the library's own means (its ``OPENBLAS_THREAD_TIMEOUT``, read back with
+    ``openblas_read_env``; its worker threads stopped with ``blas_thread_shutdown_``, as it does
+    itself before every ``fork``, and restarted by the next GEMM with the new poll). True if it
+    was applied; False after the first call and where it does not apply: the user set
+    ``OPENBLAS_THREAD_TIMEOUT`` or ``BURN_NDARRAY_BLAS=system``, no pthreads OpenBLAS with
+    several threads is loaded, or another Python thread is running (it could be inside a GEMM,
+    whose workers must not be stopped). ``os.environ`` is left as it was.
+
+    Example:
+        >>> from burn_ndarray import _blas
+        >>> isinstance(_blas.configure(), bool)  # False once the backend has made it
+        True
+    """
+    global _configured
+    if _configured:
+        return False
+    _configured = True
+    if "OPENBLAS_THREAD_TIMEOUT" in os.environ or os.environ.get("BURN_NDARRAY_BLAS", "").lower() == "system":
+        return False
+    if threading.active_count() > 1:
+        return False
+    applied = False
+    for lib in _blas_libraries():
+        if lib.internal_api != "openblas" or lib.threading_layer != "pthreads" or lib.num_threads <= 1:
+            continue
+        dynlib = lib.dynlib
+        read_env = getattr(dynlib, "openblas_read_env", None)
+        shutdown = getattr(dynlib, "blas_thread_shutdown_", None)
+        getter = getattr(dynlib, "openblas_thread_timeout", None)
+        if read_env is None or shutdown is None or getter is None or getter() != 0:
+            continue
+        os.environ["OPENBLAS_THREAD_TIMEOUT"] = str(QUIET_TIMEOUT_EXPONENT)
+        try:
+            read_env()  # every OPENBLAS_* variable again: the others are only read at start-up
+        finally:
+            del os.environ["OPENBLAS_THREAD_TIMEOUT"]
+        shutdown()
+        _poll_cycles[lib.filepath] = 1 << QUIET_TIMEOUT_EXPONENT
+        applied = True
+    return applied

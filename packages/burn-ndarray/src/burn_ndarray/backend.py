@@ -11,6 +11,7 @@ from burn.backend.base import Backend
 from burn.backend.capabilities import Capabilities
 from burn.backend.device import Device
 from burn.tensor.dtype import DType
+from burn_ndarray import _blas
 from burn_ndarray._activation_extra import ActivationExtraOps
 from burn_ndarray._activation_ops import ActivationOps
 from burn_ndarray._bool_ops import BoolOps
@@ -81,6 +82,7 @@ class NdArray(  # type: ignore[misc]
     def __init__(self, float_dtype: DType | str = DType.F32, int_dtype: DType | str = DType.I64) -> None:
         super().__init__(float_dtype=float_dtype, int_dtype=int_dtype, capabilities=CAPABILITIES)
         configure_malloc()  # fresh results reuse freed memory instead of faulting in new pages
+        _blas.configure()  # OpenBLAS's idle threads sleep after 0.3 ms instead of polling 80 ms
         self._device = Device("ndarray", "cpu", owner=self)
         self._devices = [self._device]
         self._int_np = NP_OF[self.int_dtype]
