@@ -102,16 +102,19 @@ def test_nothing_to_do_on_one_blas_thread() -> None:
     assert (first, timeout, polls) == ("False", "0", "False")
 
 
+@needs_openblas
 def test_backend_applies_it() -> None:
+    clean = {k: v for k, v in os.environ.items() if k not in ("OPENBLAS_THREAD_TIMEOUT", "BURN_NDARRAY_BLAS")}
+    check = (
+        "import burn; from burn_ndarray import _blas; burn.backend('ndarray'); "
+        "print(*[lib.dynlib.openblas_thread_timeout() for lib in _blas._blas_libraries()])"
+    )
     run = subprocess.run(
-        [
-            sys.executable,
-            "-c",
-            "import burn; from burn_ndarray import _blas; burn.backend('ndarray'); print(_blas._configured)",
-        ],
+        [sys.executable, "-c", check],
+        env={**clean, "OPENBLAS_NUM_THREADS": "2"},
         capture_output=True,
         text=True,
         timeout=120,
     )
     assert run.returncode == 0, run.stderr
-    assert run.stdout.split() == ["True"]
+    assert run.stdout.split() == ["20"]

@@ -4,6 +4,7 @@ it runs under."""
 
 from __future__ import annotations
 
+import os
 import threading
 from typing import Any
 
@@ -242,6 +243,19 @@ def test_idle_threads_poll(monkeypatch: pytest.MonkeyPatch, lib: tuple[Any, ...]
     monkeypatch.setattr(_blas, "_blas_libraries", lambda: [_Lib(*lib)])
     monkeypatch.setattr(_blas, "_poll_cycles", {})
     assert _blas.idle_threads_poll() is polls
+
+
+def test_only_numpys_blas_counts(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.undo()
+    numpy_libs = os.path.dirname(os.path.realpath(np.__file__)) + ".libs"
+    quiet_numpy = _Lib("openblas", 2, 20, os.path.join(numpy_libs, "libopenblas.so"))
+    polling_scipy = _Lib("openblas", 2, 0, "/elsewhere/scipy.libs/libopenblas.so")
+    monkeypatch.setattr(_blas, "_poll_cycles", {})
+    monkeypatch.setattr(_blas, "_blas_libraries", lambda: [polling_scipy, quiet_numpy])
+    assert not _blas.idle_threads_poll()  # SciPy's (numba loads it) makes no GEMM of burn's
+    polling_numpy = _Lib("openblas", 2, 0, os.path.join(numpy_libs, "libother.so"))
+    monkeypatch.setattr(_blas, "_blas_libraries", lambda: [quiet_numpy, polling_numpy])
+    assert _blas.idle_threads_poll()
 
 
 def test_idle_threads_poll_reads_this_process() -> None:

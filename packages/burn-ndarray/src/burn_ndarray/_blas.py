@@ -106,17 +106,30 @@ def _openblas_poll_cycles(lib: Any) -> int:
     return _poll_cycles[lib.filepath]
 
 
+def _numpys(libs: list[Any]) -> list[Any]:
+    """Those of `libs` that NumPy's wheel carries (in ``numpy.libs`` or inside ``numpy``), where
+    burn-ndarray's GEMMs run; all of them if none is (a NumPy built on a system BLAS shares it
+    with SciPy). Others are not called by burn-ndarray: SciPy's OpenBLAS, which numba imports."""
+    import numpy
+
+    root = os.path.dirname(os.path.realpath(numpy.__file__))
+    folders = (root + os.sep, root + ".libs" + os.sep)
+    own = [lib for lib in libs if os.path.realpath(lib.filepath).startswith(folders)]
+    return own or libs
+
+
 def idle_threads_poll() -> bool:
-    """Whether a BLAS library in the process runs several threads whose idle ones keep polling:
-    any but OpenBLAS with ``OPENBLAS_THREAD_TIMEOUT`` of 20 or less (MKL's and BLIS's OpenMP
-    threads spin too by default).
+    """Whether NumPy's BLAS library runs several threads whose idle ones keep polling: any
+    but OpenBLAS with ``OPENBLAS_THREAD_TIMEOUT`` of 20 or less (MKL's and BLIS's OpenMP threads
+    spin too by default). Where NumPy's wheel carries its BLAS, other BLAS libraries in the
+    process do not count: burn-ndarray makes no GEMM on them, so their threads stay asleep.
 
     Example:
         >>> from burn_ndarray import _blas
         >>> isinstance(_blas.idle_threads_poll(), bool)
         True
     """
-    for lib in _blas_libraries():
+    for lib in _numpys(_blas_libraries()):
         if lib.num_threads <= 1:
             continue
         if lib.internal_api == "openblas" and _openblas_poll_cycles(lib) <= QUIET_POLL_CYCLES:
@@ -131,8 +144,8 @@ def configure() -> bool:
     ``openblas_read_env``; its worker threads stopped with ``blas_thread_shutdown_``, as it does
     itself before every ``fork``, and restarted by the next GEMM with the new poll). True if it
     was applied; False after the first call and where it does not apply: the user set
-    ``OPENBLAS_THREAD_TIMEOUT`` or ``BURN_NDARRAY_BLAS=system``, no pthreads OpenBLAS with
-    several threads is loaded, or another Python thread is running (it could be inside a GEMM,
+    ``OPENBLAS_THREAD_TIMEOUT`` or ``BURN_NDARRAY_BLAS=system``, NumPy's BLAS is not a pthreads
+    OpenBLAS with several threads, or another Python thread is running (it could be inside a GEMM,
     whose workers must not be stopped). ``os.environ`` is left as it was.
 
     Example:
@@ -149,7 +162,7 @@ def configure() -> bool:
     if threading.active_count() > 1:
         return False
     applied = False
-    for lib in _blas_libraries():
+    for lib in _numpys(_blas_libraries()):
         if lib.internal_api != "openblas" or lib.threading_layer != "pthreads" or lib.num_threads <= 1:
             continue
         dynlib = lib.dynlib
