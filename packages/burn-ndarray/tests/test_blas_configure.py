@@ -84,22 +84,17 @@ def test_the_users_timeout_is_kept() -> None:
 
 
 @needs_openblas
-def test_left_alone_when_asked() -> None:
-    first, _, timeout, polls, *_ = _run(BURN_NDARRAY_BLAS="system")
-    assert (first, timeout, polls) == ("False", "0", "True")
-
-
-@needs_openblas
-def test_not_under_another_thread() -> None:
-    # Another thread could be inside a GEMM whose workers must not be stopped.
-    first, _, timeout, polls, *_ = _run(EXTRA_THREAD="1")
-    assert (first, timeout, polls) == ("False", "0", "True")
-
-
-@needs_openblas
-def test_nothing_to_do_on_one_blas_thread() -> None:
-    first, _, timeout, polls, *_ = _run(OPENBLAS_NUM_THREADS="1")
-    assert (first, timeout, polls) == ("False", "0", "False")
+@pytest.mark.parametrize(
+    ("env", "polls"),
+    [
+        ({"BURN_NDARRAY_BLAS": "system"}, "True"),  # asked to leave OpenBLAS alone
+        ({"EXTRA_THREAD": "1"}, "True"),  # another thread could be inside a GEMM
+        ({"OPENBLAS_NUM_THREADS": "1"}, "False"),  # no workers: nothing to do
+    ],
+)
+def test_left_alone(env: dict[str, str], polls: str) -> None:
+    first, _, timeout, now_polls, *_ = _run(**env)
+    assert (first, timeout, now_polls) == ("False", "0", polls)
 
 
 @needs_openblas
