@@ -145,7 +145,8 @@ def configure() -> bool:
     itself before every ``fork``, and restarted by the next GEMM with the new poll). True if it
     was applied; False after the first call and where it does not apply: the user set
     ``OPENBLAS_THREAD_TIMEOUT`` or ``BURN_NDARRAY_BLAS=system``, NumPy's BLAS is not a pthreads
-    OpenBLAS with several threads, or another Python thread is running (it could be inside a GEMM,
+    OpenBLAS with several threads, on Windows (its OpenBLAS's threads wait on events, they do
+    not poll), or another Python thread is running (it could be inside a GEMM,
     whose workers must not be stopped). ``os.environ`` is left as it was.
 
     Example:
@@ -159,7 +160,7 @@ def configure() -> bool:
     _configured = True
     if "OPENBLAS_THREAD_TIMEOUT" in os.environ or os.environ.get("BURN_NDARRAY_BLAS", "").lower() == "system":
         return False
-    if threading.active_count() > 1:
+    if threading.active_count() > 1 or os.name != "posix":  # Windows' OpenBLAS threads wait on events
         return False
     applied = False
     for lib in _numpys(_blas_libraries()):
