@@ -27,7 +27,7 @@ a = np.ones((512, 512), np.float32)
 a @ a  # OpenBLAS's workers are running
 first = _blas.configure()
 second = _blas.configure()
-libs = [lib for lib in _blas._blas_libraries() if lib.internal_api == "openblas"]
+libs = [lib for lib in _blas._numpy_libraries() if lib.internal_api == "openblas"]
 timeout = libs[0].dynlib.openblas_thread_timeout() if libs else -1
 right = bool(((a @ a) == 512).all())
 time.sleep(0.05)
@@ -102,7 +102,7 @@ def test_backend_applies_it() -> None:
     clean = {k: v for k, v in os.environ.items() if k not in ("OPENBLAS_THREAD_TIMEOUT", "BURN_NDARRAY_BLAS")}
     check = (
         "import burn; from burn_ndarray import _blas; burn.backend('ndarray'); "
-        "print(*[lib.dynlib.openblas_thread_timeout() for lib in _blas._blas_libraries()])"
+        "print(*[lib.dynlib.openblas_thread_timeout() for lib in _blas._numpy_libraries()])"
     )
     run = subprocess.run(
         [sys.executable, "-c", check],

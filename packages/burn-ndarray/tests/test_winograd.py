@@ -240,22 +240,23 @@ class _Lib:
 )
 def test_idle_threads_poll(monkeypatch: pytest.MonkeyPatch, lib: tuple[Any, ...], polls: bool) -> None:
     monkeypatch.undo()  # the real function, not the fixture's stand-in
-    monkeypatch.setattr(_blas, "_blas_libraries", lambda: [_Lib(*lib)])
+    monkeypatch.setattr(_blas, "_numpy_libraries", lambda: [_Lib(*lib)])
     monkeypatch.setattr(_blas, "_poll_cycles", {})
     assert _blas.idle_threads_poll() is polls
 
 
-def test_only_numpys_blas_counts(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.undo()
+def test_only_numpys_blas_counts() -> None:
     numpy_libs = os.path.dirname(os.path.realpath(np.__file__)) + ".libs"
-    quiet_numpy = _Lib("openblas", 2, 20, os.path.join(numpy_libs, "libopenblas.so"))
-    polling_scipy = _Lib("openblas", 2, 0, "/elsewhere/scipy.libs/libopenblas.so")
-    monkeypatch.setattr(_blas, "_poll_cycles", {})
-    monkeypatch.setattr(_blas, "_blas_libraries", lambda: [polling_scipy, quiet_numpy])
-    assert not _blas.idle_threads_poll()  # SciPy's (numba loads it) makes no GEMM of burn's
-    polling_numpy = _Lib("openblas", 2, 0, os.path.join(numpy_libs, "libother.so"))
-    monkeypatch.setattr(_blas, "_blas_libraries", lambda: [quiet_numpy, polling_numpy])
-    assert _blas.idle_threads_poll()
+    numpys = _Lib("openblas", 2, 20, os.path.join(numpy_libs, "libopenblas.so"))
+    scipys = _Lib("openblas", 2, 0, "/elsewhere/scipy.libs/libopenblas.so")  # numba loads it
+    assert _blas._numpys([scipys, numpys]) == [numpys]
+    system = _Lib("openblas", 2, 0, "/usr/lib/libopenblas.so")  # a NumPy built on a system BLAS
+    assert _blas._numpys([system, scipys]) == [system, scipys]
+
+
+def test_numpys_blas_found_with_the_libraries() -> None:
+    blas, numpys = _blas._libraries()
+    assert numpys == _blas._numpys(blas) and numpys
 
 
 def test_idle_threads_poll_reads_this_process() -> None:

@@ -44,6 +44,9 @@ _DEFAULT_POLL_EXPONENT = 28
 
 _lock = threading.RLock()
 _controller: Any = None
+# The BLAS libraries loaded, and NumPy's among them (`_numpys`), found together: the second is
+# asked at every Winograd-sized conv and its paths cost 60 us to resolve.
+_found: tuple[list[Any], list[Any]] = ([], [])
 _modules_seen = 0  # len(sys.modules) when the libraries were found
 _poll_cycles: dict[str, int] = {}  # per library file: fixed when the library was loaded
 _configured = False
@@ -59,11 +62,11 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_after_fork)
 
 
-def _blas_libraries() -> list[Any]:
-    """threadpoolctl's controllers of the BLAS libraries loaded: found again (milliseconds) when
-    modules were imported since, which is how libraries come (numba's first compilation imports
-    SciPy, with its own OpenBLAS)."""
-    global _controller, _modules_seen
+def _libraries() -> tuple[list[Any], list[Any]]:
+    """threadpoolctl's controllers of the BLAS libraries loaded, and NumPy's among them: found
+    again (milliseconds) when modules were imported since, which is how libraries come (numba's
+    first compilation imports SciPy, with its own OpenBLAS)."""
+    global _controller, _found, _modules_seen
     if _controller is None or len(sys.modules) != _modules_seen:
         # Without waiting once found: a conv holding the limit would block the check.
         if _lock.acquire(blocking=_controller is None):
@@ -72,10 +75,17 @@ def _blas_libraries() -> list[Any]:
                     from threadpoolctl import ThreadpoolController
 
                     _controller = ThreadpoolController()
+                    blas = [lib for lib in _controller.lib_controllers if lib.user_api == "blas"]
+                    _found = (blas, _numpys(blas))
                     _modules_seen = len(sys.modules)
             finally:
                 _lock.release()
-    return [lib for lib in _controller.lib_controllers if lib.user_api == "blas"]
+    return _found
+
+
+def _numpy_libraries() -> list[Any]:
+    """NumPy's BLAS libraries (`_numpys` of those loaded)."""
+    return _libraries()[1]
 
 
 @contextmanager
@@ -90,7 +100,7 @@ def single_threaded() -> Iterator[None]:
         ...     (np.ones((2, 2)) @ np.ones((2, 2))).tolist()
         [[2.0, 2.0], [2.0, 2.0]]
     """
-    _blas_libraries()
+    _libraries()
     with _lock, _controller.limit(limits=1, user_api="blas"):
         yield
 
@@ -129,7 +139,7 @@ def idle_threads_poll() -> bool:
         >>> isinstance(_blas.idle_threads_poll(), bool)
         True
     """
-    for lib in _numpys(_blas_libraries()):
+    for lib in _numpy_libraries():
         if lib.num_threads <= 1:
             continue
         if lib.internal_api == "openblas" and _openblas_poll_cycles(lib) <= QUIET_POLL_CYCLES:
@@ -163,7 +173,7 @@ def configure() -> bool:
     if threading.active_count() > 1 or os.name != "posix":  # Windows' OpenBLAS threads wait on events
         return False
     applied = False
-    for lib in _numpys(_blas_libraries()):
+    for lib in _numpy_libraries():
         if lib.internal_api != "openblas" or lib.threading_layer != "pthreads" or lib.num_threads <= 1:
             continue
         dynlib = lib.dynlib
