@@ -165,6 +165,67 @@ def test_adam_updates_its_own_moments_in_place(B: Any) -> None:
     assert step() == second
 
 
+def _adam_run(B: Any, optimizer: Any, hold: bool) -> tuple[list[bool], np.ndarray, list[np.ndarray]]:
+    """Four steps on fresh gradients, as in training (`hold`: the caller keeps each gradient):
+    per step whether the new param took the gradient's buffer, the final param, and the held
+    gradients' values after their steps."""
+    from burn import optim
+    from burn.module import Module, Param
+
+    class Weights(Module):
+        w: Param
+
+    model = Weights(Param.from_tensor(fresh(B, seed=7)))
+    took, held = [], []
+    for seed in range(4):
+        g = fresh(B, seed=10 + seed)
+        where = addr(g)
+        grads = optim.GradientsParams({model.w.id: g})
+        if hold:
+            held.append(g)
+        del g
+        model = optimizer.step(0.01, model, grads)
+        took.append(addr(model.w.val()) == where)
+    return took, np.array(model.w.val().to_numpy()), [np.array(g.to_numpy()) for g in held]
+
+
+def test_adam_writes_the_new_param_over_a_gradient_handed_over(B: Any) -> None:
+    """Through OptimizerAdaptor a gradient taken out of the consumed GradientsParams, held by
+    nothing else, becomes the new param's buffer from the second step (the first creates the
+    moments); a gradient the caller keeps is only read. The params are the same bits."""
+    from burn import optim
+
+    took, handed, _ = _adam_run(B, optim.AdamConfig().init(), hold=False)
+    assert took == [False, True, True, True]
+    kept, read, grads_after = _adam_run(B, optim.AdamConfig().init(), hold=True)
+    assert kept == [False] * 4
+    np.testing.assert_array_equal(handed, read)
+    for seed, g in enumerate(grads_after):
+        np.testing.assert_array_equal(g, fresh(B, seed=10 + seed).to_numpy())
+    took_w, _, _ = _adam_run(B, optim.AdamWConfig().init(), hold=False)
+    assert took_w == [False, True, True, True]
+
+
+def test_a_step_that_overrides_adam_never_gets_the_gradient(B: Any) -> None:
+    """Only burn's own steps (`consumes_grad`) are handed a gradient: a subclass's step may keep
+    it, and its values stay."""
+    from burn import optim
+
+    class Keeping(optim.Adam):
+        def step(self, lr: float, tensor: Tensor, grad: Tensor, state: Any) -> Any:
+            self.kept.append(grad)
+            return super().step(lr, tensor, grad, state)
+
+    keeping = Keeping(0.9, 0.999, 1e-5, False, None)
+    keeping.kept = []
+    took, param, _ = _adam_run(B, optim.OptimizerAdaptor(keeping), hold=False)
+    assert took == [False] * 4
+    for seed, g in enumerate(keeping.kept):
+        np.testing.assert_array_equal(g.to_numpy(), fresh(B, seed=10 + seed).to_numpy())
+    _, expected, _ = _adam_run(B, optim.AdamConfig().init(), hold=False)
+    np.testing.assert_array_equal(param, expected)
+
+
 @pytest.mark.parametrize(
     "view",
     [

@@ -54,7 +54,7 @@ def native(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
 def launches(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """Names of the `_kernels_parallel` launchers called during a test."""
     called: list[str] = []
-    for name in ("binary_flat", "binary_rows", "sum_rows", "adam_in_place", "adam_fresh",
+    for name in ("binary_flat", "binary_rows", "sum_rows", "adam_in_place", "adam_fresh", "adam_into_grad",
                  "sgd_momentum_in_place", "rmsprop_in_place"):  # fmt: skip
         kernel = getattr(_kernels_parallel, name)
 
@@ -172,9 +172,9 @@ def test_sums_over_a_leading_dim_split_columns_numpys_bits(
 
 
 @pytest.mark.parametrize("count", [2, 3])
-@pytest.mark.parametrize("in_place", [True, False], ids=["moments-in-place", "fresh-moments"])
+@pytest.mark.parametrize("launcher", ["adam_in_place", "adam_fresh", "adam_into_grad"])
 def test_adam_same_bits_as_the_default_op(
-    B: NdArray, rng: Any, native: Any, launches: list[str], count: int, in_place: bool
+    B: NdArray, rng: Any, native: Any, launches: list[str], count: int, launcher: str
 ) -> None:
     native(count)
     p, g, m = big(rng), big(rng), big(rng)
@@ -183,13 +183,14 @@ def test_adam_same_bits_as_the_default_op(
     expected = OptimOps.float_adam_step(B, p, g, m.copy(), v.copy(), *scalars)  # type: ignore[arg-type]
     held = (m.copy(), v.copy())
     launches.clear()  # the default op's own element-wise passes
-    got = (
-        B.float_adam_step(p, g, m.copy(), v.copy(), *scalars)
-        if in_place
-        else B.float_adam_step(p, g, *held, *scalars)
-    )
+    if launcher == "adam_in_place":  # moments handed over (the copies), the gradient held
+        got = B.float_adam_step(p, g, m.copy(), v.copy(), *scalars)
+    elif launcher == "adam_fresh":  # moments held
+        got = B.float_adam_step(p, g, *held, *scalars)
+    else:  # the gradient handed over too: it takes the new param
+        got = B.float_adam_step(p, g.copy(), m.copy(), v.copy(), *scalars)
     assert all(np.array_equal(x, y) for x, y in zip(expected, got, strict=True))
-    assert launches == ["adam_in_place" if in_place else "adam_fresh"]
+    assert launches == [launcher]
 
 
 @pytest.mark.parametrize(

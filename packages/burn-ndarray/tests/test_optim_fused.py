@@ -85,3 +85,27 @@ def test_a_gradient_in_f_order_gives_a_c_order_param(B: NdArray, rng: Any, path:
     got = B.float_adam_step(p, f_grad, m.copy(), v.copy(), 0.9, 0.999, 1e-3, 1e-8)
     for e, o in zip(expected, got, strict=True):
         assert np.array_equal(e, o) and o.flags.c_contiguous
+    np.testing.assert_array_equal(f_grad, g)  # the C-order copy took the new param, if any
+
+
+def test_a_handed_over_gradient_receives_the_new_param(B: NdArray, rng: Any) -> None:
+    """With the moments, a gradient held by nothing else (handed over by `adam_apply`) is written
+    over by the compiled pass (`_kernels.adam_into_grad`): no new buffer, the same bits."""
+    p, g, m, v = operands(rng, (300, 300), np.float32)
+    expected = default(B, p, g, m.copy(), v.copy())
+    grad, moment_1, moment_2 = g.copy(), m.copy(), v.copy()
+    where = grad.__array_interface__["data"][0]
+    # No *args: CPython's argument tuple would be a second holder of the operands.
+    got = B.float_adam_step(p, grad, moment_1, moment_2, 0.9, 0.999, 0.01, 1e-5)
+    assert got[0].__array_interface__["data"][0] == where
+    for a, b in zip(got, expected, strict=True):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_a_gradient_held_elsewhere_is_only_read(B: NdArray, rng: Any) -> None:
+    p, g, m, v = operands(rng, (300, 300), np.float32)
+    kept = [g.copy()]
+    grad, moment_1, moment_2 = kept[0], m.copy(), v.copy()
+    new, _, _ = B.float_adam_step(p, grad, moment_1, moment_2, 0.9, 0.999, 0.01, 1e-5)
+    assert not np.shares_memory(new, kept[0])
+    np.testing.assert_array_equal(kept[0], g)

@@ -11,9 +11,9 @@ Python pool of `_threads` (20-100 us a hand-off), which then needs larger chunks
   computed with the same float operations in the same order as the contract's default op (the
   scalars are typed to the array's dtype, as NumPy does with a Python float), so the bits are the
   default op's at any thread count. ``error_model="numpy"`` drops Python's division-by-zero check,
-  which would stop LLVM from vectorizing. Separate kernels for moments written in place and
-  moments written to fresh arrays: an output that aliases an input defeats the vectorizer's
-  overlap check.
+  which would stop LLVM from vectorizing. Separate kernels for moments written in place,
+  moments written to fresh arrays, and the new param written over a handed-over gradient: an
+  output that aliases an input defeats the vectorizer's overlap check.
 - **SGD with momentum, RMSProp**: the same, one kernel each, state updated in place (a state the
   caller keeps is copied first). Options enter as arguments that are None or a scalar (or an
   array): numba compiles one kernel per combination of None-ness and prunes the branches on the
@@ -38,28 +38,37 @@ Array = Any
 ROW_BLOCK = 4096
 
 
+@njit(inline="always", error_model="numpy")
+def _adam_element(
+    pi: Any, gi: Any, mi: Any, vi: Any, b1: Any, c1: Any, b2: Any, c2: Any, step: Any, eps: Any
+) -> Any:
+    """One element's ``(new param, m, v)`` from its param, gradient and moments."""
+    m = mi * b1 + gi * c1
+    v = vi * b2 + (gi * gi) * c2
+    return pi - (m / (np.sqrt(v) + eps)) * step, m, v
+
+
 @njit(cache=True, error_model="numpy", nogil=True)
 def adam_in_place(
-    p: Array,
-    g: Array,
-    m: Array,
-    v: Array,
-    out: Array,
-    b1: Any,
-    c1: Any,
-    b2: Any,
-    c2: Any,
-    step: Any,
-    eps: Any,
-) -> None:
+    p: Array, g: Array, m: Array, v: Array, out: Array,
+    b1: Any, c1: Any, b2: Any, c2: Any, step: Any, eps: Any,
+) -> None:  # fmt: skip
     """Moments `m`, `v` updated in place; the new param into `out` (all flat, same dtype)."""
     for i in range(g.size):
-        gi = g[i]
-        mi = m[i] * b1 + gi * c1
-        vi = v[i] * b2 + (gi * gi) * c2
-        m[i] = mi
-        v[i] = vi
-        out[i] = p[i] - (mi / (np.sqrt(vi) + eps)) * step
+        out[i], m[i], v[i] = _adam_element(p[i], g[i], m[i], v[i], b1, c1, b2, c2, step, eps)
+
+
+@njit(cache=True, error_model="numpy", nogil=True)
+def adam_into_grad(
+    p: Array, g: Array, m: Array, v: Array,
+    b1: Any, c1: Any, b2: Any, c2: Any, step: Any, eps: Any,
+) -> None:  # fmt: skip
+    """Moments `m`, `v` updated in place and the new param written over the gradient `g` (each
+    element read first): a handed-over gradient is the new param's buffer, so the pass streams
+    four arrays instead of five. A kernel of its own: an `out` aliasing `g` would fail the
+    vectorizer's overlap check."""
+    for i in range(g.size):
+        g[i], m[i], v[i] = _adam_element(p[i], g[i], m[i], v[i], b1, c1, b2, c2, step, eps)
 
 
 @njit(cache=True, error_model="numpy", nogil=True)
@@ -69,12 +78,7 @@ def adam_fresh(
 ) -> None:  # fmt: skip
     """Moments read from `m_in`, `v_in` and written to fresh `m`, `v`; the new param into `out`."""
     for i in range(g.size):
-        gi = g[i]
-        mi = m_in[i] * b1 + gi * c1
-        vi = v_in[i] * b2 + (gi * gi) * c2
-        m[i] = mi
-        v[i] = vi
-        out[i] = p[i] - (mi / (np.sqrt(vi) + eps)) * step
+        out[i], m[i], v[i] = _adam_element(p[i], g[i], m_in[i], v_in[i], b1, c1, b2, c2, step, eps)
 
 
 @njit(cache=True, error_model="numpy", nogil=True)
@@ -185,7 +189,8 @@ def adam(
     in_place: bool,
 ) -> None:
     """The fused Adam step on flat C-contiguous arrays of one float dtype, on `parts` threads;
-    `in_place`: `m` and `v` are `m_in` and `v_in` (else all seven are distinct arrays)."""
+    `in_place`: `m` and `v` are `m_in` and `v_in` (else all seven are distinct arrays); `out`
+    may then be `g` itself (`adam_into_grad`)."""
     beta_1, beta_2, step_size, epsilon = scalars
     t = g.dtype.type
     key = (beta_1, beta_2, epsilon, t)
@@ -197,7 +202,9 @@ def adam(
         _ADAM_CONSTANTS[key] = constants
     b1, c1, b2, c2, eps = constants
     typed = (b1, c1, b2, c2, t(step_size), eps)
-    if in_place:
+    if in_place and out is g:
+        run_chunks(adam_into_grad, (p, g, m, v), typed, parts)
+    elif in_place:
         run_chunks(adam_in_place, (p, g, m, v, out), typed, parts)
     else:
         run_chunks(adam_fresh, (p, g, m_in, v_in, out, m, v), typed, parts)

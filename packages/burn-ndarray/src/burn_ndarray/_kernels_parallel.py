@@ -74,6 +74,13 @@ def adam_in_place(parts: int, p: Array, g: Array, m: Array, v: Array, out: Array
 
 
 @_jit_parallel
+def adam_into_grad(parts: int, p: Array, g: Array, m: Array, v: Array, *scalars: Any) -> None:
+    for c in prange(parts):
+        lo, hi = bounds(g.size, c, parts)
+        serial.adam_into_grad(p[lo:hi], g[lo:hi], m[lo:hi], v[lo:hi], *scalars)
+
+
+@_jit_parallel
 def adam_fresh(
     parts: int, p: Array, g: Array, m_in: Array, v_in: Array, out: Array, m: Array, v: Array, *scalars: Any
 ) -> None:

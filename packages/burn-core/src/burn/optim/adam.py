@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 from burn.module.config import config
 from burn.optim.base import OptimizerAdaptor, SimpleOptimizer
 from burn.optim.clipping import GradientClippingConfig
+from burn.optim.state import consumes_grad
 from burn.optim.transforms import WeightDecayConfig, adam_apply
 
 if TYPE_CHECKING:
@@ -27,6 +28,7 @@ class Adam(SimpleOptimizer[dict[str, Any]]):
         self.beta_1, self.beta_2, self.epsilon, self.amsgrad = beta_1, beta_2, epsilon, amsgrad
         self.weight_decay = weight_decay
 
+    @consumes_grad
     def step(
         self, lr: float, tensor: Tensor, grad: Tensor, state: dict[str, Any] | None
     ) -> tuple[Tensor, dict[str, Any]]:
@@ -44,6 +46,7 @@ class AdamW(Adam):
         super().__init__(beta_1, beta_2, epsilon, amsgrad, None)
         self.decoupled_weight_decay = weight_decay
 
+    @consumes_grad
     def step(
         self, lr: float, tensor: Tensor, grad: Tensor, state: dict[str, Any] | None
     ) -> tuple[Tensor, dict[str, Any]]:

@@ -10,12 +10,14 @@ result as a graph leaf, and keeping one state per `ParamId`.
 from __future__ import annotations
 
 import abc
+import sys
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from burn.module.param import Param, ParamId
 from burn.optim.grads import GradientsParams
-from burn.optim.state import OwnedState
+from burn.optim.state import OwnedState, hands_over_grad
+from burn.tensor import _ownership
 from burn.tensor._base import wrap
 from burn.tensor.kind import Float
 
@@ -27,6 +29,7 @@ if TYPE_CHECKING:
     from burn.tensor.tensor import Tensor
 
 M = TypeVar("M", bound="Module")
+_rc = sys.getrefcount
 S = TypeVar("S")
 
 
@@ -98,6 +101,7 @@ class OptimizerAdaptor(Optimizer):
 
     def step(self, lr: float, module: M, grads: GradientsParams) -> M:
         grads = self._clip_global(grads)
+        hands_over = hands_over_grad(self.optimizer)
 
         def update(path: str, param: Param) -> Param:
             grad = grads.remove(param.id)
@@ -125,6 +129,11 @@ class OptimizerAdaptor(Optimizer):
                     state = self.optimizer.to_device(state, device)
                 if isinstance(state, dict):  # a copy: the caller's dicts are never modified
                     state = OwnedState(state)
+                    # Proven here, where it is a local (taken out of `grads`, which the step
+                    # consumes): a gradient that nothing else refers to is handed over with the
+                    # state to a step of burn's own, whose fused update may reuse its buffer.
+                    if hands_over and _rc(grad) == _ownership.SOLE:
+                        state.grad = grad
             try:
                 new_inner, new_state = self.optimizer.step(lr, inner, grad, state)
             except BaseException as exc:

@@ -84,8 +84,10 @@ def adam_apply(
 
     The moments are taken out of an `OwnedState` (what `OptimizerAdaptor` passes): a moment that
     nothing else refers to then has its buffer handed to the backend, which writes the new moment
-    into it (burn-ndarray: in place, one fresh array per step for the new param). A moment still
-    held elsewhere (a record from `to_record()`, a plain dict passed by a caller) is only read.
+    into it (burn-ndarray: in place). A moment still held elsewhere (a record from `to_record()`,
+    a plain dict passed by a caller) is only read. The gradient's buffer is handed over too when
+    the state carries it as `OwnedState.grad` (see `take_grad`): burn-ndarray then writes the new
+    param into it instead of a fresh array.
     """
     if grad.shape != tensor.shape:
         raise ShapeError(f"Adam: gradient shape {grad.shape} differs from the param's {tensor.shape}")
@@ -98,12 +100,13 @@ def adam_apply(
     step_size, eps = _folded_scalars(beta_1, beta_2, epsilon, lr, time)
     scalars = (beta_1, beta_2, step_size, eps)
     if state is None:
-        new, m, v = _owned_ops.adam_step(tensor, grad, None, None, (False, False), scalars)
+        new, m, v = _owned_ops.adam_step(tensor, grad, None, None, (False, False, False), scalars)
         return new, {"time": time, "moment_1": m, "moment_2": v}
     m_in, moves_1 = take(state, "moment_1")
     v_in, moves_2 = take(state, "moment_2")
+    grad_moves = take_grad(state, grad)
     try:
-        new, m, v = _owned_ops.adam_step(tensor, grad, m_in, v_in, (moves_1, moves_2), scalars)
+        new, m, v = _owned_ops.adam_step(tensor, grad, m_in, v_in, (moves_1, moves_2, grad_moves), scalars)
     except BaseException:
         put_back(state, moment_1=m_in, moment_2=v_in)
         raise
@@ -139,6 +142,18 @@ def momentum_apply(
         put_back(state, velocity=velocity)
         raise
     return new, {"velocity": v}
+
+
+def take_grad(state: dict[str, Any] | None, grad: Tensor) -> bool:
+    """Whether `grad`'s buffer may be handed over to a fused update: `OptimizerAdaptor` proved
+    that nothing else refers to it and passed it as the `OwnedState`'s ``grad`` (only to a step
+    marked `burn.optim.state.consumes_grad`, which calls the update with it directly). The mark
+    is cleared: it is good for one update."""
+    if not isinstance(state, OwnedState) or state.grad is None:
+        return False
+    moves = state.grad is grad
+    state.grad = None
+    return moves
 
 
 def take(state: dict[str, Any] | None, key: str, optional: bool = False) -> tuple[Tensor | None, bool]:

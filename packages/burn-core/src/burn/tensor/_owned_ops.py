@@ -69,31 +69,36 @@ def adam_step(
     grad: Tensor,
     moment_1: Tensor | None,
     moment_2: Tensor | None,
-    moves: tuple[bool, bool],
+    moves: tuple[bool, bool, bool],
     scalars: tuple[float, float, float, float],
 ) -> tuple[Tensor, Tensor, Tensor]:
     """The backend's fused ``float_adam_step`` on inner tensors, with the primitive of each
-    moment whose `moves` flag the caller proved (its tensor held by nothing else) handed over.
+    moment, and of the gradient, whose `moves` flag the caller proved (its tensor held by nothing
+    else) handed over.
 
     Returns ``(new_param, moment_1, moment_2)``; `scalars` is ``(beta_1, beta_2, step_size,
-    epsilon)``. If the backend raises, the moments get their primitives back.
+    epsilon)``. If the backend raises, the tensors get their primitives back.
     """
     p1 = None if moment_1 is None else moment_1._p
     p2 = None if moment_2 is None else moment_2._p
+    gp = grad._p
     if moves[0] and moment_1 is not None:
         moment_1._p = None
     if moves[1] and moment_2 is not None:
         moment_2._p = None
+    if moves[2]:
+        grad._p = None
     b = param._b
     beta_1, beta_2, step_size, epsilon = scalars
     try:
-        # No *args here: CPython would build a tuple holding the moments for the whole call.
-        new, m, v = b.float_adam_step(param._p, grad._p, p1, p2, beta_1, beta_2, step_size, epsilon)
+        # No *args here: CPython would build a tuple holding the operands for the whole call.
+        new, m, v = b.float_adam_step(param._p, gp, p1, p2, beta_1, beta_2, step_size, epsilon)
     except BaseException:
         if moment_1 is not None:
             moment_1._p = p1
         if moment_2 is not None:
             moment_2._p = p2
+        grad._p = gp
         raise
     return wrap(new, b, Float), wrap(m, b, Float), wrap(v, b, Float)
 
