@@ -165,8 +165,8 @@ def test_adam_updates_its_own_moments_in_place(B: Any) -> None:
     assert step() == second
 
 
-def _adam_run(B: Any, optimizer: Any, hold: bool) -> tuple[list[bool], np.ndarray, list[np.ndarray]]:
-    """Four steps on fresh gradients, as in training (`hold`: the caller keeps each gradient):
+def _steps_run(B: Any, optimizer: Any, hold: bool) -> tuple[list[bool], np.ndarray, list[np.ndarray]]:
+    """Four optimizer steps on fresh gradients, as in training (`hold`: the caller keeps each one):
     per step whether the new param took the gradient's buffer, the final param, and the held
     gradients' values after their steps."""
     from burn import optim
@@ -189,21 +189,26 @@ def _adam_run(B: Any, optimizer: Any, hold: bool) -> tuple[list[bool], np.ndarra
     return took, np.array(model.w.val().to_numpy()), [np.array(g.to_numpy()) for g in held]
 
 
-def test_adam_writes_the_new_param_over_a_gradient_handed_over(B: Any) -> None:
+@pytest.mark.parametrize("name", ["adam", "adamw", "sgd-momentum", "rmsprop"])
+def test_the_new_param_is_written_over_a_gradient_handed_over(B: Any, name: str) -> None:
     """Through OptimizerAdaptor a gradient taken out of the consumed GradientsParams, held by
     nothing else, becomes the new param's buffer from the second step (the first creates the
-    moments); a gradient the caller keeps is only read. The params are the same bits."""
+    state); a gradient the caller keeps is only read. The params are the same bits."""
     from burn import optim
 
-    took, handed, _ = _adam_run(B, optim.AdamConfig().init(), hold=False)
+    configs = {
+        "adam": optim.AdamConfig,
+        "adamw": optim.AdamWConfig,
+        "sgd-momentum": lambda: optim.SgdConfig(momentum=optim.MomentumConfig(0.9, 0.1, True)),
+        "rmsprop": lambda: optim.RmsPropConfig(momentum=0.5, centered=True),
+    }
+    took, handed, _ = _steps_run(B, configs[name]().init(), hold=False)
     assert took == [False, True, True, True]
-    kept, read, grads_after = _adam_run(B, optim.AdamConfig().init(), hold=True)
+    kept, read, grads_after = _steps_run(B, configs[name]().init(), hold=True)
     assert kept == [False] * 4
     np.testing.assert_array_equal(handed, read)
     for seed, g in enumerate(grads_after):
         np.testing.assert_array_equal(g, fresh(B, seed=10 + seed).to_numpy())
-    took_w, _, _ = _adam_run(B, optim.AdamWConfig().init(), hold=False)
-    assert took_w == [False, True, True, True]
 
 
 def test_a_step_that_overrides_adam_never_gets_the_gradient(B: Any) -> None:
@@ -218,11 +223,11 @@ def test_a_step_that_overrides_adam_never_gets_the_gradient(B: Any) -> None:
 
     keeping = Keeping(0.9, 0.999, 1e-5, False, None)
     keeping.kept = []
-    took, param, _ = _adam_run(B, optim.OptimizerAdaptor(keeping), hold=False)
+    took, param, _ = _steps_run(B, optim.OptimizerAdaptor(keeping), hold=False)
     assert took == [False] * 4
     for seed, g in enumerate(keeping.kept):
         np.testing.assert_array_equal(g.to_numpy(), fresh(B, seed=10 + seed).to_numpy())
-    _, expected, _ = _adam_run(B, optim.AdamConfig().init(), hold=False)
+    _, expected, _ = _steps_run(B, optim.AdamConfig().init(), hold=False)
     np.testing.assert_array_equal(param, expected)
 
 

@@ -54,7 +54,7 @@ def native(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
 def launches(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """Names of the `_kernels_parallel` launchers called during a test."""
     called: list[str] = []
-    for name in ("binary_flat", "binary_rows", "sum_rows", "adam_in_place", "adam_fresh", "adam_into_grad",
+    for name in ("binary_flat", "binary_rows", "sum_rows", "adam_in_place", "adam_fresh",
                  "sgd_momentum_in_place", "rmsprop_in_place"):  # fmt: skip
         kernel = getattr(_kernels_parallel, name)
 
@@ -172,9 +172,9 @@ def test_sums_over_a_leading_dim_split_columns_numpys_bits(
 
 
 @pytest.mark.parametrize("count", [2, 3])
-@pytest.mark.parametrize("launcher", ["adam_in_place", "adam_fresh", "adam_into_grad"])
+@pytest.mark.parametrize("handed_over", ["moments", "none", "moments-and-gradient"])
 def test_adam_same_bits_as_the_default_op(
-    B: NdArray, rng: Any, native: Any, launches: list[str], count: int, launcher: str
+    B: NdArray, rng: Any, native: Any, launches: list[str], count: int, handed_over: str
 ) -> None:
     native(count)
     p, g, m = big(rng), big(rng), big(rng)
@@ -183,14 +183,17 @@ def test_adam_same_bits_as_the_default_op(
     expected = OptimOps.float_adam_step(B, p, g, m.copy(), v.copy(), *scalars)  # type: ignore[arg-type]
     held = (m.copy(), v.copy())
     launches.clear()  # the default op's own element-wise passes
-    if launcher == "adam_in_place":  # moments handed over (the copies), the gradient held
+    if handed_over == "moments":  # the copies; the gradient is held here
         got = B.float_adam_step(p, g, m.copy(), v.copy(), *scalars)
-    elif launcher == "adam_fresh":  # moments held
+    elif handed_over == "none":
         got = B.float_adam_step(p, g, *held, *scalars)
-    else:  # the gradient handed over too: it takes the new param
-        got = B.float_adam_step(p, g.copy(), m.copy(), v.copy(), *scalars)
+    else:  # a copy of the gradient too, which takes the new param (no *args: see test_optim_fused)
+        grad, moment_1, moment_2 = g.copy(), m.copy(), v.copy()
+        where = grad.__array_interface__["data"][0]
+        got = B.float_adam_step(p, grad, moment_1, moment_2, 0.9, 0.999, 0.01, 1e-5)
+        assert got[0].__array_interface__["data"][0] == where
     assert all(np.array_equal(x, y) for x, y in zip(expected, got, strict=True))
-    assert launches == [launcher]
+    assert launches == ["adam_fresh" if handed_over == "none" else "adam_in_place"]
 
 
 @pytest.mark.parametrize(

@@ -90,7 +90,7 @@ def test_a_gradient_in_f_order_gives_a_c_order_param(B: NdArray, rng: Any, path:
 
 def test_a_handed_over_gradient_receives_the_new_param(B: NdArray, rng: Any) -> None:
     """With the moments, a gradient held by nothing else (handed over by `adam_apply`) is written
-    over by the compiled pass (`_kernels.adam_into_grad`): no new buffer, the same bits."""
+    over by the compiled pass (`_kernels.adam_in_place` with no `out`): no new buffer, the same bits."""
     p, g, m, v = operands(rng, (300, 300), np.float32)
     expected = default(B, p, g, m.copy(), v.copy())
     grad, moment_1, moment_2 = g.copy(), m.copy(), v.copy()

@@ -109,12 +109,14 @@ def test_handed_over_states_are_written_in_place(B: Any, rng: Any, path: str) ->
     expected = DEFAULT.float_rmsprop_step(B, p, g, s.copy(), a.copy(), b.copy(), *rms_case)
     velocity, square_avg, grad_avg, buffer = b.copy(), s.copy(), a.copy(), b.copy()
     before = addresses(velocity, square_avg, grad_avg, buffer)
+    grads = [g]  # a second holder: the gradient is read by both calls, so not handed over
     # No *args: CPython's argument tuple would be a second holder of the states.
     new_v = B.float_sgd_momentum_step(p, g, velocity, 0.9, 0.1, True, 0.05, 0.01)
     new = B.float_rmsprop_step(p, g, square_avg, grad_avg, buffer, 0.9, 1e-5, True, 0.8, 0.05, 0.01)
     assert addresses(new_v[1], *new[1:]) == before
     assert_same(new_v, expected_v, np.float32)
     assert_same(new, expected, np.float32)
+    assert grads[0] is g
 
 
 def test_states_held_elsewhere_are_only_read(B: Any, rng: Any, path: str) -> None:
@@ -186,3 +188,23 @@ def test_optimizers_keep_the_bits_of_their_unfused_updates(B: Any, optimizer: st
                 state.update(s=s, a=a, b=update)
             tensor = tensor - update * 0.01
         np.testing.assert_array_equal(model.ws[i].val().to_numpy(), tensor.to_numpy(), err_msg=str(shapes[i]))
+
+
+def test_a_handed_over_gradient_receives_the_new_param(B: Any, rng: Any, path: str) -> None:
+    """A gradient held by nothing else is written over by the compiled pass of either update (on
+    one thread or three): no new buffer, the same bits; the NumPy passes only read it."""
+    p, g, s, a, b = operands(rng, np.float32)
+    sgd_case, rms_case = SGD_CASES[3], RMSPROP_CASES[7]
+    expected_v = DEFAULT.float_sgd_momentum_step(B, p, g, b.copy(), *sgd_case)
+    expected = DEFAULT.float_rmsprop_step(B, p, g, s.copy(), a.copy(), b.copy(), *rms_case)
+    grad, velocity = g.copy(), b.copy()
+    where = grad.__array_interface__["data"][0]
+    # No *args: CPython's argument tuple would be a second holder of the operands.
+    new_v = B.float_sgd_momentum_step(p, grad, velocity, 0.9, 0.1, True, 0.05, 0.01)
+    assert (new_v[0].__array_interface__["data"][0] == where) is (path != "passes")
+    assert_same(new_v, expected_v, np.float32)
+    grad, square_avg, grad_avg, buffer = g.copy(), s.copy(), a.copy(), b.copy()
+    where = grad.__array_interface__["data"][0]
+    new = B.float_rmsprop_step(p, grad, square_avg, grad_avg, buffer, 0.9, 1e-5, True, 0.8, 0.05, 0.01)
+    assert (new[0].__array_interface__["data"][0] == where) is (path != "passes")
+    assert_same(new, expected, np.float32)

@@ -50,25 +50,17 @@ def _adam_element(
 
 @njit(cache=True, error_model="numpy", nogil=True)
 def adam_in_place(
-    p: Array, g: Array, m: Array, v: Array, out: Array,
+    p: Array, g: Array, m: Array, v: Array, out: Any,
     b1: Any, c1: Any, b2: Any, c2: Any, step: Any, eps: Any,
 ) -> None:  # fmt: skip
-    """Moments `m`, `v` updated in place; the new param into `out` (all flat, same dtype)."""
+    """Moments `m`, `v` updated in place; the new param into `out` (all flat, same dtype), or
+    over `g` for an `out` of None (a handed-over gradient: each element read first)."""
     for i in range(g.size):
-        out[i], m[i], v[i] = _adam_element(p[i], g[i], m[i], v[i], b1, c1, b2, c2, step, eps)
-
-
-@njit(cache=True, error_model="numpy", nogil=True)
-def adam_into_grad(
-    p: Array, g: Array, m: Array, v: Array,
-    b1: Any, c1: Any, b2: Any, c2: Any, step: Any, eps: Any,
-) -> None:  # fmt: skip
-    """Moments `m`, `v` updated in place and the new param written over the gradient `g` (each
-    element read first): a handed-over gradient is the new param's buffer, so the pass streams
-    four arrays instead of five. A kernel of its own: an `out` aliasing `g` would fail the
-    vectorizer's overlap check."""
-    for i in range(g.size):
-        g[i], m[i], v[i] = _adam_element(p[i], g[i], m[i], v[i], b1, c1, b2, c2, step, eps)
+        new, m[i], v[i] = _adam_element(p[i], g[i], m[i], v[i], b1, c1, b2, c2, step, eps)
+        if out is None:
+            g[i] = new
+        else:
+            out[i] = new
 
 
 @njit(cache=True, error_model="numpy", nogil=True)
@@ -83,11 +75,11 @@ def adam_fresh(
 
 @njit(cache=True, error_model="numpy", nogil=True)
 def sgd_momentum_in_place(
-    p: Array, g: Array, v: Array, out: Array,
+    p: Array, g: Array, v: Array, out: Any,
     decay: Any, look_ahead: Any, momentum: Any, damped: Any, lr: Any,
 ) -> None:  # fmt: skip
-    """Velocity `v` updated in place, the new param into `out`; `decay` (weight decay) and
-    `look_ahead` (Nesterov's momentum) are None when off."""
+    """Velocity `v` updated in place, the new param into `out` (None: over `g`); `decay` (weight
+    decay) and `look_ahead` (Nesterov's momentum) are None when off."""
     for i in range(g.size):
         gi = g[i]
         if decay is not None:
@@ -96,16 +88,20 @@ def sgd_momentum_in_place(
         v[i] = vi
         if look_ahead is not None:
             vi = gi + vi * look_ahead
-        out[i] = p[i] - vi * lr
+        if out is None:
+            g[i] = p[i] - vi * lr
+        else:
+            out[i] = p[i] - vi * lr
 
 
 @njit(cache=True, error_model="numpy", nogil=True)
 def rmsprop_in_place(
-    p: Array, g: Array, s: Array, a: Any, b: Any, out: Array,
+    p: Array, g: Array, s: Array, a: Any, b: Any, out: Any,
     decay: Any, alpha: Any, c: Any, eps: Any, momentum: Any, lr: Any,
 ) -> None:  # fmt: skip
     """Square average `s`, gradient average `a` (None: not centered) and momentum buffer `b`
-    (None: no momentum) updated in place, the new param into `out`; `decay` None when off."""
+    (None: no momentum) updated in place, the new param into `out` (None: over `g`); `decay` None
+    when off."""
     for i in range(g.size):
         gi = g[i]
         if decay is not None:
@@ -121,7 +117,10 @@ def rmsprop_in_place(
         if b is not None:
             ui = b[i] * momentum + ui
             b[i] = ui
-        out[i] = p[i] - ui * lr
+        if out is None:
+            g[i] = p[i] - ui * lr
+        else:
+            out[i] = p[i] - ui * lr
 
 
 # Reassociation only (not fastmath=True, which would let LLVM assume no inf or NaN): each block
@@ -171,6 +170,12 @@ def run_chunks(kernel: Any, arrays: tuple[Array | None, ...], scalars: tuple[Any
     _threads.run(task, _threads.split(length, parts))
 
 
+def _over_grad(out: Array, g: Array) -> Array | None:
+    """The kernels' `out`: None when it is `g` itself (a handed-over gradient takes the new
+    param), for which numba compiles the kernel that writes over `g`."""
+    return None if out is g else out
+
+
 # Adam's scalars but the step size, in the arrays' dtype, by (beta_1, beta_2, epsilon, scalar type):
 # the params of one step share them.
 _ADAM_CONSTANTS: dict[tuple[Any, ...], tuple[Any, ...]] = {}
@@ -190,7 +195,7 @@ def adam(
 ) -> None:
     """The fused Adam step on flat C-contiguous arrays of one float dtype, on `parts` threads;
     `in_place`: `m` and `v` are `m_in` and `v_in` (else all seven are distinct arrays); `out`
-    may then be `g` itself (`adam_into_grad`)."""
+    may then be `g` itself (a handed-over gradient)."""
     beta_1, beta_2, step_size, epsilon = scalars
     t = g.dtype.type
     key = (beta_1, beta_2, epsilon, t)
@@ -202,10 +207,8 @@ def adam(
         _ADAM_CONSTANTS[key] = constants
     b1, c1, b2, c2, eps = constants
     typed = (b1, c1, b2, c2, t(step_size), eps)
-    if in_place and out is g:
-        run_chunks(adam_into_grad, (p, g, m, v), typed, parts)
-    elif in_place:
-        run_chunks(adam_in_place, (p, g, m, v, out), typed, parts)
+    if in_place:
+        run_chunks(adam_in_place, (p, g, m, v, _over_grad(out, g)), typed, parts)
     else:
         run_chunks(adam_fresh, (p, g, m_in, v_in, out, m, v), typed, parts)
 
@@ -219,7 +222,7 @@ def sgd_momentum(p: Array, g: Array, v: Array, out: Array, scalars: tuple[Any, .
     decay = None if weight_decay is None else t(weight_decay)
     look_ahead = t(momentum) if nesterov else None
     typed = (decay, look_ahead, t(momentum), t(1.0 - dampening), t(lr))
-    run_chunks(sgd_momentum_in_place, (p, g, v, out), typed, parts)
+    run_chunks(sgd_momentum_in_place, (p, g, v, _over_grad(out, g)), typed, parts)
 
 
 def rmsprop(
@@ -233,7 +236,7 @@ def rmsprop(
     t = g.dtype.type
     decay = None if weight_decay is None else t(weight_decay)
     typed = (decay, t(alpha), t(1.0 - alpha), t(epsilon), t(momentum), t(lr))
-    run_chunks(rmsprop_in_place, (p, g, s, a, b, out), typed, parts)
+    run_chunks(rmsprop_in_place, (p, g, s, a, b, _over_grad(out, g)), typed, parts)
 
 
 def row_sums(x: Array, parts: int) -> Array:

@@ -17,7 +17,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from numba import njit, prange
+from numba import njit, prange, types
+from numba.core.extending import overload
 
 from burn_ndarray import _kernels as serial
 from burn_ndarray import _parallel, _tbb, _threads
@@ -66,18 +67,29 @@ def bounds(n: int, chunk: int, parts: int) -> tuple[int, int]:
     return start, start + step + (1 if chunk < extra else 0)
 
 
-@_jit_parallel
-def adam_in_place(parts: int, p: Array, g: Array, m: Array, v: Array, out: Array, *scalars: Any) -> None:
-    for c in prange(parts):
-        lo, hi = bounds(g.size, c, parts)
-        serial.adam_in_place(p[lo:hi], g[lo:hi], m[lo:hi], v[lo:hi], out[lo:hi], *scalars)
+def part(a: Array | None, lo: int, hi: int) -> Array | None:
+    """``a[lo:hi]``, or None for a None `a`: compiled (`_part`), the None stays typed as None, so
+    the serial kernel called with it prunes its branches as when called directly."""
+    return None if a is None else a[lo:hi]
+
+
+@overload(part)
+def _part(a: Any, lo: Any, hi: Any) -> Any:
+    # numba wants the implementations' parameters, annotations included, to be the overload's.
+    def nothing(a: Any, lo: Any, hi: Any) -> Any:
+        return None
+
+    def chunk(a: Any, lo: Any, hi: Any) -> Any:
+        return a[lo:hi]
+
+    return nothing if isinstance(a, types.NoneType) else chunk
 
 
 @_jit_parallel
-def adam_into_grad(parts: int, p: Array, g: Array, m: Array, v: Array, *scalars: Any) -> None:
+def adam_in_place(parts: int, p: Array, g: Array, m: Array, v: Array, out: Any, *scalars: Any) -> None:
     for c in prange(parts):
         lo, hi = bounds(g.size, c, parts)
-        serial.adam_into_grad(p[lo:hi], g[lo:hi], m[lo:hi], v[lo:hi], *scalars)
+        serial.adam_in_place(p[lo:hi], g[lo:hi], m[lo:hi], v[lo:hi], part(out, lo, hi), *scalars)
 
 
 @_jit_parallel
@@ -93,29 +105,24 @@ def adam_fresh(
 
 @_jit_parallel
 def sgd_momentum_in_place(
-    parts: int, p: Array, g: Array, v: Array, out: Array, decay: Any, look_ahead: Any, *scalars: Any
+    parts: int, p: Array, g: Array, v: Array, out: Any, decay: Any, look_ahead: Any, *scalars: Any
 ) -> None:
     for c in prange(parts):
         lo, hi = bounds(g.size, c, parts)
-        serial.sgd_momentum_in_place(p[lo:hi], g[lo:hi], v[lo:hi], out[lo:hi], decay, look_ahead, *scalars)
+        serial.sgd_momentum_in_place(
+            p[lo:hi], g[lo:hi], v[lo:hi], part(out, lo, hi), decay, look_ahead, *scalars
+        )
 
 
 @_jit_parallel
 def rmsprop_in_place(
-    parts: int, p: Array, g: Array, s: Array, a: Any, b: Any, out: Array, decay: Any, *scalars: Any
+    parts: int, p: Array, g: Array, s: Array, a: Any, b: Any, out: Any, decay: Any, *scalars: Any
 ) -> None:
     for c in prange(parts):
         lo, hi = bounds(g.size, c, parts)
-        ps, gs, ss, outs = p[lo:hi], g[lo:hi], s[lo:hi], out[lo:hi]
-        if a is None:
-            if b is None:
-                serial.rmsprop_in_place(ps, gs, ss, None, None, outs, decay, *scalars)
-            else:
-                serial.rmsprop_in_place(ps, gs, ss, None, b[lo:hi], outs, decay, *scalars)
-        elif b is None:
-            serial.rmsprop_in_place(ps, gs, ss, a[lo:hi], None, outs, decay, *scalars)
-        else:
-            serial.rmsprop_in_place(ps, gs, ss, a[lo:hi], b[lo:hi], outs, decay, *scalars)
+        serial.rmsprop_in_place(
+            p[lo:hi], g[lo:hi], s[lo:hi], part(a, lo, hi), part(b, lo, hi), part(out, lo, hi), decay, *scalars
+        )
 
 
 @_jit_parallel

@@ -85,9 +85,7 @@ class OptimOps:
         grad_owned = _rc(grad) == OWNED and _exclusive(grad, None)
         m_in_place = moment_1 is not None and _rc(moment_1) == OWNED and _exclusive(moment_1, grad)
         v_in_place = moment_2 is not None and _rc(moment_2) == OWNED and _exclusive(moment_2, grad)
-        c_grad = _c_order(grad)
-        grad_owned = grad_owned or c_grad is not grad  # a copy made here is this call's too
-        grad = c_grad
+        grad, grad_owned = _c_order_owned(grad, grad_owned)
         m: Array = moment_1 if m_in_place else np.empty_like(grad)
         v: Array = moment_2 if v_in_place else np.empty_like(grad)
         scalars = (beta_1, beta_2, step_size, epsilon)
@@ -103,7 +101,7 @@ class OptimOps:
                 if not in_place:  # the kernel for fresh moments must not see an aliased one
                     m, v = np.empty_like(grad), np.empty_like(grad)
                 # The new param over a gradient that is ours, each element read before it is
-                # written (`_kernels.adam_into_grad`): one array fewer through memory (25M
+                # written (`_kernels.adam_in_place`): one array fewer through memory (25M
                 # float32 params at 2 threads, ~15% of the pass), one param-sized buffer less.
                 out = grad if in_place and grad_owned else _recycle.empty_like(grad)
                 p, g, m_in, v_in, m_out, v_out = (_flat(a) for a in (param, grad, moment_1, moment_2, m, v))
@@ -145,10 +143,10 @@ class OptimOps:
         if not _fusable(param, grad, velocity):
             backend: Any = self  # a mixin of the Backend the default op runs on
             return DefaultOptimOps.float_sgd_momentum_step(backend, param, grad, velocity, *scalars)
-        grad = _c_order(grad)
-        # The count is checked here, where the velocity is this call's argument (see _reuse).
+        # The counts are checked here, where the operands are this call's arguments (see _reuse).
+        grad_owned = _rc(grad) == OWNED and _exclusive(grad, None)
         in_place = velocity is not None and _rc(velocity) == OWNED and _exclusive(velocity, grad)
-        out = _recycle.empty_like(grad)  # scratch until the last pass makes it the new param
+        grad, grad_owned = _c_order_owned(grad, grad_owned)
         if (
             velocity is not None
             and grad.size >= SGD_COMPILED_MIN_SIZE
@@ -156,9 +154,12 @@ class OptimOps:
             and (kernels := _parallel.kernels()) is not None
         ):
             v = velocity if in_place else velocity.copy()  # the kernel updates it in place
-            flat = [_flat(a) for a in (param, grad, v, out)]
-            kernels.sgd_momentum(*flat, scalars, _compiled_parts(grad.size))
+            out = grad if grad_owned else _recycle.empty_like(grad)  # as Adam's
+            p, g, v_flat = (_flat(a) for a in (param, grad, v))
+            flat_out = g if out is grad else _flat(out)  # the same object: the kernel tests it
+            kernels.sgd_momentum(p, g, v_flat, flat_out, scalars, _compiled_parts(grad.size))
             return out, v
+        out = _recycle.empty_like(grad)  # scratch until the last pass makes it the new param
         v = velocity if in_place else None
         return out, _sgd_passes(param, grad, velocity, v, out, scalars)
 
@@ -182,14 +183,15 @@ class OptimOps:
                 backend, param, grad, square_avg, grad_avg, momentum_buffer,
                 alpha, epsilon, centered, momentum, weight_decay, lr,
             )  # fmt: skip
-        grad = _c_order(grad)
         # States the options ignore are dropped first: they then count as absent.
         if not centered:
             grad_avg = None
         with_buffer = momentum > 0.0
         if not with_buffer:
             momentum_buffer = None
-        # The counts are checked here, where the states are this call's arguments (see _reuse).
+        # The counts are checked here, where the operands are this call's arguments (see _reuse).
+        grad_owned = _rc(grad) == OWNED and _exclusive(grad, None)
+        grad, grad_owned = _c_order_owned(grad, grad_owned)
         s_in_place = square_avg is not None and _rc(square_avg) == OWNED and _exclusive(square_avg, grad)
         a_in_place = grad_avg is not None and _rc(grad_avg) == OWNED and _exclusive(grad_avg, grad)
         b_in_place = (
@@ -197,7 +199,6 @@ class OptimOps:
             and _rc(momentum_buffer) == OWNED
             and _exclusive(momentum_buffer, grad)
         )
-        out = _recycle.empty_like(grad)  # scratch until the last pass makes it the new param
         scalars = (alpha, epsilon, momentum, weight_decay, lr)
         if (
             square_avg is not None
@@ -211,12 +212,14 @@ class OptimOps:
             s = square_avg if s_in_place else square_avg.copy()
             a = grad_avg if a_in_place or grad_avg is None else grad_avg.copy()
             b = momentum_buffer if b_in_place or momentum_buffer is None else momentum_buffer.copy()
+            out = grad if grad_owned else _recycle.empty_like(grad)  # as Adam's
+            g = _flat(grad)
             kernels.rmsprop(
-                param.reshape(-1), grad.reshape(-1), s.reshape(-1),
-                None if a is None else a.reshape(-1), None if b is None else b.reshape(-1),
-                out.reshape(-1), scalars, _compiled_parts(grad.size),
+                _flat(param), g, _flat(s), None if a is None else _flat(a), None if b is None else _flat(b),
+                g if out is grad else _flat(out), scalars, _compiled_parts(grad.size),
             )  # fmt: skip
             return out, s, a, b
+        out = _recycle.empty_like(grad)  # scratch until the last pass makes it the new param
         s = square_avg if s_in_place else np.empty_like(grad)
         a = None if not centered else grad_avg if a_in_place else np.empty_like(grad)
         b = None if not with_buffer else momentum_buffer if b_in_place else np.empty_like(grad)
@@ -361,6 +364,13 @@ def _c_order(grad: Array) -> Array:
     backward's ``x^T @ g`` taken the other way round, `_float_ops.float_matmul`): one copy here
     keeps the fused kernels and the new param, whose buffer takes the gradient's layout, in C order."""
     return grad if grad.flags.c_contiguous else np.ascontiguousarray(grad)
+
+
+def _c_order_owned(grad: Array, owned: bool) -> tuple[Array, bool]:
+    """`_c_order`'s gradient, and whether it is this call's to write the new param over: a
+    handed-over one (`owned`), or the C-order copy made here."""
+    c_grad = _c_order(grad)
+    return c_grad, owned or c_grad is not grad
 
 
 def _all_c_contiguous(*arrays: Array | None) -> bool:

@@ -8,7 +8,8 @@ from burn.errors import ShapeError
 from burn.module.config import config
 from burn.optim.base import OptimizerAdaptor, SimpleOptimizer
 from burn.optim.clipping import GradientClippingConfig
-from burn.optim.transforms import WeightDecayConfig, put_back, take
+from burn.optim.state import consumes_grad
+from burn.optim.transforms import WeightDecayConfig, put_back, take, take_grad
 from burn.tensor import _owned_ops
 
 if TYPE_CHECKING:
@@ -44,12 +45,14 @@ class RmsProp(SimpleOptimizer[dict[str, Any]]):
         self.centered = centered
         self.weight_decay = weight_decay
 
+    @consumes_grad
     def step(
         self, lr: float, tensor: Tensor, grad: Tensor, state: dict[str, Any] | None
     ) -> tuple[Tensor, dict[str, Any]]:
         """One fused op per param (the backend's ``float_rmsprop_step``), the state taken out of
         an `OwnedState` as in `burn.optim.transforms.adam_apply`: a tensor held by nothing else
-        has its buffer reused for the new state (burn-ndarray: in place)."""
+        has its buffer reused for the new state (burn-ndarray: in place), and a gradient handed
+        over with it for the new param."""
         if grad.shape != tensor.shape:
             raise ShapeError(f"RmsProp: gradient shape {grad.shape} differs from the param's {tensor.shape}")
         centered, momentum = self.centered, float(self.momentum)
@@ -57,10 +60,11 @@ class RmsProp(SimpleOptimizer[dict[str, Any]]):
         square_avg, moves_s = take(state, "square_avg")
         grad_avg, moves_a = take(state, "grad_avg", optional=True) if centered else (None, False)
         buffer, moves_b = take(state, "momentum_buffer", optional=True) if momentum > 0.0 else (None, False)
+        moves_g = take_grad(state, grad)
         scalars = (float(self.alpha), float(self.epsilon), centered, momentum, decay, float(lr))
         try:
             new, s, a, b = _owned_ops.rmsprop_step(
-                tensor, grad, square_avg, grad_avg, buffer, (moves_s, moves_a, moves_b), scalars
+                tensor, grad, square_avg, grad_avg, buffer, (moves_s, moves_a, moves_b, moves_g), scalars
             )
         except BaseException:
             put_back(state, square_avg=square_avg, grad_avg=grad_avg, momentum_buffer=buffer)

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 from burn.module.config import config
 from burn.optim.base import OptimizerAdaptor, SimpleOptimizer
 from burn.optim.clipping import GradientClippingConfig
+from burn.optim.state import consumes_grad
 from burn.optim.transforms import MomentumConfig, WeightDecayConfig, momentum_apply
 
 if TYPE_CHECKING:
@@ -26,6 +27,7 @@ class Sgd(SimpleOptimizer[dict[str, Any]]):
         self.momentum = momentum
         self.weight_decay = weight_decay
 
+    @consumes_grad
     def step(
         self, lr: float, tensor: Tensor, grad: Tensor, state: dict[str, Any] | None
     ) -> tuple[Tensor, dict[str, Any] | None]:

@@ -15,9 +15,9 @@ _GRAD_CONSUMERS: set[Callable[..., Any]] = set()
 
 def consumes_grad(step: F) -> F:
     """Marks a `SimpleOptimizer.step` of burn's own that passes its `grad` argument, unchanged and
-    kept nowhere, to a fused update that reads `OwnedState.grad` (`burn.optim.transforms.adam_apply`):
-    only to such a step does `OptimizerAdaptor` hand over a gradient. A subclass that overrides
-    the step is not marked, so user code never receives one."""
+    kept nowhere, to a fused update that reads `OwnedState.grad` (`transforms.take_grad`: Adam's,
+    SGD with momentum's, RMSProp's): only to such a step does `OptimizerAdaptor` hand over a
+    gradient. A subclass that overrides the step is not marked, so user code never gets one."""
     _GRAD_CONSUMERS.add(step)
     return step
 

@@ -127,15 +127,17 @@ def momentum_apply(
     ``float_sgd_momentum_step`` (`burn.backend.optim_ops`).
 
     The velocity is taken out of an `OwnedState` as in `adam_apply`: held by nothing else, its
-    buffer receives the new velocity (burn-ndarray: in place); else it is only read.
+    buffer receives the new velocity (burn-ndarray: in place); else it is only read. A gradient
+    handed over with the state may receive the new param (`take_grad`).
     """
     if grad.shape != tensor.shape:
         raise ShapeError(f"Sgd: gradient shape {grad.shape} differs from the param's {tensor.shape}")
     decay = None if weight_decay is None else float(weight_decay.penalty)
     velocity, moves = take(state, "velocity")
+    grad_moves = take_grad(state, grad)
     try:
         new, v = _owned_ops.sgd_momentum_step(
-            tensor, grad, velocity, moves,
+            tensor, grad, velocity, (moves, grad_moves),
             float(momentum.momentum), float(momentum.dampening), bool(momentum.nesterov), decay, float(lr),
         )  # fmt: skip
     except BaseException:

@@ -107,29 +107,32 @@ def sgd_momentum_step(
     param: Tensor,
     grad: Tensor,
     velocity: Tensor | None,
-    moves: bool,
+    moves: tuple[bool, bool],
     momentum: float,
     dampening: float,
     nesterov: bool,
     weight_decay: float | None,
     lr: float,
 ) -> tuple[Tensor, Tensor]:
-    """The backend's fused ``float_sgd_momentum_step`` on inner tensors, with the velocity's
-    primitive handed over if `moves` (the caller proved its tensor held by nothing else).
+    """The backend's fused ``float_sgd_momentum_step`` on inner tensors, with the primitives of
+    the velocity and the gradient handed over where `moves` says so (the caller proved the
+    tensor held by nothing else).
 
-    Returns ``(new_param, velocity)``. If the backend raises, the velocity gets its primitive back.
+    Returns ``(new_param, velocity)``. If the backend raises, the tensors get their primitives back.
     """
     pv = None if velocity is None else velocity._p
-    if moves and velocity is not None:
+    gp = grad._p  # a local while the tensor keeps it too: the backend then sees a second holder
+    if moves[0] and velocity is not None:
         velocity._p = None
+    if moves[1]:
+        grad._p = None
     b = param._b
     try:
-        new, v = b.float_sgd_momentum_step(
-            param._p, grad._p, pv, momentum, dampening, nesterov, weight_decay, lr
-        )
+        new, v = b.float_sgd_momentum_step(param._p, gp, pv, momentum, dampening, nesterov, weight_decay, lr)
     except BaseException:
         if velocity is not None:
             velocity._p = pv
+        grad._p = gp
         raise
     return wrap(new, b, Float), wrap(v, b, Float)
 
@@ -140,11 +143,12 @@ def rmsprop_step(
     square_avg: Tensor | None,
     grad_avg: Tensor | None,
     momentum_buffer: Tensor | None,
-    moves: tuple[bool, bool, bool],
+    moves: tuple[bool, bool, bool, bool],
     scalars: tuple[float, float, bool, float, float | None, float],
 ) -> tuple[Tensor, Tensor, Tensor | None, Tensor | None]:
     """The backend's fused ``float_rmsprop_step`` on inner tensors, with the primitive of each
-    state tensor whose `moves` flag the caller proved handed over.
+    state tensor, and of the gradient (the last flag), whose `moves` flag the caller proved
+    handed over.
 
     `scalars` is ``(alpha, epsilon, centered, momentum, weight_decay, lr)``. Returns
     ``(new_param, square_avg, grad_avg, momentum_buffer)``, the last two None where the op gives
@@ -154,6 +158,9 @@ def rmsprop_step(
     ps = None if square_avg is None else square_avg._p
     pa = None if grad_avg is None else grad_avg._p
     pb = None if momentum_buffer is None else momentum_buffer._p
+    gp = grad._p
+    if moves[3]:
+        grad._p = None
     if moves[0] and square_avg is not None:
         square_avg._p = None
     if moves[1] and grad_avg is not None:
@@ -164,9 +171,10 @@ def rmsprop_step(
     alpha, epsilon, centered, momentum, weight_decay, lr = scalars
     try:
         new, s, a, m = b.float_rmsprop_step(
-            param._p, grad._p, ps, pa, pb, alpha, epsilon, centered, momentum, weight_decay, lr
+            param._p, gp, ps, pa, pb, alpha, epsilon, centered, momentum, weight_decay, lr
         )
     except BaseException:
+        grad._p = gp
         if square_avg is not None:
             square_avg._p = ps
         if grad_avg is not None:
