@@ -86,29 +86,38 @@ class OptimOps:
         m_in_place = moment_1 is not None and _rc(moment_1) == OWNED and _exclusive(moment_1, grad)
         v_in_place = moment_2 is not None and _rc(moment_2) == OWNED and _exclusive(moment_2, grad)
         grad, grad_owned = _c_order_owned(grad, grad_owned)
-        m: Array = moment_1 if m_in_place else np.empty_like(grad)
-        v: Array = moment_2 if v_in_place else np.empty_like(grad)
         scalars = (beta_1, beta_2, step_size, epsilon)
+        m: Array
+        v: Array
         if (
-            grad.size >= COMPILED_MIN_SIZE
-            and moment_1 is not None
+            moment_1 is not None
             and moment_2 is not None
-            and _all_c_contiguous(param, grad, moment_1, moment_2)
+            and grad.size >= COMPILED_MIN_SIZE
+            and param.flags.c_contiguous
+            and grad.flags.c_contiguous
+            and moment_1.flags.c_contiguous
+            and moment_2.flags.c_contiguous
         ):
             kernels = _parallel.kernels()
             if kernels is not None:  # one compiled pass, on every thread (`_kernels.adam`)
                 in_place = m_in_place and v_in_place
-                if not in_place:  # the kernel for fresh moments must not see an aliased one
+                if in_place:
+                    m, v = moment_1, moment_2
+                else:  # the kernel for fresh moments must not see an aliased one
                     m, v = np.empty_like(grad), np.empty_like(grad)
                 # The new param over a gradient that is ours, each element read before it is
                 # written (`_kernels.adam_in_place`): one array fewer through memory (25M
                 # float32 params at 2 threads, ~15% of the pass), one param-sized buffer less.
                 out = grad if in_place and grad_owned else _recycle.empty_like(grad)
-                p, g, m_in, v_in, m_out, v_out = (_flat(a) for a in (param, grad, moment_1, moment_2, m, v))
-                flat_out = g if out is grad else _flat(out)  # the same object: `adam` tests it
-                parts = _compiled_parts(grad.size)
-                kernels.adam(p, g, m_in, v_in, flat_out, m_out, v_out, scalars, parts, in_place)
+                g = _flat(grad)
+                kernels.adam(
+                    _flat(param), g, _flat(moment_1), _flat(moment_2),
+                    g if out is grad else _flat(out),  # the same object: `adam` tests it
+                    _flat(m), _flat(v), scalars, _compiled_parts(grad.size), in_place,
+                )  # fmt: skip
                 return out, m, v
+        m = moment_1 if m_in_place else np.empty_like(grad)
+        v = moment_2 if v_in_place else np.empty_like(grad)
         # Scratch until the last pass makes it the new param; a large one in a recycled buffer.
         out = _recycle.empty_like(grad)
         if grad.size < BLOCKED_MIN_SIZE or not _all_c_contiguous(param, grad, moment_1, moment_2):
