@@ -8,10 +8,11 @@ dtype's rounding; burn-ndarray's are the same bits).
 
 The state operands (Adam's moments, SGD's velocity, RMSProp's averages and buffer) are handed
 over as in `burn.backend.reuse_ops`: the caller never uses them again, so a backend may write the
-new state into their buffers where it proves that nothing else refers to them. So is Adam's
-`grad` when `burn.optim` hands it over (a gradient taken out of the consumed `GradientsParams`
-that nothing else holds, `burn.optim.transforms.take_grad`): a backend may then write the new
-param into its buffer, under the same proof. `param` is only read. Each op is the optimizer's
+new state into their buffers where it proves that nothing else refers to them. So is `grad`
+when `burn.optim` hands it over (a gradient taken out of the consumed `GradientsParams` that
+nothing else holds, `burn.optim.transforms.take_grad`): a backend may then write the new param
+into its buffer, under the same proof; a caller that reads the gradient again keeps a second
+reference to it, as a tensor does. `param` is only read. Each op is the optimizer's
 per-element update with its scalars given, the same float operations in the same order as
 `burn.optim`'s unfused code, so that the default op and an override that keeps that order give
 the optimizer's values.
