@@ -11,9 +11,10 @@ Python pool of `_threads` (20-100 us a hand-off), which then needs larger chunks
   computed with the same float operations in the same order as the contract's default op (the
   scalars are typed to the array's dtype, as NumPy does with a Python float), so the bits are the
   default op's at any thread count. ``error_model="numpy"`` drops Python's division-by-zero check,
-  which would stop LLVM from vectorizing. Separate kernels for moments written in place,
-  moments written to fresh arrays, and the new param written over a handed-over gradient: an
-  output that aliases an input defeats the vectorizer's overlap check.
+  which would stop LLVM from vectorizing. Separate kernels for moments written in place and
+  moments written to fresh arrays: an output that aliases an input defeats the vectorizer's
+  overlap check. For the same reason the new param goes over a handed-over gradient through an
+  `out` of None (each element of `g` read first), which numba compiles as a kernel of its own.
 - **SGD with momentum, RMSProp**: the same, one kernel each, state updated in place (a state the
   caller keeps is copied first). Options enter as arguments that are None or a scalar (or an
   array): numba compiles one kernel per combination of None-ness and prunes the branches on the
