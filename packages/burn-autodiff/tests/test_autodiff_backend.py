@@ -8,7 +8,7 @@ from conftest import host, leaf, tensor
 
 import burn
 from burn.backend import Backend, contract_ops, implemented_ops
-from burn.tensor.dtype import DType
+from burn.foundations.dtype import DType
 from burn_autodiff import ADTensor, Autodiff
 from burn_autodiff.backend import PASS_THROUGH
 from burn_autodiff.ops_module import BACKWARD_HELPERS

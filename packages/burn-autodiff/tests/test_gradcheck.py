@@ -10,7 +10,7 @@ import pytest
 
 import burn_autodiff.rules as rules
 from burn.backend import Capabilities
-from burn.tensor.dtype import DType
+from burn.foundations.dtype import DType
 from burn.testing.gradcheck import check_gradients
 from burn_autodiff import Autodiff
 from burn_ndarray import NdArray

@@ -17,12 +17,17 @@ import numpy as np
 import pytest
 
 from burn.backend import Backend
-from burn.backend.activation_ops import ActivationOps
-from burn.backend.module_ops import ModuleOps
-from burn.tensor.data import TensorData
+from burn.backend.ops.activation import ActivationOps
+from burn.backend.ops.conv import ConvOps
+from burn.backend.ops.embedding import EmbeddingOps
+from burn.backend.ops.pool import PoolOps
+from burn.backend.ops.sampling import SamplingOps
+from burn.foundations.data import TensorData
 
 _DEFAULT_OPS = [
-    name for klass in (ModuleOps, ActivationOps) for name, value in vars(klass).items()
+    name
+    for klass in (ConvOps, PoolOps, SamplingOps, EmbeddingOps, ActivationOps)
+    for name, value in vars(klass).items()
     if getattr(value, "__burn_op__", None) == "default"
 ]
 

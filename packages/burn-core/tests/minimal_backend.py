@@ -29,8 +29,8 @@ import numpy as np
 import burn.plugins as bp
 from burn.backend import Backend, Capabilities, Device
 from burn.errors import DTypeError
-from burn.tensor.data import TensorData
-from burn.tensor.dtype import DType
+from burn.foundations.data import TensorData
+from burn.foundations.dtype import DType
 
 Shape = tuple[int, ...]
 Slices = tuple[slice, ...]

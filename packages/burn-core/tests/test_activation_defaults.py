@@ -168,7 +168,7 @@ def test_backward_helpers_match_torch_autograd(ops, x, name):
 
 
 def test_float32_stays_float32(ops, x):
-    from burn.tensor.dtype import DType
+    from burn.foundations.dtype import DType
 
     if not ops.b.capabilities.supports(DType.F32):
         pytest.skip("backend has no float32")

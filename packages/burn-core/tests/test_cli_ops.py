@@ -22,8 +22,8 @@ import pytest
 from burn import cli
 from burn.backend import Backend, contract_ops, required_ops
 from burn.backend.op_sources import markdown_table, op_sources, used_by
+from burn.foundations.data import TensorData
 from burn.plugins import registry
-from burn.tensor.data import TensorData
 
 GUIDE = Path(__file__).resolve().parents[3] / "docs" / "guides" / "backend-plugin.md"
 BEGIN, END = "<!-- burn ops --markdown: begin -->", "<!-- burn ops --markdown: end -->"

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from _defaults_harness import BACKENDS, Ops, make_ops
 
-from burn.tensor.dtype import DType
+from burn.foundations.dtype import DType
 
 try:
     import torch

@@ -14,8 +14,8 @@ from test_record_support import SETTINGS, Linear, Net, Stats, make_lazy_net, ten
 
 import burn
 from burn import record
+from burn.foundations.dtype import DType
 from burn.module import Param
-from burn.tensor.dtype import DType
 
 BACKENDS = [
     "ndarray",

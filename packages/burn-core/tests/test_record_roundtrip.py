@@ -22,8 +22,8 @@ from test_record_support import (
 
 import burn
 from burn import record
+from burn.foundations.data import TensorData
 from burn.record import ModuleRecord, ParamRecord, RecordError
-from burn.tensor.data import TensorData
 
 RECORDERS = record.ALL_RECORDERS
 _settings_id = [type(s).__name__.replace("PrecisionSettings", "") for s in SETTINGS]

@@ -15,8 +15,8 @@ import pytest
 
 import burn
 from burn import record
+from burn.foundations.dtype import DType
 from burn.module import Module, Param
-from burn.tensor.dtype import DType
 
 
 def make_backend(name: str) -> Any:

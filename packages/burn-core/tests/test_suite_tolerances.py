@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 import burn.testing.suite as suite
-from burn.tensor.dtype import DType
+from burn.foundations.dtype import DType
 from burn.testing.tolerances import EPS, TOLERANCES, iterated_tolerance, tolerance
 
 SUITE = Path(suite.__file__).resolve().parent

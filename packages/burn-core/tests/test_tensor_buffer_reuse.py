@@ -1,4 +1,4 @@
-"""Burn's ownership trick (burn.tensor._ownership): buffers of provable temporaries are reused,
+"""Burn's ownership trick (burn.foundations.ownership): buffers of provable temporaries are reused,
 never those of anything else, and results are bit for bit those of the plain path."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import pytest
 
 import burn
 from burn import Tensor
-from burn.tensor import _ownership
+from burn.foundations import ownership as _ownership
 
 NdArray = pytest.importorskip("burn_ndarray", reason="burn-ndarray is not installed").NdArray
 

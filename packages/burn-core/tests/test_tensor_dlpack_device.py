@@ -9,8 +9,8 @@ from typing import Any
 import numpy as np
 import pytest
 
+from burn.foundations.kind import Float
 from burn.tensor._base import wrap
-from burn.tensor.kind import Float
 
 nd = pytest.importorskip("burn_ndarray", reason="burn-ndarray is not installed")
 

@@ -9,8 +9,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from burn.tensor.distribution import Normal
-from burn.tensor.dtype import DType
+from burn.foundations.distribution import Normal
+from burn.foundations.dtype import DType
 
 
 def test_batched_matmul_broadcasts(B: Any, up: Any, down: Any, rng: Any) -> None:
@@ -138,7 +138,7 @@ def test_dlpack_with_cupy_and_torch_shares_memory() -> None:
 def test_fused_adam_matches_the_default_update(
     B: Any, up: Any, down: Any, rng: Any, dtype: str, first: bool
 ) -> None:
-    from burn.backend.optim_ops import OptimOps
+    from burn.backend.ops.optim import OptimOps
 
     p, g, m, v = (rng.normal(size=(37, 5)).astype(dtype) for _ in range(4))
     v = np.abs(v)
@@ -164,7 +164,7 @@ def test_fused_adam_matches_the_default_update(
 def test_fused_sgd_momentum_matches_the_default_update(
     B: Any, up: Any, down: Any, rng: Any, dtype: str, first: bool, nesterov: bool, weight_decay: float | None
 ) -> None:
-    from burn.backend.optim_ops import OptimOps
+    from burn.backend.ops.optim import OptimOps
 
     p, g, v = (rng.normal(size=(37, 5)).astype(dtype) for _ in range(3))
     velocity = None if first else up(v)
@@ -194,7 +194,7 @@ def test_fused_rmsprop_matches_the_default_update(
     momentum: float,
     weight_decay: float | None,
 ) -> None:
-    from burn.backend.optim_ops import OptimOps
+    from burn.backend.ops.optim import OptimOps
 
     p, g, b = (rng.normal(size=(37, 5)).astype(dtype) for _ in range(3))
     s = (np.abs(rng.normal(size=(37, 5))) + 1.0).astype(dtype)  # avg = s - a^2 stays positive

@@ -17,7 +17,7 @@ import pytest
 import burn
 from burn.backend.fusion_exprs import EXPRS
 from burn.backend.ir import ELEMENTWISE, FusedBlock, OpIR, ReduceIR, TensorIR, broadcast_shapes, result_dtype
-from burn.tensor.dtype import DType
+from burn.foundations.dtype import DType
 from burn_cuda import fusion
 
 F32, F64 = DType.F32, DType.F64

@@ -97,7 +97,7 @@ def test_inputs_are_copied_results_are_overwritten_and_new_shapes_record_again(C
 
 
 def test_random_draws_advance_on_every_replay(C: Any) -> None:
-    from burn.tensor.distribution import Uniform
+    from burn.foundations.distribution import Uniform
     from burn_cuda.graphs import graphed
 
     f = graphed(lambda x: x + Tensor.random(x.shape, Uniform(0.0, 1.0), device=x.device))

@@ -12,8 +12,8 @@ from burn_fusion.stream import MAX_OPS
 
 import burn
 from burn.backend.ir import ELEMENTWISE, FusedBlock, OpIR, ReduceIR, TensorIR
+from burn.foundations.dtype import DType
 from burn.optim.transforms import adam_apply
-from burn.tensor.dtype import DType
 
 RNG = np.random.default_rng(7)
 

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import burn_ndarray
-from burn.tensor.data import TensorData
+from burn.foundations.data import TensorData
 from burn_ndarray import NdArray
 
 

@@ -7,7 +7,7 @@ import pytest
 
 from burn.backend import Backend, Device, contract_ops, implemented_ops
 from burn.errors import DeviceError
-from burn.tensor.dtype import DType
+from burn.foundations.dtype import DType
 from burn_ndarray import NdArray
 
 # Ops whose core default is already right for a backend without autodiff (identity / errors).

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from burn.tensor.dtype import DType
+from burn.foundations.dtype import DType
 from burn_ndarray import NdArray
 
 

@@ -9,9 +9,9 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from burn.tensor.data import TensorData
-from burn.tensor.distribution import Bernoulli, Normal, Uniform
-from burn.tensor.dtype import DType
+from burn.foundations.data import TensorData
+from burn.foundations.distribution import Bernoulli, Normal, Uniform
+from burn.foundations.dtype import DType
 from burn_ndarray import NdArray
 
 FLOATS = [DType.F64, DType.F32, DType.F16, DType.BF16]

@@ -7,9 +7,9 @@ import warnings
 import numpy as np
 import pytest
 
-from burn.tensor.data import TensorData
-from burn.tensor.distribution import Bernoulli, Normal, Uniform
-from burn.tensor.dtype import DType
+from burn.foundations.data import TensorData
+from burn.foundations.distribution import Bernoulli, Normal, Uniform
+from burn.foundations.dtype import DType
 from burn_ndarray import NdArray
 
 INTS = [DType.I64, DType.I32, DType.I16, DType.I8, DType.U8]

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 import burn_ndarray
-from burn.backend.optim_ops import OptimOps
+from burn.backend.ops.optim import OptimOps
 from burn_ndarray import NdArray, _kernels_parallel, _optim, _parallel, _tbb, _threads
 
 BIG = (301, 517)  # rows that do not split evenly between 2 or 3 threads

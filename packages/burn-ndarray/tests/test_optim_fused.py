@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from burn.backend.optim_ops import OptimOps
+from burn.backend.ops.optim import OptimOps
 from burn_ndarray import NdArray, _optim
 
 SCALARS = (0.9, 0.999, 0.01, 1e-5)

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import burn_ndarray
-from burn.backend.optim_ops import OptimOps as _DefaultOps
+from burn.backend.ops.optim import OptimOps as _DefaultOps
 from burn_ndarray import _optim, _parallel
 
 DEFAULT: Any = _DefaultOps  # the contract's default ops, called on the backend

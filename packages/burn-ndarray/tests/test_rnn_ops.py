@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from burn.backend.rnn_ops import RnnOps as Default
+from burn.backend.ops.rnn import RnnOps as Default
 from burn.errors import ShapeError
 from burn_ndarray import NdArray
 from burn_ndarray import _rnn_kernels as kernels

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import burn_ndarray
-from burn.backend.optim_ops import OptimOps
+from burn.backend.ops.optim import OptimOps
 from burn_ndarray import NdArray, _optim, _parallel, _recycle, _threads
 
 # Above every threshold once `small_thresholds` lowers them, with rows that do not split evenly

@@ -70,8 +70,8 @@ def test_max_min_argmax_keep_nan(B, up, down, rng, n):
 
 @pytest.mark.parametrize("n", [1, 2, 3, 511, 512, 513, 4097])
 def test_random_tail_is_written(B, dev, n):
-    from burn.tensor.distribution import Normal, Uniform
-    from burn.tensor.dtype import DType
+    from burn.foundations.distribution import Normal, Uniform
+    from burn.foundations.dtype import DType
 
     u = B.float_into_data(B.float_random((n,), Uniform(2.0, 3.0), dev, DType.F32)).array
     assert u.shape == (n,) and np.all((u >= 2.0) & (u < 3.0))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from burn.tensor.dtype import DType
+from burn.foundations.dtype import DType
 
 
 def test_binary_broadcast_and_views(B, up, down, rng):
@@ -106,7 +106,7 @@ def test_float16_storage_path(B, dev):
     rt = B.runtime(dev)
     a = np.array([0.1, 1.5, -2.25, 65504.0], np.float16)
     t = layout.from_numpy(rt, a, DType.F16)
-    out = ew.run(ew.FLOAT_SCALAR["mul_s"], [t], None, (0.5,))
+    out = ew.run(ew.OPS["float_mul_scalar"], [t], None, (0.5,))
     assert out.dtype is DType.F16
     np.testing.assert_array_equal(layout.into_data(out).array, a * np.float16(0.5))
     wide = layout.cast(t, DType.F32)

@@ -10,7 +10,7 @@ import pytest
 
 import burn_opencl
 from burn.errors import DeviceError
-from burn.tensor.dtype import DType
+from burn.foundations.dtype import DType
 
 
 def test_devices_and_capabilities(B):
@@ -76,7 +76,7 @@ def test_sync_and_async_queue(B, dev):
 
 def test_to_device_round_trip(B, dev):
     data = np.arange(5, dtype=np.int16)
-    from burn.tensor.data import TensorData
+    from burn.foundations.data import TensorData
 
     t = B.int_from_data(TensorData(data), dev)
     assert B.int_to_device(t, dev) is t

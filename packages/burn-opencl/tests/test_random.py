@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from burn.tensor.distribution import Bernoulli, Normal, Uniform
-from burn.tensor.dtype import DType
+from burn.foundations.distribution import Bernoulli, Normal, Uniform
+from burn.foundations.dtype import DType
 
 
 def test_seeded_draws_repeat(B, dev, down):

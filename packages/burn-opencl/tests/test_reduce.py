@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from burn.tensor.dtype import DType
+from burn.foundations.dtype import DType
 
 
 @pytest.mark.parametrize(

@@ -7,8 +7,8 @@ from typing import Any
 import numpy as np
 
 from burn.errors import DTypeError
-from burn.tensor.data import TensorData
-from burn.tensor.dtype import DType
+from burn.foundations.data import TensorData
+from burn.foundations.dtype import DType
 
 # The element types this backend supports, declared in its capabilities.
 DTYPES = frozenset({DType.F32, DType.F64, DType.I64, DType.BOOL})

@@ -8,7 +8,7 @@ contract's stubs.
 from __future__ import annotations
 
 from burn.backend import Backend, Capabilities, Device
-from burn.tensor.dtype import DType
+from burn.foundations.dtype import DType
 from burn_template._arrays import DTYPES
 from burn_template.bool_ops import BoolOps
 from burn_template.float_ops import FloatOps

@@ -14,8 +14,8 @@ from typing import Any
 import numpy as np
 
 from burn.backend import Device
-from burn.tensor.data import TensorData
-from burn.tensor.dtype import DType
+from burn.foundations.data import TensorData
+from burn.foundations.dtype import DType
 from burn_template import _arrays as A
 
 Array = np.ndarray

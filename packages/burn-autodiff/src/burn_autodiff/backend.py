@@ -12,6 +12,7 @@ from burn_autodiff.gradients import Gradients, check_gradients
 from burn_autodiff.node import ADTensor as AD
 from burn_autodiff.node import Node
 from burn_autodiff.ops_activation import AutodiffActivationOps
+from burn_autodiff.ops_composed import records_no_node
 from burn_autodiff.ops_float import AutodiffFloatOps
 from burn_autodiff.ops_layout import AutodiffLayoutOps
 from burn_autodiff.ops_math import AutodiffMathOps
@@ -19,9 +20,9 @@ from burn_autodiff.ops_module import AutodiffModuleOps
 from burn_autodiff.ops_module_extra import AutodiffModuleExtraOps
 
 if TYPE_CHECKING:
-    from burn.tensor.data import TensorData
-    from burn.tensor.distribution import Distribution
-    from burn.tensor.dtype import DType
+    from burn.foundations.data import TensorData
+    from burn.foundations.distribution import Distribution
+    from burn.foundations.dtype import DType
 
 Shape = tuple[int, ...]
 
@@ -109,9 +110,11 @@ class Autodiff(
     def float_from_inner(self, tensor: Any) -> AD:
         return AD(tensor, None)
 
+    @records_no_node
     def float_detach(self, tensor: AD) -> AD:
         return tensor if tensor.node is None else AD(tensor.p, None)
 
+    @records_no_node
     def float_set_require_grad(self, tensor: AD, require_grad: bool) -> AD:
         """True: a constant becomes a leaf; an intermediate tensor keeps its gradient in the next
         backward. False: the tensor is detached from its graph."""

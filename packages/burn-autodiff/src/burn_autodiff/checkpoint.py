@@ -14,7 +14,10 @@ In backward, a node holding markers gets them resolved just before its rule runs
 recomputed value is dropped when its own node has been processed, since nothing visited later
 can need it.
 
-The wrapping is installed per backend instance, so backends without checkpointing pay nothing.
+Which ops are which is declared at each op in the contract (``bound=``, `burn.backend.contract`);
+`recording_ops` reads it for every op the autodiff backend records, so a new op cannot be left
+out. The wrapping is installed per backend instance, so backends without checkpointing pay
+nothing.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from burn.backend.contract import implemented_ops, op_facts
 from burn_autodiff.errors import AutodiffError
 from burn_autodiff.node import ADTensor, Node
 
@@ -42,37 +46,32 @@ class _Self:
 
 SELF = _Self()
 
-MEMORY_BOUND = frozenset({
-    "float_add", "float_sub", "float_mul", "float_div", "float_remainder", "float_powf",
-    "float_add_scalar", "float_sub_scalar", "float_mul_scalar", "float_div_scalar",
-    "float_remainder_scalar", "float_powf_scalar", "float_exp", "float_log", "float_log1p",
-    "float_sqrt", "float_abs", "float_sin", "float_cos", "float_tanh", "float_erf", "float_neg",
-    "float_recip", "float_clamp", "float_clamp_min", "float_clamp_max", "float_mask_fill",
-    "float_mask_where", "relu", "leaky_relu", "gelu", "sigmoid", "log_sigmoid", "silu", "softplus",
-    "hard_sigmoid",
-    # math_ops and the further activations: element-wise too
-    "float_tan", "float_sinh", "float_cosh", "float_asin", "float_acos", "float_atan", "float_asinh",
-    "float_acosh", "float_atanh", "float_atan2", "float_fmod", "float_fmod_scalar", "gelu_approximate",
-    "elu", "celu", "selu", "relu6", "hardtanh", "hard_swish", "softsign", "tanhshrink", "threshold",
-    "thresholded_relu",
-})
+def recording_ops(cls: type) -> dict[str, str]:
+    """Every op `cls` records a node for, with the checkpoint class declared at the op in the
+    contract (``bound=`` in `burn.backend.ops`, the family's default otherwise).
 
-# Ops that may record a node but are not memory-bound: their outputs stay saved, and their
-# saved inputs may still point at recomputable outputs.
-COMPUTE_BOUND = frozenset({
-    "float_matmul", "float_cast", "float_to_device", "float_round", "float_floor", "float_ceil",
-    "float_sign", "float_sum", "float_sum_dim", "float_mean", "float_mean_dim", "float_prod",
-    "float_prod_dim", "float_cumsum", "float_max_dim", "float_min_dim", "float_max_dim_with_indices",
-    "float_min_dim_with_indices", "float_max", "float_min", "float_reshape", "float_permute",
-    "float_swap_dims", "float_flip", "float_expand", "float_slice", "float_slice_assign", "float_cat",
-    "float_repeat_dim", "float_gather", "float_scatter_add", "float_select", "float_select_add",
-    "float_sort", "float_sort_with_indices", "conv1d", "conv2d", "conv_transpose2d", "max_pool1d",
-    "max_pool2d", "max_pool1d_with_indices", "max_pool2d_with_indices", "avg_pool1d", "avg_pool2d",
-    "adaptive_avg_pool1d", "adaptive_avg_pool2d", "embedding", "interpolate", "softmax", "log_softmax",
-    "float_trunc", "float_cummax", "float_cummin", "float_unfold", "float_gather_nd", "float_scatter_nd",
-    "float_scatter_assign", "float_select_assign", "float_cross", "unfold4d", "fold4d", "glu", "softmin",
-    "cross_entropy", "lstm_cell", "gru_cell",
-})
+    A recording op is a differentiable contract op that `cls` overrides, other than a backward
+    helper and other than an op marked `records_no_node` (its composition records the nodes, or it
+    is a hook such as ``float_detach``). Every such op has a class by construction: the contract
+    cannot declare an op outside a family, and a family gives each differentiable op one.
+
+    Example:
+        >>> from burn_autodiff import Autodiff
+        >>> ops = recording_ops(Autodiff)
+        >>> ops["conv3d"], ops["relu"]
+        ('compute', 'memory')
+    """
+    facts = op_facts()
+    out: dict[str, str] = {}
+    for name in sorted(implemented_ops(cls)):
+        f = facts[name]
+        if not f.differentiable or f.backward_of is not None:
+            continue
+        if getattr(getattr(cls, name), "__records_no_node__", False):
+            continue
+        assert f.bound is not None, f"{name}: a differentiable op without a checkpoint class"
+        out[name] = f.bound
+    return out
 
 
 def _recomputable(t: Any) -> Node | None:
@@ -118,8 +117,8 @@ def _recompute_arg(a: Any) -> Any:
 def install(backend: Backend) -> None:
     """Wrap the recording ops of an `Autodiff` instance for balanced checkpointing."""
     inner = backend.inner
-    for name in MEMORY_BOUND | COMPUTE_BOUND:
-        setattr(backend, name, _wrap(getattr(backend, name), getattr(inner, name), name in MEMORY_BOUND))
+    for name, bound in recording_ops(type(backend)).items():
+        setattr(backend, name, _wrap(getattr(backend, name), getattr(inner, name), bound == "memory"))
 
 
 def resolve_saved(node: Node, cache: dict[Node, Any]) -> tuple:

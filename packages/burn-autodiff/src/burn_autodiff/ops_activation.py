@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from burn.backend.activation_ops import SELU_ALPHA, SELU_SCALE
+from burn.backend.ops.activation import SELU_ALPHA, SELU_SCALE
 from burn_autodiff import rules as R
 from burn_autodiff.node import ADTensor as AD
 from burn_autodiff.node import unary

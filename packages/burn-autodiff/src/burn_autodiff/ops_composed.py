@@ -16,10 +16,21 @@ Both paths compute the same values: the composition is the contract's definition
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from burn.backend import Backend
 from burn_autodiff.node import ADTensor as AD
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def records_no_node(fn: F) -> F:
+    """Mark an autodiff op that records no node of its own: its composition records the nodes
+    (`inner_or_default`), or it is a hook such as ``float_detach``. Balanced checkpointing
+    (`burn_autodiff.checkpoint.recording_ops`) leaves such ops alone."""
+    fn.__records_no_node__ = True  # type: ignore[attr-defined]
+    return fn
 
 
 def inner_or_default(backend: Any, name: str, *args: Any) -> Any:

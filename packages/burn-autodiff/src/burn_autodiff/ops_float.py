@@ -18,9 +18,9 @@ from burn_autodiff.node import Node
 
 if TYPE_CHECKING:
     from burn.backend import Backend, Device
-    from burn.tensor.data import TensorData
-    from burn.tensor.distribution import Distribution
-    from burn.tensor.dtype import DType
+    from burn.foundations.data import TensorData
+    from burn.foundations.distribution import Distribution
+    from burn.foundations.dtype import DType
 
 Shape = tuple[int, ...]
 _SAME = (None, None)  # both operands had the output's shape: nothing to un-broadcast
@@ -568,7 +568,7 @@ class AutodiffFloatOps:
         scalars = (beta_1, beta_2, step_size, epsilon)
         operands = (param, grad, moment_1, moment_2)
         if any(a is not None and a.node is not None for a in operands):
-            from burn.backend.optim_ops import OptimOps
+            from burn.backend.ops.optim import OptimOps
 
             backend: Any = self  # a tracked operand: the default composition records its nodes
             composed: tuple[AD, AD, AD] = OptimOps.float_adam_step(backend, *operands, *scalars)
@@ -591,7 +591,7 @@ class AutodiffFloatOps:
     ) -> tuple[AD, AD]:
         scalars = (momentum, dampening, nesterov, weight_decay, lr)
         if any(a is not None and a.node is not None for a in (param, grad, velocity)):
-            from burn.backend.optim_ops import OptimOps
+            from burn.backend.ops.optim import OptimOps
 
             backend: Any = self  # a tracked operand: the default composition records its nodes
             composed: tuple[AD, AD] = OptimOps.float_sgd_momentum_step(
@@ -619,7 +619,7 @@ class AutodiffFloatOps:
         scalars = (alpha, epsilon, centered, momentum, weight_decay, lr)
         operands = (param, grad, square_avg, grad_avg, momentum_buffer)
         if any(a is not None and a.node is not None for a in operands):
-            from burn.backend.optim_ops import OptimOps
+            from burn.backend.ops.optim import OptimOps
 
             backend: Any = self  # a tracked operand: the default composition records its nodes
             composed: tuple[AD, AD, AD | None, AD | None] = OptimOps.float_rmsprop_step(
@@ -637,7 +637,7 @@ class AutodiffFloatOps:
             None if b is None else AD(b, None),
         )
 
-    # Buffer reuse (burn.tensor._ownership) is for backends whose primitives are plain buffers:
+    # Buffer reuse (burn.foundations.ownership) is for backends whose primitives are plain buffers:
     # an autodiff primitive carries its graph node and the inner arrays saved for backward, so
     # the handed-over variants are the tracked ops themselves (and the feature is not declared).
     float_add_owned = float_add

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from burn_autodiff import rules as R
 from burn_autodiff.node import ADTensor as AD
 from burn_autodiff.node import Node
-from burn_autodiff.ops_composed import inner_or_default
+from burn_autodiff.ops_composed import inner_or_default, records_no_node
 
 if TYPE_CHECKING:
     from burn.backend import Backend
@@ -99,6 +99,7 @@ class AutodiffMathOps:
         return AD(out, None if n is None else Node((n,), R.identity, ()))
 
     # -- cumulative ops -----------------------------------------------------------------------
+    @records_no_node
     def float_cumprod(self, tensor: AD, dim: int) -> AD:
         out: AD = inner_or_default(self, "float_cumprod", tensor, dim)  # tracked: the composition
         return out

@@ -14,12 +14,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from burn.backend import Backend
+from burn.backend.contract import op_facts
 from burn_autodiff import rules as R
 from burn_autodiff.node import ADTensor as AD
 from burn_autodiff.node import Node, unary
 from burn_autodiff.ops_composed import inner_or_default
 from burn_autodiff.ops_module_3d import (
-    BACKWARD_HELPERS_3D,
     AutodiffModuleOps3d,
     _conv,
     _max_pool_with_indices,
@@ -166,14 +166,9 @@ class AutodiffModuleOps(AutodiffModuleOps3d):
         return AD(out, Node(parents, R.gru_cell, (gates_x.p, gates_h.p, hidden.p)))
 
 
-# The backward helpers of the contract, called on the autodiff backend itself.
-BACKWARD_HELPERS = (
-    "conv2d_x_backward", "conv2d_weight_backward", "conv_transpose2d_x_backward",
-    "conv_transpose2d_weight_backward", "max_pool2d_with_indices_backward", "avg_pool2d_backward",
-    "adaptive_avg_pool2d_backward", "embedding_backward", "interpolate_backward", "relu_backward",
-    "gelu_backward", "sigmoid_backward", "cross_entropy_backward", "lstm_cell_backward",
-    "gru_cell_backward",
-)
+# The backward helpers of the contract (declared ``backward_of=`` at each op), called on the
+# autodiff backend itself.
+BACKWARD_HELPERS = tuple(sorted(name for name, f in op_facts().items() if f.backward_of is not None))
 
 
 def _helper(name: str) -> Callable[..., Any]:
@@ -186,6 +181,6 @@ def _helper(name: str) -> Callable[..., Any]:
     return helper
 
 
-for _name in BACKWARD_HELPERS + BACKWARD_HELPERS_3D:
+for _name in BACKWARD_HELPERS:
     setattr(AutodiffModuleOps, _name, _helper(_name))
 del _name

@@ -17,14 +17,6 @@ from burn_autodiff.node import Node, unary
 
 Triple = tuple[int, int, int]
 
-# The backward helpers of these ops, called on the autodiff backend itself (see `ops_module`).
-BACKWARD_HELPERS_3D = (
-    "conv3d_x_backward", "conv3d_weight_backward", "conv_transpose3d_x_backward",
-    "conv_transpose3d_weight_backward", "max_pool3d_with_indices_backward", "avg_pool3d_backward",
-    "adaptive_avg_pool3d_backward",
-)
-
-
 # One recording pattern for every module op, of any rank (the 1-D/2-D ops in `ops_module` too).
 def _conv(op: Any, rule: Any, x: AD, weight: AD, bias: AD | None, *hyper: Any) -> AD:
     """The inner convolution `op` (any rank, plain or transposed: ``op(x, weight, bias, *hyper)``),

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from burn_autodiff import rules as R
 from burn_autodiff.node import ADTensor as AD
 from burn_autodiff.node import Node, unary
-from burn_autodiff.ops_composed import inner_or_default
+from burn_autodiff.ops_composed import inner_or_default, records_no_node
 
 if TYPE_CHECKING:
     from burn.backend import Backend
@@ -44,6 +44,7 @@ class AutodiffModuleExtraOps:
         out = self._in.fold4d(cols.p, output_size, kernel_size, stride, padding, dilation)
         return unary(out, cols, R.fold4d, (kernel_size, stride, padding, dilation))
 
+    @records_no_node
     def deform_conv2d(
         self, x: AD, offset: AD, weight: AD, mask: AD | None, bias: AD | None, stride: Pair, padding: Pair,
         dilation: Pair, weight_groups: int, offset_groups: int,
@@ -54,6 +55,7 @@ class AutodiffModuleExtraOps:
         )
         return out
 
+    @records_no_node
     def grid_sample_2d(self, x: AD, grid: AD, mode: Any, padding_mode: Any, align_corners: bool) -> AD:
         out: AD = inner_or_default(self, "grid_sample_2d", x, grid, mode, padding_mode, align_corners)
         return out

@@ -37,7 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from burn.backend._tables import int_table
+from burn.backend.tables import int_table
 from burn_autodiff.products import weight_grad
 from burn_autodiff.sliced import SlicedGrad
 

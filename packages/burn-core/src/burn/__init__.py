@@ -17,6 +17,7 @@ import importlib
 from typing import Any
 
 # `burn.backend` stays the (callable) contract package: never rebind it to a function here.
+import burn._moved  # noqa: F401  (old module paths keep importing)
 import burn.backend as backend
 from burn import activation
 from burn._version import __version__
@@ -32,10 +33,9 @@ from burn.errors import (
     PluginError,
     ShapeError,
 )
-from burn.plugins import backends, default_backend, hookimpl
-from burn.tensor.data import TensorData
-from burn.tensor.distribution import Bernoulli, Distribution, Normal, Uniform
-from burn.tensor.dtype import (
+from burn.foundations.data import TensorData
+from burn.foundations.distribution import Bernoulli, Distribution, Normal, Uniform
+from burn.foundations.dtype import (
     DType,
     bfloat16,
     bool_,
@@ -48,7 +48,8 @@ from burn.tensor.dtype import (
     int64,
     uint8,
 )
-from burn.tensor.kind import Bool, Float, Int, Kind
+from burn.foundations.kind import Bool, Float, Int, Kind
+from burn.plugins import backends, default_backend, hookimpl
 from burn.tensor.tensor import Tensor
 
 # Names of the higher layers, imported on first use so that `import burn` stays light and a

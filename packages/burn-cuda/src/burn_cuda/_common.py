@@ -20,8 +20,8 @@ from burn.backend.device import Device
 from burn.backend.xp.tensor_common import XpTensorBase, check_scatter, linear_index
 from burn.backend.xp.tensor_common import gather as shared_gather
 from burn.errors import DTypeError
-from burn.tensor.data import TensorData
-from burn.tensor.dtype import DType
+from burn.foundations.data import TensorData
+from burn.foundations.dtype import DType
 from burn_cuda import _kernels as k
 from burn_cuda._dtypes import BF16, DTYPE_OF, F32, FLOATS, I64, LOW, SUPPORTED, U64
 from burn_cuda._runtime import device_id, on

@@ -12,7 +12,7 @@ import numpy as np
 
 from burn.backend.xp import dtypes as xp_dtypes
 from burn.backend.xp.dtypes import BF16, BOOL, BOOL_DTYPES, F16, F32, F64, I64, LOW, U64, work
-from burn.tensor.dtype import DType
+from burn.foundations.dtype import DType
 
 
 def _cupy_has_bfloat16() -> bool:

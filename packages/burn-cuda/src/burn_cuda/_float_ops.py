@@ -18,8 +18,8 @@ import cupy as cp
 from burn.backend.device import Device
 from burn.backend.xp.float_ops import FLOAT_UFUNCS, XpFloatOps
 from burn.backend.xp.tensor_common import bind_ufuncs
-from burn.tensor.distribution import Distribution
-from burn.tensor.dtype import DType
+from burn.foundations.distribution import Distribution
+from burn.foundations.dtype import DType
 from burn_cuda import _gemm, _random
 from burn_cuda import _kernels as k
 from burn_cuda._common import CommonOps, placed

@@ -15,11 +15,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from burn.foundations.kind import Float, Kind
 from burn.module.base import Module
 from burn.module.param import ParamId
 from burn.optim.grads import GradientsParams
 from burn.tensor._base import wrap
-from burn.tensor.kind import Float, Kind
 from burn.tensor.tensor import Tensor
 
 Spec = Any

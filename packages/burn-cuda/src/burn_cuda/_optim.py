@@ -16,7 +16,7 @@ from typing import Any
 
 import cupy as cp
 
-from burn.backend.optim_ops import OptimOps as DefaultOptimOps
+from burn.backend.ops.optim import OptimOps as DefaultOptimOps
 
 Array = Any
 

@@ -15,7 +15,7 @@ import cupy as cp
 import numpy as np
 
 from burn.backend.device import Device
-from burn.tensor.distribution import Bernoulli, Distribution, Normal, Uniform
+from burn.foundations.distribution import Bernoulli, Distribution, Normal, Uniform
 from burn_cuda._dtypes import F32, F64, I64
 from burn_cuda._runtime import device_id, on
 

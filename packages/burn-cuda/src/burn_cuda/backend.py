@@ -12,7 +12,7 @@ from burn.backend.capabilities import Capabilities
 from burn.backend.device import Device
 from burn.backend.xp.loss import XpLossOps
 from burn.errors import BackendUnavailableError
-from burn.tensor.dtype import DType
+from burn.foundations.dtype import DType
 from burn_cuda import _runtime
 from burn_cuda._activation_ops import ActivationOps
 from burn_cuda._bool_ops import BoolOps

@@ -19,9 +19,9 @@ from typing import Any
 import cupy as cp
 
 from burn.errors import BackendMismatchError, DTypeError
+from burn.foundations.kind import Bool, Float, Int
 from burn.tensor import Tensor
 from burn.tensor._base import wrap
-from burn.tensor.kind import Bool, Float, Int
 from burn_cuda._dtypes import DTYPE_OF
 from burn_cuda.backend import Cuda
 

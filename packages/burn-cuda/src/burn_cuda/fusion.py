@@ -19,7 +19,7 @@ here; CuPy compiles each on first launch with NVRTC and caches the binary on dis
 
 Example:
     >>> from burn.backend.ir import FusedBlock, OpIR, TensorIR
-    >>> from burn.tensor.dtype import DType
+    >>> from burn.foundations.dtype import DType
     >>> x, y = TensorIR(0, (8,), DType.F32), TensorIR(1, (8,), DType.F32)
     >>> block = FusedBlock((8,), (x,), (OpIR("float_exp", (x,), (y,)),), (y,))
     >>> 'extern "C" __global__ void burn_fused(' in source(block, -1)
@@ -49,7 +49,7 @@ from burn.backend.fusion_exprs import (
 )
 from burn.backend.ir import REDUCTIONS, FusedBlock
 from burn.errors import DeviceError
-from burn.tensor.dtype import DType
+from burn.foundations.dtype import DType
 from burn_cuda._dtypes import NP_OF
 
 Shape = tuple[int, ...]

@@ -49,7 +49,7 @@ from typing import Any, Generic, TypeVar
 import cupy as cp
 
 from burn.errors import BurnError
-from burn.tensor.kind import Float
+from burn.foundations.kind import Float
 from burn.tensor.tensor import Tensor
 from burn_cuda import _gemm
 from burn_cuda import _graph_tree as tree

@@ -11,7 +11,7 @@ from burn.backend import Backend, Device, contract_ops, implemented_ops
 from burn.backend.decorator import DecoratorBackend
 from burn.backend.fusion import fused_reductions, supports_fusion
 from burn.backend.ir import ELEMENTWISE, broadcast_shapes, result_dtype
-from burn.tensor.dtype import DType
+from burn.foundations.dtype import DType
 from burn_fusion.errors import FusionError
 from burn_fusion.stream import FusionStats, Stream
 from burn_fusion.tensor import FusionTensor

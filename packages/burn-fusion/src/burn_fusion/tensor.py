@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from burn.backend.device import Device
     from burn.backend.ir import TensorIR
-    from burn.tensor.dtype import DType
+    from burn.foundations.dtype import DType
 
 
 class FusionTensor:

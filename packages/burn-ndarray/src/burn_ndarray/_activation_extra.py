@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from burn.backend.activation_ops import SELU_ALPHA, SELU_SCALE
+from burn.backend.ops.activation import SELU_ALPHA, SELU_SCALE
 from burn_ndarray._activation_ops import _sigmoid, _work
 from burn_ndarray._select import where
 

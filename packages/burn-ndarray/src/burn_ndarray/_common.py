@@ -19,8 +19,8 @@ from burn.backend.device import Device
 from burn.backend.xp import tensor_common as tc
 from burn.backend.xp.tensor_common import XpTensorBase, check_bounds, check_scatter
 from burn.errors import DeviceError, DTypeError
-from burn.tensor.data import TensorData
-from burn.tensor.dtype import DType
+from burn.foundations.data import TensorData
+from burn.foundations.dtype import DType
 from burn_ndarray._dtypes import BF16, DTYPE_OF, FLOATS
 from burn_ndarray._select import where
 

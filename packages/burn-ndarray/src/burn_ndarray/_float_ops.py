@@ -18,8 +18,8 @@ import numpy as np
 from burn.backend.device import Device
 from burn.backend.xp.float_ops import FLOAT_SCALAR_UFUNCS, FLOAT_UFUNCS, XpFloatOps
 from burn.backend.xp.tensor_common import bind_ufuncs
-from burn.tensor.distribution import Bernoulli, Distribution, Normal, Uniform
-from burn.tensor.dtype import DType
+from burn.foundations.distribution import Bernoulli, Distribution, Normal, Uniform
+from burn.foundations.dtype import DType
 from burn_ndarray._common import CommonOps
 from burn_ndarray._dtypes import BF16, BF16_SCALAR, F32, F64, LOW, NP_OF
 from burn_ndarray._erf import erf

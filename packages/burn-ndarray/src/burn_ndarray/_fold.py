@@ -3,7 +3,7 @@
 `unfold4d` copies a window view of the padded input once into PyTorch's column layout
 ``[N, C * KH * KW, OH * OW]``; `fold4d` sums the columns back with `burn_ndarray._windows.col2im`
 (one strided slice-add per kernel tap). Sizes are checked, with the default's messages, by
-burn-core's `burn.backend._windows.out_size`.
+burn-core's `burn.backend.windows.out_size`.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from burn.backend._windows import out_size
+from burn.backend.windows import out_size
 from burn.errors import ShapeError
 from burn_ndarray._windows import Pair, col2im, pad, windows, work_dtype
 

@@ -16,8 +16,8 @@ import numpy as np
 from burn.backend.device import Device
 from burn.backend.xp.int_ops import INT_SCALAR_UFUNCS, INT_UFUNCS, XpIntOps
 from burn.backend.xp.tensor_common import bind_ufuncs
-from burn.tensor.distribution import Bernoulli, Distribution, Normal, Uniform
-from burn.tensor.dtype import DType
+from burn.foundations.distribution import Bernoulli, Distribution, Normal, Uniform
+from burn.foundations.dtype import DType
 from burn_ndarray._common import CommonOps
 from burn_ndarray._dtypes import NP_OF
 

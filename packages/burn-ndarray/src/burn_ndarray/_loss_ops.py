@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from burn.backend.loss_ops import LossReduction, check_reduction
+from burn.backend.ops.loss import LossReduction, check_reduction
 from burn.backend.xp.dtypes import work
 from burn.backend.xp.loss import XpLossOps, gradient_scale, reduce_losses, row_gradients, row_losses
 from burn_ndarray import _threads

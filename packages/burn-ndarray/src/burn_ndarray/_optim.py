@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from burn.backend.optim_ops import OptimOps as DefaultOptimOps
+from burn.backend.ops.optim import OptimOps as DefaultOptimOps
 from burn_ndarray import _parallel, _recycle
 from burn_ndarray._dtypes import F32, F64
 from burn_ndarray._reuse import OWNED, _exclusive

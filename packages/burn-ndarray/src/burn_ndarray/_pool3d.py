@@ -20,7 +20,8 @@ from typing import Any
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
-from burn.backend.module_ops_3d import max_pool_index_nd, out_size_nd
+from burn.backend.ops.pool import max_pool_index_nd
+from burn.backend.windows import out_size_nd
 from burn.backend.xp.pool import adaptive_matrix
 from burn_ndarray._windows import work_dtype
 

@@ -1,4 +1,4 @@
-"""The ``float_*_owned`` ops: level 2 of Burn's ownership trick (see `burn.tensor._ownership`).
+"""The ``float_*_owned`` ops: level 2 of Burn's ownership trick (see `burn.foundations.ownership`).
 
 The Tensor layer hands an operand over only after proving its tensor was a dying temporary and
 moving the array out of it. That proves nothing about the array itself: another tensor may wrap
@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from burn.tensor import _ownership
+from burn.foundations import ownership as _ownership
 from burn_ndarray._dtypes import F32, F64
 
 Array = Any

@@ -14,8 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from burn.backend.rnn_ops import RnnOps as DefaultRnnOps
-from burn.backend.rnn_ops import gru_widths, lstm_widths
+from burn.backend.ops.rnn import RnnOps as DefaultRnnOps
+from burn.backend.ops.rnn import gru_widths, lstm_widths
 from burn_ndarray._dtypes import F32
 from burn_ndarray._parallel import TRANSCENDENTAL_PER_THREAD, compiled_parts, kernels
 

@@ -13,9 +13,9 @@ from typing import Any
 
 import numpy as np
 
-from burn.backend._windows import out_size
-from burn.backend.module_ops_deform import _check, _grid
-from burn.backend.module_ops_sampling import GRID_SAMPLE_MODES, GRID_SAMPLE_PADDINGS
+from burn.backend.ops.conv import _check, _grid
+from burn.backend.ops.sampling import GRID_SAMPLE_MODES, GRID_SAMPLE_PADDINGS
+from burn.backend.windows import out_size
 from burn_ndarray._windows import Pair, work_dtype
 
 Array = Any

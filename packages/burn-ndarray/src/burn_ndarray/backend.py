@@ -10,7 +10,7 @@ import numpy
 from burn.backend.base import Backend
 from burn.backend.capabilities import Capabilities
 from burn.backend.device import Device
-from burn.tensor.dtype import DType
+from burn.foundations.dtype import DType
 from burn_ndarray import _blas
 from burn_ndarray._activation_extra import ActivationExtraOps
 from burn_ndarray._activation_ops import ActivationOps

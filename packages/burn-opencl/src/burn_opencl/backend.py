@@ -13,7 +13,7 @@ from burn.backend.base import Backend
 from burn.backend.capabilities import Capabilities
 from burn.backend.device import Device
 from burn.errors import BackendUnavailableError, DeviceError
-from burn.tensor.dtype import DType
+from burn.foundations.dtype import DType
 from burn_opencl._pocl import fix_device
 from burn_opencl.fusion import FusionOps
 from burn_opencl.kernels import random as rnd

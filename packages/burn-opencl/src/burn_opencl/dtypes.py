@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from burn.tensor.dtype import DType
+from burn.foundations.dtype import DType
 
 # Storage type of each dtype in device buffers. float16 is stored as `half` and read and written
 # with vload_half/vstore_half, which are core OpenCL (no cl_khr_fp16 needed); bool is one byte 0/1.

@@ -33,7 +33,7 @@ from burn.backend.fusion_exprs import (
 )
 from burn.backend.ir import FusedBlock
 from burn.errors import DeviceError
-from burn.tensor.dtype import DType
+from burn.foundations.dtype import DType
 from burn_opencl.dtypes import COMPUTE, SCALAR_NP, STORAGE, build_options, load, store
 from burn_opencl.kernels import elementwise as ew
 from burn_opencl.kernels import reduce as rd
@@ -262,5 +262,5 @@ def _execute_reduce(block: FusedBlock, inputs: Sequence[CLTensor], outs: list[CL
     values, _ = rd.reduce_dim(first, result, len(other_shape))
     values = rd._keepdim(values, shape, dim)
     if op == "mean":
-        return ew.run(ew.FLOAT_SCALAR["mul_s"], [values], dtype, (1.0 / L,), compute=dtype)
+        return ew.run(ew.OPS["float_mul_scalar"], [values], dtype, (1.0 / L,), compute=dtype)
     return values

@@ -8,8 +8,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from burn.errors import DTypeError, ShapeError
-from burn.tensor.data import TensorData
-from burn.tensor.dtype import DType
+from burn.foundations.data import TensorData
+from burn.foundations.dtype import DType
 from burn_opencl.kernels import elementwise as ew
 from burn_opencl.kernels.common import new
 from burn_opencl.runtime import Runtime

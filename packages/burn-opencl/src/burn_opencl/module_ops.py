@@ -7,9 +7,9 @@ from typing import Any
 
 import numpy as np
 
-from burn.backend.module_ops import ModuleOps as _CoreModuleOps
+from burn.backend.ops.sampling import SamplingOps as _CoreSamplingOps
 from burn.errors import ShapeError
-from burn.tensor.dtype import DType
+from burn.foundations.dtype import DType
 from burn_opencl import layout
 from burn_opencl.dtypes import wider
 from burn_opencl.kernels import elementwise as ew
@@ -22,7 +22,7 @@ from burn_opencl.tensor import CLTensor
 P = CLTensor
 Pair = tuple[int, int]
 _run = ew.run
-_FU, _FB, _FS, _FS2 = ew.FLOAT_UNARY, ew.FLOAT_BINARY, ew.FLOAT_SCALAR, ew.FLOAT_SCALAR2
+_OPS, _OWN = ew.OPS, ew.OWN
 
 
 def _mm(a: P, b: P) -> P:
@@ -48,7 +48,7 @@ def _add_bias(out: P, bias: P | None) -> P:
         return out
     channels = bias.shape[0]
     shape = (1, channels) + (1,) * (len(out.shape) - 2)
-    return _run(_FB["add"], (out, _as(bias, shape)))
+    return _run(_OPS["float_add"], (out, _as(bias, shape)))
 
 
 def _to2d(x: P) -> P:
@@ -293,7 +293,7 @@ class ModuleOps:
         if mode not in ("nearest", "bilinear"):
             # bicubic, nearest-exact: burn-core's default (separable selects), which also
             # rejects unknown modes by name.
-            return _CoreModuleOps.interpolate(self, x, output_size, mode, align_corners)  # type: ignore[arg-type]
+            return _CoreSamplingOps.interpolate(self, x, output_size, mode, align_corners)  # type: ignore[arg-type]
         extra = () if mode == "nearest" else (bool(align_corners),)
         return self._separable(x, tuple(output_size), mode, False, *extra)  # type: ignore[arg-type]
 
@@ -301,7 +301,7 @@ class ModuleOps:
         self, x: P, output_grad: P, output_size: Pair, mode: Any, align_corners: bool
     ) -> P:
         if mode not in ("nearest", "bilinear"):
-            return _CoreModuleOps.interpolate_backward(
+            return _CoreSamplingOps.interpolate_backward(
                 self, x, output_grad, output_size, mode, align_corners  # type: ignore[arg-type]
             )
         extra = () if mode == "nearest" else (bool(align_corners),)
@@ -327,43 +327,43 @@ class ModuleOps:
 
     # -- activations ------------------------------------------------------------------------------
     def relu(self, x: P) -> P:
-        return _run(_FU["relu"], (x,))
+        return _run(_OPS["relu"], (x,))
 
     def relu_backward(self, output: P, grad: P) -> P:
-        return _run(_FB["relu_backward"], (output, grad))
+        return _run(_OPS["relu_backward"], (output, grad))
 
     def leaky_relu(self, x: P, negative_slope: float) -> P:
-        return _run(_FS["leaky_relu"], (x,), None, (negative_slope,))
+        return _run(_OPS["leaky_relu"], (x,), None, (negative_slope,))
 
     def gelu(self, x: P) -> P:
-        return _run(_FU["gelu"], (x,))
+        return _run(_OPS["gelu"], (x,))
 
     def gelu_backward(self, x: P, grad: P) -> P:
-        return _run(_FB["gelu_backward"], (x, grad))
+        return _run(_OPS["gelu_backward"], (x, grad))
 
     def sigmoid(self, x: P) -> P:
-        return _run(_FU["sigmoid"], (x,))
+        return _run(_OPS["sigmoid"], (x,))
 
     def sigmoid_backward(self, output: P, grad: P) -> P:
-        return _run(_FB["sigmoid_backward"], (output, grad))
+        return _run(_OPS["sigmoid_backward"], (output, grad))
 
     def log_sigmoid(self, x: P) -> P:
-        return _run(_FU["log_sigmoid"], (x,))
+        return _run(_OPS["log_sigmoid"], (x,))
 
     def silu(self, x: P) -> P:
-        return _run(_FU["silu"], (x,))
+        return _run(_OPS["silu"], (x,))
 
     def softplus(self, x: P, beta: float) -> P:
-        return _run(_FS["softplus"], (x,), None, (beta,))
+        return _run(_OPS["softplus"], (x,), None, (beta,))
 
     def hard_sigmoid(self, x: P, alpha: float, beta: float) -> P:
-        return _run(_FS2["hard_sigmoid"], (x,), None, (alpha, beta))
+        return _run(_OPS["hard_sigmoid"], (x,), None, (alpha, beta))
 
     def softmax(self, x: P, dim: int) -> P:
-        e = _run(_FB["exp_sub"], (x, rd.reduce_dim("max", x, dim)[0]))
-        return _run(_FB["div"], (e, rd.reduce_dim("sum", e, dim)[0]))
+        e = _run(_OWN["exp_sub"], (x, rd.reduce_dim("max", x, dim)[0]))
+        return _run(_OPS["float_div"], (e, rd.reduce_dim("sum", e, dim)[0]))
 
     def log_softmax(self, x: P, dim: int) -> P:
         m = rd.reduce_dim("max", x, dim)[0]
-        s = rd.reduce_dim("sum", _run(_FB["exp_sub"], (x, m)), dim)[0]
+        s = rd.reduce_dim("sum", _run(_OWN["exp_sub"], (x, m)), dim)[0]
         return _run(ew.LOG_SOFTMAX_OUT, (x, m, s))

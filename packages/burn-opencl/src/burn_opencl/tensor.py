@@ -5,7 +5,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-from burn.tensor.dtype import DType
+from burn.foundations.dtype import DType
 
 if TYPE_CHECKING:
     from burn_opencl.runtime import Runtime

@@ -9,9 +9,9 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from burn.errors import DTypeError
-from burn.tensor.data import TensorData
-from burn.tensor.distribution import Distribution
-from burn.tensor.dtype import DType
+from burn.foundations.data import TensorData
+from burn.foundations.distribution import Distribution
+from burn.foundations.dtype import DType
 from burn_opencl import layout
 from burn_opencl.dtypes import wider
 from burn_opencl.kernels import elementwise as ew
@@ -31,9 +31,9 @@ Shape = tuple[int, ...]
 _run = ew.run
 _I64 = DType.I64
 _BOOL = DType.BOOL
-_FB, _FU, _FS, _FS2 = ew.FLOAT_BINARY, ew.FLOAT_UNARY, ew.FLOAT_SCALAR, ew.FLOAT_SCALAR2
+_OPS, _OWN = ew.OPS, ew.OWN
 _IB, _IU, _IS, _IS2 = ew.INT_BINARY, ew.INT_UNARY, ew.INT_SCALAR, ew.INT_SCALAR2
-_CMP, _CMPS, _ICMPS = ew.COMPARE, ew.COMPARE_SCALAR, ew.INT_COMPARE_SCALAR
+_ICMPS = ew.INT_COMPARE_SCALAR
 
 
 def _flat(t: CLTensor) -> CLTensor:
@@ -173,40 +173,40 @@ class TensorOps:
 
     # -- float arithmetic -----------------------------------------------------------------------
     def float_add(self, lhs: P, rhs: P) -> P:
-        return _run(_FB["add"], (lhs, rhs))
+        return _run(_OPS["float_add"], (lhs, rhs))
 
     def float_sub(self, lhs: P, rhs: P) -> P:
-        return _run(_FB["sub"], (lhs, rhs))
+        return _run(_OPS["float_sub"], (lhs, rhs))
 
     def float_mul(self, lhs: P, rhs: P) -> P:
-        return _run(_FB["mul"], (lhs, rhs))
+        return _run(_OPS["float_mul"], (lhs, rhs))
 
     def float_div(self, lhs: P, rhs: P) -> P:
-        return _run(_FB["div"], (lhs, rhs))
+        return _run(_OPS["float_div"], (lhs, rhs))
 
     def float_remainder(self, lhs: P, rhs: P) -> P:
-        return _run(_FB["rem"], (lhs, rhs))
+        return _run(_OPS["float_remainder"], (lhs, rhs))
 
     def float_powf(self, lhs: P, rhs: P) -> P:
-        return _run(_FB["pow"], (lhs, rhs))
+        return _run(_OPS["float_powf"], (lhs, rhs))
 
     def float_add_scalar(self, lhs: P, rhs: float) -> P:
-        return _run(_FS["add_s"], (lhs,), None, (rhs,))
+        return _run(_OPS["float_add_scalar"], (lhs,), None, (rhs,))
 
     def float_sub_scalar(self, lhs: P, rhs: float) -> P:
-        return _run(_FS["sub_s"], (lhs,), None, (rhs,))
+        return _run(_OPS["float_sub_scalar"], (lhs,), None, (rhs,))
 
     def float_mul_scalar(self, lhs: P, rhs: float) -> P:
-        return _run(_FS["mul_s"], (lhs,), None, (rhs,))
+        return _run(_OPS["float_mul_scalar"], (lhs,), None, (rhs,))
 
     def float_div_scalar(self, lhs: P, rhs: float) -> P:
-        return _run(_FS["div_s"], (lhs,), None, (rhs,))
+        return _run(_OPS["float_div_scalar"], (lhs,), None, (rhs,))
 
     def float_remainder_scalar(self, lhs: P, rhs: float) -> P:
-        return _run(_FS["rem_s"], (lhs,), None, (rhs,))
+        return _run(_OPS["float_remainder_scalar"], (lhs,), None, (rhs,))
 
     def float_powf_scalar(self, lhs: P, rhs: float) -> P:
-        return _run(_FS["pow_s"], (lhs,), None, (rhs,))
+        return _run(_OPS["float_powf_scalar"], (lhs,), None, (rhs,))
 
     def float_matmul(self, lhs: P, rhs: P) -> P:
         out = wider(lhs.dtype, rhs.dtype)
@@ -216,83 +216,83 @@ class TensorOps:
 
     # -- float unary ------------------------------------------------------------------------------
     def float_exp(self, tensor: P) -> P:
-        return _run(_FU["exp"], (tensor,))
+        return _run(_OPS["float_exp"], (tensor,))
 
     def float_log(self, tensor: P) -> P:
-        return _run(_FU["log"], (tensor,))
+        return _run(_OPS["float_log"], (tensor,))
 
     def float_sqrt(self, tensor: P) -> P:
-        return _run(_FU["sqrt"], (tensor,))
+        return _run(_OPS["float_sqrt"], (tensor,))
 
     def float_abs(self, tensor: P) -> P:
-        return _run(_FU["abs"], (tensor,))
+        return _run(_OPS["float_abs"], (tensor,))
 
     def float_sin(self, tensor: P) -> P:
-        return _run(_FU["sin"], (tensor,))
+        return _run(_OPS["float_sin"], (tensor,))
 
     def float_cos(self, tensor: P) -> P:
-        return _run(_FU["cos"], (tensor,))
+        return _run(_OPS["float_cos"], (tensor,))
 
     def float_tanh(self, tensor: P) -> P:
-        return _run(_FU["tanh"], (tensor,))
+        return _run(_OPS["float_tanh"], (tensor,))
 
     def float_erf(self, tensor: P) -> P:
-        return _run(_FU["erf"], (tensor,))
+        return _run(_OPS["float_erf"], (tensor,))
 
     def float_round(self, tensor: P) -> P:
-        return _run(_FU["round"], (tensor,))
+        return _run(_OPS["float_round"], (tensor,))
 
     def float_floor(self, tensor: P) -> P:
-        return _run(_FU["floor"], (tensor,))
+        return _run(_OPS["float_floor"], (tensor,))
 
     def float_ceil(self, tensor: P) -> P:
-        return _run(_FU["ceil"], (tensor,))
+        return _run(_OPS["float_ceil"], (tensor,))
 
     def float_neg(self, tensor: P) -> P:
-        return _run(_FU["neg"], (tensor,))
+        return _run(_OPS["float_neg"], (tensor,))
 
     def float_recip(self, tensor: P) -> P:
-        return _run(_FU["recip"], (tensor,))
+        return _run(_OPS["float_recip"], (tensor,))
 
     def float_log1p(self, tensor: P) -> P:
-        return _run(_FU["log1p"], (tensor,))
+        return _run(_OPS["float_log1p"], (tensor,))
 
     def float_sign(self, tensor: P) -> P:
-        return _run(_FU["sign"], (tensor,))
+        return _run(_OPS["float_sign"], (tensor,))
 
     def float_clamp_min(self, tensor: P, min: float) -> P:
-        return _run(_FS["clamp_min"], (tensor,), None, (min,))
+        return _run(_OPS["float_clamp_min"], (tensor,), None, (min,))
 
     def float_clamp_max(self, tensor: P, max: float) -> P:
-        return _run(_FS["clamp_max"], (tensor,), None, (max,))
+        return _run(_OPS["float_clamp_max"], (tensor,), None, (max,))
 
     def float_clamp(self, tensor: P, min: float, max: float) -> P:
-        return _run(_FS2["clamp"], (tensor,), None, (min, max))
+        return _run(_OPS["float_clamp"], (tensor,), None, (min, max))
 
     def float_is_nan(self, tensor: P) -> P:
-        return _run(ew.FLOAT_TEST["is_nan"], (tensor,), _BOOL)
+        return _run(ew.OPS["float_is_nan"], (tensor,), _BOOL)
 
     def float_is_inf(self, tensor: P) -> P:
-        return _run(ew.FLOAT_TEST["is_inf"], (tensor,), _BOOL)
+        return _run(ew.OPS["float_is_inf"], (tensor,), _BOOL)
 
     # -- comparisons (float and int share the kernels) ----------------------------------------------
     def float_equal(self, lhs: P, rhs: P) -> P:
-        return _run(_CMP["eq"], (lhs, rhs), _BOOL)
+        return _run(_OPS["float_equal"], (lhs, rhs), _BOOL)
 
     def float_not_equal(self, lhs: P, rhs: P) -> P:
-        return _run(_CMP["ne"], (lhs, rhs), _BOOL)
+        return _run(_OPS["float_not_equal"], (lhs, rhs), _BOOL)
 
     def float_greater(self, lhs: P, rhs: P) -> P:
-        return _run(_CMP["gt"], (lhs, rhs), _BOOL)
+        return _run(_OPS["float_greater"], (lhs, rhs), _BOOL)
 
     def float_greater_equal(self, lhs: P, rhs: P) -> P:
-        return _run(_CMP["ge"], (lhs, rhs), _BOOL)
+        return _run(_OPS["float_greater_equal"], (lhs, rhs), _BOOL)
 
     def float_lower(self, lhs: P, rhs: P) -> P:
-        return _run(_CMP["lt"], (lhs, rhs), _BOOL)
+        return _run(_OPS["float_lower"], (lhs, rhs), _BOOL)
 
     def float_lower_equal(self, lhs: P, rhs: P) -> P:
-        return _run(_CMP["le"], (lhs, rhs), _BOOL)
+        return _run(_OPS["float_lower_equal"], (lhs, rhs), _BOOL)
 
     int_equal = float_equal
     int_not_equal = float_not_equal
@@ -302,22 +302,22 @@ class TensorOps:
     int_lower_equal = float_lower_equal
 
     def float_equal_elem(self, lhs: P, rhs: float) -> P:
-        return _run(_CMPS["eq_s"], (lhs,), _BOOL, (rhs,))
+        return _run(_OPS["float_equal_elem"], (lhs,), _BOOL, (rhs,))
 
     def float_not_equal_elem(self, lhs: P, rhs: float) -> P:
-        return _run(_CMPS["ne_s"], (lhs,), _BOOL, (rhs,))
+        return _run(_OPS["float_not_equal_elem"], (lhs,), _BOOL, (rhs,))
 
     def float_greater_elem(self, lhs: P, rhs: float) -> P:
-        return _run(_CMPS["gt_s"], (lhs,), _BOOL, (rhs,))
+        return _run(_OPS["float_greater_elem"], (lhs,), _BOOL, (rhs,))
 
     def float_greater_equal_elem(self, lhs: P, rhs: float) -> P:
-        return _run(_CMPS["ge_s"], (lhs,), _BOOL, (rhs,))
+        return _run(_OPS["float_greater_equal_elem"], (lhs,), _BOOL, (rhs,))
 
     def float_lower_elem(self, lhs: P, rhs: float) -> P:
-        return _run(_CMPS["lt_s"], (lhs,), _BOOL, (rhs,))
+        return _run(_OPS["float_lower_elem"], (lhs,), _BOOL, (rhs,))
 
     def float_lower_equal_elem(self, lhs: P, rhs: float) -> P:
-        return _run(_CMPS["le_s"], (lhs,), _BOOL, (rhs,))
+        return _run(_OPS["float_lower_equal_elem"], (lhs,), _BOOL, (rhs,))
 
     # Int scalars are compared in int64 so that an out-of-range scalar compares correctly.
     def int_equal_elem(self, lhs: P, rhs: int) -> P:
@@ -390,19 +390,19 @@ class TensorOps:
 
     # -- bool -------------------------------------------------------------------------------------
     def bool_not(self, tensor: P) -> P:
-        return _run(ew.BOOL_UNARY["not"], (tensor,), _BOOL)
+        return _run(ew.OPS["bool_not"], (tensor,), _BOOL)
 
     def bool_and(self, lhs: P, rhs: P) -> P:
-        return _run(ew.BOOL_BINARY["and"], (lhs, rhs), _BOOL)
+        return _run(ew.OPS["bool_and"], (lhs, rhs), _BOOL)
 
     def bool_or(self, lhs: P, rhs: P) -> P:
-        return _run(ew.BOOL_BINARY["or"], (lhs, rhs), _BOOL)
+        return _run(ew.OPS["bool_or"], (lhs, rhs), _BOOL)
 
     def bool_equal(self, lhs: P, rhs: P) -> P:
-        return _run(ew.BOOL_BINARY["eq"], (lhs, rhs), _BOOL)
+        return _run(ew.OPS["bool_equal"], (lhs, rhs), _BOOL)
 
     def bool_not_equal(self, lhs: P, rhs: P) -> P:
-        return _run(ew.BOOL_BINARY["ne"], (lhs, rhs), _BOOL)
+        return _run(ew.BOOL_NE, (lhs, rhs), _BOOL)
 
     bool_xor = bool_not_equal
 

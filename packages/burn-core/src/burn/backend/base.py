@@ -7,32 +7,28 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from burn.backend.activation_ops import ActivationOps
-from burn.backend.bool_ops import BoolOps
 from burn.backend.capabilities import Capabilities
 from burn.backend.device import Device
-from burn.backend.float_ops import FloatOps
-from burn.backend.int_ops import IntOps
-from burn.backend.layout_ops import LayoutOps
-from burn.backend.loss_ops import LossOps
-from burn.backend.math_ops import MathOps
-from burn.backend.module_ops import ModuleOps
-from burn.backend.module_ops_3d import ModuleOps3d
-from burn.backend.module_ops_deform import DeformModuleOps
-from burn.backend.module_ops_fold import FoldModuleOps
-from burn.backend.module_ops_sampling import SamplingOps
-from burn.backend.optim_ops import OptimOps
-from burn.backend.reuse_ops import ReuseOps
-from burn.backend.rnn_ops import RnnOps
-from burn.tensor import _ownership
-from burn.tensor.dtype import DType
+from burn.backend.ops.activation import ActivationOps
+from burn.backend.ops.bool import BoolOps
+from burn.backend.ops.conv import ConvOps
+from burn.backend.ops.embedding import EmbeddingOps
+from burn.backend.ops.float import FloatOps
+from burn.backend.ops.int import IntOps
+from burn.backend.ops.loss import LossOps
+from burn.backend.ops.optim import OptimOps
+from burn.backend.ops.pool import PoolOps
+from burn.backend.ops.rnn import RnnOps
+from burn.backend.ops.sampling import SamplingOps
+from burn.foundations import ownership as _ownership
+from burn.foundations.dtype import DType
 
 
 class Backend(
-    FloatOps, MathOps, LayoutOps, ReuseOps, OptimOps, IntOps, BoolOps, ModuleOps, DeformModuleOps,
-    FoldModuleOps, ModuleOps3d, SamplingOps, ActivationOps, LossOps, RnnOps,
+    FloatOps, IntOps, BoolOps, ActivationOps, ConvOps, PoolOps, SamplingOps, EmbeddingOps, LossOps, RnnOps,
+    OptimOps,
 ):
-    """A backend: ops on opaque primitives, grouped by kind as in Burn.
+    """A backend: ops on opaque primitives, one mixin per op family (`burn.backend.ops`).
 
     Subclasses set `name`, implement the required ops (see `burn.backend.contract_ops`) and call
     ``super().__init__(float_dtype=..., int_dtype=...)``. Defaults of every other op are inherited.
@@ -81,7 +77,7 @@ class Backend(
             raise ValueError(f"backend {self.name!r} does not support {names}")
         self._seed_lock = threading.Lock()
         self.rng = np.random.default_rng()
-        # Buffer reuse (burn.tensor._ownership): only where the backend declares it.
+        # Buffer reuse (burn.foundations.ownership): only where the backend declares it.
         self._reuse = _ownership.ENABLED and self.capabilities.has("buffer_reuse")
 
     # -- devices ------------------------------------------------------------------------------

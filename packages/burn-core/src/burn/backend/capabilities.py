@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from burn.tensor.dtype import DType
+from burn.foundations.dtype import DType
 
 
 @dataclass(frozen=True)

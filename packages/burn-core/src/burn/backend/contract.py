@@ -1,37 +1,236 @@
-"""Marks the ops of the backend contract as *required* or *default*.
+"""Declares the ops of the backend contract and what is known of each, at the op.
 
-A backend must implement every required op; default ops are written once in burn-core in terms
-of other ops and are overridden only to be faster. `contract_ops()` lists them all: the
-conformance suite's meta-test uses it to check that every op has a test.
+Every op is a method of one op family (`burn.backend.ops`: float, int, bool, activation, conv,
+pool, sampling, embedding, loss, rnn, optim), marked where it is written:
+
+- `required`: a backend must implement it; calling the stub names the backend and op;
+- `default`: written once in burn-core from other ops; a backend overrides it only to be faster.
+
+Both take the op's facts as keyword arguments, so that every layer that needs one reads it from
+here (`op_facts`) instead of keeping a list of names of its own:
+
+- ``grad=False``: the result carries no gradient (metadata, creation, comparisons, indices,
+  optimizer updates). Autodiff passes such ops through and the gradient checks skip them.
+- ``backward_of="conv2d"``: a backward helper, the op whose autodiff rule calls it.
+- ``bound="memory" | "compute"``: the checkpoint class of a differentiable op. Balanced
+  checkpointing recomputes a memory-bound op's output in backward instead of keeping it, and keeps
+  a compute-bound op's output as a checkpoint.
+- ``ew=Elementwise(...)``: the op is element-wise, with the C expression every fused-kernel
+  generator and burn-opencl's one-op kernels compute it with (`Elementwise`).
+
+The `family` class decorator names each family and gives the facts its ops leave unsaid
+(``grad`` and ``bound``): an op cannot be declared without a family, so no op is unclassified.
+`contract_ops()` lists every op with its mark; the conformance suite's meta-test uses it to check
+that every op has a test.
 """
 
 from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from typing import Any, Literal, TypeVar
+from dataclasses import dataclass
+from typing import Any, Literal, TypeVar, overload
 
 F = TypeVar("F", bound=Callable[..., Any])
+C = TypeVar("C", bound=type)
 
 OpKind = Literal["required", "default"]
+Bound = Literal["memory", "compute"]
+Kind = Literal["float", "int", "bool"]
+# How an element-wise op's result dtype follows from its inputs: "same" (the first input's),
+# "wider" (the wider of two floats, the contract's promotion rule), "bool", or "cast" (a dtype
+# given as the op's last argument).
+ResultRule = Literal["same", "wider", "bool", "cast"]
 
 
-def required(fn: F) -> F:
-    """Declare a required op; calling it on a backend that lacks it names the backend and op."""
-    name = fn.__name__
+@dataclass(frozen=True, slots=True)
+class Elementwise:
+    """What an element-wise op computes at each element, and how its operands are typed.
 
-    @functools.wraps(fn)
-    def missing(self: Any, *args: Any, **kwargs: Any) -> Any:
-        raise NotImplementedError(f"backend {self.name!r} does not implement the required op {name}")
+    The expression is C that both OpenCL C and CUDA C++ accept: it reads the tensor inputs ``a``,
+    ``b``, ``c`` and the scalars ``s0``, ``s1`` in the compute type ``T``, with C operators, the
+    math functions both dialects overload (``exp``, ``log``, ``log1p``, ``erf``, ``tanh``,
+    ``sin``, ``cos``, ``pow``, ``fmod``) and the ``b_*`` helpers of `burn.backend.fusion_exprs`.
 
-    missing.__burn_op__ = "required"  # type: ignore[attr-defined]
-    return missing  # type: ignore[return-value]
+    Attributes:
+        expr: the C expression of the result.
+        arity: number of tensor inputs (they broadcast against each other).
+        nscalars: number of Python number arguments after the tensors.
+        result: how the result dtype is found (see `ResultRule`).
+        kinds: the kind of each tensor input (``"float"``, ``"int"``, ``"bool"``).
+        promote: per tensor input, whether it is converted to the compute type (False: read as
+            its own type, e.g. a bool mask).
+
+    Example:
+        >>> Elementwise("a + s0", nscalars=1).arity
+        1
+    """
+
+    expr: str
+    arity: int = 1
+    nscalars: int = 0
+    result: ResultRule = "same"
+    kinds: tuple[Kind, ...] = ("float",)
+    promote: tuple[bool, ...] = (True, True, True)
 
 
-def default(fn: F) -> F:
-    """Declare an op with a default implementation written in terms of other ops."""
-    fn.__burn_op__ = "default"  # type: ignore[attr-defined]
+def unary(expr: str, nscalars: int = 0) -> Elementwise:
+    """A float op of one tensor (and `nscalars` scalars) keeping its dtype."""
+    return Elementwise(expr, 1, nscalars)
+
+
+def binary(expr: str) -> Elementwise:
+    """A float op of two broadcasting tensors, computed in the wider dtype."""
+    return Elementwise(expr, 2, 0, "wider", ("float", "float"))
+
+
+def compare(expr: str, arity: int = 2) -> Elementwise:
+    """A float comparison (of two tensors, or of a tensor and one scalar) giving bool."""
+    if arity == 2:
+        return Elementwise(expr, 2, 0, "bool", ("float", "float"))
+    return Elementwise(expr, 1, 1, "bool")
+
+
+@dataclass(frozen=True, slots=True)
+class OpFacts:
+    """What is known of one contract op, as declared at it.
+
+    Attributes:
+        name: the op (``"float_exp"``).
+        kind: ``"required"`` or ``"default"``.
+        family: the family it belongs to (``"float"``, ``"conv"``...), the stem of its module in
+            `burn.backend.ops` and in every package that implements it.
+        differentiable: whether its result carries a gradient.
+        backward_of: for a backward helper, the op whose rule calls it.
+        bound: the checkpoint class of a differentiable op that is not a helper, else None.
+        elementwise: the element-wise facts, or None when the op is not element-wise.
+    """
+
+    name: str
+    kind: OpKind
+    family: str
+    differentiable: bool
+    backward_of: str | None
+    bound: Bound | None
+    elementwise: Elementwise | None
+
+
+@dataclass(frozen=True, slots=True)
+class _Declared:
+    kind: OpKind
+    grad: bool | None
+    backward_of: str | None
+    bound: Bound | None
+    ew: Elementwise | None
+
+
+def _declare(
+    kind: OpKind, fn: F, grad: bool | None, backward_of: str | None, bound: Bound | None,
+    ew: Elementwise | None,
+) -> F:
+    if bound is not None and bound not in ("memory", "compute"):
+        raise ValueError(f"{fn.__name__}: bound must be 'memory' or 'compute', got {bound!r}")
+    fn.__burn_op__ = kind  # type: ignore[attr-defined]
+    fn.__burn_declared__ = _Declared(kind, grad, backward_of, bound, ew)  # type: ignore[attr-defined]
     return fn
+
+
+@overload
+def required(fn: F) -> F: ...
+@overload
+def required(
+    *, grad: bool | None = None, backward_of: str | None = None, bound: Bound | None = None,
+    ew: Elementwise | None = None,
+) -> Callable[[F], F]: ...
+
+
+def required(
+    fn: Any = None, *, grad: bool | None = None, backward_of: str | None = None, bound: Bound | None = None,
+    ew: Elementwise | None = None,
+) -> Any:
+    """Declare a required op; calling it on a backend that lacks it names the backend and op.
+
+    Used bare (``@required``) or with the op's facts (``@required(bound="memory", ew=...)``).
+    """
+
+    def mark(f: F) -> F:
+        name = f.__name__
+
+        @functools.wraps(f)
+        def missing(self: Any, *args: Any, **kwargs: Any) -> Any:
+            raise NotImplementedError(f"backend {self.name!r} does not implement the required op {name}")
+
+        return _declare("required", missing, grad, backward_of, bound, ew)  # type: ignore[arg-type,return-value]
+
+    return mark if fn is None else mark(fn)
+
+
+@overload
+def default(fn: F) -> F: ...
+@overload
+def default(
+    *, grad: bool | None = None, backward_of: str | None = None, bound: Bound | None = None,
+    ew: Elementwise | None = None,
+) -> Callable[[F], F]: ...
+
+
+def default(
+    fn: Any = None, *, grad: bool | None = None, backward_of: str | None = None, bound: Bound | None = None,
+    ew: Elementwise | None = None,
+) -> Any:
+    """Declare an op with a default implementation written in terms of other ops.
+
+    Used bare (``@default``) or with the op's facts (``@default(backward_of="conv2d")``).
+    """
+
+    def mark(f: F) -> F:
+        return _declare("default", f, grad, backward_of, bound, ew)
+
+    return mark if fn is None else mark(fn)
+
+
+def family(name: str, *, grad: bool = True, bound: Bound | None = "compute") -> Callable[[C], C]:
+    """Name the op family a contract class holds, and give its ops the facts they leave unsaid.
+
+    Args:
+        name: the family (``"conv"``): the stem of its module in every layer.
+        grad: whether the family's ops carry a gradient unless declared otherwise.
+        bound: the checkpoint class of its differentiable ops unless declared otherwise.
+
+    Example:
+        >>> @family("demo", bound="memory")
+        ... class DemoOps:
+        ...     @default
+        ...     def demo_twice(self, x): ...
+        >>> DemoOps.demo_twice.__burn_facts__.bound
+        'memory'
+    """
+
+    def finish(cls: C) -> C:
+        for op, value in vars(cls).items():
+            declared: _Declared | None = getattr(value, "__burn_declared__", None)
+            if declared is None:
+                continue
+            helper = declared.backward_of is not None
+            differentiable = (grad or helper) if declared.grad is None else declared.grad
+            value.__burn_facts__ = OpFacts(
+                op, declared.kind, name, differentiable, declared.backward_of,
+                None if helper or not differentiable else (declared.bound or bound or "compute"),
+                declared.ew,
+            )
+        cls.__burn_family__ = name  # type: ignore[attr-defined]
+        return cls
+
+    return finish
+
+
+def _walk(cls: type) -> dict[str, Any]:
+    found: dict[str, Any] = {}
+    for klass in reversed(cls.__mro__):
+        for name, value in vars(klass).items():
+            if getattr(value, "__burn_op__", None) is not None:
+                found[name] = value
+    return found
 
 
 def contract_ops(cls: type | None = None) -> dict[str, OpKind]:
@@ -46,13 +245,34 @@ def contract_ops(cls: type | None = None) -> dict[str, OpKind]:
         from burn.backend.base import Backend
 
         cls = Backend
-    found: dict[str, OpKind] = {}
-    for klass in reversed(cls.__mro__):
-        for name, value in vars(klass).items():
-            kind = getattr(value, "__burn_op__", None)
-            if kind is not None:
-                found[name] = kind
-    return dict(sorted(found.items()))
+    return {name: value.__burn_op__ for name, value in sorted(_walk(cls).items())}
+
+
+@functools.cache
+def op_facts() -> dict[str, OpFacts]:
+    """The facts of every contract op, by name (see the module docstring).
+
+    Raises:
+        TypeError: an op declared outside a `family` class.
+
+    Example:
+        >>> facts = op_facts()
+        >>> facts["conv3d"].family, facts["conv3d"].bound
+        ('conv', 'compute')
+        >>> facts["float_exp"].elementwise.expr
+        'exp(a)'
+    """
+    from burn.backend.base import Backend
+
+    out: dict[str, OpFacts] = {}
+    for name, value in sorted(_walk(Backend).items()):
+        facts = getattr(value, "__burn_facts__", None)
+        if facts is None:
+            raise TypeError(
+                f"contract op {name} is declared outside an op family (burn.backend.contract.family)"
+            )
+        out[name] = facts
+    return out
 
 
 def required_ops() -> list[str]:

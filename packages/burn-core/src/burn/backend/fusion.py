@@ -37,7 +37,7 @@ from collections.abc import Sequence
 from typing import Any, Protocol, runtime_checkable
 
 from burn.backend.ir import REDUCTIONS, FusedBlock
-from burn.tensor.dtype import DType
+from burn.foundations.dtype import DType
 
 
 @runtime_checkable

@@ -1,16 +1,16 @@
 """What a fused kernel computes for each element-wise IR op, written once for every C dialect.
 
 Backends that generate fused kernels from a `burn.backend.ir.FusedBlock` (burn-opencl in OpenCL C,
-burn-cuda in CUDA C++) take each op's C expression from `EXPRS`, so a fix to an op lands in one
-place. An expression reads the op's tensor inputs ``a``, ``b``, ``c`` and scalars ``s0``, ``s1``,
-all in the compute type ``T`` (a macro the generated code defines around each statement), and
-uses only what both dialects accept: C operators, the math functions both have overloads of
-(``exp``, ``log``, ``log1p``, ``erf``, ``tanh``, ``sin``, ``cos``, ``pow``, ``fmod``) and the
-``b_*`` helpers. A `Dialect` supplies what differs: its prelude defines ``b_fabs``, ``b_sqrt``,
-``b_rint``, ``b_floor``, ``b_ceil``, ``b_fmax``, ``b_fmin``, ``b_isnan``, ``b_isinf`` (pocl wants
-clang builtins, CUDA its own functions), the function qualifier of the `FLOAT_HELPERS`, the C
-types of each dtype and how a value is loaded and stored (OpenCL's ``half`` goes through
-``vload_half``).
+burn-cuda in CUDA C++) take each op's C expression from `EXPRS`, which is the expression declared
+at the op in the contract (``ew=`` in `burn.backend.ops`), so a fix to an op lands in one place. An
+expression reads the op's tensor inputs ``a``, ``b``, ``c`` and scalars ``s0``, ``s1``, all in the
+compute type ``T`` (a macro the generated code defines around each statement), and uses only what
+both dialects accept: C operators, the math functions both have overloads of (``exp``, ``log``,
+``log1p``, ``erf``, ``tanh``, ``sin``, ``cos``, ``pow``, ``fmod``) and the ``b_*`` helpers. A
+`Dialect` supplies what differs: its prelude defines ``b_fabs``, ``b_sqrt``, ``b_rint``,
+``b_floor``, ``b_ceil``, ``b_fmax``, ``b_fmin``, ``b_isnan``, ``b_isinf`` (pocl wants clang
+builtins, CUDA its own functions), the function qualifier of the `FLOAT_HELPERS`, the C types of
+each dtype and how a value is loaded and stored (OpenCL's ``half`` goes through ``vload_half``).
 
 `op_code` turns a block's ops into C statements over registers; `REDUCE_UPDATES` are the
 accumulation steps of the reductions that may end a block.
@@ -28,101 +28,18 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
+from burn.backend.contract import Elementwise
 from burn.backend.ir import ELEMENTWISE, REDUCTIONS, FusedBlock, OpIR
-from burn.tensor.dtype import DType
+from burn.foundations.dtype import DType
 
 Shape = tuple[int, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class Expr:
-    """How a fused kernel computes one element-wise op.
-
-    Attributes:
-        expr: C expression of the result over ``a``, ``b``, ``c``, ``s0``, ``s1`` in type ``T``.
-        promote: per tensor input, whether it is converted to the compute type (False: read as
-            its own type, e.g. a bool mask).
-    """
-
-    expr: str
-    promote: tuple[bool, ...] = (True, True, True)
-
-
-def _exprs(table: dict[str, str], **kw: tuple[bool, ...]) -> dict[str, Expr]:
-    return {name: Expr(expr, **kw) for name, expr in table.items()}
-
-
-# Every op of `burn.backend.ir.ELEMENTWISE`. The expressions are those of burn-opencl's one-op
-# kernels (a test checks they stay equal), so fused and unfused results agree.
-EXPRS: dict[str, Expr] = {
-    **_exprs({
-        "float_exp": "exp(a)",
-        "float_log": "log(a)",
-        "float_sqrt": "b_sqrt(a)",
-        "float_abs": "b_fabs(a)",
-        "float_sin": "sin(a)",
-        "float_cos": "cos(a)",
-        "float_tanh": "tanh(a)",
-        "float_erf": "erf(a)",
-        "float_round": "b_rint(a)",  # half to even
-        "float_floor": "b_floor(a)",
-        "float_ceil": "b_ceil(a)",
-        "float_neg": "-a",
-        "float_recip": "(T)1 / a",
-        "float_log1p": "log1p(a)",
-        "float_sign": "b_sign(a)",
-        "relu": "a < (T)0 ? (T)0 : a",  # NaN propagates
-        "gelu": "(T)0.5 * a * ((T)1 + erf(a * (T)0.70710678118654752440))",
-        "sigmoid": "b_sigmoid(a)",
-        "log_sigmoid": "b_fmin(a, (T)0) - log1p(exp(-b_fabs(a)))",
-        "silu": "a * b_sigmoid(a)",
-        "float_add_scalar": "a + s0",
-        "float_sub_scalar": "a - s0",
-        "float_mul_scalar": "a * s0",
-        "float_div_scalar": "a / s0",
-        "float_remainder_scalar": "b_rem(a, s0)",
-        "float_powf_scalar": "pow(a, s0)",
-        "float_clamp_min": "a < s0 ? s0 : a",
-        "float_clamp_max": "a > s0 ? s0 : a",
-        "leaky_relu": "a < (T)0 ? a * s0 : a",
-        "softplus": "b_softplus(a, s0)",
-        "float_clamp": "a < s0 ? s0 : (a > s1 ? s1 : a)",
-        "hard_sigmoid": "b_fmin(b_fmax(s0 * a + s1, (T)0), (T)1)",
-        "float_add": "a + b",
-        "float_sub": "a - b",
-        "float_mul": "a * b",
-        "float_div": "a / b",
-        "float_remainder": "b_rem(a, b)",
-        "float_powf": "pow(a, b)",
-        "relu_backward": "a > (T)0 ? b : (T)0",
-        "sigmoid_backward": "b * a * ((T)1 - a)",
-        "gelu_backward": "b * b_gelu_grad(a)",
-        "float_is_nan": "b_isnan(a)",
-        "float_is_inf": "b_isinf(a)",
-        "float_equal": "a == b",
-        "float_not_equal": "a != b",
-        "float_greater": "a > b",
-        "float_greater_equal": "a >= b",
-        "float_lower": "a < b",
-        "float_lower_equal": "a <= b",
-        "float_equal_elem": "a == s0",
-        "float_not_equal_elem": "a != s0",
-        "float_greater_elem": "a > s0",
-        "float_greater_equal_elem": "a >= s0",
-        "float_lower_elem": "a < s0",
-        "float_lower_equal_elem": "a <= s0",
-        "bool_not": "!a",
-        "bool_and": "a && b",
-        "bool_or": "a || b",
-        "bool_equal": "a == b",
-        "float_cast": "a",
-        "int_into_float": "a",
-        "bool_into_float": "a",
-    }),
-    "float_mask_where": Expr("b ? c : a", (True, False, True)),
-    "float_mask_fill": Expr("b ? s0 : a", (True, False)),
-}
-assert set(EXPRS) == set(ELEMENTWISE), "every element-wise IR op needs a fused expression"
+# How a fused kernel computes each element-wise op: its declaration's `Elementwise` facts
+# (``expr``, ``promote``), the same objects burn-opencl's one-op kernels are generated from, so
+# fused and unfused results agree by construction.
+Expr = Elementwise
+EXPRS: dict[str, Elementwise] = ELEMENTWISE
 
 # Helpers of the float expressions, in the compute type ``T``; ``B_FN`` is the dialect's qualifier.
 FLOAT_HELPERS = r"""

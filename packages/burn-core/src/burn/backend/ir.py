@@ -5,9 +5,10 @@ describes what it recorded with these records instead of calling the inner backe
 names a value (an id, its shape and dtype), an `OpIR` is one contract op applied to values, and a
 `FusedBlock` is a group of element-wise ops handed to a backend as one kernel, optionally ended by
 a `ReduceIR` (a reduction along one dim that reads the block's values: the block is then its
-*prologue*). The records know nothing of fusion: they are data, `ELEMENTWISE` describes the
-element-wise ops of the contract (how many tensor inputs and scalars each takes, and what dtype
-it returns) and `REDUCTIONS` names the reductions along a dim that can end a block.
+*prologue*). The records know nothing of fusion: they are data, `ELEMENTWISE` gathers the
+element-wise ops of the contract as their declarations state them (how many tensor inputs and
+scalars each takes, what dtype it returns, its C expression) and `REDUCTIONS` names the
+reductions along a dim that can end a block.
 
 Example:
     >>> x = TensorIR(0, (2, 3), DType.F32)
@@ -20,16 +21,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
-from burn.tensor.dtype import DType
+from burn.backend.contract import Elementwise, Kind, ResultRule, op_facts
+from burn.foundations.dtype import DType
 
 Shape = tuple[int, ...]
-Kind = Literal["float", "int", "bool"]
-# How an element-wise op's result dtype follows from its inputs: "same" (the first input's),
-# "wider" (the wider of two floats, the contract's promotion rule), "bool", or "cast" (a dtype
-# given as the op's last argument).
-ResultRule = Literal["same", "wider", "bool", "cast"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,68 +68,13 @@ class OpIR:
         return f"{outs} = {self.op}({', '.join(args)})  # {types}"
 
 
-@dataclass(frozen=True, slots=True)
-class ElementwiseSpec:
-    """What the IR knows of an element-wise contract op.
-
-    Attributes:
-        arity: number of tensor inputs (they broadcast against each other).
-        nscalars: number of Python number arguments after the tensors.
-        result: how the result dtype is found (see `ResultRule`).
-        kinds: the kind of each tensor input (``"float"``, ``"int"``, ``"bool"``).
-    """
-
-    arity: int
-    nscalars: int
-    result: ResultRule
-    kinds: tuple[Kind, ...]
-
-
-def _specs(
-    names: str, arity: int, nscalars: int, result: ResultRule, kinds: tuple[Kind, ...]
-) -> dict[str, ElementwiseSpec]:
-    return {name: ElementwiseSpec(arity, nscalars, result, kinds) for name in names.split()}
-
-
-_F1: tuple[Kind, ...] = ("float",)
-_F2: tuple[Kind, ...] = ("float", "float")
-# Every element-wise contract op the IR can describe, by contract name. Reductions, matmul,
-# layout and indexing ops are not element-wise: a recording backend runs them as they come.
-ELEMENTWISE: dict[str, ElementwiseSpec] = {
-    **_specs(
-        "float_exp float_log float_sqrt float_abs float_sin float_cos float_tanh float_erf float_round "
-        "float_floor float_ceil float_neg float_recip float_log1p float_sign "
-        "relu gelu sigmoid log_sigmoid silu",
-        1, 0, "same", _F1,
-    ),
-    **_specs(
-        "float_add_scalar float_sub_scalar float_mul_scalar float_div_scalar float_remainder_scalar "
-        "float_powf_scalar float_clamp_min float_clamp_max leaky_relu softplus",
-        1, 1, "same", _F1,
-    ),
-    **_specs("float_clamp hard_sigmoid", 1, 2, "same", _F1),
-    **_specs(
-        "float_add float_sub float_mul float_div float_remainder float_powf relu_backward sigmoid_backward "
-        "gelu_backward",
-        2, 0, "wider", _F2,
-    ),
-    **_specs("float_is_nan float_is_inf", 1, 0, "bool", _F1),
-    **_specs(
-        "float_equal float_not_equal float_greater float_greater_equal float_lower float_lower_equal",
-        2, 0, "bool", _F2,
-    ),
-    **_specs(
-        "float_equal_elem float_not_equal_elem float_greater_elem float_greater_equal_elem float_lower_elem "
-        "float_lower_equal_elem",
-        1, 1, "bool", _F1,
-    ),
-    **_specs("bool_not", 1, 0, "bool", ("bool",)),
-    **_specs("bool_and bool_or bool_equal", 2, 0, "bool", ("bool", "bool")),
-    "float_mask_where": ElementwiseSpec(3, 0, "same", ("float", "bool", "float")),
-    "float_mask_fill": ElementwiseSpec(2, 1, "same", ("float", "bool")),
-    "float_cast": ElementwiseSpec(1, 0, "cast", _F1),
-    "int_into_float": ElementwiseSpec(1, 0, "cast", ("int",)),
-    "bool_into_float": ElementwiseSpec(1, 0, "cast", ("bool",)),
+# What the IR knows of an element-wise op is what its declaration in the contract says
+# (`burn.backend.contract.Elementwise`: arity, scalars, result dtype rule, input kinds, C
+# expression), gathered here by name: reductions, matmul, layout and indexing ops are not
+# element-wise, and a recording backend runs them as they come.
+ElementwiseSpec = Elementwise
+ELEMENTWISE: dict[str, Elementwise] = {
+    name: facts.elementwise for name, facts in op_facts().items() if facts.elementwise is not None
 }
 
 
@@ -280,6 +222,7 @@ class FusedBlock:
 
 
 __all__ = [
-    "ELEMENTWISE", "REDUCTIONS", "ElementwiseSpec", "FusedBlock", "OpIR", "ReduceIR", "TensorIR",
+    "ELEMENTWISE", "REDUCTIONS", "ElementwiseSpec", "FusedBlock", "Kind", "OpIR", "ReduceIR", "ResultRule",
+    "TensorIR",
     "broadcast_shapes", "result_dtype",
 ]

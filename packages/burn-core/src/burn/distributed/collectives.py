@@ -27,9 +27,9 @@ from burn.distributed.context import DistributedContext, context
 from burn.distributed.engine import REDUCE_DTYPES, DeviceCollectiveEngine, EngineOp, Request
 from burn.distributed.errors import CollectiveMismatchError, CollectiveTimeoutError
 from burn.errors import DTypeError, ShapeError
-from burn.tensor.data import TensorData
-from burn.tensor.dtype import DType
-from burn.tensor.kind import Bool, Float, Int
+from burn.foundations.data import TensorData
+from burn.foundations.dtype import DType
+from burn.foundations.kind import Bool, Float, Int
 
 if TYPE_CHECKING:
     from burn.tensor.tensor import Tensor

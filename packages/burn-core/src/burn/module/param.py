@@ -7,9 +7,9 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
+from burn.foundations.dtype import DType
+from burn.foundations.kind import Float, Kind
 from burn.tensor._base import wrap
-from burn.tensor.dtype import DType
-from burn.tensor.kind import Float, Kind
 
 if TYPE_CHECKING:
     from burn.backend.device import Device

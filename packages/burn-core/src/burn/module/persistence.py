@@ -14,11 +14,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from burn.foundations.dtype import DType
+from burn.foundations.kind import Bool, Float, Int, Kind
 from burn.module.param import Param, ParamId
 from burn.record.errors import RecordError
 from burn.record.items import ModuleRecord, ParamRecord, host_data, is_tensor, tensor_type
-from burn.tensor.dtype import DType
-from burn.tensor.kind import Bool, Float, Int, Kind
 
 if TYPE_CHECKING:
     from burn.backend.base import Backend

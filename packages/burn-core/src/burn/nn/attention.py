@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, NamedTuple
 import numpy as np
 
 from burn.errors import ShapeError
+from burn.foundations.kind import Bool, Int
 from burn.module.base import Module
 from burn.module.config import config
 from burn.nn._util import resolve_device
@@ -26,7 +27,6 @@ from burn.nn.dropout import Dropout, DropoutConfig
 from burn.nn.init import DEFAULT_LAYER_INIT, Initializer
 from burn.nn.linear import Linear, LinearConfig
 from burn.tensor import activation as A
-from burn.tensor.kind import Bool, Int
 from burn.tensor.tensor import Tensor
 
 if TYPE_CHECKING:

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from burn.foundations.distribution import Bernoulli
 from burn.module.base import Module
 from burn.module.config import config
-from burn.tensor.distribution import Bernoulli
 
 if TYPE_CHECKING:
     from burn.backend.device import Device

@@ -27,9 +27,9 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from burn.errors import ConfigError
+from burn.foundations.distribution import Normal as _NormalDist
+from burn.foundations.distribution import Uniform as _UniformDist
 from burn.module.param import Param
-from burn.tensor.distribution import Normal as _NormalDist
-from burn.tensor.distribution import Uniform as _UniformDist
 from burn.tensor.tensor import Tensor
 
 if TYPE_CHECKING:

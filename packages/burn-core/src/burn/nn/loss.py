@@ -22,12 +22,12 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from burn.errors import KindError, ShapeError
+from burn.foundations.dtype import DType
+from burn.foundations.kind import Float, Int
 from burn.module.base import Module
 from burn.module.config import config
 from burn.nn._util import HostConstant
 from burn.tensor import activation as A
-from burn.tensor.dtype import DType
-from burn.tensor.kind import Float, Int
 from burn.tensor.module_loss import cross_entropy
 from burn.tensor.module_sampling import cross_entropy_with_logits
 from burn.tensor.tensor import Tensor

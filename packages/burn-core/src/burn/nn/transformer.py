@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from burn.foundations.kind import Bool
 from burn.module.base import Module
 from burn.module.config import config
 from burn.nn._util import resolve_device
@@ -42,7 +43,6 @@ from burn.nn.init import DEFAULT_LAYER_INIT, Initializer
 from burn.nn.linear import Linear, LinearConfig
 from burn.nn.norm import LayerNorm, LayerNormConfig
 from burn.tensor import activation as A
-from burn.tensor.kind import Bool
 from burn.tensor.tensor import Tensor
 
 if TYPE_CHECKING:

@@ -18,18 +18,18 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from burn.errors import BurnError, KindError, ShapeError
+from burn.foundations.kind import Float
 from burn.module.base import Module
 from burn.module.param import Param
 from burn.onnx.errors import OnnxError, UnsupportedOpError
 from burn.onnx.graph import Graph, Node, ValueInfo, parse, read_model
 from burn.onnx.ops import REGISTRY, supported_ops
 from burn.onnx.runtime import Ctx, is_tensor, kind_of_numpy
-from burn.tensor.kind import Float
 
 if TYPE_CHECKING:
     from burn.backend.base import Backend
     from burn.backend.device import Device
-    from burn.tensor.dtype import DType
+    from burn.foundations.dtype import DType
     from burn.tensor.tensor import Tensor
 
 # Initializer inputs that hold statistics, not weights: loaded as params that never train.
@@ -288,8 +288,8 @@ def load(
         >>> model = burn.onnx.load("resnet.onnx", backend="ndarray")  # doctest: +SKIP
         >>> logits = model(images)  # doctest: +SKIP
     """
+    from burn.foundations.dtype import DType
     from burn.tensor._creation import resolve_backend
-    from burn.tensor.dtype import DType
     from burn.tensor.tensor import Tensor
 
     proto, label = read_model(source)

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from burn import activation as act
+from burn.foundations.kind import Bool, Float, Int
 from burn.onnx.graph import onnx_dtype
 from burn.onnx.ops import register
 from burn.onnx.runtime import (
@@ -22,7 +23,6 @@ from burn.onnx.runtime import (
     norm_axis,
     scalar,
 )
-from burn.tensor.kind import Bool, Float, Int
 
 if TYPE_CHECKING:
     from burn.onnx.graph import Node

@@ -9,10 +9,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from burn.foundations.kind import Bool, Float, Int
 from burn.onnx.errors import OnnxError
 from burn.onnx.ops import register, register_host
 from burn.onnx.runtime import attr_or_input, ints, is_tensor, norm_axis, scalar
-from burn.tensor.kind import Bool, Float, Int
 
 if TYPE_CHECKING:
     from burn.onnx.graph import Node

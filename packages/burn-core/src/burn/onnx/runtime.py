@@ -17,15 +17,15 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from burn.foundations.kind import Bool, Float, Int, Kind
 from burn.onnx.errors import OnnxError
 from burn.tensor._base import TensorBase
-from burn.tensor.kind import Bool, Float, Int, Kind
 
 if TYPE_CHECKING:
     from burn.backend.base import Backend
     from burn.backend.device import Device
+    from burn.foundations.dtype import DType
     from burn.onnx.graph import Node
-    from burn.tensor.dtype import DType
     from burn.tensor.tensor import Tensor
 
 Value = Any  # a burn.Tensor, a NumPy array, or None for an omitted optional input (the ops check)

@@ -14,18 +14,18 @@ import sys
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
+from burn.foundations import ownership as _ownership
+from burn.foundations.kind import Float
 from burn.module.param import Param, ParamId
 from burn.optim.grads import GradientsParams
 from burn.optim.state import OwnedState, hands_over_grad
-from burn.tensor import _ownership
 from burn.tensor._base import wrap
-from burn.tensor.kind import Float
 
 if TYPE_CHECKING:
     from burn.backend.device import Device
+    from burn.foundations.dtype import DType
     from burn.module.base import Module
     from burn.optim.clipping import GradientClipping
-    from burn.tensor.dtype import DType
     from burn.tensor.tensor import Tensor
 
 M = TypeVar("M", bound="Module")
@@ -191,7 +191,7 @@ def _from_inner(inner: Tensor, like: Tensor) -> Tensor:
 def _state_to_device(state: Any, device: Device, float_dtype: DType | None = None) -> Any:
     """Tensors (or `TensorData` loaded from a record) in nested containers, put on `device`;
     with `float_dtype`, float tensors are cast to it too."""
-    from burn.tensor.data import TensorData
+    from burn.foundations.data import TensorData
     from burn.tensor.tensor import Tensor
 
     if isinstance(state, Tensor):

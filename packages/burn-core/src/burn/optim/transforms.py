@@ -9,9 +9,10 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from burn.errors import ShapeError
+from burn.foundations import ownership as _ownership
 from burn.module.config import config
 from burn.optim.state import OwnedState
-from burn.tensor import _owned_ops, _ownership
+from burn.tensor import _owned_ops
 
 if TYPE_CHECKING:
     from burn.tensor.tensor import Tensor
@@ -39,7 +40,7 @@ class MomentumConfig:
     nesterov: bool = False
 
     def transform(self, grad: Tensor, velocity: Tensor | None) -> tuple[Tensor, Tensor]:
-        # Named methods, not operators, so that temporaries' buffers are reused (burn.tensor._ownership).
+        # Named methods, not operators, so that temporaries' buffers are reused (burn.foundations.ownership).
         velocity = (
             grad if velocity is None else velocity.mul(self.momentum).add(grad.mul(1.0 - self.dampening))
         )
@@ -210,7 +211,7 @@ def _moments(
     """The new moments, the second moment used, the new state, and the step's two scalars.
 
     Written with named methods on temporaries (``x.mul(c).add(y)``): their buffers are reused by
-    the next op (burn.tensor._ownership), where operators would allocate a fresh array each. Adding
+    the next op (burn.foundations.ownership), where operators would allocate a fresh array each. Adding
     in either order gives the same bits, so ``m * b1 + g * c`` is computed as it always was.
     """
     if state is None:

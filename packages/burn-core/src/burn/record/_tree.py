@@ -25,11 +25,11 @@ from typing import Any
 
 import numpy as np
 
+from burn.foundations.data import TensorData
+from burn.foundations.dtype import DType
 from burn.record.errors import RecordError
 from burn.record.items import ModuleRecord, ParamRecord, TensorLike, is_tensor, saved_array, tensor_meta
 from burn.record.settings import PrecisionSettings
-from burn.tensor.data import TensorData
-from burn.tensor.dtype import DType
 
 MAX_DEPTH = 128
 MAX_RANK = 64

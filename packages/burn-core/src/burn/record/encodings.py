@@ -38,6 +38,8 @@ import struct
 from collections.abc import Mapping
 from typing import Any
 
+from burn.foundations.data import TensorData
+from burn.foundations.dtype import DType
 from burn.record import _mpk
 from burn.record._io import PositionWriter
 from burn.record._json import JsonWriter
@@ -57,8 +59,6 @@ from burn.record.errors import RecordError
 from burn.record.items import ModuleRecord, ParamRecord
 from burn.record.metadata import Metadata
 from burn.record.settings import PrecisionSettings
-from burn.tensor.data import TensorData
-from burn.tensor.dtype import DType
 
 _U64 = struct.Struct("<Q")
 

@@ -16,9 +16,9 @@ from typing import TYPE_CHECKING, Any, Union
 
 import numpy as np
 
+from burn.foundations.data import TensorData
+from burn.foundations.dtype import DType, from_numpy_dtype, to_numpy_dtype
 from burn.record.errors import RecordError
-from burn.tensor.data import TensorData
-from burn.tensor.dtype import DType, from_numpy_dtype, to_numpy_dtype
 
 if TYPE_CHECKING:
     from burn.tensor.tensor import Tensor

@@ -27,6 +27,8 @@ from typing import TYPE_CHECKING, NamedTuple, TypeVar
 
 import numpy as np
 
+from burn.foundations.data import TensorData
+from burn.foundations.dtype import DType
 from burn.record._io import read_file
 from burn.record._tree import tensor_data
 from burn.record.encodings import read_safetensors_header
@@ -34,8 +36,6 @@ from burn.record.errors import RecordError
 from burn.record.items import ParamRecord, TensorLike
 from burn.record.pytorch_adapters import ADAPTERS, SKIP_KEYS, Source, adapters_with, take, torch_sources
 from burn.record.pytorch_pickle import TorchTensor, open_checkpoint
-from burn.tensor.data import TensorData
-from burn.tensor.dtype import DType
 
 if TYPE_CHECKING:
     from burn.backend.device import Device

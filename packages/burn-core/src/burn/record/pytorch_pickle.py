@@ -39,9 +39,9 @@ from typing import IO, Any, BinaryIO, NamedTuple, cast
 
 import numpy as np
 
+from burn.foundations.data import TensorData
+from burn.foundations.dtype import DType
 from burn.record.errors import RecordError
-from burn.tensor.data import TensorData
-from burn.tensor.dtype import DType
 
 __all__ = ["Checkpoint", "TorchTensor", "TorchUnpickler", "open_checkpoint"]
 

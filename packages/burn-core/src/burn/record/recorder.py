@@ -33,7 +33,7 @@ class Recorder:
 
     Example:
         >>> from burn.record import NamedMpkBytesRecorder, HalfPrecisionSettings
-        >>> from burn.tensor.data import TensorData
+        >>> from burn.foundations.data import TensorData
         >>> recorder = NamedMpkBytesRecorder(HalfPrecisionSettings())
         >>> raw = recorder.record({"step": 3, "m": TensorData([0.5, 1.5], dtype="float32")})
         >>> state = recorder.load(raw)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from burn.tensor.dtype import DType
+from burn.foundations.dtype import DType
 
 
 class PrecisionSettings:

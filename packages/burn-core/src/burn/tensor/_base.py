@@ -14,8 +14,8 @@ import operator
 from typing import TYPE_CHECKING, Any
 
 from burn.errors import ShapeError
-from burn.tensor.dtype import DType
-from burn.tensor.kind import Float, Int, Kind
+from burn.foundations.dtype import DType
+from burn.foundations.kind import Float, Int, Kind
 
 if TYPE_CHECKING:
     from burn.backend.base import Backend

@@ -10,10 +10,10 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from burn.errors import DeviceError, DTypeError, KindError, ShapeError
+from burn.foundations.data import TensorData
+from burn.foundations.dtype import DType
+from burn.foundations.kind import Bool, Float, Int, Kind
 from burn.tensor._base import TensorBase
-from burn.tensor.data import TensorData
-from burn.tensor.dtype import DType
-from burn.tensor.kind import Bool, Float, Int, Kind
 
 if TYPE_CHECKING:
     from burn.backend.base import Backend

@@ -15,7 +15,7 @@ from burn.errors import BackendMismatchError, BurnError, DeviceError, KindError,
 from burn.tensor._base import TensorBase
 
 if TYPE_CHECKING:
-    from burn.tensor.kind import Kind
+    from burn.foundations.kind import Kind
 
 
 def describe(t: TensorBase) -> str:

@@ -1,5 +1,5 @@
 """Calls of the backend's ``*_owned`` ops once an operand is proven a temporary (level 1 of the
-ownership trick, described in `burn.tensor._ownership`).
+ownership trick, described in `burn.foundations.ownership`).
 
 The proof (``sys.getrefcount(t) == TEMP``) is made inline in the calling method, before anything
 else refers to the tensor; these helpers then move the primitive out of each proven tensor
@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from burn.foundations.kind import Float
 from burn.tensor._base import wrap
 from burn.tensor._errors import binary_error
-from burn.tensor.kind import Float
 
 if TYPE_CHECKING:
     from burn.tensor._base import TensorBase

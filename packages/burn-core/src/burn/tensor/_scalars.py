@@ -6,9 +6,9 @@ import numbers
 from typing import Any
 
 from burn.errors import KindError
+from burn.foundations.kind import Float, Int
 from burn.tensor._base import TensorBase
 from burn.tensor._errors import describe
-from burn.tensor.kind import Float, Int
 
 
 def scalar_operand(op: str, t: TensorBase, value: Any) -> Any:

@@ -16,9 +16,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from burn.errors import ShapeError
+from burn.foundations.kind import Float
 from burn.tensor._base import TensorBase, wrap
 from burn.tensor._errors import expect_same, kind_error
-from burn.tensor.kind import Float
 
 if TYPE_CHECKING:
     from burn.tensor.tensor import Tensor

@@ -19,9 +19,9 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from burn.errors import ShapeError
+from burn.foundations.kind import Float, Int
 from burn.tensor._base import TensorBase, wrap
 from burn.tensor._errors import expect_same, kind_error
-from burn.tensor.kind import Float, Int
 from burn.tensor.module_3d import (
     ConvPadding,
     _adaptive_args,

@@ -36,12 +36,12 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from burn.backend._tables import float_table
-from burn.backend.module_ops_3d import pad_nd
+from burn.backend.tables import float_table
+from burn.backend.windows import pad_nd
 from burn.errors import ShapeError
+from burn.foundations.kind import Float, Int
 from burn.tensor._base import TensorBase, wrap
 from burn.tensor._errors import expect_same, kind_error
-from burn.tensor.kind import Float, Int
 
 if TYPE_CHECKING:
     from burn.backend.base import Backend

@@ -15,11 +15,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from burn.backend.loss_ops import LossReduction, check_reduction
+from burn.backend.ops.loss import LossReduction, check_reduction
 from burn.errors import ShapeError
+from burn.foundations.kind import Float, Int
 from burn.tensor._base import TensorBase, wrap
 from burn.tensor._errors import expect_same, kind_error
-from burn.tensor.kind import Float, Int
 
 if TYPE_CHECKING:
     from burn.tensor.tensor import Tensor

@@ -14,11 +14,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from burn.backend.rnn_ops import gru_widths, lstm_widths
+from burn.backend.ops.rnn import gru_widths, lstm_widths
 from burn.errors import DTypeError
+from burn.foundations.kind import Float
 from burn.tensor._base import TensorBase, wrap
 from burn.tensor._errors import expect_same, kind_error
-from burn.tensor.kind import Float
 
 if TYPE_CHECKING:
     from burn.tensor.tensor import Tensor

@@ -23,13 +23,12 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, cast
 
 from burn.errors import ShapeError
+from burn.foundations.kind import Float
 from burn.tensor._base import TensorBase, wrap
 from burn.tensor._errors import expect_same, kind_error
-from burn.tensor.kind import Float
 
 if TYPE_CHECKING:
-    from burn.backend.module_ops import InterpolateMode
-    from burn.backend.module_ops_sampling import GridSampleMode, GridSamplePadding
+    from burn.backend.ops.sampling import GridSampleMode, GridSamplePadding, InterpolateMode
     from burn.tensor.tensor import Tensor
 
 __all__ = [
@@ -171,7 +170,7 @@ def grid_sample_2d(
         >>> grid = Tensor.from_data(corners)  # doctest: +SKIP
         >>> grid_sample_2d(x, grid, align_corners=True)  # x's four corners  # doctest: +SKIP
     """
-    from burn.backend.module_ops_sampling import GRID_SAMPLE_MODES, GRID_SAMPLE_PADDINGS
+    from burn.backend.ops.sampling import GRID_SAMPLE_MODES, GRID_SAMPLE_PADDINGS
 
     op = "grid_sample_2d"
     n, c, h, w = _float_input(op, x, (4,), "[N, C, H, W]")

@@ -17,8 +17,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from burn.errors import ShapeError
+from burn.foundations.kind import Float
 from burn.tensor._base import wrap
-from burn.tensor.kind import Float
 from burn.tensor.module import IntOrPair, _pair
 from burn.tensor.module_3d import _input, _int, _out_size, _param
 

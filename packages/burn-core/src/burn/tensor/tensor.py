@@ -6,6 +6,9 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from burn.errors import BackendMismatchError, DeviceError, KindError, ShapeError
+from burn.foundations.distribution import Distribution
+from burn.foundations.dtype import DType
+from burn.foundations.kind import Bool, Float, Int, Kind
 from burn.tensor import _base
 from burn.tensor._base import TensorBase, wrap
 from burn.tensor._creation import (
@@ -19,9 +22,6 @@ from burn.tensor._creation import (
 )
 from burn.tensor._errors import describe
 from burn.tensor._hints import HintsMixin, shape_as_varargs
-from burn.tensor.distribution import Distribution
-from burn.tensor.dtype import DType
-from burn.tensor.kind import Bool, Float, Int, Kind
 from burn.tensor.tensor_ops_layout import LayoutOps
 
 if TYPE_CHECKING:

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from burn.foundations.kind import Float
 from burn.tensor._base import wrap
 from burn.tensor._errors import kind_error
-from burn.tensor.kind import Float
 from burn.tensor.tensor_casts import CastOps
 
 if TYPE_CHECKING:

@@ -10,9 +10,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from burn.errors import DTypeError
+from burn.foundations.dtype import DType
+from burn.foundations.kind import Bool, Float, Int
 from burn.tensor._base import wrap
-from burn.tensor.dtype import DType
-from burn.tensor.kind import Bool, Float, Int
 from burn.tensor.tensor_ops_index import IndexOps
 
 if TYPE_CHECKING:

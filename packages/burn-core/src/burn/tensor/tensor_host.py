@@ -8,9 +8,9 @@ from typing import TYPE_CHECKING, Any, NoReturn
 import numpy as np
 
 from burn.errors import DeviceError, ShapeError
+from burn.foundations.data import TensorData
+from burn.foundations.kind import Bool, Float, Int
 from burn.tensor._base import TensorBase, wrap
-from burn.tensor.data import TensorData
-from burn.tensor.kind import Bool, Float, Int
 
 if TYPE_CHECKING:
     from burn.backend.device import Device

@@ -5,7 +5,7 @@ isinstance check, two identity checks, the backend call, and `wrap`. Shapes, dev
 are only examined when the backend raises (see `burn.tensor._errors.binary_error`).
 
 Named methods called on a temporary (``(a * 2).add(1)``, ``x.exp()``) may hand its buffer to the
-backend (Burn's ownership trick, `burn.tensor._ownership`); Python operators never do.
+backend (Burn's ownership trick, `burn.foundations.ownership`); Python operators never do.
 """
 
 from __future__ import annotations
@@ -14,12 +14,12 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from burn.errors import ShapeError
+from burn.foundations.kind import Bool, Float, Int
+from burn.foundations.ownership import TEMP as _TEMP
 from burn.tensor import _owned_ops as _owned
 from burn.tensor._base import TensorBase, wrap
 from burn.tensor._errors import binary_error, kind_error, matmul_problem, operand_error
-from burn.tensor._ownership import TEMP as _TEMP
 from burn.tensor._scalars import scalar_operand
-from burn.tensor.kind import Bool, Float, Int
 from burn.tensor.tensor_host import HostOps
 
 if TYPE_CHECKING:
@@ -51,7 +51,7 @@ class ArithOps(HostOps):
             if other._b is not b or other._k is not k or k is Bool:
                 raise operand_error("add", self, other)
             if k is Float and b._reuse:
-                xt = _rc(self) == _TEMP  # a temporary: see burn.tensor._ownership
+                xt = _rc(self) == _TEMP  # a temporary: see burn.foundations.ownership
                 yt = _rc(other) == _TEMP
                 if xt or yt:
                     return _owned.binary(b.float_add_owned, "add", self, other, xt, yt)
@@ -74,7 +74,7 @@ class ArithOps(HostOps):
             if other._b is not b or other._k is not k or k is Bool:
                 raise operand_error("sub", self, other)
             if k is Float and b._reuse:
-                xt = _rc(self) == _TEMP  # a temporary: see burn.tensor._ownership
+                xt = _rc(self) == _TEMP  # a temporary: see burn.foundations.ownership
                 yt = _rc(other) == _TEMP
                 if xt or yt:
                     return _owned.binary(b.float_sub_owned, "sub", self, other, xt, yt)
@@ -97,7 +97,7 @@ class ArithOps(HostOps):
             if other._b is not b or other._k is not k or k is Bool:
                 raise operand_error("mul", self, other)
             if k is Float and b._reuse:
-                xt = _rc(self) == _TEMP  # a temporary: see burn.tensor._ownership
+                xt = _rc(self) == _TEMP  # a temporary: see burn.foundations.ownership
                 yt = _rc(other) == _TEMP
                 if xt or yt:
                     return _owned.binary(b.float_mul_owned, "mul", self, other, xt, yt)
@@ -120,7 +120,7 @@ class ArithOps(HostOps):
             if other._b is not b or other._k is not k or k is Bool:
                 raise operand_error("div", self, other)
             if k is Float and b._reuse:
-                xt = _rc(self) == _TEMP  # a temporary: see burn.tensor._ownership
+                xt = _rc(self) == _TEMP  # a temporary: see burn.foundations.ownership
                 yt = _rc(other) == _TEMP
                 if xt or yt:
                     return _owned.binary(b.float_div_owned, "div", self, other, xt, yt)

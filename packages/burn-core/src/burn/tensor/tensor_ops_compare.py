@@ -5,10 +5,10 @@ from __future__ import annotations
 import numbers
 from typing import TYPE_CHECKING, Any
 
+from burn.foundations.kind import Bool, Float
 from burn.tensor._base import TensorBase, wrap
 from burn.tensor._errors import binary_error, kind_error, operand_error
 from burn.tensor._scalars import scalar_operand
-from burn.tensor.kind import Bool, Float
 from burn.tensor.tensor_ops_arith import ArithOps
 
 if TYPE_CHECKING:

@@ -7,12 +7,12 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from burn.errors import KindError, ShapeError
+from burn.foundations.data import TensorData
+from burn.foundations.kind import Bool, Float, Int
 from burn.tensor._base import TensorBase, wrap
 from burn.tensor._errors import describe, expect_same, kind_error, note_failure
 from burn.tensor._indexing import plan_getitem
 from burn.tensor._scalars import scalar_operand
-from burn.tensor.data import TensorData
-from burn.tensor.kind import Bool, Float, Int
 from burn.tensor.tensor_ops_shape import ShapeOps
 
 if TYPE_CHECKING:

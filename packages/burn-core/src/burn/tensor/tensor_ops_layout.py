@@ -15,11 +15,11 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from burn.backend.layout_ops import SCATTER_MODES
+from burn.backend.ops.kinds import SCATTER_MODES
 from burn.errors import ShapeError
+from burn.foundations.kind import Bool, Float, Int, Kind
 from burn.tensor._base import wrap
 from burn.tensor._errors import expect_same, kind_error, note_failure
-from burn.tensor.kind import Bool, Float, Int, Kind
 from burn.tensor.tensor_ops_math import MathOps
 
 if TYPE_CHECKING:

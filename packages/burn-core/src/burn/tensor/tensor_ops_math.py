@@ -14,10 +14,10 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from burn.errors import ShapeError
+from burn.foundations.kind import Bool, Float, Int
 from burn.tensor._base import TensorBase, wrap
 from burn.tensor._errors import binary_error, kind_error, operand_error
 from burn.tensor._scalars import scalar_operand
-from burn.tensor.kind import Bool, Float, Int
 from burn.tensor.tensor_autodiff import AutodiffOps
 
 if TYPE_CHECKING:

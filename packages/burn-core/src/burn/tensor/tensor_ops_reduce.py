@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Never
 
+from burn.foundations.kind import Bool, Float, Int
 from burn.tensor._base import wrap
 from burn.tensor._errors import kind_error
 from burn.tensor._hints import dim_given
-from burn.tensor.kind import Bool, Float, Int
 from burn.tensor.tensor_ops_compare import CompareOps
 
 if TYPE_CHECKING:

@@ -14,12 +14,12 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Never
 
 from burn.errors import ShapeError
+from burn.foundations.kind import Bool, Float, Int
 from burn.tensor._base import TensorBase, wrap
 from burn.tensor._errors import expect_same, note_failure
 from burn.tensor._hints import dim_given
 from burn.tensor._indexing import is_full, normalize_ranges, region_shape
 from burn.tensor._scalars import scalar_operand
-from burn.tensor.kind import Bool, Float, Int
 from burn.tensor.tensor_ops_reduce import ReduceOps
 
 if TYPE_CHECKING:

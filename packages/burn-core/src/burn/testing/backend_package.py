@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from burn.tensor.data import TensorData
+from burn.foundations.data import TensorData
 
 
 def skip_without_device(items: list[pytest.Item], name: str, reason: str | None, root: Path) -> None:

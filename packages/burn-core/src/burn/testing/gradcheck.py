@@ -15,8 +15,9 @@ A backend without float64 cannot resolve finite differences; there, the gradient
 the backend's float dtype) are compared with those of the reference backend
 ``autodiff(ndarray)`` in float64 at the same (rounded) inputs, within float32-like tolerances.
 
-`DIFFERENTIABLE_OPS` lists the contract ops that must have a gradient test; the meta-test of
-``test_gradients_meta.py`` enforces it.
+`differentiable_ops()` lists the contract ops that must have a gradient test (from the facts
+declared at each op, `burn.backend.contract`); the meta-test of ``test_gradients_meta.py``
+enforces it.
 """
 
 from __future__ import annotations
@@ -28,86 +29,30 @@ from typing import Any
 import numpy as np
 import pytest
 
-from burn.tensor.data import TensorData
-from burn.tensor.dtype import DType
+from burn.foundations.data import TensorData
+from burn.foundations.dtype import DType
 
-# Contract ops whose result carries no gradient (metadata, creation, host exchange, int/bool
-# results), and the backward helpers the autodiff rules call (checked by the op tests).
+
+def _facts() -> Any:
+    from burn.backend.contract import op_facts
+
+    return op_facts()
+
+
+# Contract ops whose result carries no gradient (metadata, creation, host exchange, comparisons,
+# indices, optimizer updates: declared ``grad=False`` at the op), and the backward helpers the
+# autodiff rules call (declared ``backward_of=``, checked by the op tests). Int and bool ops are
+# left out of both: their results never carry one.
 NOT_DIFFERENTIABLE = frozenset(
-    {
-        "float_from_data",
-        "float_into_data",
-        "float_device",
-        "float_shape",
-        "float_get_dtype",
-        "float_into_int",
-        "float_full",
-        "float_zeros",
-        "float_ones",
-        "float_empty",
-        "float_random",
-        "float_equal",
-        "float_not_equal",
-        "float_greater",
-        "float_greater_equal",
-        "float_lower",
-        "float_lower_equal",
-        "float_equal_elem",
-        "float_not_equal_elem",
-        "float_greater_elem",
-        "float_greater_equal_elem",
-        "float_lower_elem",
-        "float_lower_equal_elem",
-        "float_is_nan",
-        "float_is_inf",
-        "float_argmax",
-        "float_argmin",
-        "float_argsort",
-        "float_is_require_grad",
-        "float_adam_step",  # an optimizer update: runs on inner (untracked) tensors only
-        "float_sgd_momentum_step",  # as float_adam_step
-        "float_rmsprop_step",  # as float_adam_step
-    }
+    name for name, f in _facts().items() if not f.differentiable and f.family not in ("int", "bool")
 )
-BACKWARD_HELPERS = frozenset(
-    {
-        "conv2d_x_backward",
-        "conv2d_weight_backward",
-        "conv_transpose2d_x_backward",
-        "conv_transpose2d_weight_backward",
-        "max_pool2d_with_indices_backward",
-        "avg_pool2d_backward",
-        "adaptive_avg_pool2d_backward",
-        "conv3d_x_backward",
-        "conv3d_weight_backward",
-        "conv_transpose3d_x_backward",
-        "conv_transpose3d_weight_backward",
-        "max_pool3d_with_indices_backward",
-        "avg_pool3d_backward",
-        "adaptive_avg_pool3d_backward",
-        "embedding_backward",
-        "interpolate_backward",
-        "relu_backward",
-        "gelu_backward",
-        "sigmoid_backward",
-        "cross_entropy_backward",
-        "lstm_cell_backward",
-        "gru_cell_backward",
-    }
-)
+BACKWARD_HELPERS = frozenset(name for name, f in _facts().items() if f.backward_of is not None)
 
 
 def differentiable_ops() -> set[str]:
-    """Contract ops that produce a float result with a gradient: every float op but those in
-    `NOT_DIFFERENTIABLE`, and every module/activation op but the backward helpers. A new op
-    added to the contract is differentiable until classified otherwise."""
-    from burn.backend import contract_ops
-
-    return {
-        name
-        for name in contract_ops()
-        if not name.startswith(("int_", "bool_")) and name not in NOT_DIFFERENTIABLE | BACKWARD_HELPERS
-    }
+    """Contract ops that produce a float result with a gradient, as declared at each op: a new
+    op of a differentiable family is differentiable unless declared ``grad=False``."""
+    return {name for name, f in _facts().items() if f.differentiable and f.backward_of is None}
 
 
 def require_autodiff(backend: Any) -> None:

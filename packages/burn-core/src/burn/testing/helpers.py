@@ -12,8 +12,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from burn.tensor.data import TensorData
-from burn.tensor.dtype import DType
+from burn.foundations.data import TensorData
+from burn.foundations.dtype import DType
 
 # re-exported: tests import them from here; the table itself lives in tolerances.py
 from burn.testing.tolerances import EPS, TOLERANCES, iterated_tolerance, tolerance  # noqa: F401
@@ -152,7 +152,7 @@ def check_float(
 
 def check_exact(tensor: Any, expected: Any, dtype: DType, *, what: str = "") -> None:
     """Assert a tensor of exactly `dtype` (kind follows it) equal to `expected`."""
-    from burn.tensor.kind import Kind
+    from burn.foundations.kind import Kind
 
     expected = np.asarray(expected)
     label = f"{what}: " if what else ""

@@ -290,7 +290,7 @@ _INTS = ["int64", "int32", "int16", "int8", "uint8"]
 
 
 def _dtype_param(request: pytest.FixtureRequest, backend: Any) -> Any:
-    from burn.tensor.dtype import DType
+    from burn.foundations.dtype import DType
     from burn.testing.helpers import require_dtype
 
     dtype = DType(request.param)

@@ -6,7 +6,7 @@ the dtype under test; no test writes a number of its own, so a float16 or bfloat
 to what those dtypes can do, and float64 to far more than float32 could reach.
 
 Example:
-    >>> from burn.tensor.dtype import DType
+    >>> from burn.foundations.dtype import DType
     >>> tolerance(DType.F32)
     (1e-05, 1e-06)
     >>> tolerance(DType.F32, terms=8)
@@ -17,7 +17,7 @@ Example:
 
 from __future__ import annotations
 
-from burn.tensor.dtype import DType
+from burn.foundations.dtype import DType
 
 # Machine epsilon: the spacing of the dtype's values just above 1.
 EPS: dict[DType, float] = {DType.F64: 2.0**-52, DType.F32: 2.0**-23, DType.F16: 2.0**-10, DType.BF16: 2.0**-7}

@@ -26,9 +26,9 @@ from typing import TYPE_CHECKING, Any, TextIO
 import numpy as np
 
 import burn.distributed as dist
+from burn.foundations.dtype import DType
+from burn.foundations.kind import Float
 from burn.optim.grads import GradientsParams
-from burn.tensor.dtype import DType
-from burn.tensor.kind import Float
 from burn.train.loader import DataLoader
 from burn.train.metrics import EpochAggregator
 

@@ -43,7 +43,7 @@ def stack_batcher(items: list[Any], device: Device | None) -> Any:
 
 
 def _to_tensor(values: list[Any], device: Device | None, field: int | None) -> Any:
-    from burn.tensor.kind import Bool, Float, Int
+    from burn.foundations.kind import Bool, Float, Int
     from burn.tensor.tensor import Tensor
 
     array = np.stack([np.asarray(v) for v in values])

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from burn.tensor.dtype import DType
+from burn.foundations.dtype import DType
 from burn_opencl.tensor import CLTensor, c_strides
 
 if TYPE_CHECKING:

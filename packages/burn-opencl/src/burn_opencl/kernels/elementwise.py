@@ -16,8 +16,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from burn.backend.contract import Elementwise
+from burn.backend.fusion_exprs import FLOAT_HELPERS
+from burn.backend.ir import ELEMENTWISE
 from burn.errors import DeviceError
-from burn.tensor.dtype import DType
+from burn.foundations.dtype import DType
 from burn_opencl.dtypes import COMPUTE, SCALAR_NP, STORAGE, build_options, load, store, wider
 from burn_opencl.kernels.common import (
     I64,
@@ -66,20 +69,8 @@ def _ops(group: str, arity: int, table: dict[str, str], **kw: Any) -> dict[str, 
 
 
 # -- helpers emitted into every program, specialised to its compute type T ------------------------
-_FLOAT_HELPERS = r"""
-inline T b_rem(T a, T b) { T r = fmod(a, b); if (r != (T)0 && ((r < (T)0) != (b < (T)0))) r += b; return r; }
-inline T b_sign(T a) { return b_isnan(a) ? a : (T)((a > (T)0) - (a < (T)0)); }
-inline T b_sigmoid(T a) {
-  if (a >= (T)0) return (T)1 / ((T)1 + exp(-a));
-  T e = exp(a);
-  return e / ((T)1 + e);
-}
-inline T b_softplus(T a, T beta) { T z = a * beta; return (b_fmax(z, (T)0) + log1p(exp(-b_fabs(z)))) / beta; }
-inline T b_gelu_grad(T x) {
-  return (T)0.5 * ((T)1 + erf(x * (T)0.70710678118654752440))
-         + x * exp((T)-0.5 * x * x) * (T)0.39894228040143267794;
-}
-"""
+# The float helpers of the expressions are the fused kernels' (`burn.backend.fusion_exprs`).
+_FLOAT_HELPERS = FLOAT_HELPERS.replace("B_FN", "inline")
 _INT_HELPERS = r"""
 inline T b_idiv(T a, T b) {
   if (b == (T)0) return (T)0;
@@ -96,103 +87,30 @@ inline T b_irem(T a, T b) {
 }
 """
 
-FLOAT_UNARY = _ops(
-    "fu",
-    1,
-    {
-        "exp": "exp(a)",
-        "log": "log(a)",
-        "sqrt": "b_sqrt(a)",
-        "abs": "b_fabs(a)",
-        "sin": "sin(a)",
-        "cos": "cos(a)",
-        "tanh": "tanh(a)",
-        "erf": "erf(a)",
-        "round": "b_rint(a)",
-        "floor": "b_floor(a)",
-        "ceil": "b_ceil(a)",
-        "neg": "-a",
-        "recip": "(T)1 / a",
-        "log1p": "log1p(a)",
-        "sign": "b_sign(a)",
-        "relu": "a < (T)0 ? (T)0 : a",
-        "gelu": "(T)0.5 * a * ((T)1 + erf(a * (T)0.70710678118654752440))",
-        "sigmoid": "b_sigmoid(a)",
-        "log_sigmoid": "b_fmin(a, (T)0) - log1p(exp(-b_fabs(a)))",
-        "silu": "a * b_sigmoid(a)",
-    },
-)
-FLOAT_SCALAR = _ops(
-    "fus",
-    1,
-    {
-        "add_s": "a + s0",
-        "sub_s": "a - s0",
-        "mul_s": "a * s0",
-        "div_s": "a / s0",
-        "rem_s": "b_rem(a, s0)",
-        "pow_s": "pow(a, s0)",
-        "clamp_min": "a < s0 ? s0 : a",
-        "clamp_max": "a > s0 ? s0 : a",
-        "leaky_relu": "a < (T)0 ? a * s0 : a",
-        "softplus": "b_softplus(a, s0)",
-        "rsub_s": "s0 - a",
-    },
-    nscalars=1,
-)
-FLOAT_SCALAR2 = _ops(
-    "fus2",
-    1,
-    {
-        "clamp": "a < s0 ? s0 : (a > s1 ? s1 : a)",
-        "hard_sigmoid": "b_fmin(b_fmax(s0 * a + s1, (T)0), (T)1)",
-    },
-    nscalars=2,
-)
-FLOAT_BINARY = _ops(
-    "fb",
-    2,
-    {
-        "add": "a + b",
-        "sub": "a - b",
-        "mul": "a * b",
-        "div": "a / b",
-        "rem": "b_rem(a, b)",
-        "pow": "pow(a, b)",
-        "relu_backward": "a > (T)0 ? b : (T)0",
-        "sigmoid_backward": "b * a * ((T)1 - a)",
-        "gelu_backward": "b * b_gelu_grad(a)",
-        "exp_sub": "exp(a - b)",
-    },
-)
+def _group(spec: Elementwise) -> str:
+    """Contract ops with one kernel signature share a program (inputs, scalars, bool result)."""
+    kinds = "".join(k[0] for k in spec.kinds)
+    promote = "".join("p" if spec.promote[k] else "r" for k in range(spec.arity))
+    return f"{kinds}{promote}_s{spec.nscalars}_{spec.result}"
+
+
+# The one-op kernels of the contract's element-wise ops, by contract op name, from the
+# expressions declared at each op (`burn.backend.contract.Elementwise`): the table burn-opencl's
+# and burn-cuda's fused kernels are generated from too, so fused and unfused results agree.
+# Casts have a kernel of their own (`CAST`, below).
+OPS: dict[str, Ew] = {
+    name: Ew(name, spec.expr, spec.arity, _group(spec), spec.nscalars, spec.promote)
+    for name, spec in ELEMENTWISE.items()
+    if spec.result != "cast"
+}
+# Kernels of burn-opencl's own compositions (not contract ops), in the programs of the contract
+# ops with their signature.
+OWN: dict[str, Ew] = {
+    "rsub_s": Ew("rsub_s", "s0 - a", 1, _group(ELEMENTWISE["float_sub_scalar"]), 1),
+    "exp_sub": Ew("exp_sub", "exp(a - b)", 2, _group(ELEMENTWISE["float_sub"])),
+}
 # log_softmax's last step: x - max - log(sum(exp(x - max))).
 LOG_SOFTMAX_OUT = Ew("log_softmax_out", "a - b - log(c)", 3, "ft")
-FLOAT_TEST = _ops("fub", 1, {"is_nan": "b_isnan(a)", "is_inf": "b_isinf(a)"})
-COMPARE = _ops(
-    "cmp",
-    2,
-    {
-        "eq": "a == b",
-        "ne": "a != b",
-        "gt": "a > b",
-        "ge": "a >= b",
-        "lt": "a < b",
-        "le": "a <= b",
-    },
-)
-COMPARE_SCALAR = _ops(
-    "cmps",
-    1,
-    {
-        "eq_s": "a == s0",
-        "ne_s": "a != s0",
-        "gt_s": "a > s0",
-        "ge_s": "a >= s0",
-        "lt_s": "a < s0",
-        "le_s": "a <= s0",
-    },
-    nscalars=1,
-)
 INT_COMPARE_SCALAR = _ops(
     "icmps",
     1,
@@ -243,8 +161,8 @@ INT_BINARY = _ops(
         "rem": "b_irem(a, b)",
     },
 )
-BOOL_UNARY = _ops("bu", 1, {"not": "!a"})
-BOOL_BINARY = _ops("bb", 2, {"and": "a && b", "or": "a || b", "eq": "a == b", "ne": "a != b"})
+# bool_not_equal is a default of the contract (not element-wise there): one kernel here.
+BOOL_NE = Ew("bool_ne", "a != b", 2, _group(ELEMENTWISE["bool_equal"]))
 CAST = Ew("cast", "a", 1, "cast")
 MASK_WHERE = Ew("mask_where", "b ? c : a", 3, "mw", promote=(True, False, True))
 MASK_FILL = Ew("mask_fill", "b ? s0 : a", 2, "mf", nscalars=1, promote=(True, False))
@@ -255,21 +173,15 @@ ARANGE = Ew("arange", "s0 + (T)i * s1", 0, "arange", nscalars=2, int_scalars=Tru
 
 GROUPS: dict[str, list[Ew]] = {}
 for _table in (
-    FLOAT_UNARY,
-    FLOAT_SCALAR,
-    FLOAT_SCALAR2,
-    FLOAT_BINARY,
-    FLOAT_TEST,
-    COMPARE,
-    COMPARE_SCALAR,
+    OPS,
+    OWN,
     INT_COMPARE_SCALAR,
     INT_UNARY,
     INT_SCALAR,
     INT_SCALAR2,
     INT_BINARY,
-    BOOL_UNARY,
-    BOOL_BINARY,
     {
+        "bool_ne": BOOL_NE,
         "cast": CAST,
         "log_softmax_out": LOG_SOFTMAX_OUT,
         "mask_where": MASK_WHERE,

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from burn.tensor.dtype import DType
+from burn.foundations.dtype import DType
 from burn_opencl.dtypes import COMPUTE, STORAGE, build_options, load, store
 from burn_opencl.kernels import elementwise as ew
 from burn_opencl.kernels.common import I64, LOCAL, collapse, global_size, index_code, index_params, new

@@ -20,7 +20,7 @@ import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from burn.tensor.dtype import DType
+from burn.foundations.dtype import DType
 from burn_opencl.dtypes import COMPUTE, STORAGE, build_options, load
 from burn_opencl.kernels import elementwise as ew
 from burn_opencl.kernels.common import I64, LOCAL, broadcast_shape, collapse, global_size, new

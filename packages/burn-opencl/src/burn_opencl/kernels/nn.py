@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from burn.tensor.dtype import DType
+from burn.foundations.dtype import DType
 from burn_opencl.dtypes import COMPUTE, STORAGE, build_options, load, store
 from burn_opencl.kernels.common import I64, LOCAL, global_size, new
 from burn_opencl.tensor import CLTensor

@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from burn.tensor.distribution import Bernoulli, Distribution, Normal, Uniform
-from burn.tensor.dtype import DType
+from burn.foundations.distribution import Bernoulli, Distribution, Normal, Uniform
+from burn.foundations.dtype import DType
 from burn_opencl.dtypes import COMPUTE, SCALAR_NP, STORAGE, build_options, store
 from burn_opencl.kernels.common import I64, LOCAL, global_size, new
 from burn_opencl.tensor import CLTensor

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from burn.tensor.dtype import DType
+from burn.foundations.dtype import DType
 from burn_opencl.dtypes import COMPUTE, SCALAR_NP, STORAGE, build_options, load, store
 from burn_opencl.kernels.common import I64, LOCAL, collapse, global_size, index_code, index_params, new
 from burn_opencl.tensor import CLTensor, c_strides
@@ -177,7 +177,7 @@ def reduce_dim(
     if op == "mean":
         from burn_opencl.kernels import elementwise as ew
 
-        return ew.run(ew.FLOAT_SCALAR["mul_s"], [values], final, (1.0 / L,), compute=partial_dtype), None
+        return ew.run(ew.OPS["float_mul_scalar"], [values], final, (1.0 / L,), compute=partial_dtype), None
     return values, None
 
 

@@ -17,7 +17,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from burn.backend._windows import out_size
+from burn.backend.windows import out_size
 from burn.backend.xp.windows import Pair, col2im, pad, windows, work_dtype
 from burn.errors import ShapeError
 

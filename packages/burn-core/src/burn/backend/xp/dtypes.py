@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from burn.tensor.dtype import DType
+from burn.foundations.dtype import DType
 
 NP_OF: dict[DType, np.dtype] = {d: d.numpy for d in DType}
 """The NumPy dtype of each burn dtype (bfloat16 is ``ml_dtypes.bfloat16``)."""

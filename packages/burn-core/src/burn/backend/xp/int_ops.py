@@ -19,8 +19,8 @@ from burn.backend.device import Device
 from burn.backend.xp import tensor_common as c
 from burn.backend.xp.dtypes import INT_DTYPES, NP_OF
 from burn.backend.xp.tensor_common import XpTensorBase
-from burn.tensor.data import TensorData
-from burn.tensor.dtype import DType
+from burn.foundations.data import TensorData
+from burn.foundations.dtype import DType
 
 Array = Any
 

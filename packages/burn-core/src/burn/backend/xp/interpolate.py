@@ -1,7 +1,7 @@
 """Resizing ``[N, C, H, W]`` (nearest, nearest-exact, bilinear, bicubic) and its gradient, separable
 along H then W; an axis whose size does not change is left as it is (the identity in every mode).
 
-Index and weight tables come from burn-core's (`burn.backend._tables`, PyTorch's rules, the same the
+Index and weight tables come from burn-core's (`burn.backend.tables`, PyTorch's rules, the same the
 default ops use), built on the host, cached, and uploaded per call. The nearest modes gather whole
 rows then whole columns (`take`); bilinear gathers the two source rows (columns) and blends them;
 bicubic applies the interpolation matrices ``A_h @ x @ A_w^T``. The gradient of every mode applies
@@ -17,8 +17,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from burn.backend._tables import Kind, nearest_exact_index, nearest_index, resample_table
-from burn.backend.module_ops import _INTERPOLATE_KINDS
+from burn.backend.ops.sampling import _INTERPOLATE_KINDS
+from burn.backend.tables import Kind, nearest_exact_index, nearest_index, resample_table
 from burn.backend.xp.windows import Pair, work_dtype
 
 Array = Any

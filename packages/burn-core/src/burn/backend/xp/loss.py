@@ -16,7 +16,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from burn.backend.loss_ops import LossReduction, check_reduction
+from burn.backend.ops.loss import LossReduction, check_reduction
 from burn.backend.xp.activation import work
 from burn.backend.xp.dtypes import work as work_dtype
 

@@ -17,8 +17,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from burn.backend._tables import avg_pool_counts
-from burn.backend._windows import out_size
+from burn.backend.tables import avg_pool_counts
+from burn.backend.windows import out_size
 from burn.backend.xp.windows import Pair, col2im, pad, windows, work_dtype
 
 Array = Any

@@ -22,8 +22,8 @@ import numpy as np
 from burn.backend.device import Device
 from burn.backend.xp.dtypes import DTYPE_OF, F32
 from burn.errors import ShapeError
-from burn.tensor.data import TensorData
-from burn.tensor.dtype import DType
+from burn.foundations.data import TensorData
+from burn.foundations.dtype import DType
 
 Array = Any
 C = TypeVar("C", bound=type)

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from burn.errors import ShapeError
-from burn.tensor.dtype import DType
+from burn.foundations.dtype import DType
 from burn.testing import covers
 from burn.testing.helpers import check_exact, check_float, host, make, rand_any
 

@@ -13,8 +13,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from burn.tensor.distribution import Bernoulli, Normal
-from burn.tensor.dtype import DType
+from burn.foundations.distribution import Bernoulli, Normal
+from burn.foundations.dtype import DType
 from burn.testing import covers
 from burn.testing.helpers import (
     check_bool,
@@ -128,7 +128,7 @@ def test_int_random_normal_and_bernoulli_kinds(backend: Any, int_dtype: DType) -
 @covers("float_random")
 def test_float64_random_values_have_float64_resolution(backend: Any) -> None:
     from burn import Tensor
-    from burn.tensor.distribution import Uniform
+    from burn.foundations.distribution import Uniform
 
     if not backend.capabilities.supports(DType.F64):
         pytest.skip(f"capability dtype:float64 not declared by backend {backend.name!r}")

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from burn.tensor.dtype import DType
+from burn.foundations.dtype import DType
 from burn.testing.helpers import check_exact, check_float, f64, make, rand_any, rand_float, require_feature
 
 DLPACK_CPU = 1  # DLPack's device type of host memory (kDLCPU)

@@ -7,9 +7,9 @@ from typing import Any
 import numpy as np
 import pytest
 
-from burn.tensor.data import TensorData
-from burn.tensor.dtype import DType
-from burn.tensor.kind import Kind
+from burn.foundations.data import TensorData
+from burn.foundations.dtype import DType
+from burn.foundations.kind import Kind
 from burn.testing import covers
 from burn.testing.helpers import check_exact, host, make, rand_any
 

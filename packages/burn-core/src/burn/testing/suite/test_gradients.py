@@ -241,7 +241,7 @@ def test_gradient_matches_finite_differences(backend: Any, case: Case, rng: np.r
 @covers("float_cast")
 def test_cast_gradient_goes_back_in_the_input_dtype(backend: Any) -> None:
     from burn import Tensor
-    from burn.tensor.dtype import DType
+    from burn.foundations.dtype import DType
 
     require_autodiff(backend)
     others = [d for d in backend.capabilities.float_dtypes if d is not backend.float_dtype]

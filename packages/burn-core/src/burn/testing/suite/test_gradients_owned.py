@@ -8,9 +8,9 @@ from typing import Any
 import numpy as np
 import pytest
 
+from burn.foundations.data import TensorData
+from burn.foundations.kind import Float
 from burn.tensor._base import wrap
-from burn.tensor.data import TensorData
-from burn.tensor.kind import Float
 from burn.testing import covers
 
 BINARY = ["add", "sub", "mul", "div"]

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from burn.tensor.dtype import DType
+from burn.foundations.dtype import DType
 from burn.testing import covers
 from burn.testing.helpers import (
     check_bool,

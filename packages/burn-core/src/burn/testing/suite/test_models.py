@@ -17,9 +17,9 @@ import pytest
 
 import burn
 from burn import nn, optim, record
+from burn.foundations.dtype import DType
 from burn.module import Module, Param
 from burn.plugins import backend as select_backend
-from burn.tensor.dtype import DType
 from burn.testing.helpers import f64, host, iterated_tolerance, make, require_devices, tolerance
 
 _FILE_RECORDERS = [

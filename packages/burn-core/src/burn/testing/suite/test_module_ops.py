@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from burn.tensor.dtype import DType
+from burn.foundations.dtype import DType
 from burn.testing import covers
 from burn.testing import nn_reference as ref
 from burn.testing.helpers import check_float, check_indices, f64, make, rand_float

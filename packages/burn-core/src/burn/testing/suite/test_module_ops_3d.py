@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from burn.errors import ShapeError
-from burn.tensor.dtype import DType
+from burn.foundations.dtype import DType
 from burn.testing import covers
 from burn.testing import nn_reference_3d as ref
 from burn.testing.helpers import check_float, check_indices, f64, make, rand_float

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from burn.errors import ShapeError
-from burn.tensor.dtype import DType
+from burn.foundations.dtype import DType
 from burn.testing import covers
 from burn.testing import nn_reference as nn_ref
 from burn.testing import nn_reference_sampling as ref

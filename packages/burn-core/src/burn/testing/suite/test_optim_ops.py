@@ -9,9 +9,9 @@ from typing import Any
 import numpy as np
 import pytest
 
-from burn.backend.optim_ops import OptimOps
-from burn.tensor.data import TensorData
-from burn.tensor.dtype import DType
+from burn.backend.ops.optim import OptimOps
+from burn.foundations.data import TensorData
+from burn.foundations.dtype import DType
 from burn.testing import covers
 from burn.testing.helpers import tolerance
 

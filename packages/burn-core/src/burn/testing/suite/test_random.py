@@ -11,8 +11,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from burn.tensor.distribution import Bernoulli, Normal, Uniform
-from burn.tensor.dtype import DType
+from burn.foundations.distribution import Bernoulli, Normal, Uniform
+from burn.foundations.dtype import DType
 from burn.testing import covers
 from burn.testing.helpers import f64, host
 
@@ -21,7 +21,7 @@ N = 20_000
 
 def _draw(backend: Any, shape: tuple[int, ...], dist: Any, dtype: DType) -> Any:
     from burn import Tensor
-    from burn.tensor.kind import Kind
+    from burn.foundations.kind import Kind
 
     return Tensor.random(shape, dist, dtype=dtype, kind=Kind.of(dtype), backend=backend)
 

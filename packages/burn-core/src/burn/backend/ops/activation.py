@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
-from burn.backend.contract import default
+from burn.backend.contract import binary, default, family, unary
 
 if TYPE_CHECKING:
     from burn.backend.base import Backend
@@ -21,6 +21,7 @@ SELU_ALPHA = 1.6732632423543772848170429916717
 SELU_SCALE = 1.0507009873554804934193349852946
 
 
+@family("activation", bound="memory")
 class ActivationOps:
     """Activation ops; every one has a default.
 
@@ -28,30 +29,30 @@ class ActivationOps:
     checkers see the float ops that the defaults are written with.
     """
 
-    @default
+    @default(ew=unary("a < (T)0 ? (T)0 : a"))
     def relu(self, x: P) -> P:
         b: Backend = self  # type: ignore[assignment]
         return b.float_clamp_min(x, 0.0)  # NaN stays NaN (it is not lower than 0)
 
-    @default
+    @default(backward_of="relu", ew=binary("a > (T)0 ? b : (T)0"))
     def relu_backward(self, output: P, grad: P) -> P:
         """`grad` where the relu `output` is positive, else 0."""
         b: Backend = self  # type: ignore[assignment]
         return b.float_mask_fill(grad, b.float_lower_equal_elem(output, 0.0), 0.0)
 
-    @default
+    @default(ew=unary("a < (T)0 ? a * s0 : a", 1))
     def leaky_relu(self, x: P, negative_slope: float) -> P:
         b: Backend = self  # type: ignore[assignment]
         return b.float_mask_where(x, b.float_lower_elem(x, 0.0), b.float_mul_scalar(x, negative_slope))
 
-    @default
+    @default(ew=unary("(T)0.5 * a * ((T)1 + erf(a * (T)0.70710678118654752440))"))
     def gelu(self, x: P) -> P:
         """Exact GELU: ``x * (1 + erf(x / sqrt(2))) / 2``."""
         b: Backend = self  # type: ignore[assignment]
         cdf = b.float_add_scalar(b.float_erf(b.float_mul_scalar(x, _INV_SQRT2)), 1.0)
         return b.float_mul_scalar(b.float_mul(x, cdf), 0.5)
 
-    @default
+    @default(backward_of="gelu", ew=binary("b * b_gelu_grad(a)"))
     def gelu_backward(self, x: P, grad: P) -> P:
         b: Backend = self  # type: ignore[assignment]
         # d/dx [x * Phi(x)] = Phi(x) + x * phi(x), Phi the normal CDF and phi its density.
@@ -61,7 +62,7 @@ class ActivationOps:
         pdf = b.float_mul_scalar(density, _INV_SQRT_2PI)
         return b.float_mul(grad, b.float_add(cdf, b.float_mul(x, pdf)))
 
-    @default
+    @default(ew=unary("b_sigmoid(a)"))
     def sigmoid(self, x: P) -> P:
         """Numerically stable for large ``|x|``."""
         b: Backend = self  # type: ignore[assignment]
@@ -71,26 +72,26 @@ class ActivationOps:
         positive = b.float_recip(b.float_add_scalar(e, 1.0))
         return b.float_mask_where(positive, b.float_lower_elem(x, 0.0), b.float_mul(e, positive))
 
-    @default
+    @default(backward_of="sigmoid", ew=binary("b * a * ((T)1 - a)"))
     def sigmoid_backward(self, output: P, grad: P) -> P:
         """``grad * output * (1 - output)``."""
         b: Backend = self  # type: ignore[assignment]
         one_minus = b.float_add_scalar(b.float_neg(output), 1.0)
         return b.float_mul(grad, b.float_mul(output, one_minus))
 
-    @default
+    @default(ew=unary("b_fmin(a, (T)0) - log1p(exp(-b_fabs(a)))"))
     def log_sigmoid(self, x: P) -> P:
         b: Backend = self  # type: ignore[assignment]
         # log sigmoid(x) = min(x, 0) - log1p(exp(-|x|)): no overflow for either sign.
         softplus_neg = b.float_log1p(b.float_exp(b.float_neg(b.float_abs(x))))
         return b.float_sub(b.float_clamp_max(x, 0.0), softplus_neg)
 
-    @default
+    @default(ew=unary("a * b_sigmoid(a)"))
     def silu(self, x: P) -> P:
         b: Backend = self  # type: ignore[assignment]
         return b.float_mul(x, b.sigmoid(x))
 
-    @default
+    @default(ew=unary("b_softplus(a, s0)", 1))
     def softplus(self, x: P, beta: float) -> P:
         """``log(1 + exp(beta * x)) / beta``, stable for large inputs."""
         b: Backend = self  # type: ignore[assignment]
@@ -99,13 +100,13 @@ class ActivationOps:
         tail = b.float_log1p(b.float_exp(b.float_neg(b.float_abs(z))))
         return b.float_div_scalar(b.float_add(b.float_clamp_min(z, 0.0), tail), beta)
 
-    @default
+    @default(ew=unary("b_fmin(b_fmax(s0 * a + s1, (T)0), (T)1)", 2))
     def hard_sigmoid(self, x: P, alpha: float, beta: float) -> P:
         """``clamp(alpha * x + beta, 0, 1)``."""
         b: Backend = self  # type: ignore[assignment]
         return b.float_clamp(b.float_add_scalar(b.float_mul_scalar(x, alpha), beta), 0.0, 1.0)
 
-    @default
+    @default(bound="compute")
     def softmax(self, x: P, dim: int) -> P:
         """Stable (max subtracted)."""
         b: Backend = self  # type: ignore[assignment]
@@ -113,7 +114,7 @@ class ActivationOps:
         e = b.float_exp(shifted)
         return b.float_div(e, b.float_sum_dim(e, dim))
 
-    @default
+    @default(bound="compute")
     def log_softmax(self, x: P, dim: int) -> P:
         b: Backend = self  # type: ignore[assignment]
         shifted = b.float_sub(x, b.float_max_dim(x, dim))
@@ -194,7 +195,7 @@ class ActivationOps:
         b: Backend = self  # type: ignore[assignment]
         return b.threshold(x, alpha, 0.0)
 
-    @default
+    @default(bound="compute")
     def glu(self, x: P, dim: int) -> P:
         """``a * sigmoid(b)`` with ``a, b`` the two halves of `x` along `dim` (even length)."""
         b: Backend = self  # type: ignore[assignment]
@@ -205,7 +206,7 @@ class ActivationOps:
         second = b.float_slice(x, tuple(whole[:dim] + [slice(half, 2 * half)] + whole[dim + 1:]))
         return b.float_mul(first, b.sigmoid(second))
 
-    @default
+    @default(bound="compute")
     def softmin(self, x: P, dim: int) -> P:
         """``softmax(-x, dim)``."""
         b: Backend = self  # type: ignore[assignment]

@@ -1,26 +1,51 @@
-"""Int ops of the backend contract (Burn's ``IntTensorOps``). Conventions: see `float_ops`."""
+"""The int family of the backend contract (Burn's ``IntTensorOps``): the float family's
+conventions (`burn.backend.ops.float`), plus int matmul and the bitwise ops.
+
+Int results carry no gradient. The bitwise defaults take the bits apart with floor division and
+remainder by 2 (exact in two's complement for negative values too) and put them back with
+Horner's rule, so no intermediate leaves the dtype's range. Shifts by an amount outside
+``[0, bits)`` are not part of the contract (as in Burn); the defaults and burn-ndarray give 0
+(left) and 0 or -1 (right) for amounts ``>= bits``.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
-from burn.backend.contract import default, required
-from burn.tensor.data import TensorData
-from burn.tensor.distribution import Bernoulli, Distribution, Normal, Uniform
-from burn.tensor.dtype import DType
+from burn.backend.contract import Elementwise, default, family, required
+from burn.backend.ops.kinds import KindOps
+from burn.backend.ops.kinds import scan as _scan
+from burn.foundations.data import TensorData
+from burn.foundations.distribution import Bernoulli, Distribution, Normal, Uniform
+from burn.foundations.dtype import DType
 
 if TYPE_CHECKING:
+    from burn.backend.base import Backend
     from burn.backend.device import Device
 
 P = Any
+
 Shape = tuple[int, ...]
+
 Slices = tuple[slice, ...]
 
 
-class IntOps:
+def _ops(backend: object) -> Backend:
+    """`backend` seen as a whole `Backend` (this mixin calls the other families' ops)."""
+    return cast("Backend", backend)
+
+
+def _int_info(dtype: DType) -> tuple[int, bool]:
+    """``(bits, signed)`` of an int dtype."""
+    info = np.iinfo(dtype.numpy)
+    return info.bits, info.min < 0
+
+
+@family("int", grad=False, bound=None)
+class IntOps(KindOps):
     """Int tensor ops. Division floors and remainder takes the divisor's sign (Python's ``//``
     and ``%``), so ``a == b * (a // b) + a % b`` always holds."""
 
@@ -45,7 +70,7 @@ class IntOps:
     @required
     def int_cast(self, tensor: P, dtype: DType) -> P: ...
 
-    @required
+    @required(ew=Elementwise("a", result="cast", kinds=("int",)))
     def int_into_float(self, tensor: P, dtype: DType) -> P: ...
 
     # -- creation -----------------------------------------------------------------------------
@@ -320,3 +345,158 @@ class IntOps:
     @default
     def int_argsort(self, tensor: P, dim: int, descending: bool) -> P:
         return self.int_sort_with_indices(tensor, dim, descending)[1]
+
+    @default
+    def int_cumprod(self, tensor: P, dim: int) -> P:
+        b = _ops(self)
+        return _scan(b, tensor, dim, b.int_mul, b.int_shape(tensor), b.int_cat, b.int_slice)
+
+    @default
+    def int_cummax(self, tensor: P, dim: int) -> P:
+        b = _ops(self)
+        combine = lambda later, earlier: b.int_mask_where(later, b.int_greater(earlier, later), earlier)  # noqa: E731
+        return _scan(b, tensor, dim, combine, b.int_shape(tensor), b.int_cat, b.int_slice)
+
+    @default
+    def int_cummin(self, tensor: P, dim: int) -> P:
+        b = _ops(self)
+        combine = lambda later, earlier: b.int_mask_where(later, b.int_lower(earlier, later), earlier)  # noqa: E731
+        return _scan(b, tensor, dim, combine, b.int_shape(tensor), b.int_cat, b.int_slice)
+
+    # -- int matmul ---------------------------------------------------------------------------
+    @default
+    def int_matmul(self, lhs: P, rhs: P) -> P:
+        """Matrix product over the last two dims (ranks >= 2; batch dims broadcast), in the int
+        dtype (overflow wraps or is undefined, as for `int_mul`)."""
+        b = _ops(self)
+        sa, sb = b.int_shape(lhs), b.int_shape(rhs)
+        if len(sa) < 2 or len(sb) < 2 or sa[-1] != sb[-2]:
+            raise ValueError(f"int_matmul: shapes {sa} and {sb} do not multiply")
+        # [..., m, k, 1] * [..., 1, k, n] summed over k: exact, and k m n products of memory.
+        prod = b.int_mul(b.int_reshape(lhs, (*sa, 1)), b.int_reshape(rhs, (*sb[:-2], 1, *sb[-2:])))
+        out = b.int_sum_dim(prod, len(b.int_shape(prod)) - 2)
+        shape = b.int_shape(out)
+        return b.int_reshape(out, (*shape[:-2], shape[-1]))
+
+    # -- bitwise ops on ints (two's complement) -----------------------------------------------
+    def _int_bits(self, tensor: P, bits: int) -> list[P]:
+        """The `bits` low bits of `tensor` as 0/1 ints, least significant first."""
+        b = _ops(self)
+        out = []
+        for _ in range(bits):
+            out.append(b.int_remainder_scalar(tensor, 2))  # 0 or 1: the divisor's sign
+            tensor = b.int_div_scalar(tensor, 2)  # floor: an arithmetic shift
+        return out
+
+    def _int_from_bits(self, bits: list[P], signed: bool) -> P:
+        """Horner's rule from the top bit (weight -2^(n-1) when signed): stays in range."""
+        b = _ops(self)
+        out = b.int_neg(bits[-1]) if signed else bits[-1]
+        for bit in reversed(bits[:-1]):
+            out = b.int_add(b.int_mul_scalar(out, 2), bit)
+        return out
+
+    def _int_bitwise(self, lhs: P, rhs: P, combine: Callable[[P, P], P]) -> P:
+        b = _ops(self)
+        dtype = DType.from_any(np.promote_types(b.int_get_dtype(lhs).numpy, b.int_get_dtype(rhs).numpy))
+        bits, signed = _int_info(dtype)
+        pairs = zip(self._int_bits(lhs, bits), self._int_bits(rhs, bits), strict=True)
+        return self._int_from_bits([combine(x, y) for x, y in pairs], signed)
+
+    @default
+    def int_bitwise_and(self, lhs: P, rhs: P) -> P:
+        b = _ops(self)
+        return self._int_bitwise(lhs, rhs, b.int_mul)
+
+    @default
+    def int_bitwise_or(self, lhs: P, rhs: P) -> P:
+        b = _ops(self)
+        return self._int_bitwise(lhs, rhs, lambda x, y: b.int_sub(b.int_add(x, y), b.int_mul(x, y)))
+
+    @default
+    def int_bitwise_xor(self, lhs: P, rhs: P) -> P:
+        b = _ops(self)
+        return self._int_bitwise(lhs, rhs, lambda x, y: b.int_remainder_scalar(b.int_add(x, y), 2))
+
+    @default
+    def int_bitwise_and_scalar(self, lhs: P, rhs: int) -> P:
+        b = _ops(self)
+        return b.int_bitwise_and(lhs, b._int_scalar_like(lhs, rhs))
+
+    @default
+    def int_bitwise_or_scalar(self, lhs: P, rhs: int) -> P:
+        b = _ops(self)
+        return b.int_bitwise_or(lhs, b._int_scalar_like(lhs, rhs))
+
+    @default
+    def int_bitwise_xor_scalar(self, lhs: P, rhs: int) -> P:
+        b = _ops(self)
+        return b.int_bitwise_xor(lhs, b._int_scalar_like(lhs, rhs))
+
+    @default
+    def int_bitwise_not(self, tensor: P) -> P:
+        b = _ops(self)
+        bits, signed = _int_info(b.int_get_dtype(tensor))
+        if signed:
+            return b.int_sub_scalar(b.int_neg(tensor), 1)  # ~x == -x - 1
+        return b.int_sub(b._int_scalar_like(tensor, (1 << bits) - 1), tensor)  # ~x == max - x
+
+    def _int_shift(self, lhs: P, rhs: P, step: Callable[[P], P]) -> P:
+        # One conditional step per bit: where rhs > s, shift once more.
+        b = _ops(self)
+        bits, _ = _int_info(b.int_get_dtype(lhs))
+        for s in range(bits):
+            lhs = b.int_mask_where(lhs, b.int_greater_elem(rhs, s), step(lhs))
+        return lhs
+
+    @default
+    def int_bitwise_left_shift(self, lhs: P, rhs: P) -> P:
+        """``lhs << rhs`` element-wise; bits shifted out are lost."""
+        b = _ops(self)
+        return self._int_shift(lhs, rhs, lambda x: b.int_mul_scalar(x, 2))
+
+    @default
+    def int_bitwise_right_shift(self, lhs: P, rhs: P) -> P:
+        """``lhs >> rhs`` element-wise: arithmetic (sign-filling) for signed dtypes."""
+        b = _ops(self)
+        return self._int_shift(lhs, rhs, lambda x: b.int_div_scalar(x, 2))
+
+    @default
+    def int_bitwise_left_shift_scalar(self, lhs: P, rhs: int) -> P:
+        b = _ops(self)
+        bits, _ = _int_info(b.int_get_dtype(lhs))
+        for _ in range(min(rhs, bits)):
+            lhs = b.int_mul_scalar(lhs, 2)
+        return lhs
+
+    @default
+    def int_bitwise_right_shift_scalar(self, lhs: P, rhs: int) -> P:
+        b = _ops(self)
+        bits, _ = _int_info(b.int_get_dtype(lhs))
+        for _ in range(min(rhs, bits)):
+            lhs = b.int_div_scalar(lhs, 2)
+        return lhs
+
+    @default
+    def int_unfold(self, tensor: P, dim: int, size: int, step: int) -> P:
+        return self._unfold("int", tensor, dim, size, step)
+
+    @default
+    def int_gather_nd(self, tensor: P, indices: P) -> P:
+        return self._gather_nd("int", tensor, indices)
+
+    @default
+    def int_scatter_nd(self, tensor: P, indices: P, values: P, mode: str) -> P:
+        return self._scatter_nd("int", tensor, indices, values, mode)
+
+    @default
+    def int_scatter_assign(self, dim: int, tensor: P, indices: P, values: P) -> P:
+        return self._scatter_assign("int", dim, tensor, indices, values)
+
+    @default
+    def int_select_assign(self, tensor: P, dim: int, indices: P, values: P) -> P:
+        return self._select_assign("int", tensor, dim, indices, values)
+
+    @default
+    def int_cross(self, lhs: P, rhs: P, dim: int) -> P:
+        return self._cross("int", lhs, rhs, dim)

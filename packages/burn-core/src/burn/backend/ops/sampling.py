@@ -1,38 +1,106 @@
-"""Sampling module ops of the backend contract: ``grid_sample_2d`` (PyTorch's ``grid_sample``
-for 4-D inputs, Burn's ``grid_sample_2d``).
+"""The sampling family of the backend contract: ``interpolate`` (nearest, nearest-exact, bilinear,
+bicubic) with its backward helper, and ``grid_sample_2d`` (PyTorch's ``grid_sample`` for 4-D
+inputs, Burn's ``grid_sample_2d``).
 
-The default is a composition of float/int ops: the sampling positions are computed from the
-grid with elementwise ops, the four (or one) source pixels are read with one gather each, and
-their weights come from the grid too, so the autodiff decorator differentiates it with respect
-to both the input and the grid (the gradient of ``floor`` is 0, so the weights carry it all).
+Interpolation resamples one axis at a time with host-built tables (`burn.backend.tables`).
+``grid_sample_2d``'s default computes the sampling positions from the grid with element-wise ops,
+reads the four (or one) source pixels with one gather each and weights them from the grid too, so
+the autodiff decorator differentiates it with respect to both the input and the grid (the
+gradient of ``floor`` is 0, so the weights carry it all).
 
-Layouts are PyTorch's: input ``[N, C, H, W]``, grid ``[N, H_out, W_out, 2]`` holding ``(x, y)``
-in ``[-1, 1]`` (``x`` indexes the width), output ``[N, C, H_out, W_out]``.
+Layouts are PyTorch's: input ``[N, C, H, W]``; grid ``[N, H_out, W_out, 2]`` holding ``(x, y)`` in
+``[-1, 1]`` (``x`` indexes the width); output ``[N, C, H_out, W_out]``.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Literal
 
-from burn.backend.contract import default
+from burn.backend.contract import default, family
+from burn.backend.tables import (
+    Kind,
+    adjoint_table,
+    int_table,
+    nearest_index,
+    resample,
+    resample_table,
+)
 
 if TYPE_CHECKING:
     from burn.backend.base import Backend
 
 P = Any
+
+Pair = tuple[int, int]
+
+InterpolateMode = Literal["nearest", "nearest-exact", "bilinear", "bicubic"]
+
+# Each interpolation mode's per-axis resampling table kind (`_tables`).
+_INTERPOLATE_KINDS: dict[str, Kind] = {
+    "nearest": "nearest", "nearest-exact": "nearest_exact", "bilinear": "linear", "bicubic": "cubic",
+}
+
 GridSampleMode = Literal["bilinear", "nearest"]
+
 GridSamplePadding = Literal["zeros", "border", "reflection"]
 
 GRID_SAMPLE_MODES: tuple[str, ...] = ("bilinear", "nearest")
+
 GRID_SAMPLE_PADDINGS: tuple[str, ...] = ("zeros", "border", "reflection")
 
 
+@family("sampling")
 class SamplingOps:
-    """Sampling module ops; every one has a default.
+    """Sampling ops; every one has a default."""
 
-    Each body starts with ``b: Backend = self``: it costs nothing at run time and lets type
-    checkers see the other op families (float, int...) that the defaults are written with.
-    """
+    @default
+    def interpolate(self, x: P, output_size: Pair, mode: InterpolateMode, align_corners: bool) -> P:
+        """Resize ``[N, C, H, W]`` to `output_size`. Nearest uses ``floor(i * H_in / H_out)``
+        (PyTorch's ``nearest``), nearest-exact ``floor((i + 0.5) * H_in / H_out)`` (PyTorch's
+        ``nearest-exact``); bilinear and bicubic (Keys' kernel with ``a = -0.75``, replicated
+        borders, as PyTorch) follow PyTorch's ``align_corners`` semantics.
+
+        As in PyTorch, the nearest scale ``H_in / H_out`` is a float32, which moves a few indices
+        for some sizes (26 -> 22 picks row 12 for output 11, not 13)."""
+        b: Backend = self  # type: ignore[assignment]
+        kind = _INTERPOLATE_KINDS.get(mode)
+        if kind is None:
+            expected = tuple(_INTERPOLATE_KINDS)
+            raise ValueError(f"interpolate: unknown mode {mode!r}; expected one of {expected}")
+        h, w = b.float_shape(x)[2:]
+        axes = ((2, h, output_size[0]), (3, w, output_size[1]))
+        if kind == "nearest":
+            # One source row/column per output one: a select per resized axis.
+            device = b.float_device(x)
+            for dim, size, out in axes:
+                if out != size:
+                    x = b.float_select(x, dim, int_table(b, nearest_index(size, out), device))
+            return x
+        # Separable: blend source rows, then source columns (equal sizes are the identity under
+        # both corner conventions, for every kind).
+        for dim, size, out in axes:
+            if out != size:
+                x = resample(b, x, dim, resample_table(kind, size, out, align_corners))
+        return x
+
+    @default(backward_of="interpolate")
+    def interpolate_backward(
+        self, x: P, output_grad: P, output_size: Pair, mode: InterpolateMode, align_corners: bool
+    ) -> P:
+        b: Backend = self  # type: ignore[assignment]
+        kind = _INTERPOLATE_KINDS.get(mode)
+        if kind is None:
+            raise ValueError(
+                f"interpolate_backward: unknown mode {mode!r}; expected one of {tuple(_INTERPOLATE_KINDS)}"
+            )
+        h, w = b.float_shape(x)[2:]
+        corners = align_corners and kind in ("linear", "cubic")
+        # Transposed tables gather every output a source fed: a select and a sum, no scatter-add.
+        grad = output_grad
+        for dim, size, out in ((3, w, output_size[1]), (2, h, output_size[0])):
+            if out != size:
+                grad = resample(b, grad, dim, adjoint_table(kind, size, out, corners))
+        return grad
 
     @default
     def grid_sample_2d(

@@ -1,4 +1,5 @@
-"""Bool ops of the backend contract (Burn's ``BoolTensorOps``). Conventions: see `float_ops`."""
+"""The bool family of the backend contract (Burn's ``BoolTensorOps``), with the float family's
+conventions (`burn.backend.ops.float`). Bool scatter and select OR-accumulate."""
 
 from __future__ import annotations
 
@@ -7,19 +8,23 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from burn.backend.contract import default, required
-from burn.tensor.data import TensorData
-from burn.tensor.dtype import DType
+from burn.backend.contract import Elementwise, default, family, required
+from burn.backend.ops.kinds import KindOps
+from burn.foundations.data import TensorData
+from burn.foundations.dtype import DType
 
 if TYPE_CHECKING:
     from burn.backend.device import Device
 
 P = Any
+
 Shape = tuple[int, ...]
+
 Slices = tuple[slice, ...]
 
 
-class BoolOps:
+@family("bool", grad=False, bound=None)
+class BoolOps(KindOps):
     """Bool tensor ops."""
 
     @required
@@ -40,19 +45,19 @@ class BoolOps:
     @required
     def bool_into_int(self, tensor: P, dtype: DType) -> P: ...
 
-    @required
+    @required(ew=Elementwise("a", result="cast", kinds=("bool",)))
     def bool_into_float(self, tensor: P, dtype: DType) -> P: ...
 
-    @required
+    @required(ew=Elementwise("!a", result="bool", kinds=("bool",)))
     def bool_not(self, tensor: P) -> P: ...
 
-    @required
+    @required(ew=Elementwise("a && b", 2, result="bool", kinds=("bool", "bool")))
     def bool_and(self, lhs: P, rhs: P) -> P: ...
 
-    @required
+    @required(ew=Elementwise("a || b", 2, result="bool", kinds=("bool", "bool")))
     def bool_or(self, lhs: P, rhs: P) -> P: ...
 
-    @required
+    @required(ew=Elementwise("a == b", 2, result="bool", kinds=("bool", "bool")))
     def bool_equal(self, lhs: P, rhs: P) -> P: ...
 
     @required
@@ -155,3 +160,35 @@ class BoolOps:
     @default
     def bool_mask_where(self, tensor: P, mask: P, value: P) -> P:
         return self.bool_or(self.bool_and(tensor, self.bool_not(mask)), self.bool_and(value, mask))
+
+    @default
+    def bool_unfold(self, tensor: P, dim: int, size: int, step: int) -> P:
+        return self._unfold("bool", tensor, dim, size, step)
+
+    @default
+    def bool_gather_nd(self, tensor: P, indices: P) -> P:
+        return self._gather_nd("bool", tensor, indices)
+
+    @default
+    def bool_scatter_assign(self, dim: int, tensor: P, indices: P, values: P) -> P:
+        out = self._scatter_assign("int", dim, self._as_int(tensor), indices, self._as_int(values))
+        return self._as_bool(out)
+
+    @default
+    def bool_select_assign(self, tensor: P, dim: int, indices: P, values: P) -> P:
+        out = self._select_assign("int", self._as_int(tensor), dim, indices, self._as_int(values))
+        return self._as_bool(out)
+
+    @default
+    def bool_scatter_add(self, dim: int, tensor: P, indices: P, values: P) -> P:
+        """Burn's bool scatter: `tensor` OR the `values` sent to `indices` along `dim`."""
+        b: Any = self
+        summed = b.int_scatter_add(dim, self._as_int(tensor), indices, self._as_int(values))
+        return self._as_bool(summed)
+
+    @default
+    def bool_select_add(self, tensor: P, dim: int, indices: P, values: P) -> P:
+        """Burn's bool select_assign: `tensor` OR the rows of `values` sent to rows `indices`."""
+        b: Any = self
+        summed = b.int_select_add(self._as_int(tensor), dim, indices, self._as_int(values))
+        return self._as_bool(summed)

@@ -1,9 +1,6 @@
-"""More shape and indexing ops of the contract (Burn's full op set): unfold, gather_nd/scatter_nd,
-the assign mode of scatter/select, bool scatter/select (OR-accumulate), cross.
-
-Every op here is a `@default` written with the ops of `float_ops`/`int_ops`/`bool_ops`, so every
-backend gets it; conventions are those of `burn.backend.float_ops`. Index tables that depend only
-on shapes are built on the host (as in `burn.backend._tables`); tensor contents never are.
+"""Kind-generic bodies shared by the float, int and bool families' defaults: nd indexing
+(gather_nd, scatter_nd), the assign mode of scatter/select, unfold, cross, and the log-step scan
+of the cumulative ops. Not a family: these are helpers the family ops call with their kind.
 
 Scatter modes other than ``add`` have no primitive of their own: updates are sorted by target
 (a stable sort, so "last write wins" is well defined for ``assign``), each run of equal targets is
@@ -15,16 +12,23 @@ through the ops it is made of.
 from __future__ import annotations
 
 import math
-from typing import Any, Literal
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
-from burn.backend._tables import int_table
 from burn.backend.contract import default, required  # noqa: F401
+from burn.backend.tables import int_table
+
+if TYPE_CHECKING:
+    from burn.backend.base import Backend
 
 P = Any  # an opaque primitive
+
 Shape = tuple[int, ...]
+
 ScatterMode = Literal["add", "mul", "max", "min", "assign"]
+
 SCATTER_MODES: tuple[str, ...] = ("add", "mul", "max", "min", "assign")
 
 
@@ -40,8 +44,31 @@ def _whole(shape: Shape) -> list[slice]:
     return [slice(0, n, 1) for n in shape]
 
 
-class LayoutOps:
-    """Shape and indexing ops beyond `FloatOps`/`IntOps`/`BoolOps` (float_*, int_*, bool_*)."""
+def scan(b: Backend, x: P, dim: int, combine: Callable[[P, P], P], shape: Shape, cat: Any, slc: Any) -> P:
+    """Inclusive scan along `dim` (Hillis-Steele): ``out[i] = combine(x[i], out[i - 1])``.
+
+    `combine(later, earlier)` must be associative. ``ceil(log2 n)`` steps, each one combine of
+    two slices and a ``cat``; `cat`/`slc` are the kind's ``*_cat``/``*_slice`` ops.
+    """
+    n = shape[dim]
+    full = [slice(0, m, 1) for m in shape]
+
+    def part(start: int, stop: int) -> tuple[slice, ...]:
+        region = list(full)
+        region[dim] = slice(start, stop, 1)
+        return tuple(region)
+
+    step = 1
+    while step < n:
+        head = slc(x, part(0, step))
+        tail = combine(slc(x, part(step, n)), slc(x, part(0, n - step)))
+        x = cat([head, tail], dim)
+        step *= 2
+    return x
+
+
+class KindOps:
+    """Kind-generic bodies of the float, int and bool defaults (not ops: helpers they call)."""
 
     # -- helpers (not ops) --------------------------------------------------------------------
     def _lop(self, kind: str, op: str) -> Any:
@@ -145,21 +172,6 @@ class LayoutOps:
         axes = (*range(dim + 1), *range(dim + 2, rank), dim + 1)
         return self._lop(kind, "permute")(split, axes)
 
-    @default
-    def float_unfold(self, tensor: P, dim: int, size: int, step: int) -> P:
-        """Sliding windows of `size` elements every `step` along `dim`: `dim` becomes the window
-        count ``(n - size) // step + 1`` (0 when ``n < size``) and a last dim of `size` is added.
-        ``size >= 1``, ``step >= 1`` (checked by the Tensor layer)."""
-        return self._unfold("float", tensor, dim, size, step)
-
-    @default
-    def int_unfold(self, tensor: P, dim: int, size: int, step: int) -> P:
-        return self._unfold("int", tensor, dim, size, step)
-
-    @default
-    def bool_unfold(self, tensor: P, dim: int, size: int, step: int) -> P:
-        return self._unfold("bool", tensor, dim, size, step)
-
     # -- gather_nd / scatter_nd ---------------------------------------------------------------
     def _gather_nd(self, kind: str, tensor: P, indices: P) -> P:
         shape = tuple(self._lop(kind, "shape")(tensor))
@@ -172,20 +184,6 @@ class LayoutOps:
         b: Any = self
         return int(b.int_shape(indices)[-1])
 
-    @default
-    def float_gather_nd(self, tensor: P, indices: P) -> P:
-        """`indices` ``[..., K]`` (int, ``K <= rank``) names elements or slices of the first
-        `K` dims: the result has shape ``indices.shape[:-1] + tensor.shape[K:]``."""
-        return self._gather_nd("float", tensor, indices)
-
-    @default
-    def int_gather_nd(self, tensor: P, indices: P) -> P:
-        return self._gather_nd("int", tensor, indices)
-
-    @default
-    def bool_gather_nd(self, tensor: P, indices: P) -> P:
-        return self._gather_nd("bool", tensor, indices)
-
     def _scatter_nd(self, kind: str, tensor: P, indices: P, values: P, mode: str) -> P:
         shape = tuple(self._lop(kind, "shape")(tensor))
         flat, rows, lead = self._flat_nd_index(shape, indices)
@@ -194,18 +192,6 @@ class LayoutOps:
         base = reshape(tensor, (rows, *shape[k:]))
         updates = reshape(values, (math.prod(lead), *shape[k:]))
         return reshape(self._segment_reduce(kind, base, flat, updates, mode), shape)
-
-    @default
-    def float_scatter_nd(self, tensor: P, indices: P, values: P, mode: str) -> P:
-        """`tensor` with `values` (shape ``indices.shape[:-1] + tensor.shape[K:]``) combined
-        into the places the ``[..., K]`` `indices` name (as in `float_gather_nd`). `mode` is
-        ``add``, ``mul``, ``max``, ``min`` (combine with the current value; repeated indices
-        accumulate) or ``assign`` (replace; with repeated indices the last update wins)."""
-        return self._scatter_nd("float", tensor, indices, values, mode)
-
-    @default
-    def int_scatter_nd(self, tensor: P, indices: P, values: P, mode: str) -> P:
-        return self._scatter_nd("int", tensor, indices, values, mode)
 
     # -- assign modes of scatter / select, bool scatter / select ------------------------------
     def _scatter_assign(self, kind: str, dim: int, tensor: P, indices: P, values: P) -> P:
@@ -225,57 +211,12 @@ class LayoutOps:
         out = self._segment_reduce(kind, base, flat, reshape(values, (n,)), "assign")
         return reshape(out, shape)
 
-    @default
-    def float_scatter_assign(self, dim: int, tensor: P, indices: P, values: P) -> P:
-        """`tensor` with ``out[..., indices[..., i, ...], ...] = values[..., i, ...]`` along
-        `dim` (`indices` and `values` share a shape of the tensor's rank); with repeated
-        indices the last value (in row-major order) wins."""
-        return self._scatter_assign("float", dim, tensor, indices, values)
-
-    @default
-    def int_scatter_assign(self, dim: int, tensor: P, indices: P, values: P) -> P:
-        return self._scatter_assign("int", dim, tensor, indices, values)
-
-    @default
-    def bool_scatter_assign(self, dim: int, tensor: P, indices: P, values: P) -> P:
-        out = self._scatter_assign("int", dim, self._as_int(tensor), indices, self._as_int(values))
-        return self._as_bool(out)
-
     def _select_assign(self, kind: str, tensor: P, dim: int, indices: P, values: P) -> P:
         swap = self._lop(kind, "swap_dims")
         front = swap(tensor, 0, dim) if dim else tensor
         rows = swap(values, 0, dim) if dim else values
         out = self._segment_reduce(kind, front, indices, rows, "assign")
         return swap(out, 0, dim) if dim else out
-
-    @default
-    def float_select_assign(self, tensor: P, dim: int, indices: P, values: P) -> P:
-        """`tensor` with rows `indices` (1-D int) of `dim` replaced by the rows of `values`;
-        with repeated indices the last row wins."""
-        return self._select_assign("float", tensor, dim, indices, values)
-
-    @default
-    def int_select_assign(self, tensor: P, dim: int, indices: P, values: P) -> P:
-        return self._select_assign("int", tensor, dim, indices, values)
-
-    @default
-    def bool_select_assign(self, tensor: P, dim: int, indices: P, values: P) -> P:
-        out = self._select_assign("int", self._as_int(tensor), dim, indices, self._as_int(values))
-        return self._as_bool(out)
-
-    @default
-    def bool_scatter_add(self, dim: int, tensor: P, indices: P, values: P) -> P:
-        """Burn's bool scatter: `tensor` OR the `values` sent to `indices` along `dim`."""
-        b: Any = self
-        summed = b.int_scatter_add(dim, self._as_int(tensor), indices, self._as_int(values))
-        return self._as_bool(summed)
-
-    @default
-    def bool_select_add(self, tensor: P, dim: int, indices: P, values: P) -> P:
-        """Burn's bool select_assign: `tensor` OR the rows of `values` sent to rows `indices`."""
-        b: Any = self
-        summed = b.int_select_add(self._as_int(tensor), dim, indices, self._as_int(values))
-        return self._as_bool(summed)
 
     # -- cross product ------------------------------------------------------------------------
     def _cross(self, kind: str, lhs: P, rhs: P, dim: int) -> P:
@@ -296,12 +237,3 @@ class LayoutOps:
             ],
             dim,
         )
-
-    @default
-    def float_cross(self, lhs: P, rhs: P, dim: int) -> P:
-        """The cross product of 3-vectors along `dim` (both operands of one shape, size 3 there)."""
-        return self._cross("float", lhs, rhs, dim)
-
-    @default
-    def int_cross(self, lhs: P, rhs: P, dim: int) -> P:
-        return self._cross("int", lhs, rhs, dim)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Literal
 
-from burn.backend.contract import default
+from burn.backend.contract import default, family
 
 if TYPE_CHECKING:
     from burn.backend.base import Backend
@@ -26,6 +26,7 @@ def check_reduction(op: str, reduction: str) -> None:
         raise ValueError(f"{op}: reduction must be one of {REDUCTIONS}, got {reduction!r}")
 
 
+@family("loss")
 class LossOps:
     """Loss ops; every one has a default."""
 
@@ -47,7 +48,7 @@ class LossOps:
             return losses
         return b.float_sum(losses) if reduction == "sum" else b.float_mean(losses)
 
-    @default
+    @default(backward_of="cross_entropy")
     def cross_entropy_backward(self, logits: P, targets: P, output_grad: P, reduction: LossReduction) -> P:
         """Gradient of `cross_entropy` with respect to `logits`, given the gradient of its
         result (``[N]`` for ``"none"``, ``(1,)`` otherwise): row ``i`` is

@@ -22,15 +22,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from burn.backend.contract import default
+from burn.backend.contract import default, family
 
 P = Any  # an opaque primitive
 
 
+@family("optim", grad=False, bound=None)
 class OptimOps:
     """Fused updates used by `burn.optim` on inner (untracked) primitives."""
 
-    @default
+    @default(grad=False)
     def float_adam_step(
         self,
         param: P,
@@ -59,7 +60,7 @@ class OptimOps:
         update = ops.float_mul_scalar(ops.float_div(m, denominator), step_size)
         return ops.float_sub(param, update), m, v
 
-    @default
+    @default(grad=False)
     def float_sgd_momentum_step(
         self,
         param: P,
@@ -90,7 +91,7 @@ class OptimOps:
         update = ops.float_add(g, ops.float_mul_scalar(v, momentum)) if nesterov else v
         return ops.float_sub(param, ops.float_mul_scalar(update, lr)), v
 
-    @default
+    @default(grad=False)
     def float_rmsprop_step(
         self,
         param: P,

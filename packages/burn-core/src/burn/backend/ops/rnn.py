@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from burn.backend.contract import default
+from burn.backend.contract import default, family
 from burn.errors import ShapeError
 
 if TYPE_CHECKING:
@@ -71,6 +71,7 @@ def _gru_gates(b: Backend, op: str, gates_x: P, gates_h: P, hidden: P) -> tuple[
     return z, r, h_n, n
 
 
+@family("rnn")
 class RnnOps:
     """Recurrent-cell ops; every one has a default."""
 
@@ -89,7 +90,7 @@ class RnnOps:
         new_cell = b.float_add(b.float_mul(f, cell), b.float_mul(i, g))
         return b.float_cat([b.float_mul(o, b.float_tanh(new_cell)), new_cell], 1)
 
-    @default
+    @default(backward_of="lstm_cell")
     def lstm_cell_backward(self, gates: P, cell: P, output: P, output_grad: P) -> tuple[P, P]:
         """Gradients of `lstm_cell` with respect to `gates` and `cell`, given its `output`
         ``[B, 2H]`` and the gradient of that output (hidden then cell columns).
@@ -128,7 +129,7 @@ class RnnOps:
         z, _r, _h_n, n = _gru_gates(b, "gru_cell", gates_x, gates_h, hidden)
         return b.float_add(n, b.float_mul(z, b.float_sub(hidden, n)))
 
-    @default
+    @default(backward_of="gru_cell")
     def gru_cell_backward(self, gates_x: P, gates_h: P, hidden: P, output_grad: P) -> tuple[P, P, P]:
         """Gradients of `gru_cell` with respect to `gates_x`, `gates_h` and `hidden`, given the
         gradient `output_grad` ``[B, H]`` of its output.

@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
-from burn.tensor.data import TensorData
-from burn.tensor.dtype import DType
+from burn.foundations.data import TensorData
+from burn.foundations.dtype import DType
 
 if TYPE_CHECKING:
     from burn.backend.base import Backend
@@ -212,3 +212,32 @@ def adjoint_table(kind: Kind, size: int, out: int, align_corners: bool = False) 
     table_index[source, slot] = target
     table_weight[source, slot] = summed
     return _table(table_index, table_weight)
+
+
+_NARROW = 4  # tables up to this width are applied tap by tap (see `_resample`)
+
+
+def resample(b: Backend, x: P, dim: int, table: Table) -> P:
+    """Apply a resampling `table` along `dim`."""
+    index, weight, width = table
+    shape = b.float_shape(x)
+    head, tail = shape[:dim], shape[dim + 1:]
+    rows = weight.shape[0]
+    device, dtype = b.float_device(x), b.float_get_dtype(x)
+    column_shape = (1,) * dim + (rows,) + (1,) * len(tail)
+    if width <= _NARROW:
+        # Narrow tables (bilinear: 2 taps): one select per tap, weighted and added. Cheaper than a
+        # reduction over a tiny axis, which is slow on many backends.
+        taps = index.reshape(rows, width)
+        out = None
+        for k in range(width):
+            term = b.float_mul(
+                b.float_select(x, dim, int_table(b, taps[:, k], device)),
+                float_table(b, weight[:, k].reshape(column_shape), device, dtype),
+            )
+            out = term if out is None else b.float_add(out, term)
+        return out
+    # Wide tables (adaptive bins): one select of every tap, one multiply, one sum.
+    picked = b.float_reshape(b.float_select(x, dim, int_table(b, index, device)), (*head, rows, width, *tail))
+    weight_p = float_table(b, weight.reshape((1,) * dim + (rows, width) + (1,) * len(tail)), device, dtype)
+    return b.float_reshape(b.float_sum_dim(b.float_mul(picked, weight_p), dim + 1), (*head, rows, *tail))
