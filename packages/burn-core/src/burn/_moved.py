@@ -98,5 +98,9 @@ register({
     "burn.backend.module_ops_deform": _OPS + "conv",
     "burn.backend.module_ops_fold": _OPS + "conv",
     "burn.backend.module_ops_sampling": _OPS + "sampling",
+    "burn.backend.xp.float_ops": "burn.backend.xp.float",
+    "burn.backend.xp.int_ops": "burn.backend.xp.int",
+    "burn.backend.xp.bool_ops": "burn.backend.xp.bool",
+    "burn.backend.xp.interpolate": "burn.backend.xp.sampling",
     "burn.tensor._ownership": "burn.foundations.ownership",
 })

@@ -1,11 +1,11 @@
 """Bool ops (`burn.backend.BoolOps`) on CuPy bool arrays: the shared bodies
-(`burn.backend.xp.bool_ops`), created on their device."""
+(`burn.backend.xp.bool`), created on their device."""
 
 from __future__ import annotations
 
 import cupy as cp
 
-from burn.backend.xp.bool_ops import BOOL_UFUNCS, XpBoolOps
+from burn.backend.xp.bool import BOOL_UFUNCS, XpBoolOps
 from burn.backend.xp.tensor_common import bind_ufuncs
 from burn_cuda._common import CommonOps, placed
 

@@ -1,5 +1,5 @@
 """Float ops (`burn.backend.FloatOps`) on CuPy arrays: the shared bodies
-(`burn.backend.xp.float_ops`) plus what CuPy does its own way.
+(`burn.backend.xp.float`) plus what CuPy does its own way.
 
 Ops that map 1:1 onto a CuPy ufunc are the ufunc itself, bound as a class attribute (ufuncs are
 not descriptors: ``self.float_add(a, b)`` *is* ``cupy.add(a, b)``). Scalars are typed like the
@@ -16,7 +16,7 @@ from typing import Any
 import cupy as cp
 
 from burn.backend.device import Device
-from burn.backend.xp.float_ops import FLOAT_UFUNCS, XpFloatOps
+from burn.backend.xp.float import FLOAT_UFUNCS, XpFloatOps
 from burn.backend.xp.tensor_common import bind_ufuncs
 from burn.foundations.distribution import Distribution
 from burn.foundations.dtype import DType

@@ -1,4 +1,4 @@
-"""Int ops (`burn.backend.IntOps`) on CuPy arrays: the shared bodies (`burn.backend.xp.int_ops`)
+"""Int ops (`burn.backend.IntOps`) on CuPy arrays: the shared bodies (`burn.backend.xp.int`)
 plus what CuPy does its own way.
 
 Division floors and the remainder takes the divisor's sign (Python's ``//`` and ``%``); by zero
@@ -14,7 +14,7 @@ from typing import Any
 import cupy as cp
 
 from burn.backend.device import Device
-from burn.backend.xp.int_ops import INT_UFUNCS, XpIntOps
+from burn.backend.xp.int import INT_UFUNCS, XpIntOps
 from burn.backend.xp.tensor_common import bind_ufuncs
 from burn.foundations.distribution import Distribution
 from burn.foundations.dtype import DType

@@ -11,8 +11,8 @@ import cupy as cp
 import numpy as np
 
 from burn.backend.xp.conv import XpConvOps
-from burn.backend.xp.interpolate import XpInterpolateOps
 from burn.backend.xp.pool import XpPoolOps
+from burn.backend.xp.sampling import XpInterpolateOps
 from burn.backend.xp.windows import Pair, out_size
 from burn.errors import ShapeError
 from burn_cuda import _gemm, _pool_kernels

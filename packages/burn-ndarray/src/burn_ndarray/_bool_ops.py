@@ -1,5 +1,5 @@
 """Bool ops (`burn.backend.BoolOps`) on NumPy bool arrays: the shared bodies
-(`burn.backend.xp.bool_ops`) plus a branch-free mask select."""
+(`burn.backend.xp.bool`) plus a branch-free mask select."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from burn.backend.xp.bool_ops import BOOL_UFUNCS, XpBoolOps
+from burn.backend.xp.bool import BOOL_UFUNCS, XpBoolOps
 from burn.backend.xp.tensor_common import bind_ufuncs
 from burn_ndarray._common import CommonOps
 

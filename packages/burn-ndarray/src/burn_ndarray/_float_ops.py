@@ -1,5 +1,5 @@
 """Float ops (`burn.backend.FloatOps`) on NumPy arrays: the shared bodies
-(`burn.backend.xp.float_ops`) plus what NumPy does its own way.
+(`burn.backend.xp.float`) plus what NumPy does its own way.
 
 Ops that map 1:1 onto a ufunc are the ufunc itself, bound as a class attribute: ufuncs are not
 descriptors, so ``self.float_add(a, b)`` *is* ``np.add(a, b)`` with no Python frame in between.
@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from burn.backend.device import Device
-from burn.backend.xp.float_ops import FLOAT_SCALAR_UFUNCS, FLOAT_UFUNCS, XpFloatOps
+from burn.backend.xp.float import FLOAT_SCALAR_UFUNCS, FLOAT_UFUNCS, XpFloatOps
 from burn.backend.xp.tensor_common import bind_ufuncs
 from burn.foundations.distribution import Bernoulli, Distribution, Normal, Uniform
 from burn.foundations.dtype import DType

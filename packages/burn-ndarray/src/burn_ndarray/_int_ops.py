@@ -1,4 +1,4 @@
-"""Int ops (`burn.backend.IntOps`) on NumPy arrays: the shared bodies (`burn.backend.xp.int_ops`)
+"""Int ops (`burn.backend.IntOps`) on NumPy arrays: the shared bodies (`burn.backend.xp.int`)
 plus what NumPy does its own way.
 
 Division floors and the remainder takes the divisor's sign, as NumPy's ``//`` and ``%`` do; by zero
@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from burn.backend.device import Device
-from burn.backend.xp.int_ops import INT_SCALAR_UFUNCS, INT_UFUNCS, XpIntOps
+from burn.backend.xp.int import INT_SCALAR_UFUNCS, INT_UFUNCS, XpIntOps
 from burn.backend.xp.tensor_common import bind_ufuncs
 from burn.foundations.distribution import Bernoulli, Distribution, Normal, Uniform
 from burn.foundations.dtype import DType

@@ -10,8 +10,8 @@ from typing import Any
 import numpy as np
 
 from burn.backend.xp.conv import XpConvOps
-from burn.backend.xp.interpolate import XpInterpolateOps
 from burn.backend.xp.pool import XpPoolOps
+from burn.backend.xp.sampling import XpInterpolateOps
 from burn_ndarray import _conv, _conv3d, _pool
 from burn_ndarray._common import check_bounds
 from burn_ndarray._windows import Pair
