@@ -13,20 +13,26 @@ __all__ = [
 
 # `burn.backend` names both this package (the contract: `burn.backend.Backend`) and the public selector
 # `burn.backend("ndarray")`. The module itself is made callable so that both work; `burn/__init__.py`
-# must therefore not rebind `burn.backend` to the function `burn.plugins.backend`.
+# must therefore not rebind `burn.backend` to the function `burn.plugins.backend`. The selector is
+# the plugin registry's, which installs it here when it is imported (`import burn` does): the
+# contract never imports the layer above it.
 import sys as _sys  # noqa: E402
 import types as _types  # noqa: E402
+from collections.abc import Callable as _Callable  # noqa: E402
 from typing import Any as _Any  # noqa: E402
+
+_selector: list[_Callable[..., Backend]] = []
+
+
+def _install_selector(select: _Callable[..., Backend]) -> None:
+    """Make ``burn.backend(name, **options)`` call `select` (`burn.plugins.registry` does)."""
+    _selector[:] = [select]
 
 
 class _SelectorModule(_types.ModuleType):
     def __call__(self, name: str | None = None, **options: _Any) -> Backend:
         """Select a backend by name: see `burn.plugins.backend`."""
-        try:  # a dict lookup, not an import statement: this call is on the path of every `burn.backend()`
-            registry = _sys.modules["burn.plugins.registry"]
-        except KeyError:
-            import burn.plugins.registry as registry
-        return registry.REGISTRY.backend(name, **options)
+        return _selector[0](name, **options)
 
 
 _sys.modules[__name__].__class__ = _SelectorModule

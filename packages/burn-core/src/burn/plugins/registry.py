@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import pluggy
 
+from burn.backend import _install_selector
 from burn.errors import BackendNotFoundError, BackendUnavailableError, PluginError
 from burn.plugins import discovery, hooks
 from burn.plugins.discovery import PluginFailure, PluginSource, check_hooks, describe_exception
@@ -554,6 +555,7 @@ def _chain(err: PluginError, cause: BaseException | None) -> PluginError:
 
 
 REGISTRY = PluginRegistry()
+_install_selector(REGISTRY.backend)  # `burn.backend(...)` is this registry's selection
 """The process-wide registry behind `burn.backend()` and friends."""
 
 
