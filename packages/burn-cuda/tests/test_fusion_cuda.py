@@ -265,19 +265,20 @@ def test_adam_update_is_one_kernel(
     fused: Any, plain: Any, launches: Launches, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from burn.optim.transforms import adam_apply
-    from burn_cuda import _optim
+    from burn_cuda.kernels import optim as optim_kernels
 
-    # burn-cuda's own Adam is one kernel (`_optim`), so fusion(cuda) delegates the update to it
-    # rather than generating one: one launch of that kernel per step on both, no fused kernel.
+    # burn-cuda's own Adam is one kernel (`burn_cuda.kernels.optim`), so fusion(cuda) delegates the
+    # update to it rather than generating one: one launch of that kernel per step on both, no fused
+    # kernel.
     adam_launches = Launches()
-    for kernel in ("_adam", "_adam_first"):
-        original = getattr(_optim, kernel)
+    for kernel in ("adam", "adam_first"):
+        original = getattr(optim_kernels, kernel)
 
         def counted(*args: Any, original: Any = original) -> Any:
             adam_launches.count += 1
             return original(*args)
 
-        monkeypatch.setattr(_optim, kernel, counted)
+        monkeypatch.setattr(optim_kernels, kernel, counted)
     param, g1, g2 = (RNG.normal(size=(64, 33)) for _ in range(3))
     results = {}
     for name, backend in (("cuda", plain), ("fusion", fused)):

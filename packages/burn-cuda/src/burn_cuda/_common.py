@@ -1,8 +1,9 @@
 """What CuPy primitives do differently from the shared bodies (`burn.backend.xp.tensor_common`):
 uploads and downloads, devices, sums into an array by an atomic kernel, max/min values gathered
-at their indices, and float16 sort keys. One body backs the ``float_``, ``int_`` and ``bool_``
-names (`CommonOps`). Primitives are CuPy arrays (0-d arrays, never scalars), and may be views:
-they are never written to.
+at their indices, and float16 sort keys. Each body is a plain function taking ``self`` that backs
+the ``float_``, ``int_`` and ``bool_`` names (bound by the kind mixins, `burn_cuda.ops`);
+`CommonOps` holds the hooks of the shared bodies. Primitives are CuPy arrays (0-d arrays, never
+scalars), and may be views: they are never written to.
 """
 
 from __future__ import annotations
@@ -22,9 +23,9 @@ from burn.backend.xp.tensor_common import gather as shared_gather
 from burn.errors import DTypeError
 from burn.foundations.data import TensorData
 from burn.foundations.dtype import DType
-from burn_cuda import _kernels as k
 from burn_cuda._dtypes import BF16, DTYPE_OF, F32, FLOATS, I64, LOW, SUPPORTED, U64
 from burn_cuda._runtime import device_id, on
+from burn_cuda.kernels import index as k
 
 Array = Any  # cupy.ndarray
 F = TypeVar("F", bound=Callable[..., Any])
@@ -137,7 +138,7 @@ def min_dim_with_indices(self: Any, tensor: Array, dim: int) -> tuple[Array, Arr
 
 
 class CommonOps(XpTensorBase):
-    """CuPy's own kind-agnostic ops and hooks; before the shared kind mixins in the MRO."""
+    """CuPy's own hooks of the shared bodies; before the shared kind mixins in the MRO."""
 
     _devices: list[Device]
 
@@ -156,14 +157,3 @@ class CommonOps(XpTensorBase):
             raise DTypeError(f"{op}: got {data.dtype.value} data, which is not of this kind (or not on cuda)")
         with cp.cuda.Device(device_id(device, len(self._devices))):
             return cp.asarray(data.array)
-
-    float_into_data = int_into_data = bool_into_data = into_data
-    float_device = int_device = bool_device = device
-    float_to_device = int_to_device = bool_to_device = to_device
-    # Sums by atomics in one kernel: ints wrap (64-bit adds), float16 accumulates in float32.
-    float_gather = int_gather = bool_gather = gather
-    float_scatter_add = int_scatter_add = scatter_add
-    float_select_add = int_select_add = select_add
-    # One reduction, the values gathered at its indices (they agree whatever the NaN rules).
-    float_max_dim_with_indices = int_max_dim_with_indices = max_dim_with_indices
-    float_min_dim_with_indices = int_min_dim_with_indices = min_dim_with_indices

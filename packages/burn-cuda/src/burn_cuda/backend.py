@@ -11,22 +11,38 @@ from burn.backend.base import Backend
 from burn.backend.capabilities import Capabilities
 from burn.backend.device import Device
 from burn.backend.xp.loss import XpLossOps
+from burn.backend.xp.sampling import XpInterpolateOps
 from burn.errors import BackendUnavailableError
 from burn.foundations.dtype import DType
 from burn_cuda import _runtime
-from burn_cuda._activation_ops import ActivationOps
-from burn_cuda._bool_ops import BoolOps
 from burn_cuda._dtypes import NP_OF, SUPPORTED
-from burn_cuda._float_ops import FloatOps
-from burn_cuda._int_ops import IntOps
-from burn_cuda._module_ops import ModuleOps
-from burn_cuda._optim import OptimOps
 from burn_cuda._random import Generators
 from burn_cuda.fusion import FusionOps
+from burn_cuda.ops.activation import CudaActivationOps
+from burn_cuda.ops.bool import CudaBoolOps
+from burn_cuda.ops.conv import CudaConvOps
+from burn_cuda.ops.embedding import CudaEmbeddingOps
+from burn_cuda.ops.float import CudaFloatOps
+from burn_cuda.ops.int import CudaIntOps
+from burn_cuda.ops.optim import CudaOptimOps
+from burn_cuda.ops.pool import CudaPoolOps
 
 
 # Ops bound to CuPy ufuncs (``float_add = cupy.add``) differ in type from the contract's methods on purpose.
-class Cuda(OptimOps, FloatOps, IntOps, BoolOps, ModuleOps, ActivationOps, XpLossOps, FusionOps, Backend):  # type: ignore[misc]
+class Cuda(  # type: ignore[misc]
+    CudaOptimOps,
+    CudaFloatOps,
+    CudaIntOps,
+    CudaBoolOps,
+    CudaConvOps,
+    CudaPoolOps,
+    XpInterpolateOps,
+    CudaEmbeddingOps,
+    CudaActivationOps,
+    XpLossOps,
+    FusionOps,
+    Backend,
+):
     """The CUDA backend: primitives are CuPy arrays on NVIDIA GPUs, one device ``cuda:N`` per GPU.
 
     Ops are queued asynchronously on each device's default CuPy stream (`sync` waits; reading data

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from burn._moved import register
 from burn_opencl._version import __version__
 
 if TYPE_CHECKING:
@@ -30,6 +31,20 @@ _LAZY = {
     "DeviceMemoryError": "burn_opencl.runtime",
     "KernelBuildError": "burn_opencl.runtime",
 }
+
+
+# Modules that moved to the op-family layout (issue 33): the old paths keep importing.
+_OPS = "burn_opencl.ops."
+register({
+    "burn_opencl.tensor_ops": (_OPS + "float", _OPS + "int", _OPS + "bool", _OPS + "tensor_common"),
+    "burn_opencl.module_ops": (
+        _OPS + "conv", _OPS + "pool", _OPS + "sampling", _OPS + "embedding", _OPS + "activation",
+        _OPS + "module_common", _OPS + "tensor_common",
+    ),
+    "burn_opencl.kernels.nn": (
+        "burn_opencl.kernels.conv", "burn_opencl.kernels.pool", "burn.backend.xp.windows"
+    ),
+})
 
 
 def __getattr__(name: str) -> Any:

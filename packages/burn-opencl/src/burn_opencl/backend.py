@@ -17,9 +17,15 @@ from burn.foundations.dtype import DType
 from burn_opencl._pocl import fix_device
 from burn_opencl.fusion import FusionOps
 from burn_opencl.kernels import random as rnd
-from burn_opencl.module_ops import ModuleOps
+from burn_opencl.ops.activation import OpenCLActivationOps
+from burn_opencl.ops.bool import OpenCLBoolOps
+from burn_opencl.ops.conv import OpenCLConvOps
+from burn_opencl.ops.embedding import OpenCLEmbeddingOps
+from burn_opencl.ops.float import OpenCLFloatOps
+from burn_opencl.ops.int import OpenCLIntOps
+from burn_opencl.ops.pool import OpenCLPoolOps
+from burn_opencl.ops.sampling import OpenCLSamplingOps
 from burn_opencl.runtime import Runtime
-from burn_opencl.tensor_ops import TensorOps
 
 ENV_DEVICE = "BURN_OPENCL_DEVICE"
 ENV_FLOAT16 = "BURN_OPENCL_FLOAT16"
@@ -100,7 +106,18 @@ def runtime(index: int, device: Device) -> Runtime:
     return found
 
 
-class OpenCL(TensorOps, ModuleOps, FusionOps, Backend):
+class OpenCL(
+    OpenCLFloatOps,
+    OpenCLIntOps,
+    OpenCLBoolOps,
+    OpenCLActivationOps,
+    OpenCLConvOps,
+    OpenCLPoolOps,
+    OpenCLSamplingOps,
+    OpenCLEmbeddingOps,
+    FusionOps,
+    Backend,
+):
     """The OpenCL backend.
 
     Tensors live in device buffers; ops enqueue generated kernels on one in-order, asynchronous

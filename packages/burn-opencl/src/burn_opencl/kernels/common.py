@@ -1,4 +1,5 @@
-"""Shared pieces of kernel generation and launching: strided index code, dim collapsing, sizes."""
+"""Shared pieces of kernel generation and launching: strided index code, dim collapsing, sizes, and
+the parameters of the sliding-window kernels (convolution and pooling)."""
 
 from __future__ import annotations
 
@@ -98,9 +99,24 @@ def new(rt: Runtime, shape: tuple[int, ...], dtype: DType, what: str = "tensor")
     return CLTensor(rt, rt.alloc(n * dtype.itemsize, what), shape, dtype)
 
 
+# The sliding-window kernels (`conv`, `pool`) walk an NCHW image through its four strides and offset,
+# and take the window's geometry as eight numbers.
+IMAGE_PARAMS = "long x_off, long x_sn, long x_sc, long x_sh, long x_sw"
+WINDOW_PARAMS = "long KH, long KW, long sh, long sw, long ph, long pw, long dh, long dw"
+
+
+def window_args(
+    kernel: tuple[int, int], stride: tuple[int, int], padding: tuple[int, int], dilation: tuple[int, int]
+) -> list[int]:
+    """The values of `WINDOW_PARAMS`."""
+    return [kernel[0], kernel[1], stride[0], stride[1], padding[0], padding[1], dilation[0], dilation[1]]
+
+
 __all__ = [
     "I64",
+    "IMAGE_PARAMS",
     "LOCAL",
+    "WINDOW_PARAMS",
     "broadcast_shape",
     "broadcast_strides",
     "c_strides",
@@ -109,4 +125,5 @@ __all__ = [
     "index_code",
     "index_params",
     "new",
+    "window_args",
 ]

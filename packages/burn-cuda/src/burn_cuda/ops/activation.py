@@ -1,7 +1,7 @@
-"""Activation ops (`burn.backend.ActivationOps`): one fused CUDA kernel each (`_kernels`), where the
-default would chain several ops with a temporary each; ReLU, hard sigmoid, softmax and log-softmax
-are the shared ones (`burn.backend.xp.activation`). float16 and bfloat16 compute in float32 and
-round once.
+"""Activation ops of the contract (`burn.backend.ops.activation`): one fused CUDA kernel each
+(`burn_cuda.kernels.activation`), where the default would chain several ops with a temporary each;
+ReLU, hard sigmoid, softmax and log-softmax are the shared ones (`burn.backend.xp.activation`).
+float16 and bfloat16 compute in float32 and round once.
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from typing import Any
 import cupy as cp
 
 from burn.backend.xp.activation import XpActivationOps
-from burn_cuda import _kernels as k
 from burn_cuda._dtypes import F32, LOW
+from burn_cuda.kernels import activation as k
 
 Array = Any
 
@@ -32,7 +32,7 @@ def _binary(kernel: Any, a: Array, b: Array) -> Array:
     return kernel(a.astype(dtype, copy=False), b.astype(dtype, copy=False))
 
 
-class ActivationOps(XpActivationOps):
+class CudaActivationOps(XpActivationOps):
     """The activation ops of `burn_cuda.Cuda`."""
 
     def relu_backward(self, output: Array, grad: Array) -> Array:

@@ -1,4 +1,5 @@
-"""Kernels of the module ops: im2col/col2im (convolutions go through GEMM), pooling.
+"""Kernels of the pooling ops: max pooling (with the index of each maximum) and average pooling,
+and their gradients.
 
 Backward kernels are gathers, not scatters: one work-item per input element sums the outputs
 whose window covers it, so no atomics are needed and results are deterministic.
@@ -8,147 +9,23 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from burn.backend.xp.windows import out_size
 from burn.foundations.dtype import DType
 from burn_opencl.dtypes import COMPUTE, STORAGE, build_options, load, store
-from burn_opencl.kernels.common import I64, LOCAL, global_size, new
+from burn_opencl.kernels.common import I64, IMAGE_PARAMS, LOCAL, WINDOW_PARAMS, global_size, new, window_args
 from burn_opencl.tensor import CLTensor
 
 if TYPE_CHECKING:
     from burn_opencl.runtime import Runtime
 
-# Every kernel here walks an NCHW image through its four strides and offset.
-_IMG = "long x_off, long x_sn, long x_sc, long x_sh, long x_sw"
-_GEOM = "long KH, long KW, long sh, long sw, long ph, long pw, long dh, long dw"
 
-
-def _im2col_source(xd: DType) -> str:
-    t = COMPUTE[xd]
-    return f"""
-__kernel void im2col(__global {STORAGE[xd]}* o, __global const {STORAGE[xd]}* x,
-                     long n, long C, long H, long W,
-                     long GH, long GW, {_GEOM}, {_IMG}) {{
-  long i = get_global_id(0);
-  GUARD(i, n);
-  long gw = i % GW; long r = i / GW; long gh = r % GH; r /= GH;
-  long kw = r % KW; r /= KW; long kh = r % KH; r /= KH; long c = r % C; long b = r / C;
-  long h = gh * sh - ph + kh * dh, w = gw * sw - pw + kw * dw;
-  {t} v = ({t})0;
-  if (h >= 0 && h < H && w >= 0 && w < W)
-    v = ({t}){load(xd, "x", "x_off + b * x_sn + c * x_sc + h * x_sh + w * x_sw")};
-  {store(xd, "o", "i", "v")}
-}}
-__kernel void col2im(__global {STORAGE[xd]}* o, __global const {STORAGE[xd]}* cols,
-                     long n, long C, long H, long W,
-                     long GH, long GW, {_GEOM}) {{
-  long i = get_global_id(0);
-  GUARD(i, n);
-  long w = i % W; long r = i / W; long h = r % H; r /= H; long c = r % C; long b = r / C;
-  {t} acc = ({t})0;
-  __global const {STORAGE[xd]}* base = cols + (b * C + c) * KH * KW * GH * GW;
-  for (long kh = 0; kh < KH; kh++) {{
-    long th = h + ph - kh * dh;
-    if (th < 0 || th % sh) continue;
-    long gh = th / sh;
-    if (gh >= GH) continue;
-    for (long kw = 0; kw < KW; kw++) {{
-      long tw = w + pw - kw * dw;
-      if (tw < 0 || tw % sw) continue;
-      long gw = tw / sw;
-      if (gw >= GW) continue;
-      acc += ({t}){load(xd, "base", "((kh * KW + kw) * GH + gh) * GW + gw")};
-    }}
-  }}
-  {store(xd, "o", "i", "acc")}
-}}"""
-
-
-def _kernels(rt: Runtime, xd: DType) -> dict[str, Any]:
-    return rt.build(
-        ("im2col", xd),
-        ("im2col", "col2im"),
-        lambda: _im2col_source(xd),
-        build_options(xd),
-        lambda name: [None, None] + [I64] * (19 if name == "im2col" else 14),
-    )
-
-
-def _geom(
-    kernel: tuple[int, int], stride: tuple[int, int], padding: tuple[int, int], dilation: tuple[int, int]
-) -> list[int]:
-    return [kernel[0], kernel[1], stride[0], stride[1], padding[0], padding[1], dilation[0], dilation[1]]
-
-
-def im2col(
-    x: CLTensor,
-    grid: tuple[int, int],
-    kernel: tuple[int, int],
-    stride: tuple[int, int],
-    padding: tuple[int, int],
-    dilation: tuple[int, int],
-) -> CLTensor:
-    """``[N, C, H, W]`` -> ``[N, C, KH, KW, GH, GW]``: the input pixel each kernel tap of each
-    output position reads (0 in the padding)."""
-    rt = x.rt
-    N, C, H, W = x.shape
-    out = new(rt, (N, C, kernel[0], kernel[1], grid[0], grid[1]), x.dtype, "im2col columns")
-    if out.n:
-        rt.launch(
-            _kernels(rt, x.dtype)["im2col"],
-            global_size(out.n),
-            (LOCAL,),
-            out.buf,
-            x.buf,
-            out.n,
-            C,
-            H,
-            W,
-            *grid,
-            *_geom(kernel, stride, padding, dilation),
-            x.offset,
-            *x.strides,
-        )
-    return out
-
-
-def col2im(
-    cols: CLTensor,
-    image: tuple[int, int, int, int],
-    kernel: tuple[int, int],
-    stride: tuple[int, int],
-    padding: tuple[int, int],
-    dilation: tuple[int, int],
-) -> CLTensor:
-    """Inverse scatter of `im2col`: each pixel of an image of shape `image` sums every column
-    entry that reads it. `cols` is contiguous ``[N, C, KH, KW, GH, GW]``."""
-    rt = cols.rt
-    N, C, H, W = image
-    out = new(rt, image, cols.dtype, "col2im image")
-    if out.n:
-        rt.launch(
-            _kernels(rt, cols.dtype)["col2im"],
-            global_size(out.n),
-            (LOCAL,),
-            out.buf,
-            cols.buf,
-            out.n,
-            C,
-            H,
-            W,
-            cols.shape[4],
-            cols.shape[5],
-            *_geom(kernel, stride, padding, dilation),
-        )
-    return out
-
-
-# -- pooling ----------------------------------------------------------------------------------------
 def _pool_source(xd: DType, idd: DType) -> str:
     t = COMPUTE[xd]
     ninf = "-INFINITY"
     return f"""
 __kernel void max_pool(__global {STORAGE[xd]}* o, __global {STORAGE[idd]}* oi,
                        __global const {STORAGE[xd]}* x,
-                       long n, long C, long H, long W, long OH, long OW, {_GEOM}, {_IMG}) {{
+                       long n, long C, long H, long W, long OH, long OW, {WINDOW_PARAMS}, {IMAGE_PARAMS}) {{
   long i = get_global_id(0);
   GUARD(i, n);
   long ow = i % OW; long r = i / OW; long oh = r % OH; r /= OH; long c = r % C; long b = r / C;
@@ -169,7 +46,7 @@ __kernel void max_pool(__global {STORAGE[xd]}* o, __global {STORAGE[idd]}* oi,
 }}
 __kernel void max_pool_back(__global {STORAGE[xd]}* o, __global const {STORAGE[xd]}* g,
                             __global const {STORAGE[idd]}* gi,
-                            long n, long C, long H, long W, long OH, long OW, {_GEOM}) {{
+                            long n, long C, long H, long W, long OH, long OW, {WINDOW_PARAMS}) {{
   long i = get_global_id(0);
   GUARD(i, n);
   long w = i % W; long r = i / W; long h = r % H; r /= H; long c = r % C; long b = r / C;
@@ -200,7 +77,7 @@ inline long avg_count(long oh, long ow, long H, long W, long KH, long KW, long s
 }}
 __kernel void avg_pool(__global {STORAGE[xd]}* o, __global const {STORAGE[xd]}* x,
                        long n, long C, long H, long W,
-                       long OH, long OW, {_GEOM}, int pad, {_IMG}) {{
+                       long OH, long OW, {WINDOW_PARAMS}, int pad, {IMAGE_PARAMS}) {{
   long i = get_global_id(0);
   GUARD(i, n);
   long ow = i % OW; long r = i / OW; long oh = r % OH; r /= OH; long c = r % C; long b = r / C;
@@ -218,7 +95,7 @@ __kernel void avg_pool(__global {STORAGE[xd]}* o, __global const {STORAGE[xd]}* 
   {store(xd, "o", "i", f"acc / ({t})avg_count(oh, ow, H, W, KH, KW, sh, sw, ph, pw, pad)")}
 }}
 __kernel void avg_pool_back(__global {STORAGE[xd]}* o, __global const {STORAGE[xd]}* g,
-                            long n, long C, long H, long W, long OH, long OW, {_GEOM}, int pad,
+                            long n, long C, long H, long W, long OH, long OW, {WINDOW_PARAMS}, int pad,
                             long g_off, long g_sn, long g_sc, long g_sh, long g_sw) {{
   long i = get_global_id(0);
   GUARD(i, n);
@@ -243,7 +120,7 @@ __kernel void avg_pool_back(__global {STORAGE[xd]}* o, __global const {STORAGE[x
 }}"""
 
 
-def _pool_kernels(rt: Runtime, xd: DType, idd: DType) -> dict[str, Any]:
+def _kernels(rt: Runtime, xd: DType, idd: DType) -> dict[str, Any]:
     import numpy as np
 
     def types(name: str) -> list:
@@ -261,10 +138,6 @@ def _pool_kernels(rt: Runtime, xd: DType, idd: DType) -> dict[str, Any]:
         build_options(xd),
         types,
     )
-
-
-def out_size(size: int, kernel: int, stride: int, padding: int, dilation: int) -> int:
-    return (size + 2 * padding - dilation * (kernel - 1) - 1) // stride + 1
 
 
 def max_pool2d(
@@ -287,7 +160,7 @@ def max_pool2d(
     out_i = new(rt, (N, C, OH, OW), idx_dtype, "the indices of max_pool2d")
     if out.n:
         rt.launch(
-            _pool_kernels(rt, x.dtype, idx_dtype)["max_pool"],
+            _kernels(rt, x.dtype, idx_dtype)["max_pool"],
             global_size(out.n),
             (LOCAL,),
             out.buf,
@@ -299,7 +172,7 @@ def max_pool2d(
             W,
             OH,
             OW,
-            *_geom(kernel, stride, padding, dilation),
+            *window_args(kernel, stride, padding, dilation),
             x.offset,
             *x.strides,
         )
@@ -321,7 +194,7 @@ def max_pool2d_backward(
     out = new(rt, tuple(x_shape), grad.dtype, "the gradient of max_pool2d")
     if out.n:
         rt.launch(
-            _pool_kernels(rt, grad.dtype, indices.dtype)["max_pool_back"],
+            _kernels(rt, grad.dtype, indices.dtype)["max_pool_back"],
             global_size(out.n),
             (LOCAL,),
             out.buf,
@@ -333,7 +206,7 @@ def max_pool2d_backward(
             W,
             grad.shape[2],
             grad.shape[3],
-            *_geom(kernel, stride, padding, dilation),
+            *window_args(kernel, stride, padding, dilation),
         )
     return out
 
@@ -357,7 +230,7 @@ def avg_pool2d(
     out = new(rt, (N, C, OH, OW), x.dtype, "the result of avg_pool2d")
     if out.n:
         rt.launch(
-            _pool_kernels(rt, x.dtype, idx_dtype)["avg_pool"],
+            _kernels(rt, x.dtype, idx_dtype)["avg_pool"],
             global_size(out.n),
             (LOCAL,),
             out.buf,
@@ -368,7 +241,7 @@ def avg_pool2d(
             W,
             OH,
             OW,
-            *_geom(kernel, stride, padding, (1, 1)),
+            *window_args(kernel, stride, padding, (1, 1)),
             int(count_include_pad),
             x.offset,
             *x.strides,
@@ -390,7 +263,7 @@ def avg_pool2d_backward(
     out = new(rt, tuple(x_shape), grad.dtype, "the gradient of avg_pool2d")
     if out.n:
         rt.launch(
-            _pool_kernels(rt, grad.dtype, idx_dtype)["avg_pool_back"],
+            _kernels(rt, grad.dtype, idx_dtype)["avg_pool_back"],
             global_size(out.n),
             (LOCAL,),
             out.buf,
@@ -401,7 +274,7 @@ def avg_pool2d_backward(
             W,
             grad.shape[2],
             grad.shape[3],
-            *_geom(kernel, stride, padding, (1, 1)),
+            *window_args(kernel, stride, padding, (1, 1)),
             int(count_include_pad),
             grad.offset,
             *grad.strides,

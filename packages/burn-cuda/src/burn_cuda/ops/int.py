@@ -1,8 +1,8 @@
-"""Int ops (`burn.backend.IntOps`) on CuPy arrays: the shared bodies (`burn.backend.xp.int`)
-plus what CuPy does its own way.
+"""Int ops of the contract (`burn.backend.ops.int`) on CuPy arrays: the shared bodies
+(`burn.backend.xp.int`) plus what CuPy does its own way (`burn_cuda._common`).
 
 Division floors and the remainder takes the divisor's sign (Python's ``//`` and ``%``); by zero
-both give 0 (`_kernels.int_floor_div`). Scalars are typed like the tensor, so results keep its
+both give 0 (`burn_cuda.kernels.int`). Scalars are typed like the tensor, so results keep its
 int type (and a scalar it cannot hold raises OverflowError, as on every backend). Sums, products
 and cumulative sums keep the tensor's int type.
 """
@@ -18,10 +18,11 @@ from burn.backend.xp.int import INT_UFUNCS, XpIntOps
 from burn.backend.xp.tensor_common import bind_ufuncs
 from burn.foundations.distribution import Distribution
 from burn.foundations.dtype import DType
-from burn_cuda import _kernels as k
+from burn_cuda import _common as c
 from burn_cuda import _random
 from burn_cuda._common import CommonOps, placed
 from burn_cuda._dtypes import NP_OF
+from burn_cuda.kernels import int as k
 
 Array = Any
 
@@ -33,8 +34,19 @@ def _same(lhs: Array, rhs: Array) -> tuple[Array, Array]:
 
 
 @bind_ufuncs(cp, INT_UFUNCS)
-class IntOps(CommonOps, XpIntOps):
+class CudaIntOps(CommonOps, XpIntOps):
     """The ``int_*`` ops of `burn_cuda.Cuda`."""
+
+    int_into_data = c.into_data
+    int_device = c.device
+    int_to_device = c.to_device
+    int_gather = c.gather
+    # Sums by atomics in one kernel: ints wrap (64-bit adds).
+    int_scatter_add = c.scatter_add
+    int_select_add = c.select_add
+    # One reduction, the values gathered at its indices.
+    int_max_dim_with_indices = c.max_dim_with_indices
+    int_min_dim_with_indices = c.min_dim_with_indices
 
     # CuPy allocates on the current device: creation runs on its `device` argument's.
     int_full = placed(XpIntOps.int_full)

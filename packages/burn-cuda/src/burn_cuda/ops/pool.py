@@ -1,7 +1,7 @@
-"""Module ops (`burn.backend.ModuleOps`) of `burn_cuda.Cuda`: the shared ones on CuPy
-(`burn.backend.xp`: im2col + cuBLAS convolutions through `_gemm`, pooling, every interpolation
-mode, 1-D through 2-D), with one kernel for max pooling with indices (`_pool_kernels`) and an
-atomic-add kernel where the shared code would sum through a float64 bincount."""
+"""Pooling ops of the contract (`burn.backend.ops.pool`) on CuPy arrays: the shared ones
+(`burn.backend.xp.pool`), with one kernel for max pooling with indices
+(`burn_cuda.kernels.pool`) and an atomic-add kernel for its gradient where the shared code would
+sum through a float64 bincount."""
 
 from __future__ import annotations
 
@@ -10,25 +10,20 @@ from typing import Any
 import cupy as cp
 import numpy as np
 
-from burn.backend.xp.conv import XpConvOps
 from burn.backend.xp.pool import XpPoolOps
-from burn.backend.xp.sampling import XpInterpolateOps
 from burn.backend.xp.windows import Pair, out_size
 from burn.errors import ShapeError
-from burn_cuda import _gemm, _pool_kernels
-from burn_cuda import _kernels as k
 from burn_cuda._dtypes import BF16, F32, I64, work
+from burn_cuda.kernels import index as k
+from burn_cuda.kernels import pool as pool_kernels
 
 Array = Any
 
 
-class ModuleOps(XpConvOps, XpPoolOps, XpInterpolateOps):
-    """The module ops of `burn_cuda.Cuda`."""
+class CudaPoolOps(XpPoolOps):
+    """The pooling ops of `burn_cuda.Cuda`."""
 
     _int_np: np.dtype
-    float_select_add: Any  # `_common`'s
-
-    _conv_gemm = staticmethod(_gemm.matmul)  # capturable in CUDA graphs (`burn_cuda.graphs`)
 
     def _max_pool2d_with_indices(
         self, x: Array, kernel_size: Pair, stride: Pair, padding: Pair, dilation: Pair
@@ -47,7 +42,7 @@ class ModuleOps(XpConvOps, XpPoolOps, XpInterpolateOps):
             raise ShapeError(
                 f"pool2d: input {x.shape} with kernel {kernel_size}, padding {padding} gives an empty output"
             )
-        return _pool_kernels.max_pool2d_with_indices(
+        return pool_kernels.max_pool2d_with_indices(
             x, kernel_size, stride, padding, dilation, (out[0], out[1]), self._int_np
         )
 
@@ -69,13 +64,3 @@ class ModuleOps(XpConvOps, XpPoolOps, XpInterpolateOps):
         index = indices.astype(I64)
         k.scatter_add(index + offsets, output_grad.astype(out.dtype), index, plane, out)
         return out.reshape(x.shape).astype(x.dtype, copy=False)
-
-    # -- embedding ----------------------------------------------------------------------------
-    def embedding(self, weights: Array, indices: Array) -> Array:
-        return weights.take(indices, axis=0)
-
-    def embedding_backward(self, weights: Array, output_grad: Array, indices: Array) -> Array:
-        vocab, dim = weights.shape
-        zeros = cp.zeros((vocab, dim), dtype=output_grad.dtype)
-        grad = self.float_select_add(zeros, 0, indices.reshape(-1), output_grad.reshape(-1, dim))
-        return grad.astype(weights.dtype, copy=False)
