@@ -275,6 +275,16 @@ def op_facts() -> dict[str, OpFacts]:
     return out
 
 
+def families() -> list[str]:
+    """The op families of the contract (the stems of their modules in every layer), sorted.
+
+    Example:
+        >>> "conv" in families() and "float" in families()
+        True
+    """
+    return sorted({f.family for f in op_facts().values()})
+
+
 def required_ops() -> list[str]:
     """Names of the required ops."""
     return [name for name, kind in contract_ops().items() if kind == "required"]

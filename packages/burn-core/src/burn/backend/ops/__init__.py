@@ -7,9 +7,5 @@ family's name is the stem of its module in every layer that implements it: here,
 array-namespace bodies (`burn.backend.xp`), the Tensor API's functional layer, burn-autodiff
 (forward and rule side by side), each backend package and the conformance suite. Each op's facts
 (differentiable, backward helper, checkpoint class, element-wise expression) are declared at the
-op (`burn.backend.contract`).
+op (`burn.backend.contract`); `burn.backend.contract.families()` lists the families.
 """
-
-FAMILIES: tuple[str, ...] = (
-    "float", "int", "bool", "activation", "conv", "pool", "sampling", "embedding", "loss", "rnn", "optim",
-)
