@@ -104,3 +104,13 @@ register({
     "burn.backend.xp.interpolate": "burn.backend.xp.sampling",
     "burn.tensor._ownership": "burn.foundations.ownership",
 })
+
+# The Tensor layer's functional ops: one module per op family under `burn.tensor.module`.
+_MODULE = "burn.tensor.module."
+register({
+    "burn.tensor.module_3d": (_MODULE + "conv", _MODULE + "pool", _MODULE + "_padding"),
+    "burn.tensor.module_loss": _MODULE + "loss",
+    "burn.tensor.module_rnn": _MODULE + "rnn",
+    "burn.tensor.module_sampling": (_MODULE + "sampling", _MODULE + "linear", _MODULE + "loss"),
+    "burn.tensor.module_window": _MODULE + "conv",
+})

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from burn.module.base import Module
 from burn.module.config import config
-from burn.tensor.module_sampling import _MODES, interpolate
+from burn.tensor.module.sampling import INTERPOLATE_MODES, interpolate
 
 if TYPE_CHECKING:
     from burn.backend.device import Device
@@ -31,8 +31,8 @@ __all__ = ["Interpolate1d", "Interpolate1dConfig", "Interpolate2d", "Interpolate
 def _check(name: str, output_size: object, scale_factor: object, mode: str) -> None:
     if (output_size is None) == (scale_factor is None):
         raise ValueError(f"{name}: give exactly one of output_size and scale_factor")
-    if mode not in _MODES:
-        raise ValueError(f"{name}: mode must be one of {tuple(_MODES)}, got {mode!r}")
+    if mode not in INTERPOLATE_MODES:
+        raise ValueError(f"{name}: mode must be one of {tuple(INTERPOLATE_MODES)}, got {mode!r}")
 
 
 def _pair(value: float | Sequence[float], cast: type) -> tuple:

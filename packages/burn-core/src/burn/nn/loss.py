@@ -28,8 +28,7 @@ from burn.module.base import Module
 from burn.module.config import config
 from burn.nn._util import HostConstant
 from burn.tensor import activation as A
-from burn.tensor.module_loss import cross_entropy
-from burn.tensor.module_sampling import cross_entropy_with_logits
+from burn.tensor.module.loss import cross_entropy, cross_entropy_with_logits
 from burn.tensor.tensor import Tensor
 
 if TYPE_CHECKING:

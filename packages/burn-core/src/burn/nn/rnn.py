@@ -41,7 +41,7 @@ from burn.nn.dropout import Dropout, DropoutConfig
 from burn.nn.init import Initializer, XavierNormal
 from burn.nn.linear import Linear, LinearConfig
 from burn.tensor import activation as A
-from burn.tensor.module_rnn import gru_cell, lstm_cell
+from burn.tensor.module.rnn import gru_cell, lstm_cell
 from burn.tensor.tensor import Tensor
 
 if TYPE_CHECKING:

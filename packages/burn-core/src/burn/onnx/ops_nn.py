@@ -10,7 +10,7 @@ from burn.onnx.errors import OnnxError
 from burn.onnx.ops import register
 from burn.onnx.runtime import align, norm_axis
 from burn.tensor import module as F
-from burn.tensor.module_3d import avg_pool3d, conv3d, conv_transpose1d, conv_transpose3d, max_pool3d
+from burn.tensor.module import avg_pool3d, conv3d, conv_transpose1d, conv_transpose3d, max_pool3d
 
 if TYPE_CHECKING:
     from burn.onnx.graph import Node

@@ -12,7 +12,7 @@ from burn.onnx.errors import OnnxError
 from burn.onnx.ops import register
 from burn.onnx.ops_nn import matmul
 from burn.onnx.runtime import ints
-from burn.tensor.module_rnn import gru_cell, lstm_cell
+from burn.tensor.module.rnn import gru_cell, lstm_cell
 
 if TYPE_CHECKING:
     from burn.onnx.graph import Node

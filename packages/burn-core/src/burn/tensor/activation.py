@@ -1,7 +1,7 @@
 """Activation functions on Float tensors (also importable as `burn.activation`).
 
 Each calls the backend's activation op of the same name (backends may override the defaults in
-`burn.backend.activation_ops` to be faster; the autodiff decorator gives them gradients); `mish`
+`burn.backend.ops.activation` to be faster; the autodiff decorator gives them gradients); `mish`
 and `prelu` are composed of other ops.
 
 Example:

@@ -1,11 +1,11 @@
-"""Functional interpolation and sampling ops, and the functional `linear` and
-`cross_entropy_with_logits` (re-exported by `burn.tensor.module`).
+"""Functional interpolation and sampling (the sampling family): `interpolate`, `interpolate1d`
+and `grid_sample_2d`.
 
 `interpolate` resizes ``[N, C, H, W]`` (or ``[N, C, L]``) inputs with ``"nearest"``,
 ``"nearest-exact"``, ``"bilinear"`` (``"linear"`` in 1-D) or ``"bicubic"`` (``"cubic"``), to an
 output size or by a scale factor; `grid_sample_2d` samples at arbitrary normalized positions.
-Layouts and conventions are PyTorch's; the backend ops are `burn.backend.ModuleOps.interpolate`
-and `burn.backend.module_ops_sampling.SamplingOps.grid_sample_2d`.
+Layouts and conventions are PyTorch's; the backend ops are `burn.backend.ops.sampling`'s
+``interpolate`` and ``grid_sample_2d``.
 
 Example:
     >>> from burn import Tensor
@@ -22,25 +22,26 @@ import operator
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, cast
 
+from burn.backend.ops.sampling import GRID_SAMPLE_MODES, GRID_SAMPLE_PADDINGS
 from burn.errors import ShapeError
 from burn.foundations.kind import Float
-from burn.tensor._base import TensorBase, wrap
-from burn.tensor._errors import expect_same, kind_error
+from burn.tensor._base import wrap
+from burn.tensor._errors import expect_same
+from burn.tensor.module._args import float_input
 
 if TYPE_CHECKING:
     from burn.backend.ops.sampling import GridSampleMode, GridSamplePadding, InterpolateMode
     from burn.tensor.tensor import Tensor
 
 __all__ = [
-    "cross_entropy_with_logits",
     "grid_sample_2d",
     "interpolate",
     "interpolate1d",
-    "linear",
 ]
 
-# Accepted mode names -> the backend op's mode (1-D PyTorch names are aliases).
-_MODES = {
+# Accepted mode names -> the backend op's mode (1-D PyTorch names are aliases); `burn.nn`'s
+# resizing layers check their mode against it too.
+INTERPOLATE_MODES: dict[str, str] = {
     "nearest": "nearest",
     "nearest-exact": "nearest-exact",
     "bilinear": "bilinear",
@@ -48,17 +49,6 @@ _MODES = {
     "bicubic": "bicubic",
     "cubic": "bicubic",
 }
-
-
-def _float_input(op: str, x: Any, ranks: tuple[int, ...], layout: str) -> tuple[int, ...]:
-    if not isinstance(x, TensorBase):
-        raise TypeError(f"{op}: expects a burn.Tensor input, got {type(x).__name__}")
-    if x._k is not Float:
-        raise kind_error(op, x, "a Float input", "convert with .float() first")
-    shape = x.shape
-    if len(shape) not in ranks:
-        raise ShapeError(f"{op}: the input must be {layout}, got shape {shape}")
-    return shape
 
 
 def _sizes(op: str, name: str, value: Any, count: int) -> list[Any]:
@@ -119,10 +109,10 @@ def interpolate(
         ValueError: an unknown mode, or both or neither of output_size and scale_factor.
     """
     op = "interpolate"
-    shape = _float_input(op, x, (3, 4), "[N, C, L] or [N, C, H, W]")
-    backend_mode = _MODES.get(mode)
+    shape = float_input(op, x, (3, 4), "[N, C, L] or [N, C, H, W]")
+    backend_mode = INTERPOLATE_MODES.get(mode)
     if backend_mode is None:
-        raise ValueError(f"{op}: mode must be one of {tuple(_MODES)}, got {mode!r}")
+        raise ValueError(f"{op}: mode must be one of {tuple(INTERPOLATE_MODES)}, got {mode!r}")
     spatial = shape[2:]
     if any(n == 0 for n in spatial):
         raise ShapeError(f"{op}: the input {shape} has an empty spatial dim")
@@ -146,7 +136,7 @@ def interpolate1d(
 ) -> Tensor:
     """`interpolate` of ``[N, C, L]`` inputs (modes ``"nearest"``, ``"nearest-exact"``,
     ``"linear"``, ``"cubic"``), Burn's ``interpolate1d``."""
-    _float_input("interpolate1d", x, (3,), "[N, C, L]")
+    float_input("interpolate1d", x, (3,), "[N, C, L]")
     return interpolate(x, output_size, mode, align_corners, scale_factor)
 
 
@@ -170,10 +160,8 @@ def grid_sample_2d(
         >>> grid = Tensor.from_data(corners)  # doctest: +SKIP
         >>> grid_sample_2d(x, grid, align_corners=True)  # x's four corners  # doctest: +SKIP
     """
-    from burn.backend.ops.sampling import GRID_SAMPLE_MODES, GRID_SAMPLE_PADDINGS
-
     op = "grid_sample_2d"
-    n, c, h, w = _float_input(op, x, (4,), "[N, C, H, W]")
+    n, c, h, w = float_input(op, x, (4,), "[N, C, H, W]")
     expect_same(op, x, grid, Float, "grid")
     gshape = grid.shape
     if len(gshape) != 4 or gshape[0] != n or gshape[3] != 2:
@@ -192,51 +180,3 @@ def grid_sample_2d(
     checked_padding = cast("GridSamplePadding", padding_mode)
     return wrap(b.grid_sample_2d(x._p, grid._p, checked_mode, checked_padding, bool(align_corners)), b, Float)
 
-
-def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
-    """``x @ weight + bias`` over the last dim of `x` (any rank >= 1).
-
-    The weight is ``[d_input, d_output]``: Burn's layout, the transpose of PyTorch's
-    ``[out, in]`` (``F.linear(x, w.T, b)`` in PyTorch); `bias` is ``[d_output]``.
-
-    Example:
-        >>> linear(Tensor.ones((2, 3)), Tensor.ones((3, 4)), Tensor.zeros((4,))).shape  # doctest: +SKIP
-        (2, 4)
-    """
-    op = "linear"
-    shape = _float_input(op, x, tuple(range(1, 33)), "a tensor of rank >= 1")
-    expect_same(op, x, weight, Float, "weight")
-    if len(weight.shape) != 2 or weight.shape[0] != shape[-1]:
-        raise ShapeError(
-            f"{op}: weight must be [d_input={shape[-1]}, d_output] (Burn's layout) for input {shape}, "
-            f"got {weight.shape}"
-        )
-    if bias is not None:
-        expect_same(op, x, bias, Float, "bias")
-        if bias.shape != (weight.shape[1],):
-            raise ShapeError(f"{op}: bias must have shape ({weight.shape[1]},), got {bias.shape}")
-    out = x.unsqueeze().matmul(weight).squeeze(0) if len(shape) == 1 else x.matmul(weight)
-    return out if bias is None else out + bias
-
-
-def cross_entropy_with_logits(logits: Tensor, target_probs: Tensor) -> Tensor:
-    """Cross-entropy of `logits` against target probabilities of the same shape, over the last
-    dim, averaged over the other positions -> shape ``(1,)`` (Burn's ``cross_entropy_with_logits``;
-    PyTorch's ``cross_entropy`` with probability targets, classes moved to the last dim).
-
-    Example:
-        >>> logits, targets = Tensor.zeros((2, 4)), Tensor.full((2, 4), 0.25)  # doctest: +SKIP
-        >>> cross_entropy_with_logits(logits, targets).item()  # log(4)  # doctest: +SKIP
-        1.3862943611198906
-    """
-    from burn.tensor.activation import log_softmax
-
-    op = "cross_entropy_with_logits"
-    shape = _float_input(op, logits, tuple(range(1, 33)), "a tensor of rank >= 1")
-    expect_same(op, logits, target_probs, Float, "target_probs")
-    if target_probs.shape != shape:
-        raise ShapeError(
-            f"{op}: logits {shape} and target_probs {target_probs.shape} must have the same shape"
-        )
-    per = (log_softmax(logits, -1) * target_probs).sum_dim(-1)
-    return -per.mean()

@@ -1,6 +1,6 @@
-"""Functional LSTM and GRU cells (re-exported by `burn.tensor.module`): one step's element-wise
-part as one backend op (`burn.backend.rnn_ops.RnnOps.lstm_cell`, `gru_cell`), which `burn.nn.Lstm`
-and `burn.nn.Gru` run at every step.
+"""Functional LSTM and GRU cells (the rnn family): one step's element-wise part as one backend op
+(`burn.backend.ops.rnn.RnnOps.lstm_cell`, `gru_cell`), which `burn.nn.Lstm` and `burn.nn.Gru` run
+at every step.
 
 Example:
     >>> from burn import Tensor
@@ -17,8 +17,9 @@ from typing import TYPE_CHECKING
 from burn.backend.ops.rnn import gru_widths, lstm_widths
 from burn.errors import DTypeError
 from burn.foundations.kind import Float
-from burn.tensor._base import TensorBase, wrap
-from burn.tensor._errors import expect_same, kind_error
+from burn.tensor._base import wrap
+from burn.tensor._errors import expect_same
+from burn.tensor.module._args import float_operand
 
 if TYPE_CHECKING:
     from burn.tensor.tensor import Tensor
@@ -29,10 +30,7 @@ __all__ = ["gru_cell", "lstm_cell"]
 def _check_inputs(op: str, first: tuple[str, Tensor], *others: tuple[str, Tensor]) -> None:
     """Every input a Float tensor of the first's backend, device and dtype (shapes: the caller)."""
     name, t = first
-    if not isinstance(t, TensorBase):
-        raise TypeError(f"{op}: {name} must be a burn.Tensor, got {type(t).__name__}")
-    if t._k is not Float:
-        raise kind_error(op, t, f"Float {name}", "convert with .float() first")
+    float_operand(op, t, name)
     for other_name, other in others:
         expect_same(op, t, other, Float, other_name)
         if other.dtype is not t.dtype:

@@ -1,6 +1,7 @@
-"""Functional cross-entropy against class indices (re-exported by `burn.tensor.module`): one
-backend op each way (`burn.backend.loss_ops.LossOps.cross_entropy`), where the composition of
-log-softmax, gather and mean takes seven forward and eight backward ops.
+"""Functional losses (the loss family): `cross_entropy` against class indices, one backend op each
+way (`burn.backend.ops.loss.LossOps.cross_entropy`), where the composition of log-softmax, gather
+and mean takes seven forward and eight backward ops; and `cross_entropy_with_logits` against
+target probabilities, composed of other ops.
 
 Example:
     >>> from burn import Tensor
@@ -18,13 +19,15 @@ from typing import TYPE_CHECKING
 from burn.backend.ops.loss import LossReduction, check_reduction
 from burn.errors import ShapeError
 from burn.foundations.kind import Float, Int
-from burn.tensor._base import TensorBase, wrap
-from burn.tensor._errors import expect_same, kind_error
+from burn.tensor._base import wrap
+from burn.tensor._errors import expect_same
+from burn.tensor.activation import log_softmax
+from burn.tensor.module._args import float_input, float_operand
 
 if TYPE_CHECKING:
     from burn.tensor.tensor import Tensor
 
-__all__ = ["cross_entropy"]
+__all__ = ["cross_entropy", "cross_entropy_with_logits"]
 
 
 def cross_entropy(logits: Tensor, targets: Tensor, reduction: LossReduction = "mean") -> Tensor:
@@ -49,10 +52,7 @@ def cross_entropy(logits: Tensor, targets: Tensor, reduction: LossReduction = "m
         [0.126928, 0.126928]
     """
     op = "cross_entropy"
-    if not isinstance(logits, TensorBase):
-        raise TypeError(f"{op}: logits must be a burn.Tensor, got {type(logits).__name__}")
-    if logits._k is not Float:
-        raise kind_error(op, logits, "Float logits", "convert with .float() first")
+    float_operand(op, logits, "logits")
     shape = logits.shape
     if len(shape) != 2 or shape[1] < 1:
         raise ShapeError(f"{op}: logits must have shape [batch_size, num_classes >= 1], got {shape}")
@@ -63,3 +63,24 @@ def cross_entropy(logits: Tensor, targets: Tensor, reduction: LossReduction = "m
         )
     check_reduction(op, reduction)
     return wrap(logits._b.cross_entropy(logits._p, targets._p, reduction), logits._b, Float)
+
+
+def cross_entropy_with_logits(logits: Tensor, target_probs: Tensor) -> Tensor:
+    """Cross-entropy of `logits` against target probabilities of the same shape, over the last
+    dim, averaged over the other positions -> shape ``(1,)`` (Burn's ``cross_entropy_with_logits``;
+    PyTorch's ``cross_entropy`` with probability targets, classes moved to the last dim).
+
+    Example:
+        >>> logits, targets = Tensor.zeros((2, 4)), Tensor.full((2, 4), 0.25)  # doctest: +SKIP
+        >>> cross_entropy_with_logits(logits, targets).item()  # log(4)  # doctest: +SKIP
+        1.3862943611198906
+    """
+    op = "cross_entropy_with_logits"
+    shape = float_input(op, logits, tuple(range(1, 33)), "a tensor of rank >= 1")
+    expect_same(op, logits, target_probs, Float, "target_probs")
+    if target_probs.shape != shape:
+        raise ShapeError(
+            f"{op}: logits {shape} and target_probs {target_probs.shape} must have the same shape"
+        )
+    per = (log_softmax(logits, -1) * target_probs).sum_dim(-1)
+    return -per.mean()
