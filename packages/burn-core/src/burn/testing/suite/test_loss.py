@@ -1,6 +1,7 @@
 """Loss ops: cross-entropy against class indices and its backward helper, against float64
 references, with every reduction, one-class and no-row edges, logits far from zero, infinities
-and NaN in single rows, and enough rows that a backend may split them between threads.
+and NaN in single rows, and enough rows that a backend may split them between threads; plus the
+functional `cross_entropy_with_logits` (a composition).
 
 The forward op goes through `burn.tensor.module.cross_entropy`; the backward helper has no
 Tensor method and is called on the backend's primitives directly.
@@ -13,12 +14,15 @@ from typing import Any
 import numpy as np
 import pytest
 
+from burn.errors import ShapeError
 from burn.foundations.dtype import DType
 from burn.testing import covers
-from burn.testing import nn_reference as ref
-from burn.testing.helpers import check_float, f64, make, rand_float
+from burn.testing.helpers import check_float, f64, float_input, make, rand_float, tensor_module, wrap_float
+from burn.testing.reference import activation as ref
 
 REDUCTIONS = ("none", "sum", "mean")
+
+
 # (rows, classes): one class, one row, a typical classifier batch, more classes than rows, and
 # 2048 x 160 (327,680 logits: large enough for a backend to split rows between threads).
 SHAPES = [(1, 1), (3, 1), (1, 5), (32, 10), (4, 50), (2048, 160)]
@@ -51,13 +55,6 @@ def _cross_entropy(logits: Any, targets: Any, reduction: Any) -> Any:
     from burn.tensor import module
 
     return module.cross_entropy(logits, targets, reduction)
-
-
-def _wrap_float(backend: Any, primitive: Any) -> Any:
-    from burn import Float
-    from burn.tensor._base import wrap
-
-    return wrap(primitive, backend, Float)
 
 
 @covers("cross_entropy")
@@ -118,6 +115,19 @@ def test_cross_entropy_backward_helper(
     g = rand_float(rng, (rows,) if reduction == "none" else (1,), float_dtype, 0.5, 2)
     tx, tg = make(backend, x, float_dtype), make(backend, g, float_dtype)
     tt = make(backend, t, backend.int_dtype)
-    dx = _wrap_float(backend, backend.cross_entropy_backward(tx._p, tt._p, tg._p, reduction))
+    dx = wrap_float(backend, backend.cross_entropy_backward(tx._p, tt._p, tg._p, reduction))
     want = _gradient(f64(x), t, f64(g), reduction)
     check_float(dx, want, float_dtype, terms=classes, what=f"cross_entropy_backward {reduction}")
+
+
+def test_cross_entropy_with_logits(backend: Any, rng: Any) -> None:
+    dtype = backend.float_dtype
+    logits, tl = float_input(backend, rng, dtype, (2, 3, 4))
+    probs = ref.softmax(rng.standard_normal((2, 3, 4)), -1)
+    tp = make(backend, probs, dtype)
+    want = -(ref.log_softmax(logits, -1) * f64(probs.astype(dtype.numpy))).sum(-1).mean()
+    check_float(
+        tensor_module().cross_entropy_with_logits(tl, tp), [want], dtype, terms=8, what="cross_entropy"
+    )
+    with pytest.raises(ShapeError, match="must have the same shape"):
+        tensor_module().cross_entropy_with_logits(tl, make(backend, probs[0], dtype))

@@ -1,4 +1,4 @@
-"""Bool logic and the casts between kinds and dtypes."""
+"""Casts between dtypes and conversions between kinds (float, int, bool)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,6 @@ from burn.testing import covers
 from burn.testing.helpers import (
     FLOAT_DTYPES,
     INT_DTYPES,
-    check_bool,
     check_exact,
     check_float,
     f64,
@@ -22,34 +21,6 @@ from burn.testing.helpers import (
     rand_int,
     require_dtype,
 )
-
-SHAPE_PAIRS = [((3, 4), (3, 4)), ((2, 3, 4), (4,)), ((2, 1), (1, 3)), ((), (2, 2)), ((0, 2), (1, 2))]
-
-
-@covers("bool_and", "bool_or", "bool_xor", "bool_equal", "bool_not_equal")
-@pytest.mark.parametrize("shapes", SHAPE_PAIRS, ids=str)
-def test_bool_binary(backend: Any, shapes: Any, rng: Any) -> None:
-    a, b = rand_bool(rng, shapes[0]), rand_bool(rng, shapes[1])
-    ta, tb = make(backend, a, DType.BOOL), make(backend, b, DType.BOOL)
-    check_bool(ta.bool_and(tb), a & b, what="bool_and")
-    check_bool(ta.bool_or(tb), a | b, what="bool_or")
-    check_bool(ta.bool_xor(tb), a ^ b, what="bool_xor")
-    check_bool(ta & tb, a & b, what="&")
-    check_bool(ta | tb, a | b, what="|")
-    check_bool(ta ^ tb, a ^ b, what="^")
-    check_bool(ta.equal(tb), a == b, what="equal")
-    check_bool(ta.not_equal(tb), a != b, what="not_equal")
-    check_bool(ta == tb, a == b, what="==")
-    check_bool(ta != tb, a != b, what="!=")
-
-
-@covers("bool_not")
-@pytest.mark.parametrize("shape", [(), (0,), (5,), (2, 3, 4)], ids=str)
-def test_bool_not(backend: Any, shape: Any, rng: Any) -> None:
-    a = rand_bool(rng, shape)
-    t = make(backend, a, DType.BOOL)
-    check_bool(t.bool_not(), ~a, what="bool_not")
-    check_bool(~t, ~a, what="~")
 
 
 @covers("bool_into_int", "bool_into_float")

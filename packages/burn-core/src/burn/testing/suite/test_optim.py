@@ -1,4 +1,4 @@
-"""The fused optimizer ops (`burn.backend.optim_ops`): the documented update against a float64
+"""The fused optimizer ops (`burn.backend.ops.optim`): the documented update against a float64
 NumPy reference and against the default op on the same backend; operands the caller keeps are
 never written."""
 

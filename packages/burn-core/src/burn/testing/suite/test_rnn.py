@@ -15,7 +15,7 @@ import pytest
 
 from burn.foundations.dtype import DType
 from burn.testing import covers
-from burn.testing.helpers import check_float, f64, make, rand_float
+from burn.testing.helpers import check_float, f64, make, rand_float, wrap_float
 
 # (rows, hidden): one unit, a few, the LSTM benchmark's step, and 64 x 1024 (262,144 gate values).
 SHAPES = [(1, 1), (3, 5), (32, 256), (64, 1024)]
@@ -51,13 +51,6 @@ def _lstm_cell(gates: Any, cell: Any) -> Any:
     from burn.tensor import module
 
     return module.lstm_cell(gates, cell)
-
-
-def _wrap_float(backend: Any, primitive: Any) -> Any:
-    from burn import Float
-    from burn.tensor._base import wrap
-
-    return wrap(primitive, backend, Float)
 
 
 def _inputs(rng: Any, shape: tuple[int, int], dtype: DType, spread: float = 4.0) -> tuple[Any, Any]:
@@ -98,8 +91,8 @@ def test_lstm_cell_backward_helper(backend: Any, float_dtype: DType, shape: Any,
     d_gates, d_cell = backend.lstm_cell_backward(tg._p, tc._p, out._p, tgrad._p)
     want_gates, want_cell = _backward(f64(gates), f64(cell), f64(grad))
     what = f"lstm_cell_backward {shape}"
-    check_float(_wrap_float(backend, d_gates), want_gates, float_dtype, terms=6, what=what + " gates")
-    check_float(_wrap_float(backend, d_cell), want_cell, float_dtype, terms=6, what=what + " cell")
+    check_float(wrap_float(backend, d_gates), want_gates, float_dtype, terms=6, what=what + " gates")
+    check_float(wrap_float(backend, d_cell), want_cell, float_dtype, terms=6, what=what + " cell")
 
 
 # -- GRU (reset gate after the hidden projection) ----------------------------------------------
@@ -177,6 +170,4 @@ def test_gru_cell_backward_helper(backend: Any, float_dtype: DType, shape: Any, 
     got = backend.gru_cell_backward(tx._p, th._p, thid._p, tgrad._p)
     want = _gru_backward(f64(gx), f64(gh), f64(hidden), f64(grad))
     for name, g, w in zip(("gates_x", "gates_h", "hidden"), got, want, strict=True):
-        check_float(
-            _wrap_float(backend, g), w, float_dtype, terms=6, what=f"gru_cell_backward {shape} {name}"
-        )
+        check_float(wrap_float(backend, g), w, float_dtype, terms=6, what=f"gru_cell_backward {shape} {name}")

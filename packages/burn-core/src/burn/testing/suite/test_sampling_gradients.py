@@ -1,6 +1,6 @@
-"""Gradients of the sampling ops against central finite differences (float64): interpolate's
-nearest-exact and bicubic modes (both corner conventions), and grid_sample_2d with respect to
-the input and the grid for every padding mode.
+"""Gradients of the sampling ops against central finite differences (float64): interpolate in
+every mode (nearest, nearest-exact, bilinear, bicubic; both corner conventions), and
+grid_sample_2d with respect to the input and the grid for every padding mode.
 
 Grid points are drawn at random, so none lies on a pixel boundary (where bilinear weights have
 a kink) or a reflection boundary; nearest sampling is checked with respect to the input only
@@ -31,7 +31,38 @@ _NEAREST_GRID = const(
     [[[[-0.70, -0.55], [0.30, 0.05], [0.95, 0.60]], [[-0.10, 0.70], [0.62, -0.65], [1.2, 0.1]]]]
 )
 
+
 CASES = [
+    Case(
+        "interpolate_nearest",
+        ("interpolate",),
+        lambda x: op("interpolate", x, (5, 7), "nearest", False),
+        inputs(u((1, 2, 3, 4))),
+    ),
+    Case(
+        "interpolate_nearest_down",
+        ("interpolate",),
+        lambda x: op("interpolate", x, (2, 3), "nearest", False),
+        inputs(u((1, 1, 5, 7))),
+    ),
+    Case(
+        "interpolate_bilinear",
+        ("interpolate",),
+        _interpolate((5, 6), "bilinear", False),
+        inputs(u((1, 2, 3, 4))),
+    ),
+    Case(
+        "interpolate_bilinear_align",
+        ("interpolate",),
+        _interpolate((5, 6), "bilinear", True),
+        inputs(u((1, 1, 3, 4))),
+    ),
+    Case(
+        "interpolate_bilinear_down",
+        ("interpolate",),
+        _interpolate((3, 2), "bilinear", False),
+        inputs(u((1, 1, 4, 5))),
+    ),
     Case(
         "interpolate_bicubic",
         ("interpolate",),
@@ -102,6 +133,8 @@ def _fixed_grid(x: Any) -> Any:
 
 
 _IDS = [c.id for c in CASES]
+
+
 assert len(set(_IDS)) == len(_IDS), "duplicate gradient case ids"
 
 
