@@ -20,6 +20,7 @@ import pytest
 
 import burn
 import burn.testing.suite as suite
+from burn.testing.markers import is_gradient_module
 
 CORE_TESTS = Path(burn.__file__).resolve().parents[2] / "tests"  # minimal_backend.py lives there
 HERE = Path(__file__).resolve().parent
@@ -27,7 +28,7 @@ HERE = Path(__file__).resolve().parent
 MODULES = sorted(
     f"{suite.__name__}.{info.name}"
     for info in pkgutil.iter_modules(suite.__path__)
-    if info.name.startswith("test_gradients")
+    if is_gradient_module(info.name)
 )
 
 

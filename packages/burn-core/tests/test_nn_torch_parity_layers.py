@@ -14,7 +14,7 @@ import pytest
 
 import burn
 from burn import nn
-from burn.testing.suite.test_module_ops_deform import deform_conv2d_reference
+from burn.testing.reference.conv import deform_conv2d as deform_conv2d_reference
 
 nd = pytest.importorskip("burn_ndarray", reason="burn-ndarray is not installed")
 ad = pytest.importorskip("burn_autodiff", reason="burn-autodiff is not installed")

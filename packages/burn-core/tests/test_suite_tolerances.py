@@ -99,7 +99,7 @@ def test_optimizer_and_model_tests_pass_in_half_precision(tmp_path: Path, dtype:
     pytest.importorskip("burn_ndarray", reason="runs the suite on burn-ndarray")
     installed = any(ep.value.strip() == "burn.testing.plugin" for ep in entry_points(group="pytest11"))
     cmd = [sys.executable, "-m", "pytest", *([] if installed else ["-p", "burn.testing.plugin"])]
-    cmd += ["--pyargs", "burn.testing.suite.test_models", "burn.testing.suite.test_optim_ops"]
+    cmd += ["--pyargs", "burn.testing.suite.test_models", "burn.testing.suite.test_optim"]
     cmd += [
         f"--burn-backend=ndarray?float_dtype={dtype}",
         "-q",

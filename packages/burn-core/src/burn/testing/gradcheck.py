@@ -215,7 +215,7 @@ def check_gradients(
         )
 
 
-# -- building gradient cases (used by the ``test_gradients*`` modules) -----------------------
+# -- building gradient cases (used by the ``test_<family>_gradients`` modules) ---------------
 Gen = Callable[[np.random.Generator], np.ndarray]
 Inputs = Callable[[np.random.Generator], list[np.ndarray]]
 

@@ -84,6 +84,12 @@ def rand_bool(rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
     return rng.random(size=shape) < 0.5
 
 
+def rand_distinct(rng: np.random.Generator, shape: tuple[int, ...], dtype: DType) -> np.ndarray:
+    """Distinct values (a shuffled grid exact in every dtype): a maximum is never tied."""
+    n = int(np.prod(shape))
+    return (rng.permutation(n).reshape(shape) / 8.0 - n / 16.0).astype(dtype.numpy)
+
+
 def f64(array: Any) -> np.ndarray:
     """`array` as float64 (bfloat16 included)."""
     return np.asarray(array).astype(np.float64)
@@ -99,6 +105,61 @@ def make(backend: Any, values: Any, dtype: DType | str, device: Any = None) -> A
     if device is None:
         return Tensor.from_data(data, dtype=dtype, backend=backend)
     return Tensor.from_data(data, device, dtype=dtype, backend=backend)
+
+
+def float_input(
+    backend: Any,
+    rng: np.random.Generator,
+    dtype: DType,
+    shape: tuple[int, ...],
+    low: float = -2.0,
+    high: float = 2.0,
+) -> tuple[np.ndarray, Any]:
+    """Uniform values in ``[low, high)`` rounded to `dtype`: their float64 reference and the tensor."""
+    x = rand_float(rng, shape, dtype, low, high)
+    return f64(x), make(backend, x, dtype)
+
+
+def float_inputs(
+    backend: Any, rng: np.random.Generator, dtype: DType, *shapes: tuple[int, ...]
+) -> list[tuple[np.ndarray, Any]]:
+    """`float_input` in ``[-1, 1)`` for each of `shapes`."""
+    return [float_input(backend, rng, dtype, shape, -1, 1) for shape in shapes]
+
+
+def make_indices(backend: Any, values: Any) -> Any:
+    """An Int tensor of `values` in the backend's int dtype (indices for gather, scatter...)."""
+    return make(backend, np.asarray(values, dtype=np.int64), backend.int_dtype)
+
+
+def kinds(backend: Any) -> list[DType]:
+    """One dtype of each kind: the backend's float and int dtypes, and bool."""
+    return [backend.float_dtype, backend.int_dtype, DType.BOOL]
+
+
+def each_kind(op: str) -> tuple[str, ...]:
+    """The contract ops ``float_<op>``, ``int_<op>`` and ``bool_<op>``."""
+    return (f"float_{op}", f"int_{op}", f"bool_{op}")
+
+
+def tensor_module() -> Any:
+    """`burn.tensor.module`, the functional module ops (imported on first use)."""
+    from burn.tensor import module
+
+    return module
+
+
+def prim(tensor: Any) -> Any:
+    """The backend primitive a tensor holds: what the backward helpers take."""
+    return tensor._p
+
+
+def wrap_float(backend: Any, primitive: Any) -> Any:
+    """A Float tensor around a primitive a backward helper returned (no Tensor method exists)."""
+    from burn import Float
+    from burn.tensor._base import wrap
+
+    return wrap(primitive, backend, Float)
 
 
 def host(tensor: Any) -> np.ndarray:

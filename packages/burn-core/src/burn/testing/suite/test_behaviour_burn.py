@@ -14,16 +14,12 @@ import pytest
 from burn.errors import ShapeError
 from burn.foundations.dtype import DType
 from burn.testing import covers
-from burn.testing.helpers import check_exact, check_float, host, make, rand_any
-
-
-def _kinds(backend: Any) -> list[DType]:
-    return [backend.float_dtype, backend.int_dtype, DType.BOOL]
+from burn.testing.helpers import check_exact, check_float, host, kinds, make, rand_any
 
 
 @covers("float_repeat_dim", "int_repeat_dim", "bool_repeat_dim")
 def test_repeat_keeps_the_rank_as_burn(backend: Any, rng: Any) -> None:
-    for dtype in _kinds(backend):
+    for dtype in kinds(backend):
         x = rand_any(rng, (2, 3), dtype)
         t = make(backend, x, dtype)
         check_exact(t.repeat((2, 1, 1)), np.tile(x, (2, 1)), dtype, what="extra trailing 1s are ignored")
@@ -35,7 +31,7 @@ def test_repeat_keeps_the_rank_as_burn(backend: Any, rng: Any) -> None:
 
 @covers("float_reshape", "int_reshape", "bool_reshape")
 def test_reshape_zero_keeps_the_dim_as_burn(backend: Any, rng: Any) -> None:
-    for dtype in _kinds(backend):
+    for dtype in kinds(backend):
         x = rand_any(rng, (2, 6), dtype)
         t = make(backend, x, dtype)
         check_exact(t.reshape((0, 2, -1)), x.reshape(2, 2, 3), dtype, what="[2, 6] -> [0, 2, -1]")
@@ -66,7 +62,7 @@ def test_int_mean_of_empty_raises(backend: Any) -> None:
 
 @covers("float_slice", "int_slice", "bool_slice")
 def test_empty_splits_and_narrow(backend: Any, rng: Any) -> None:
-    for dtype in _kinds(backend):
+    for dtype in kinds(backend):
         t = make(backend, rand_any(rng, (0, 3), dtype), dtype)
         assert [p.shape for p in t.split(2, 0)] == [(0, 3)], "one empty piece, as PyTorch"
         assert [p.shape for p in t.split_with_sizes([0, 0], 0)] == [(0, 3), (0, 3)]

@@ -27,9 +27,9 @@ from burn.testing.helpers import (
     rand_bool,
     rand_float,
     rand_int,
+    wrap_float,
 )
-from burn.testing.suite.test_activations import ACTIVATIONS, _act
-from burn.testing.suite.test_module_ops import _wrap_float
+from burn.testing.suite.test_activation import ACTIVATIONS, _act
 
 
 @covers(*{c.op for c in ACTIVATIONS})
@@ -151,7 +151,7 @@ def test_embedding_backward_with_unused_rows(backend: Any, rng: Any) -> None:
     )
     expected = np.zeros((7, 3))
     np.add.at(expected, idx.reshape(-1), f64(g).reshape(-1, 3))
-    check_float(_wrap_float(backend, dw), expected, dtype, terms=2, what="embedding_backward")
+    check_float(wrap_float(backend, dw), expected, dtype, terms=2, what="embedding_backward")
 
 
 @covers("bool_zeros", "bool_ones", "bool_full", "bool_empty")

@@ -1,4 +1,5 @@
-"""Creating tensors and moving their contents to and from the host (`TensorData` round trips)."""
+"""Creating tensors (masks, eye and grids included) and moving their contents to and from the host
+(`TensorData` round trips)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from burn.foundations.data import TensorData
 from burn.foundations.dtype import DType
 from burn.foundations.kind import Kind
 from burn.testing import covers
-from burn.testing.helpers import check_exact, host, make, rand_any
+from burn.testing.helpers import check_bool, check_exact, check_indices, host, make, rand_any
 
 ROUND_TRIP_SHAPES = [(), (0,), (1,), (5,), (3, 0, 2), (2, 3, 4), (1, 2, 1, 3, 2)]
 
@@ -206,3 +207,23 @@ def test_rank0_host_data_stays_rank0(backend: Any, any_dtype: DType) -> None:
         t = Tensor.from_data(data, dtype=any_dtype, backend=backend)
         assert t.shape == (), f"from_data({data!r}, dtype={any_dtype.value}) has shape {t.shape}"
         assert host(t).shape == () and t.item() == value
+
+
+@covers("int_arange", "int_greater", "int_lower", "int_not_equal")
+def test_masks_eye_and_grid(backend: Any) -> None:
+    from burn import Bool, Int, Tensor
+
+    i, j = np.indices((3, 4))
+    for offset in (0, 1, -1):
+        check_bool(Tensor.tril_mask((3, 4), offset, backend=backend), j - i > offset)
+        check_bool(
+            Tensor.triu_mask((2, 3, 4), offset, backend=backend), np.broadcast_to(j - i < offset, (2, 3, 4))
+        )
+        check_bool(Tensor.diag_mask((3, 4), offset, backend=backend), j - i != offset)
+    check_exact(Tensor.eye(3, backend=backend), np.eye(3), backend.float_dtype)
+    check_exact(Tensor.eye(2, 3, kind=Int, backend=backend), np.eye(2, 3), backend.int_dtype)
+    check_bool(Tensor.eye(2, kind=Bool, backend=backend), np.eye(2, dtype=bool))
+    check_indices(
+        Tensor.cartesian_grid((2, 3), backend=backend), np.moveaxis(np.indices((2, 3)), 0, -1), backend
+    )
+    check_indices(Tensor.cartesian_grid((0, 2), backend=backend), np.zeros((0, 2, 2)), backend)

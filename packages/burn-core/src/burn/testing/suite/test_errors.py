@@ -11,9 +11,10 @@ from typing import Any
 import numpy as np
 import pytest
 
+from burn.errors import ShapeError
 from burn.foundations.dtype import DType
 from burn.testing import covers
-from burn.testing.helpers import make
+from burn.testing.helpers import float_inputs, make, tensor_module
 
 
 def _f(backend: Any, shape: tuple[int, ...]) -> Any:
@@ -171,3 +172,29 @@ def test_item_needs_one_element(backend: Any) -> None:
     assert make(backend, np.array([2.5]), backend.float_dtype).item() == 2.5
     assert isinstance(make(backend, np.array(3), backend.int_dtype).item(), int)
     assert make(backend, np.array([True]), DType.BOOL).item() is True
+
+
+# -- convolution and pooling of every rank ---------------------------------------------------------
+@covers("conv3d", "conv_transpose1d", "conv_transpose3d", "max_pool3d", "avg_pool3d")
+def test_3d_module_ops_errors(backend: Any, rng: Any) -> None:
+    dtype = backend.float_dtype
+    ((_, x),) = float_inputs(backend, rng, dtype, (1, 2, 3, 3, 3))
+    ((_, x1),) = float_inputs(backend, rng, dtype, (1, 2, 4))
+    m = tensor_module()
+    with pytest.raises(ShapeError, match="conv3d: the input must have rank 5"):
+        m.conv3d(x1, x1)
+    ((_, w),) = float_inputs(backend, rng, dtype, (2, 3, 1, 1, 1))
+    with pytest.raises(ShapeError, match="conv3d: weight .* expects 3 input channels"):
+        m.conv3d(x, w)
+    ((_, wt1),) = float_inputs(backend, rng, dtype, (2, 2, 3))
+    with pytest.raises(ValueError, match="conv_transpose1d: padding_out"):
+        m.conv_transpose1d(x1, wt1, stride=2, padding_out=2)
+    ((_, wt3),) = float_inputs(backend, rng, dtype, (2, 2, 2, 2, 2))
+    with pytest.raises(ValueError, match="conv_transpose3d: padding_out"):
+        m.conv_transpose3d(x, wt3, stride=(2, 2, 2), padding_out=(0, 2, 0))
+    with pytest.raises(ValueError, match="max_pool3d: padding .* at most half the kernel"):
+        m.max_pool3d(x, 2, padding=(0, 2, 0))
+    with pytest.raises(ShapeError, match="avg_pool3d: input depth 3 is too small"):
+        m.avg_pool3d(x, (4, 1, 1))
+    with pytest.raises(ValueError, match=r"conv3d: padding must be .* \(before, after\) pairs"):
+        m.conv3d(x, wt3, padding=((1, 0), (1, 0)))

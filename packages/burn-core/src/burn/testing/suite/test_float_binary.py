@@ -1,4 +1,6 @@
-"""Float ops with two tensor operands: arithmetic, comparisons, matmul; broadcasting included."""
+"""Float ops with two tensor operands: arithmetic, comparisons, closeness, ``atan2``, ``fmod``,
+``hypot``, matmul and the functional `linear`; broadcasting included.
+"""
 
 from __future__ import annotations
 
@@ -9,17 +11,20 @@ from typing import Any
 import numpy as np
 import pytest
 
+from burn.errors import ShapeError
 from burn.foundations.dtype import DType
 from burn.testing import covers
 from burn.testing.helpers import (
     check_bool,
     check_float,
     f64,
+    float_input,
     make,
     rand_float,
     rand_grid,
     rand_nonzero,
     require_dtype,
+    tensor_module,
 )
 
 
@@ -41,6 +46,7 @@ ARITH = [
     Binary("float_powf", lambda a, b: a.powf(b), np.power, lhs="pos"),
 ]
 
+
 COMPARE = [
     Binary("float_equal", lambda a, b: a.equal(b), np.equal, "grid", "grid"),
     Binary("float_not_equal", lambda a, b: a.not_equal(b), np.not_equal, "grid", "grid"),
@@ -49,6 +55,7 @@ COMPARE = [
     Binary("float_lower", lambda a, b: a.lower(b), np.less, "grid", "grid"),
     Binary("float_lower_equal", lambda a, b: a.lower_equal(b), np.less_equal, "grid", "grid"),
 ]
+
 
 # Pairs of shapes: equal, trailing broadcast, both sides broadcast, rank 0, size 0, rank 4 vs 3.
 SHAPES = [
@@ -203,3 +210,104 @@ def test_mixed_float_dtypes_promote_to_the_wider(backend: Any, rng: Any) -> None
         (ta / tb, f64(a) / b, "/"),
     ]:
         check_float(got, want, DType.F64, what=f"float32 {what} float64")  # computed in float64
+
+
+# -- atan2, fmod, hypot -----------------------------------------------------------------------------
+ATAN2_POINTS = np.array(
+    [  # (y, x): every quadrant, the axes, both zeros, equal magnitudes, infinities
+        [1.0, 1.0], [1.0, -1.0], [-1.0, -1.0], [-1.0, 1.0], [0.0, 1.0], [0.0, -1.0], [1.0, 0.0],
+        [-1.0, 0.0], [0.0, 0.0], [3.0, 0.5], [-0.5, -3.0], [2.5, 2.5], [np.inf, 1.0], [1.0, np.inf],
+        [np.inf, np.inf], [-2.0, -np.inf],
+    ]
+)
+
+
+@covers("float_atan2")
+def test_atan2_quadrants_axes_and_infinities(backend: Any, float_dtype: DType) -> None:
+    y = ATAN2_POINTS[:, 0].astype(float_dtype.numpy)
+    x = ATAN2_POINTS[:, 1].astype(float_dtype.numpy)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out = make(backend, y, float_dtype).atan2(make(backend, x, float_dtype))
+    check_float(out, np.arctan2(f64(y), f64(x)), float_dtype, what="atan2")
+
+
+@covers("float_atan2")
+@pytest.mark.parametrize("shapes", [((2, 3), (3,)), ((), (2, 2)), ((2, 1, 3), (4, 1))], ids=str)
+def test_atan2_broadcasts(backend: Any, float_dtype: DType, shapes: Any, rng: Any) -> None:
+    y = rand_float(rng, shapes[0], float_dtype, -3, 3)
+    x = rand_float(rng, shapes[1], float_dtype, -3, 3)
+    out = make(backend, y, float_dtype).atan2(make(backend, x, float_dtype))
+    check_float(out, np.arctan2(f64(y), f64(x)), float_dtype, what="atan2")
+
+
+FMOD_SHAPES = [((2, 3), (2, 3)), ((2, 3), (3,)), ((), (2, 2)), ((0, 3), (1, 3))]
+
+
+@covers("float_fmod", "float_fmod_scalar")
+@pytest.mark.parametrize("shapes", FMOD_SHAPES, ids=str)
+def test_fmod_takes_the_dividend_sign(backend: Any, float_dtype: DType, shapes: Any, rng: Any) -> None:
+    a = rand_float(rng, shapes[0], float_dtype, -6, 6)
+    d = rand_nonzero(rng, shapes[1], float_dtype, 0.5, 2.0)
+    out = make(backend, a, float_dtype).fmod(make(backend, d, float_dtype))
+    check_float(out, np.fmod(f64(a), f64(d)), float_dtype, what="fmod")
+    exact = np.array([-3.5, 3.5, -4.0, 4.0, 0.5, -0.5]).astype(float_dtype.numpy)
+    t = make(backend, exact, float_dtype)
+    for divisor in (2.0, -2.0):
+        check_float(t.fmod(divisor), np.fmod(f64(exact), divisor), float_dtype, what=f"fmod {divisor}")
+        check_float(t.fmod(make(backend, np.array([divisor]), float_dtype)), np.fmod(f64(exact), divisor),
+                    float_dtype, what=f"fmod tensor {divisor}")
+
+
+@covers("float_fmod", "float_fmod_scalar")
+def test_fmod_by_zero_is_nan(backend: Any, float_dtype: DType) -> None:
+    with np.errstate(invalid="ignore", divide="ignore"):
+        t = make(backend, np.array([1.0, -2.0]), float_dtype)
+        check_float(t.fmod(0.0), [np.nan, np.nan], float_dtype, what="fmod(x, 0.0)")
+        check_float(t.fmod(make(backend, np.zeros(2), float_dtype)), [np.nan, np.nan], float_dtype)
+
+
+def test_hypot(backend: Any, float_dtype: DType, rng: Any) -> None:
+    a = rand_float(rng, (2, 3), float_dtype, -3, 3)
+    b = rand_float(rng, (3,), float_dtype, -3, 3)
+    ta = make(backend, a, float_dtype)
+    check_float(ta.hypot(make(backend, b, float_dtype)), np.hypot(f64(a), f64(b)), float_dtype, what="hypot")
+    check_float(ta.hypot(-1.5), np.hypot(f64(a), 1.5), float_dtype, what="hypot scalar")
+
+
+# -- closeness ---------------------------------------------------------------------------------
+def test_is_close_and_all_close(backend: Any, float_dtype: DType) -> None:
+    a = np.array([1.0, 1.0, 0.0, np.inf, -np.inf, np.nan, np.inf, 100.0])
+    b = np.array([1.0, 1.5, 1e-9, np.inf, np.inf, np.nan, 1.0, 100.0 + 1e-4])
+    ta, tb = make(backend, a, float_dtype), make(backend, b, float_dtype)
+    ra, rb = f64(a.astype(float_dtype.numpy)), f64(b.astype(float_dtype.numpy))
+    with np.errstate(invalid="ignore"):
+        check_bool(ta.is_close(tb), np.isclose(ra, rb, rtol=1e-5, atol=1e-8), what="is_close")
+        check_bool(ta.is_close(tb, rtol=0.6), np.isclose(ra, rb, rtol=0.6, atol=1e-8), what="rtol")
+        check_bool(ta.is_close(1.0, atol=0.25), np.isclose(ra, 1.0, rtol=1e-5, atol=0.25), what="scalar")
+        check_bool(ta.is_close(np.inf), np.isclose(ra, np.inf), what="scalar inf")
+    assert ta[:2].all_close(ta[:2])
+    assert not ta.all_close(tb)
+    assert ta[:1].all_close(tb[:1] + 1e-6, rtol=1e-3)
+    c = make(backend, np.array([[1.0, 2.0]]), float_dtype)
+    assert c.all_close(make(backend, np.array([1.0, 2.0]), float_dtype))  # broadcasting
+
+
+def test_is_close_refuses_int(backend: Any) -> None:
+    from burn.errors import KindError
+
+    i = make(backend, np.array([1, 2]), backend.int_dtype)
+    with pytest.raises(KindError, match="is_close: expects a Float tensor"):
+        i.is_close(i)
+
+
+# -- the functional linear (a composition) ----------------------------------------------------------
+@pytest.mark.parametrize("shape", [(3,), (2, 3), (2, 4, 3)], ids=str)
+def test_linear(backend: Any, float_dtype: DType, shape: Any, rng: Any) -> None:
+    x, tx = float_input(backend, rng, float_dtype, shape)
+    w, tw = float_input(backend, rng, float_dtype, (3, 5))
+    bias, tb = float_input(backend, rng, float_dtype, (5,))
+    F = tensor_module()
+    check_float(F.linear(tx, tw, tb), x @ w + bias, float_dtype, terms=4, what="linear")
+    check_float(F.linear(tx, tw), x @ w, float_dtype, terms=4, what="linear without bias")
+    with pytest.raises(ShapeError, match=r"weight must be \[d_input=3, d_output\]"):
+        F.linear(tx, make(backend, np.zeros((5, 3)), float_dtype))

@@ -1,4 +1,8 @@
-"""Element-wise float ops with one tensor operand (and scalar ops), for every declared float dtype."""
+"""Element-wise float ops with one tensor operand (and scalar ops), for every declared float dtype:
+arithmetic with a scalar, exp/log/sqrt, rounding, clamps, trigonometric and hyperbolic functions
+and their inverses (NaN outside their domain), ``trunc``, ``fmod`` by a scalar, and the Tensor
+methods composed from them.
+"""
 
 from __future__ import annotations
 
@@ -47,9 +51,11 @@ class Unary:
     call: Callable[[Any], Any]
     ref: Callable[[np.ndarray], np.ndarray]
     gen: Gen
+    label: str = ""
 
 
 HALVES = [0.5, 1.5, 2.5, -0.5, -1.5, -2.5, 0.0, -3.5]
+
 
 UNARY = [
     Unary("float_exp", lambda t: t.exp(), np.exp, uniform(-4, 4)),
@@ -77,6 +83,7 @@ UNARY = [
     Unary("float_remainder_scalar", lambda t: t % 1.5, lambda x: np.remainder(x, 1.5), uniform(-4, 4)),
     Unary("float_powf_scalar", lambda t: t.powf_scalar(2.5), lambda x: x**2.5, uniform(0.1, 3)),
 ]
+
 
 SHAPES = [(), (6,), (0, 3), (2, 3, 4)]
 
@@ -141,3 +148,84 @@ def test_ieee_special_values(backend: Any, float_dtype: DType) -> None:
     big = make(backend, np.array([-1e4, 1e4]), float_dtype)
     with np.errstate(over="ignore"):  # NumPy-based backends may warn; the values are what counts
         check_float(big.exp(), np.array([0.0, np.inf]), float_dtype, what="exp overflow/underflow")
+
+
+# -- trigonometric and hyperbolic functions, trunc, fmod by a scalar -------------------------------
+MATH_UNARY = [
+    Unary("float_tan", lambda t: t.tan(), np.tan, with_specials(uniform(-1.2, 1.2), [0.0])),
+    Unary("float_sinh", lambda t: t.sinh(), np.sinh, with_specials(uniform(-3, 3), [0.0])),
+    Unary("float_cosh", lambda t: t.cosh(), np.cosh, with_specials(uniform(-3, 3), [0.0])),
+    Unary("float_asin", lambda t: t.asin(), np.arcsin, with_specials(uniform(-0.99, 0.99), [1.0, -1.0, 0.0])),
+    Unary("float_acos", lambda t: t.acos(), np.arccos, with_specials(uniform(-0.99, 0.99), [1.0, -1.0, 0.0])),
+    Unary(
+        "float_atan",
+        lambda t: t.atan(),
+        np.arctan,
+        with_specials(uniform(-5, 5), [0.0, 1.0, -1.0, 40.0, np.inf]),
+    ),
+    Unary("float_asinh", lambda t: t.asinh(), np.arcsinh, with_specials(uniform(-5, 5), [0.0, 1e-3, -20.0])),
+    Unary("float_acosh", lambda t: t.acosh(), np.arccosh, with_specials(uniform(1, 6), [1.0, 1.001, 30.0])),
+    Unary("float_atanh", lambda t: t.atanh(), np.arctanh, with_specials(uniform(-0.9, 0.9), [0.0, 1e-3])),
+    Unary(
+        "float_trunc",
+        lambda t: t.trunc(),
+        np.trunc,
+        with_specials(uniform(-5, 5), [-2.0, 2.0, -0.5, 0.5, -1.75]),
+    ),
+    Unary(
+        "float_fmod_scalar",
+        lambda t: t.fmod(1.5),
+        lambda x: np.fmod(x, 1.5),
+        with_specials(uniform(-5, 5), [-3.0]),
+    ),
+    Unary(
+        "float_fmod_scalar",
+        lambda t: t.fmod_scalar(-1.5),
+        lambda x: np.fmod(x, -1.5),
+        uniform(-5, 5),
+        "fmod_neg",
+    ),
+]
+
+
+MATH_SHAPES = [(), (0, 3), (2, 3, 4)]
+
+
+@covers(*(case.op for case in MATH_UNARY))
+@pytest.mark.parametrize("shape", MATH_SHAPES, ids=str)
+@pytest.mark.parametrize("case", MATH_UNARY, ids=lambda c: c.label or c.op)
+def test_unary_math(backend: Any, float_dtype: DType, case: Unary, shape: tuple[int, ...], rng: Any) -> None:
+    x = case.gen(rng, shape, float_dtype)
+    out = case.call(make(backend, x, float_dtype))
+    check_float(out, case.ref(f64(x)), float_dtype, what=case.op)
+
+
+@covers("float_asin", "float_acos", "float_acosh", "float_atanh")
+def test_inverse_functions_outside_their_domain_give_nan(backend: Any, float_dtype: DType) -> None:
+    with np.errstate(invalid="ignore", divide="ignore"):  # NumPy-based backends may warn
+        x = make(backend, np.array([1.5, -2.0]), float_dtype)
+        for name in ("asin", "acos", "atanh"):
+            check_float(getattr(x, name)(), [np.nan, np.nan], float_dtype, what=name)
+        check_float(make(backend, np.array([0.5, -1.0]), float_dtype).acosh(), [np.nan, np.nan], float_dtype)
+        check_float(make(backend, np.array([1.0, -1.0]), float_dtype).atanh(), [np.inf, -np.inf], float_dtype)
+
+
+# -- Tensor compositions: degrees; the float-only ops refuse ints ----------------------------------
+def test_deg2rad_rad2deg(backend: Any, float_dtype: DType, rng: Any) -> None:
+    x = rand_float(rng, (2, 3), float_dtype, -360, 360)
+    t = make(backend, x, float_dtype)
+    check_float(t.deg2rad(), np.deg2rad(f64(x)), float_dtype, what="deg2rad")
+    check_float(t.rad2deg(), np.rad2deg(f64(x)), float_dtype, what="rad2deg")
+
+
+def test_float_only_math_refuses_int(backend: Any) -> None:
+    from burn.errors import KindError
+
+    i = make(backend, np.array([1, 2]), backend.int_dtype)
+    for name in ("tan", "atanh", "trunc", "deg2rad"):
+        with pytest.raises(KindError, match=f"{name}: expects a Float tensor"):
+            getattr(i, name)()
+    with pytest.raises(KindError, match="fmod"):
+        i.fmod(2)
+    with pytest.raises(TypeError, match="atan2"):
+        make(backend, np.ones(2), backend.float_dtype).atan2(1.0)

@@ -1,7 +1,8 @@
 """Meta-test: every differentiable op of the contract has a gradient test.
 
-Reads the `covers` marks of the ``test_gradients*`` modules (without collecting them), so it
-holds whatever subset of the suite runs and needs no backend. The ops that need one are
+Reads the `covers` marks of the gradient modules (``test_<family>_gradients``,
+``test_gradients_<topic>``: `burn.testing.markers.is_gradient_module`) without collecting them,
+so it holds whatever subset of the suite runs and needs no backend. The ops that need one are
 `burn.testing.gradcheck.differentiable_ops()`: every float/module/activation op except those
 explicitly classified as not differentiable, so a new contract op fails here until it has a
 gradient test or a classification.
@@ -9,39 +10,17 @@ gradient test or a classification.
 
 from __future__ import annotations
 
-import importlib
-import inspect
-import pkgutil
 import sys
 
 import pytest
 
-import burn.testing.suite as suite
 from burn.backend import contract_ops
 from burn.testing.gradcheck import BACKWARD_HELPERS, NOT_DIFFERENTIABLE, differentiable_ops
-from burn.testing.markers import covered_ops
-
-
-def gradient_coverage() -> dict[str, list[str]]:
-    """For each op, the gradient tests (``module::name``) that declare they cover it."""
-    found: dict[str, list[str]] = {}
-    for info in pkgutil.iter_modules(suite.__path__):
-        if not info.name.startswith("test_gradients"):
-            continue
-        module = importlib.import_module(f"{suite.__name__}.{info.name}")
-        for name, obj in vars(module).items():
-            if not name.startswith(("test_", "Test")) or getattr(obj, "__module__", None) != module.__name__:
-                continue
-            targets = [obj]
-            if inspect.isclass(obj):
-                targets += [m for n, m in vars(obj).items() if n.startswith("test_")]
-            for op in set().union(*(covered_ops(t) for t in targets)):
-                found.setdefault(op, []).append(f"{info.name}::{name}")
-    return found
+from burn.testing.markers import suite_coverage
 
 
 def test_every_differentiable_op_has_a_gradient_test() -> None:
-    missing = sorted(differentiable_ops() - gradient_coverage().keys())
+    missing = sorted(differentiable_ops() - suite_coverage(gradients=True).keys())
     assert not missing, f"{len(missing)} differentiable op(s) without a gradient test: {', '.join(missing)}"
 
 

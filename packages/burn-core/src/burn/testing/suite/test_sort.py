@@ -1,4 +1,5 @@
-"""Sorting: stable, ascending and descending, with indices; NaN last when ascending."""
+"""Sorting of float and int tensors: stable, ascending and descending, with indices; NaN last
+when ascending; the indices of the top k (``argtopk``)."""
 
 from __future__ import annotations
 
@@ -67,3 +68,11 @@ def test_sort_default_dim_is_last(backend: Any, float_dtype: DType, rng: Any) ->
     t = make(backend, x, float_dtype)
     check_exact(t.sort(), np.sort(x, axis=-1, kind="stable"), float_dtype, what="sort()")
     check_exact(t.sort(-2), np.sort(x, axis=0, kind="stable"), float_dtype, what="sort(-2)")
+
+
+@covers("float_sort_with_indices", "int_sort_with_indices")
+def test_argtopk(backend: Any, rng: Any) -> None:
+    for dtype in (backend.float_dtype, backend.int_dtype):
+        x = rng.permutation(12).reshape(3, 4).astype(dtype.numpy)
+        out = make(backend, x, dtype).argtopk(2, dim=1)
+        check_indices(out, np.argsort(-x.astype(np.float64), axis=1, kind="stable")[:, :2], backend)
