@@ -39,30 +39,29 @@ _ndarray = np.ndarray
 _SQRT1_2 = 1.0 / math.sqrt(2.0)
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
 _TWO_SQRT_2_OVER_PI = 2.0 * math.sqrt(2.0 / math.pi)
-# ReLU and its backward pass run compiled from this size, at any thread count (NumPy's
-# maximum(x, 0) and where() take 4x as long as one compiled pass here); below, small models never
-# load numba.
+# ReLU and its backward pass run compiled from this size, at any thread count (NumPy's maximum(x, 0) and
+# where() take longer than one compiled pass: docs/benchmarks.md, burn-ndarray measurements); below, small
+# models never load numba.
 RELU_COMPILED_MIN_SIZE = 1 << 16
 
-# float32 GELU and its gradient run compiled from this size (`compiled_gelu`: 1K elements
-# 5.4 against 38 us, 4M 2.5 against 11 ms at 2 threads); below, small models never load numba.
+# float32 GELU and its gradient run compiled from this size, faster than NumPy's from 1K elements
+# (docs/benchmarks.md, burn-ndarray measurements); below, small models never load numba.
 GELU_COMPILED_MIN_SIZE = 1 << 10
 
-# float32 sigmoid, its gradient and SiLU run compiled from this size (`compiled_sigmoid`:
-# sigmoid 1K elements 5.1 against 5.3 us, 4K 6.7 against 10.3, 64K 38 against 109, 1 thread).
+# float32 sigmoid, its gradient and SiLU run compiled from this size: even with NumPy at 1K
+# elements, faster above (docs/benchmarks.md, burn-ndarray measurements).
 SIGMOID_COMPILED_MIN_SIZE = 1 << 10
 
 # Element-wise ops of many NumPy passes (float64 GELU) run in blocks of at least this many elements,
-# whose temporaries stay in cache between the passes (4M float32 GELU, 1 thread: 28 -> 14 ms).
+# whose temporaries stay in cache between the passes (docs/benchmarks.md, burn-ndarray measurements).
 BLOCK = 1 << 17
 
-# Elements per thread before a pass is split (2 threads, split / whole time, GELU forward and
-# backward): on the TBB pool 8K elements 0.90 / 0.85, 16K 0.83 / 0.78, 32K 0.66 / 0.63; on the
-# Python pool 128K 1.18 / 0.93, 256K 0.68 / 0.62.
+# Elements per thread before a compiled pass is split, on the TBB pool and on the Python pool:
+# where the split GELU starts to win (docs/benchmarks.md, burn-ndarray measurements).
 NATIVE_PER_THREAD = 1 << 12
 PER_THREAD = 1 << 17
-# Sigmoid's pass is a few times cheaper than GELU's, so the TBB split pays later: 16K elements
-# 1.68, 64K 0.79 of the unsplit time (2 threads, tools/bench_thresholds.py).
+# Sigmoid's pass is a few times cheaper than GELU's, so the TBB split pays later (docs/benchmarks.md,
+# burn-ndarray measurements).
 SIGMOID_NATIVE_PER_THREAD = 1 << 15
 _HALF_FLOATS = (F16, BF16)
 
@@ -138,8 +137,8 @@ class ActivationOps(XpActivationOps):
     """The activation ops of `burn_ndarray.NdArray`."""
 
     def relu(self, x: Array) -> Array:
-        # NumPy takes a Python 0 faster than the shared typed zero (0.2 us of 0.8 on small
-        # tensors); bfloat16 (ml_dtypes) needs a zero of its own type.
+        # NumPy takes a Python 0 faster than the shared typed zero (docs/benchmarks.md, burn-ndarray
+        # measurements); bfloat16 (ml_dtypes) needs a zero of its own type.
         return np.maximum(x, BF16_SCALAR(0) if x.dtype is BF16 else 0)
 
     def relu_backward(self, output: Array, grad: Array) -> Array:

@@ -234,8 +234,7 @@ def weight_grad(
     grads = _by_group(_nhwc(out_grad.astype(dtype, copy=False)).reshape(n * oh * ow, o), groups)
     # The transposed operands cost nothing: 2-D matmul hands BLAS a transpose flag. With fewer
     # taps than output channels (a first layer: C = 1), OpenBLAS takes the product the other way
-    # round in half the time (3x3 taps, 32 channels, N*L = 43264: GEMM 0.83 -> 0.45 ms, the whole
-    # weight gradient 1.0 -> 0.8 ms, 2 threads; the same bits).
+    # round in half the time, to the same bits (docs/benchmarks.md, burn-ndarray measurements).
     if cols.shape[2] < grads.shape[2]:
         grad = gemm(cols.transpose(0, 2, 1), grads).transpose(0, 2, 1)
     else:

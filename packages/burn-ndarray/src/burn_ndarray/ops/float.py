@@ -56,17 +56,13 @@ _ndarray = np.ndarray
 _add_reduce = np.add.reduce
 
 # ``x^T @ g`` with fewer rows than columns runs as ``(g^T @ x)^T`` from this many elements of x^T
-# (`float_matmul`). OpenBLAS 0.3.31 (NumPy's wheel), AVX-512 EPYC, 2 threads: [256, 32] @ [32,
-# 1024] 450 -> 110 us, [256, 4096] @ [4096, 1024] 13.3 -> 11.7 ms; 0.27-0.97 of the time on every
-# such shape measured (1 thread: 0.71-1.01). Shapes with more rows than columns lose (up to 3x):
-# they keep the plain product.
+# (`float_matmul`), which OpenBLAS takes faster on every such shape measured; shapes with more rows
+# than columns lose, and keep the plain product (docs/benchmarks.md, burn-ndarray measurements).
 TRANSPOSED_LHS_MIN_SIZE = 1 << 13
-# ``g @ W^T`` (an input gradient: W^T a transposed view of a C-order weight) with at most this many
-# rows runs as ``(W @ g^T)^T``, copied back to C order, from `TRANSPOSED_RHS_MIN_WORK` multiply-adds.
-# Same machine, 63 shapes of M in 8-1024, K in 128-1024, N in 128-1600, the copy included (the
-# same bits on every shape): M <= 32 takes 0.41-0.99 of the time at 2 threads, 0.47-0.82 at one
-# (an LSTM's [32, 1024] @ [1024, 256]^T: 239 -> 115 us); M = 64 is even (0.80-1.22) and from 128
-# rows the swap loses (up to 4.5x at M = 1024). The smallest products lose too (8 x 128 x 128: 1.2).
+# ``g @ W^T`` (an input gradient: W^T a transposed view of a C-order weight) with at most this many rows
+# runs as ``(W @ g^T)^T``, copied back to C order, from `TRANSPOSED_RHS_MIN_WORK` multiply-adds: faster up
+# to 32 rows, even at 64, slower from 128 and on the smallest products (docs/benchmarks.md, burn-ndarray
+# measurements).
 TRANSPOSED_RHS_MAX_ROWS = 32
 TRANSPOSED_RHS_MIN_WORK = 1 << 19
 TRANSPOSED_RHS_MIN_SIZE = TRANSPOSED_RHS_MIN_WORK // TRANSPOSED_RHS_MAX_ROWS  # of W: below, too little work
@@ -78,8 +74,8 @@ def _swapped_product(lhs: Any, rhs: Any) -> Any:
     rows = lhs.shape[0]
     if lhs.size >= TRANSPOSED_LHS_MIN_SIZE and rows < rhs.shape[1]:
         if lhs.strides[0] < lhs.strides[1] and rhs.flags.c_contiguous:
-            # x^T @ g (a weight gradient) with fewer rows than columns: OpenBLAS is up to 4x
-            # faster on (g^T @ x)^T, the result then in F order.
+            # x^T @ g (a weight gradient) with fewer rows than columns: OpenBLAS is faster on
+            # (g^T @ x)^T, the result then in F order.
             return rhs.T.dot(lhs.T).T
     if (
         rows <= TRANSPOSED_RHS_MAX_ROWS
@@ -88,7 +84,7 @@ def _swapped_product(lhs: Any, rhs: Any) -> Any:
         and rhs.flags.f_contiguous
         and lhs.flags.c_contiguous
     ):
-        # g @ W^T with few rows: OpenBLAS is up to 2.4x faster on (W @ g^T)^T; back to C order.
+        # g @ W^T with few rows: OpenBLAS is faster on (W @ g^T)^T; back to C order.
         return np.ascontiguousarray(rhs.T.dot(lhs.T).T)
     return None
 
@@ -153,7 +149,7 @@ class FloatOps(KindOps, XpFloatOps):
                 if lhs.ndim > 2 and lhs.size:
                     # [..., M, K] @ [K, N] (a Linear on a sequence): one GEMM over all the rows,
                     # which BLAS threads well, instead of NumPy's one small GEMM per matrix
-                    # (1.8x faster for [32, 128, 256] @ [256, 256] at two threads).
+                    # (docs/benchmarks.md, burn-ndarray measurements).
                     rows = lhs.reshape(-1, lhs.shape[-1])  # a copy only if lhs is not foldable
                     return rows.dot(rhs).reshape(*lhs.shape[:-1], rhs.shape[1])
             return np.matmul(lhs, rhs)
@@ -164,7 +160,8 @@ class FloatOps(KindOps, XpFloatOps):
         return np.matmul(lhs, rhs)
 
     # -- scalars: NEP 50 keeps the dtype for a Python scalar, so only bfloat16's is typed --------
-    # (typing every scalar, as the shared ops do, costs ~180 ns an op here)
+    # (typing every scalar, as the shared ops do, costs a per-op share: docs/benchmarks.md, burn-ndarray
+    # measurements)
     def float_add_scalar(self, lhs: Array, rhs: float) -> Array:
         return lhs + (BF16_SCALAR(rhs) if lhs.dtype is BF16 else rhs)
 
@@ -343,7 +340,7 @@ def _threaded_binary(ufunc: np.ufunc, code: int, lhs: Array, rhs: Array) -> Arra
     dtype = lhs.dtype
     if rhs.dtype is not dtype or (dtype is not F32 and dtype is not F64):
         return None
-    if lhs.shape == rhs.shape:  # the common case: no broadcast, checked first (~8 us -> ~3 us)
+    if lhs.shape == rhs.shape:  # the common case, checked first: no broadcast to work out
         shape, size = lhs.shape, lhs.size
         native = _native_kernels()
         if native is not None and lhs.flags.c_contiguous and rhs.flags.c_contiguous:
@@ -471,7 +468,7 @@ class ThreadedFloatOps:
                 sums = reductions.compiled_sum(tensor, dim)
                 if sums is not None:
                     return sums
-            return _add_reduce(tensor, dim, keepdims=True)  # what ndarray.sum calls, 0.2 us sooner
+            return _add_reduce(tensor, dim, keepdims=True)  # what ndarray.sum calls, without its frame
         return _single.float_sum_dim(self, tensor, dim)
 
     def float_mean_dim(self, tensor: Array, dim: int) -> Array:

@@ -51,8 +51,8 @@ class IntOps(KindOps, XpIntOps):
             return (rng.random(shape) < distribution.prob).astype(target)
         raise TypeError(f"int_random: unknown distribution {distribution!r}")
 
-    # NumPy itself raises OverflowError for a value out of the type's range: the shared op types the
-    # value first, which costs NumPy's fast path for Python ints (~600 ns).
+    # NumPy itself raises OverflowError for a value out of the type's range: the shared op types the value
+    # first, which costs NumPy's fast path for Python ints (docs/benchmarks.md, burn-ndarray measurements).
     def int_full(self, shape: tuple[int, ...], value: int, device: Device, dtype: DType) -> Array:
         return np.full(shape, value, NP_OF[dtype])
 
@@ -76,7 +76,7 @@ class IntOps(KindOps, XpIntOps):
         return lhs % rhs
 
     # -- scalars: NEP 50 keeps the int type for a Python int (and raises OverflowError if it
-    # cannot fit), so it goes through untyped (typing costs ~180 ns an op here) ------------------
+    # cannot fit), so it goes through untyped (typing costs a per-op share, as for floats) ------
     def int_add_scalar(self, lhs: Array, rhs: int) -> Array:
         return lhs + rhs
 

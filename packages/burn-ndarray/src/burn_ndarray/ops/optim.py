@@ -39,17 +39,14 @@ _rc = sys.getrefcount
 BLOCKED_MIN_SIZE = 1 << 22
 BLOCK = 1 << 16
 # Updates of at least this many elements (after the first step, which creates the moments) run as
-# one compiled pass (`kernels.optim`); below, the call (7.5 us with its checks) costs as much as the ten
-# NumPy passes (one thread, compiled / passes: 256 elements 0.98, 512 0.90, 1K 0.87, 4K 0.69). The
-# pass is split between threads once each gets `COMPILED_PER_THREAD` elements
-# (tools/bench_thresholds.py).
+# one compiled pass (`kernels.optim`): below, the call costs as much as the ten NumPy passes; split
+# between threads from `COMPILED_PER_THREAD` elements each (docs/benchmarks.md, burn-ndarray measurements).
 COMPILED_MIN_SIZE = 1 << 9
-COMPILED_PER_THREAD = 1 << 19  # from 1M elements (1M Adam, 2 threads: 0.26 ms split, 0.37 whole)
-NATIVE_COMPILED_PER_THREAD = 1 << 17  # on numba's TBB pool (`runtime.tbb`): from 256K (0.91; 64K: 1.41)
-# The same for SGD with momentum and RMSProp (measured as Adam's, one thread): SGD's passes are
-# few and cheap, and beat the kernel's call (about 6 us with its checks) up to about 8K elements;
-# RMSProp's are sixteen, and the kernel wins at any size (256: 7 against 14 us); tiny params keep
-# the passes so that small models never load numba.
+COMPILED_PER_THREAD = 1 << 19  # from 1M elements
+NATIVE_COMPILED_PER_THREAD = 1 << 17  # on numba's TBB pool (`runtime.tbb`): from 256K
+# SGD's few cheap passes beat the kernel's call up to about 8K elements, RMSProp's sixteen at no size; tiny
+# params keep the passes so that small models never load numba (docs/benchmarks.md, burn-ndarray
+# measurements).
 SGD_COMPILED_MIN_SIZE = 1 << 13
 RMSPROP_COMPILED_MIN_SIZE = 1 << 8
 _ndarray = np.ndarray
@@ -120,9 +117,9 @@ class OptimOps:
         if grad.size < BLOCKED_MIN_SIZE or not _all_c_contiguous(param, grad, moment_1, moment_2):
             _adam_passes(param, grad, moment_1, moment_2, out, m, v, scalars)
             return out, m, v
-        # Block by block, each block's operands stay in cache between the passes, so a large
-        # update reads and writes memory about once instead of ten times (25M float32 params at
-        # one thread: 118 -> 89 ms). The flat views alias the arrays: all are C-contiguous.
+        # Block by block, each block's operands stay in cache between the passes, so a large update reads
+        # and writes memory about once instead of ten times (docs/benchmarks.md, burn-ndarray measurements).
+        # The flat views alias the arrays: all are C-contiguous.
         p, g, o, mo, vo = (a.reshape(-1) for a in (param, grad, out, m, v))
         m_src = None if moment_1 is None else moment_1.reshape(-1)
         v_src = None if moment_2 is None else moment_2.reshape(-1)

@@ -37,9 +37,9 @@ MIDDLE_SUM_MIN_COLUMNS = 64
 # Below OpenBLAS's GEMV multithreading threshold (9216 elements): one thread, the same bits at
 # every thread count.
 MAX_SIZE = 1 << 13
-# Vectors of ones by length (below MAX_SIZE), one cache per dtype (a dict keyed by an int is
-# 70 ns faster than by a (length, dtype) tuple, a third of a 4x4 sum), each vector as a column and as
-# a row; a cache is emptied when it holds _ONES_KEPT lengths, so a sweep over many keeps no memory.
+# Vectors of ones by length (below MAX_SIZE), one cache per dtype (a dict keyed by an int is faster than by
+# a (length, dtype) tuple: docs/benchmarks.md, burn-ndarray measurements), each vector as a column and as a
+# row; a cache is emptied when it holds _ONES_KEPT lengths, so a sweep keeps no memory.
 _ONES_F32: dict[int, tuple[Array, Array]] = {}
 _ONES_F64: dict[int, tuple[Array, Array]] = {}
 _ONES_KEPT = 64
@@ -111,10 +111,9 @@ def compiled_sum(tensor: Array, dim: int) -> Array | None:
         rows = tensor.reshape(-1, length)
         parts = split.compiled_parts(tensor.size, split.ROW_SUM_PER_THREAD, split.NATIVE_ROW_SUM_PER_THREAD)
         return compiled.row_sums(rows, parts).reshape(kept)  # type: ignore[no-any-return]
-    # Along an inner dim: rows of the trailing axes added in order, compiled (NumPy's bits, 5x
-    # faster than its reduce on one thread: 0.76 -> 0.15 ms for a [1664, 26, 32] float32 sum
-    # over the 26), chunks of leading indices, or of columns when there are fewer leading indices
-    # than chunks (a sum over the first dim: [32, 128, 1024] 575 -> 346 us at 2 threads).
+    # Along an inner dim: rows of the trailing axes added in order, compiled (NumPy's bits, faster
+    # than its reduce), chunks of leading indices, or of columns when there are fewer leading
+    # indices than chunks (a sum over the first dim; docs/benchmarks.md, burn-ndarray measurements).
     sums = _sum_middle(tensor.reshape(math.prod(shape[:dim]), length, -1))
     return None if sums is None else sums.reshape(kept)
 

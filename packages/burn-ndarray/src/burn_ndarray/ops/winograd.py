@@ -42,16 +42,13 @@ Array = Any
 # weight gradient ``KRON^T @ dU``).
 G = np.array([[1.0, 0.0, 0.0], [0.5, 0.5, 0.5], [0.5, -0.5, 0.5], [0.0, 0.0, 1.0]])
 KRON = np.kron(G, G)  # [16, 9]
-# Tiles per block (rounded down to whole tile rows): a block's coefficients stay in cache from
-# the input transform through its 16 GEMMs to the output transform. The CNN layer above, forward
-# pass, 2 threads: 128 tiles 1.68 ms, 256 1.58-1.66, 512 1.83-1.88.
+# Tiles per block (rounded down to whole tile rows): a block's coefficients stay in cache from the input
+# transform through its 16 GEMMs to the output transform (docs/benchmarks.md, burn-ndarray measurements).
 TILES_PER_BLOCK = 256
 # The size of a convolution here: output tiles x input channels x output channels (a GEMM
 # multiply-add per unit and coefficient). With `MIN_TILES` output tiles, `MIN_WORK` and
-# `MIN_CHANNELS` channels each way, this path beat im2col at 1 thread on every shape measured
-# (forward 0.46-0.73, input gradient 0.59-0.99, weight gradient 0.40-0.80 of im2col's time; 16 x
-# 16 images, 16 channels, batch 4: 0.73 / 0.99 / 0.80). Fewer tiles lose even with many channels
-# (128 tiles, 32 channels: 1.02 / 1.18 / 0.90; 64 tiles, 64 channels: 1.05 / 1.38 / 1.15). Blocks
+# `MIN_CHANNELS` channels each way, this path beat im2col at 1 thread on every shape measured;
+# fewer tiles lose even with many channels (docs/benchmarks.md, burn-ndarray measurements). Blocks
 # go to burn-ndarray's threads from `WORK_PER_THREAD` per thread: a hand-off costs about what one
 # thread does with 2^17 units here.
 MIN_CHANNELS = 8
@@ -85,8 +82,7 @@ def applies(
         return False
     # With several threads, the blocks run on burn-ndarray's: only where BLAS's idle threads do
     # not poll for work meanwhile (`blas.idle_threads_poll`), or they lose to im2col's GEMMs on
-    # BLAS's own threads (benchmark CNN step, 2 threads, OpenBLAS's default: 17.2-17.8 ms with
-    # the blocks against 14.7-15.5).
+    # BLAS's own threads (docs/benchmarks.md, burn-ndarray measurements).
     return threads.get_num_threads() == 1 or not blas.idle_threads_poll()
 
 

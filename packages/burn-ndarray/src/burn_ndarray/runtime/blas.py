@@ -46,8 +46,9 @@ _DEFAULT_POLL_EXPONENT = 28
 
 _lock = threading.RLock()
 _controller: Any = None
-# The BLAS libraries loaded, and NumPy's among them (`_numpys`), found together: the second is
-# asked at every Winograd-sized conv and its paths cost 60 us to resolve.
+# The BLAS libraries loaded, and NumPy's among them (`_numpys`), found together: the second is asked at
+# every Winograd-sized conv, and resolving its paths is not free (docs/benchmarks.md, burn-ndarray
+# measurements).
 _found: tuple[list[Any], list[Any]] = ([], [])
 _modules_seen = 0  # len(sys.modules) when the libraries were found
 _poll_cycles: dict[str, int] = {}  # per library file: fixed when the library was loaded

@@ -16,19 +16,14 @@ from typing import Any
 from burn_ndarray.runtime import tbb, threads
 
 Array = Any
-# Elements each thread must get before an op is split, from tools/bench_thresholds.py: where
-# the split time drops below the single-threaded time. Handing a chunk to a pool thread and
-# getting it back costs 20 us on one 2-core AVX2 EPYC (2026-11-24) and 80-100 us on a 2-core
-# AVX-512 EPYC VM (2026-11-26); these are the second machine's break-even points, so no machine
-# runs an op slower split than whole (the first loses some gain on mid sizes). Below 2x these,
-# ops run on the caller alone.
-UFUNC_PER_THREAD = 1 << 20  # binary arithmetic: one cheap pass over memory (1M: ratio 0.98)
-TRANSCENDENTAL_PER_THREAD = 1 << 18  # exp, log, tanh, sqrt, activations (256K: 1.14, 1M: 0.71)
-ROWWISE_PER_THREAD = 1 << 17  # softmax / log-softmax over chunks of rows (256K: 0.91)
-ROW_SUM_PER_THREAD = 1 << 21  # the compiled row sum is fast: a chunk must be large (4M: 0.97)
-# The same on the TBB pool (`tbb`), whose hot workers take a chunk in microseconds: splitting
-# pays from 256K elements (2 threads, AVX-512 EPYC VM: add 256K 0.94, 1M 0.58; row sum 256K 0.83,
-# 1M 0.66; 64K: 1.7-1.8).
+# Elements a thread must get on the Python pool (below 2x, the caller runs the op alone): where a
+# split stops losing on the slowest hand-off measured (docs/benchmarks.md, burn-ndarray measurements).
+UFUNC_PER_THREAD = 1 << 20  # binary arithmetic: one cheap pass over memory
+TRANSCENDENTAL_PER_THREAD = 1 << 18  # exp, log, tanh, sqrt, activations
+ROWWISE_PER_THREAD = 1 << 17  # softmax / log-softmax over chunks of rows
+ROW_SUM_PER_THREAD = 1 << 21  # the compiled row sum is fast: a chunk must be large
+# The same on the TBB pool (`tbb`), whose hot workers take a chunk in microseconds (docs/benchmarks.md,
+# burn-ndarray measurements).
 NATIVE_UFUNC_PER_THREAD = 1 << 17
 NATIVE_ROW_SUM_PER_THREAD = 1 << 17
 
