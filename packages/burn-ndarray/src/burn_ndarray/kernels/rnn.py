@@ -49,7 +49,7 @@ def _tanh(v: Any) -> Any:
 
 @jit
 def lstm_cell_range(lo: int, hi: int, gates: Array, cell: Array, out: Array) -> None:
-    """Rows `lo` to `hi` of `burn.backend.rnn_ops.RnnOps.lstm_cell` (C-contiguous float32)."""
+    """Rows `lo` to `hi` of `burn.backend.ops.rnn.RnnOps.lstm_cell` (C-contiguous float32)."""
     hidden = cell.shape[1]
     for r in range(lo, hi):
         row = gates[r]
@@ -66,7 +66,7 @@ def lstm_cell_range(lo: int, hi: int, gates: Array, cell: Array, out: Array) -> 
 def lstm_cell_backward_range(
     lo: int, hi: int, gates: Array, cell: Array, out: Array, grad: Array, d_gates: Array, d_cell: Array
 ) -> None:
-    """Rows `lo` to `hi` of `burn.backend.rnn_ops.RnnOps.lstm_cell_backward`."""
+    """Rows `lo` to `hi` of `burn.backend.ops.rnn.RnnOps.lstm_cell_backward`."""
     hidden = cell.shape[1]
     for r in range(lo, hi):
         row, d_row = gates[r], d_gates[r]
@@ -106,7 +106,7 @@ def lstm_cell_backward(
 
 @jit
 def gru_cell_range(lo: int, hi: int, gx: Array, gh: Array, hidden: Array, out: Array) -> None:
-    """Rows `lo` to `hi` of `burn.backend.rnn_ops.RnnOps.gru_cell` (C-contiguous float32)."""
+    """Rows `lo` to `hi` of `burn.backend.ops.rnn.RnnOps.gru_cell` (C-contiguous float32)."""
     width = hidden.shape[1]
     for r in range(lo, hi):
         x, h_proj, h, h_out = gx[r], gh[r], hidden[r], out[r]
@@ -121,7 +121,7 @@ def gru_cell_range(lo: int, hi: int, gx: Array, gh: Array, hidden: Array, out: A
 def gru_cell_backward_range(
     lo: int, hi: int, gx: Array, gh: Array, hidden: Array, grad: Array, d_gx: Array, d_gh: Array, d_h: Array
 ) -> None:
-    """Rows `lo` to `hi` of `burn.backend.rnn_ops.RnnOps.gru_cell_backward`."""
+    """Rows `lo` to `hi` of `burn.backend.ops.rnn.RnnOps.gru_cell_backward`."""
     width = hidden.shape[1]
     for r in range(lo, hi):
         x, h_proj, h, g = gx[r], gh[r], hidden[r], grad[r]
