@@ -1,8 +1,8 @@
-"""The compiled float32 activations (`_compiled_activations`, `_activation_kernels`) against
-float64 references and the NumPy paths: GELU within two float32 ulps, the NumPy path's bits below
-erf's tail piece; sigmoid within two ulps (subnormal results included) and its gradient the NumPy
-path's bits; SiLU; their NaN and infinity results, the same bits at any thread count, layouts kept,
-half floats computed in float32."""
+"""The compiled float32 activations (`burn_ndarray.ops.activation`,
+`burn_ndarray.kernels.activation`) against float64 references and the NumPy paths: GELU within two
+float32 ulps, the NumPy path's bits below erf's tail piece; sigmoid within two ulps (subnormal
+results included) and its gradient the NumPy path's bits; SiLU; their NaN and infinity results,
+the same bits at any thread count, layouts kept, half floats computed in float32."""
 
 from __future__ import annotations
 
@@ -15,7 +15,10 @@ import pytest
 from conftest import without_compiled
 
 import burn_ndarray
-from burn_ndarray import NdArray, _activation_kernels, _compiled_activations, _parallel, _tbb
+from burn_ndarray import NdArray
+from burn_ndarray.kernels import activation as activation_kernels
+from burn_ndarray.ops import activation
+from burn_ndarray.runtime import tbb
 
 SPECIALS = [np.nan, np.inf, -np.inf, 0.0, -0.0, 1e-30, -1e-30, 1e-42, 3e38, -3e38, 2.0 * math.sqrt(2.0)]
 
@@ -31,14 +34,14 @@ def _gelu_grad64(v: float) -> float:
 def _numpy_path(fn: str, *args: Any) -> Any:
     threshold = "GELU_COMPILED_MIN_SIZE" if fn.startswith("gelu") else "SIGMOID_COMPILED_MIN_SIZE"
     with np.errstate(invalid="ignore", over="ignore"):
-        return without_compiled(_parallel, threshold, getattr(NdArray(), fn), *args)
+        return without_compiled(activation, threshold, getattr(NdArray(), fn), *args)
 
 
 @pytest.fixture(params=[1, 2, 3], ids=["1-thread", "2-threads", "3-threads"])
 def threads(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Any:
     """Split from 1024 elements per thread, at 1, 2 and 3 threads."""
     for name in ("PER_THREAD", "NATIVE_PER_THREAD", "SIGMOID_NATIVE_PER_THREAD"):
-        monkeypatch.setattr(_compiled_activations, name, 1 << 10)
+        monkeypatch.setattr(activation, name, 1 << 10)
     before = burn_ndarray.get_num_threads()
     burn_ndarray.set_num_threads(request.param)
     yield request.param
@@ -85,7 +88,7 @@ def test_backward_close_to_float64_and_the_numpy_path(grid: np.ndarray, threads:
 
 def test_same_bits_at_every_thread_count_and_pool(grid: np.ndarray, monkeypatch: pytest.MonkeyPatch) -> None:
     for name in ("PER_THREAD", "NATIVE_PER_THREAD", "SIGMOID_NATIVE_PER_THREAD"):
-        monkeypatch.setattr(_compiled_activations, name, 1 << 10)
+        monkeypatch.setattr(activation, name, 1 << 10)
     B, g = NdArray(), grid[::-1].copy()
     before = burn_ndarray.get_num_threads()
     try:
@@ -94,7 +97,7 @@ def test_same_bits_at_every_thread_count_and_pool(grid: np.ndarray, monkeypatch:
         expected = [op(grid) for op in ops]
         for count, native in ((2, True), (3, True), (2, False)):  # False: the Python pool
             burn_ndarray.set_num_threads(count)
-            monkeypatch.setattr(_tbb, "ready", lambda native=native: native)
+            monkeypatch.setattr(tbb, "ready", lambda native=native: native)
             got = [op(grid) for op in ops]
             for e, o in zip(expected, got, strict=True):
                 assert np.array_equal(e, o, equal_nan=True), (count, native)
@@ -134,8 +137,8 @@ def test_half_floats_in_float32(dtype: Any) -> None:
 
 def test_float64_and_mixed_dtypes_keep_the_numpy_path() -> None:
     x = np.linspace(-5, 5, 5000)
-    assert _compiled_activations.compiled_gelu(x) is None
-    assert _compiled_activations.compiled_gelu(x.astype(np.float32), x) is None
+    assert activation.compiled_gelu(x) is None
+    assert activation.compiled_gelu(x.astype(np.float32), x) is None
     got = NdArray().gelu(x)
     assert got.dtype == np.float64
     assert np.max(np.abs(got - [_gelu64(v) for v in x]) / np.abs(x)) < 2e-15  # float64's ulps of x
@@ -146,7 +149,7 @@ def test_exp_neg_over_its_range() -> None:
     of the backward pass at ``grad = 1``: ``gelu'(x) - cdf(x) = x exp(-x**2/2) / sqrt(2 pi)``)."""
     x = np.sqrt(2.0 * np.linspace(0.0, 86.9, 100_001)).astype(np.float32)
     out = np.empty_like(x)
-    _activation_kernels.gelu_backward_range(0, x.size, x, np.ones_like(x), out)
+    activation_kernels.gelu_backward_range(0, x.size, x, np.ones_like(x), out)
     density = np.exp(-(x.astype(np.float64) ** 2) / 2.0) * x / math.sqrt(2.0 * math.pi)
     cdf = np.array([(1.0 + math.erf(v / math.sqrt(2.0))) / 2.0 for v in x.astype(np.float64)])
     np.testing.assert_allclose(out, density + cdf, rtol=4e-7, atol=0)
@@ -216,7 +219,7 @@ def test_sigmoid_half_floats_in_float32(dtype: Any) -> None:
         got = op(x)
         assert got.dtype == dtype and np.array_equal(got, op(x.astype(np.float32)).astype(dtype))
     s, g = B.sigmoid(x), x[::-1].copy()  # the gradient stays the NumPy path's, in the half float
-    assert _compiled_activations.compiled_sigmoid_backward(s, g) is None
+    assert activation.compiled_sigmoid_backward(s, g) is None
     assert np.array_equal(B.sigmoid_backward(s, g), g * (s * (1 - s)))
 
 

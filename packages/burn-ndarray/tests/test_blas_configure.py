@@ -1,4 +1,4 @@
-"""`_blas.configure`: OpenBLAS's idle threads made to sleep after 2^20 cycles, once per process,
+"""`runtime.blas.configure`: OpenBLAS's idle threads made to sleep after 2^20 cycles, once per process,
 when the backend is made; never against the user's own settings or under another thread.
 
 Each case runs in a fresh interpreter: OpenBLAS reads its settings once per process, and pytest's
@@ -18,16 +18,16 @@ import pytest
 _CHECK = """
 import os, sys, time, threading
 import numpy as np
-from burn_ndarray import _blas
+from burn_ndarray.runtime import blas
 
 if os.environ.get("EXTRA_THREAD"):
     stop = threading.Event()
     threading.Thread(target=stop.wait, daemon=True).start()
 a = np.ones((512, 512), np.float32)
 a @ a  # OpenBLAS's workers are running
-first = _blas.configure()
-second = _blas.configure()
-libs = [lib for lib in _blas._numpy_libraries() if lib.internal_api == "openblas"]
+first = blas.configure()
+second = blas.configure()
+libs = [lib for lib in blas._numpy_libraries() if lib.internal_api == "openblas"]
 timeout = libs[0].dynlib.openblas_thread_timeout() if libs else -1
 right = bool(((a @ a) == 512).all())
 time.sleep(0.05)
@@ -35,7 +35,7 @@ states = []
 for task in os.listdir("/proc/self/task"):
     with open(f"/proc/self/task/{task}/stat") as f:
         states.append(f.read().rsplit(")", 1)[1].split()[0])
-print(first, second, timeout, _blas.idle_threads_poll(), os.environ.get("OPENBLAS_THREAD_TIMEOUT"),
+print(first, second, timeout, blas.idle_threads_poll(), os.environ.get("OPENBLAS_THREAD_TIMEOUT"),
       right, "".join(sorted(states)))
 """
 
@@ -101,8 +101,8 @@ def test_left_alone(env: dict[str, str], polls: str) -> None:
 def test_backend_applies_it() -> None:
     clean = {k: v for k, v in os.environ.items() if k not in ("OPENBLAS_THREAD_TIMEOUT", "BURN_NDARRAY_BLAS")}
     check = (
-        "import burn; from burn_ndarray import _blas; burn.backend('ndarray'); "
-        "print(*[lib.dynlib.openblas_thread_timeout() for lib in _blas._numpy_libraries()])"
+        "import burn; from burn_ndarray.runtime import blas; burn.backend('ndarray'); "
+        "print(*[lib.dynlib.openblas_thread_timeout() for lib in blas._numpy_libraries()])"
     )
     run = subprocess.run(
         [sys.executable, "-c", check],

@@ -1,4 +1,4 @@
-"""The compiled im2col / col2im copies (`_conv_kernels`) against NumPy's in `_conv`: the same
+"""The compiled im2col / col2im copies (`kernels.conv`) against NumPy's in `ops.conv`: the same
 convolution outputs and gradients, bit for bit, at 1 and 2 threads (the Winograd path, which
 would take the 3x3 cases, is off here: test_winograd.py covers it)."""
 
@@ -12,7 +12,9 @@ import pytest
 from conftest import without_compiled
 
 import burn_ndarray
-from burn_ndarray import _conv, _conv_kernels, _parallel, _winograd
+from burn_ndarray.kernels import conv as conv_kernels
+from burn_ndarray.ops import conv, winograd
+from burn_ndarray.runtime import split
 
 Pair = tuple[int, int]
 CASES: list[tuple[tuple[int, ...], tuple[int, ...], Pair, Pair, Pair, int]] = [
@@ -24,7 +26,7 @@ CASES: list[tuple[tuple[int, ...], tuple[int, ...], Pair, Pair, Pair, int]] = [
 ]
 
 
-_numpy = partial(without_compiled, _conv, "COMPILED_MIN_SIZE")
+_numpy = partial(without_compiled, conv, "COMPILED_MIN_SIZE")
 
 
 @pytest.mark.parametrize("count", [1, 2])
@@ -33,14 +35,14 @@ def test_same_bits_as_numpy(
     rng: Any, monkeypatch: pytest.MonkeyPatch, count: int, x_shape: Any, w_shape: Any, stride: Pair,
     padding: Pair, dilation: Pair, groups: int,
 ) -> None:  # fmt: skip
-    monkeypatch.setattr(_conv, "COMPILED_MIN_SIZE", 1 << 8)
-    monkeypatch.setattr(_winograd, "MIN_WORK", 1 << 62)
+    monkeypatch.setattr(conv, "COMPILED_MIN_SIZE", 1 << 8)
+    monkeypatch.setattr(winograd, "MIN_WORK", 1 << 62)
     for name in ("UFUNC_PER_THREAD", "NATIVE_UFUNC_PER_THREAD"):  # split from 256 elements a thread
-        monkeypatch.setattr(_parallel, name, 1 << 8)
+        monkeypatch.setattr(split, name, 1 << 8)
     launched: list[str] = []
     for name in ("im2col", "col2im"):
-        kernel = getattr(_conv_kernels, name)
-        monkeypatch.setattr(_conv_kernels, name, lambda *a, _k=kernel, _n=name: launched.append(_n) or _k(*a))
+        kernel = getattr(conv_kernels, name)
+        monkeypatch.setattr(conv_kernels, name, lambda *a, _k=kernel, _n=name: launched.append(_n) or _k(*a))
     before = burn_ndarray.get_num_threads()
     burn_ndarray.set_num_threads(count)
     try:
@@ -48,10 +50,10 @@ def test_same_bits_as_numpy(
         w = rng.standard_normal(w_shape).astype(np.float32)
         b = rng.standard_normal(w_shape[0]).astype(np.float32)
         hyper = (stride, padding, dilation, groups)
-        y = _conv.conv2d(x, w, b, *hyper)
-        assert np.array_equal(y, _numpy(_conv.conv2d, x, w, b, *hyper))
+        y = conv.conv2d(x, w, b, *hyper)
+        assert np.array_equal(y, _numpy(conv.conv2d, x, w, b, *hyper))
         g = rng.standard_normal(y.shape).astype(np.float32)
-        for backward in (_conv.conv2d_x_backward, _conv.conv2d_weight_backward):
+        for backward in (conv.conv2d_x_backward, conv.conv2d_weight_backward):
             assert np.array_equal(backward(x, w, g, *hyper), _numpy(backward, x, w, g, *hyper)), backward
     finally:
         burn_ndarray.set_num_threads(before)

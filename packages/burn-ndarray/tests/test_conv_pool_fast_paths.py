@@ -12,8 +12,9 @@ import numpy as np
 import pytest
 from test_module_ops import naive_conv2d
 
-from burn_ndarray import NdArray, _conv, _pool
-from burn_ndarray._windows import channels_last
+from burn_ndarray import NdArray
+from burn_ndarray.ops import conv, pool
+from burn_ndarray.ops.windows import channels_last
 
 I32, I64 = np.dtype(np.int32), np.dtype(np.int64)
 
@@ -51,21 +52,21 @@ def test_max_pool_forward_equals_argmax_path(
 ) -> None:
     shape, k, s, p, d = case
     x = rng.standard_normal(shape).astype(dtype) if kind == "normal" else _tied(rng, shape, dtype)
-    want_values, want_index = _pool.max_pool2d_with_indices_argmax(x, k, s, p, d, I64)
+    want_values, want_index = pool.max_pool2d_with_indices_argmax(x, k, s, p, d, I64)
     for layout in _layouts(x):
         for index_dtype in (I32, I64):
-            values, index = _pool.max_pool2d_with_indices(layout, k, s, p, d, index_dtype)
+            values, index = pool.max_pool2d_with_indices(layout, k, s, p, d, index_dtype)
             assert index.dtype == index_dtype and values.dtype == x.dtype
             np.testing.assert_array_equal(index, want_index)
             np.testing.assert_array_equal(values, want_values)
-        np.testing.assert_array_equal(_pool.max_pool2d(layout, k, s, p, d), want_values)
+        np.testing.assert_array_equal(pool.max_pool2d(layout, k, s, p, d), want_values)
 
 
 def test_max_pool_keeps_the_channels_last_layout(rng: np.random.Generator) -> None:
     x = _layouts(rng.standard_normal((2, 4, 6, 6)))[1]
-    values, index = _pool.max_pool2d_with_indices(x, (2, 2), (2, 2), (0, 0), (1, 1), I64)
+    values, index = pool.max_pool2d_with_indices(x, (2, 2), (2, 2), (0, 0), (1, 1), I64)
     assert channels_last(values) and channels_last(index)
-    dx = _pool.max_pool2d_backward(x, np.ones(values.shape), index, (2, 2), (2, 2), (0, 0), (1, 1))
+    dx = pool.max_pool2d_backward(x, np.ones(values.shape), index, (2, 2), (2, 2), (0, 0), (1, 1))
     assert channels_last(dx)
 
 
@@ -74,8 +75,8 @@ def test_max_pool_forward_with_nan_is_the_argmax_path(rng: np.random.Generator, 
     shape, k, s, p, d = case
     x = _tied(rng, shape, np.float64)
     x.flat[rng.choice(x.size, 5, replace=False)] = np.nan  # the first NaN of a window wins
-    want_values, want_index = _pool.max_pool2d_with_indices_argmax(x, k, s, p, d, I64)
-    values, index = _pool.max_pool2d_with_indices(x, k, s, p, d, I64)
+    want_values, want_index = pool.max_pool2d_with_indices_argmax(x, k, s, p, d, I64)
+    values, index = pool.max_pool2d_with_indices(x, k, s, p, d, I64)
     np.testing.assert_array_equal(index, want_index)
     np.testing.assert_array_equal(values, want_values)
 
@@ -85,14 +86,14 @@ def test_max_pool_forward_with_nan_is_the_argmax_path(rng: np.random.Generator, 
 def test_max_pool_backward_equals_scatter(rng: np.random.Generator, case: tuple, grad_kind: str) -> None:
     shape, k, s, p, d = case
     x = _tied(rng, shape, np.float32)
-    _, index = _pool.max_pool2d_with_indices_argmax(x, k, s, p, d, I64)
+    _, index = pool.max_pool2d_with_indices_argmax(x, k, s, p, d, I64)
     g = rng.standard_normal(index.shape).astype(np.float64 if grad_kind == "float64" else np.float32)
     if grad_kind == "non-finite":
         g.flat[:3] = [np.inf, np.nan, -np.inf]
-    want = _pool.max_pool2d_backward_scatter(x, g, index)
+    want = pool.max_pool2d_backward_scatter(x, g, index)
     for layout in _layouts(x):
         for grad in _layouts(g):
-            got = _pool.max_pool2d_backward(layout, grad, index, k, s, p, d)
+            got = pool.max_pool2d_backward(layout, grad, index, k, s, p, d)
             assert got.dtype == x.dtype and got.shape == x.shape
             np.testing.assert_array_equal(got, want)
 
@@ -115,8 +116,8 @@ def test_conv2d_and_gradients_in_every_layout(B64: NdArray, rng: np.random.Gener
     b = rng.standard_normal(o)
     want = naive_conv2d(x, wt, b, s, p, d, g)
     gy = rng.standard_normal(want.shape)
-    dx0 = _conv.conv2d_x_backward(x, wt, gy, s, p, d, g)
-    dw0 = _conv.conv2d_weight_backward(x, wt, gy, s, p, d, g)
+    dx0 = conv.conv2d_x_backward(x, wt, gy, s, p, d, g)
+    dw0 = conv.conv2d_weight_backward(x, wt, gy, s, p, d, g)
     inner = np.sum((want - b.reshape(-1, 1, 1)) * gy)
     np.testing.assert_allclose(np.sum(x * dx0), inner, rtol=1e-10)
     np.testing.assert_allclose(np.sum(wt * dw0), inner, rtol=1e-10)
@@ -125,9 +126,9 @@ def test_conv2d_and_gradients_in_every_layout(B64: NdArray, rng: np.random.Gener
         np.testing.assert_allclose(out, want, rtol=1e-12, atol=1e-12)
         assert channels_last(out) or o == 1
         for grad in _layouts(gy):
-            np.testing.assert_allclose(_conv.conv2d_x_backward(layout, wt, grad, s, p, d, g), dx0, atol=1e-12)
+            np.testing.assert_allclose(conv.conv2d_x_backward(layout, wt, grad, s, p, d, g), dx0, atol=1e-12)
             np.testing.assert_allclose(
-                _conv.conv2d_weight_backward(layout, wt, grad, s, p, d, g), dw0, atol=1e-12
+                conv.conv2d_weight_backward(layout, wt, grad, s, p, d, g), dw0, atol=1e-12
             )
 
 
@@ -136,12 +137,12 @@ def test_conv2d_float32_and_mixed_dtypes(rng: np.random.Generator) -> None:
     wt = rng.standard_normal((4, 3, 3, 3))
     b = rng.standard_normal(4)
     want = naive_conv2d(x, wt, b, (1, 1), (1, 1), (1, 1), 1)
-    out = _conv.conv2d(
+    out = conv.conv2d(
         x.astype(np.float32), wt.astype(np.float32), b.astype(np.float32), (1, 1), (1, 1), (1, 1), 1
     )
     assert out.dtype == np.float32
     np.testing.assert_allclose(out, want, rtol=1e-4, atol=1e-4)
-    mixed = _conv.conv2d(x.astype(np.float32), wt, None, (1, 1), (1, 1), (1, 1), 1)
+    mixed = conv.conv2d(x.astype(np.float32), wt, None, (1, 1), (1, 1), (1, 1), 1)
     assert mixed.dtype == np.float64
     np.testing.assert_allclose(mixed, want - b.reshape(-1, 1, 1), rtol=1e-6, atol=1e-6)
 
@@ -149,8 +150,8 @@ def test_conv2d_float32_and_mixed_dtypes(rng: np.random.Generator) -> None:
 @pytest.mark.parametrize("shape", [(0, 3, 5, 5), (2, 3, 2, 5)], ids=str)
 def test_conv2d_empty_batch_or_output(shape: tuple[int, ...]) -> None:
     x, w, b = np.zeros(shape), np.ones((4, 3, 3, 3)), np.ones(4)
-    out = _conv.conv2d(x, w, b, (1, 1), (0, 0), (1, 1), 1)
+    out = conv.conv2d(x, w, b, (1, 1), (0, 0), (1, 1), 1)
     assert out.shape == (shape[0], 4, shape[2] - 2, 3)
     g = np.ones(out.shape)
-    assert _conv.conv2d_x_backward(x, w, g, (1, 1), (0, 0), (1, 1), 1).shape == shape
-    np.testing.assert_array_equal(_conv.conv2d_weight_backward(x, w, g, (1, 1), (0, 0), (1, 1), 1), 0)
+    assert conv.conv2d_x_backward(x, w, g, (1, 1), (0, 0), (1, 1), 1).shape == shape
+    np.testing.assert_array_equal(conv.conv2d_weight_backward(x, w, g, (1, 1), (0, 0), (1, 1), 1), 0)

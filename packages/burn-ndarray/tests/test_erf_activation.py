@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from burn_ndarray import NdArray
-from burn_ndarray._erf import erf
+from burn_ndarray.kernels.erf import erf
 
 # Measured with this grid (plus a dense sweep of 10^6 points while developing):
 # float64: max relative error 1.45e-15 (at x ~ -1.949); float32: 1.8e-7 (~1.5 ulp of float32).
@@ -48,9 +48,9 @@ def test_erf_float32_against_math_erf() -> None:
 
 
 def test_small_arrays_take_the_per_element_path_with_the_same_results() -> None:
-    from burn_ndarray import _erf
+    from burn_ndarray.kernels import erf as erf_module
 
-    x = np.linspace(-7.0, 7.0, _erf.SMALL_SIZE)
+    x = np.linspace(-7.0, 7.0, erf_module.SMALL_SIZE)
     big = erf(np.concatenate([x, x]))[: x.size]  # over SMALL_SIZE: the polynomial path
     np.testing.assert_allclose(erf(x), big, rtol=ERF_MAX_REL_F64)
     assert erf(x.astype(np.float32)).dtype == np.float32 and erf(np.asarray(0.5)).shape == ()

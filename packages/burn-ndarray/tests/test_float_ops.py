@@ -324,7 +324,7 @@ def test_uniform_never_reaches_high_after_rounding() -> None:
 def test_non_contiguous_inputs(B: NdArray, rng: np.random.Generator) -> None:
     base = rng.standard_normal((6, 8)).astype(np.float32)
     x = base[::2, ::-1].T  # strided, reversed, transposed
-    # small sums are a GEMV with ones (burn_ndarray._gemv_sum): float32 rounding, not NumPy's bits
+    # small sums are a GEMV with ones (burn_ndarray.ops.reductions): float32 rounding, not NumPy's bits
     np.testing.assert_allclose(B.float_sum_dim(x, 0), x.astype(np.float64).sum(0, keepdims=True), rtol=1e-6)
     np.testing.assert_allclose(B.float_matmul(x, x.T), x @ x.T, rtol=1e-5)
     assert np.array_equal(B.float_sort(x, 1, False), np.sort(x, 1))

@@ -1,4 +1,4 @@
-"""Small sums along the first or last dim as a GEMV with ones (burn_ndarray._gemv_sum)."""
+"""Small sums along the first or last dim as a GEMV with ones (burn_ndarray.ops.reductions)."""
 
 from __future__ import annotations
 
@@ -10,8 +10,9 @@ from typing import Any
 import numpy as np
 import pytest
 
-from burn_ndarray import NdArray, _gemv_sum
-from burn_ndarray._gemv_sum import gemv_sum
+from burn_ndarray import NdArray
+from burn_ndarray.ops import reductions
+from burn_ndarray.ops.reductions import gemv_sum
 
 SHAPES = [(4, 4), (1, 7), (7, 1), (128, 63), (1000, 8), (5,), (3, 5, 7), (2, 3, 4, 5), (1, 8191)]
 
@@ -60,7 +61,7 @@ def test_empty_and_special_values(B: NdArray) -> None:
 _BITS_SCRIPT = """
 import hashlib, sys
 import numpy as np
-from burn_ndarray._gemv_sum import gemv_sum
+from burn_ndarray.ops.reductions import gemv_sum
 digest = hashlib.sha256()
 for shape in ((90, 90), (8191, 1), (2, 4000), (4, 5, 300)):
     x = np.random.default_rng(7).standard_normal(shape).astype(np.float32)
@@ -96,6 +97,6 @@ def test_the_ones_cache_stays_small() -> None:
     x = np.ones((2, 3), np.float32)
     for length in range(1, 200):
         assert gemv_sum(np.ones((2, length), np.float32), 1, x.dtype).tolist() == [[length]] * 2
-    assert 0 < len(_gemv_sum._ONES_F32) <= _gemv_sum._ONES_KEPT
-    column, row = _gemv_sum._ones(5, x.dtype)
+    assert 0 < len(reductions._ONES_F32) <= reductions._ONES_KEPT
+    column, row = reductions._ones(5, x.dtype)
     assert not column.flags.writeable and column.shape == (5, 1) and row.shape == (1, 5)

@@ -1,4 +1,4 @@
-"""burn-ndarray's malloc settings (`_malloc`): applied once per process on glibc, never with
+"""burn-ndarray's malloc settings (`runtime.malloc`): applied once per process on glibc, never with
 ``BURN_NDARRAY_MALLOC=system``."""
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ import sys
 import pytest
 
 _CHECK = """
-from burn_ndarray import _malloc
-first = _malloc.configure()
-print(first, _malloc.configure())
+from burn_ndarray.runtime import malloc
+first = malloc.configure()
+print(first, malloc.configure())
 """
 
 

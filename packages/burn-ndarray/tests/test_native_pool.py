@@ -1,4 +1,5 @@
-"""burn-ndarray's parallel kernels on numba's TBB pool (`_tbb`, `_kernels_parallel`): the same bits
+"""burn-ndarray's parallel kernels on numba's TBB pool (`runtime.tbb`, the ``prange`` launchers of
+`burn_ndarray.kernels`): the same bits
 as NumPy and the serial kernels at every thread count and layout, safe in a forked child and with
 concurrent callers, and the Python pool whenever TBB is not numba's layer."""
 
@@ -17,7 +18,13 @@ import pytest
 
 import burn_ndarray
 from burn.backend.ops.optim import OptimOps
-from burn_ndarray import NdArray, _kernels_parallel, _optim, _parallel, _tbb, _threads
+from burn_ndarray import NdArray
+from burn_ndarray.kernels import activation as activation_kernels
+from burn_ndarray.kernels import float as float_kernels
+from burn_ndarray.kernels import optim as optim_kernels
+from burn_ndarray.ops import activation, optim
+from burn_ndarray.ops import float as float_ops
+from burn_ndarray.runtime import split, tbb, threads
 
 BIG = (301, 517)  # rows that do not split evenly between 2 or 3 threads
 BINARY = {
@@ -39,12 +46,12 @@ def _tbb_installed() -> bool:
 @pytest.fixture
 def native(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
     """The TBB pool, splitting from 4096 elements per thread; yields ``threads(n)``."""
-    if not _tbb.ready():
+    if not tbb.ready():
         pytest.skip("numba's TBB threading layer is not available here (no tbb wheel)")
     for name in ("NATIVE_UFUNC_PER_THREAD", "NATIVE_ROW_SUM_PER_THREAD"):
-        monkeypatch.setattr(_parallel, name, 1 << 12)
-    monkeypatch.setattr(_parallel, "_binary_min_size", 1 << 13)
-    monkeypatch.setattr(_optim, "NATIVE_COMPILED_PER_THREAD", 1 << 12)
+        monkeypatch.setattr(split, name, 1 << 12)
+    monkeypatch.setattr(float_ops, "_binary_min_size", 1 << 13)
+    monkeypatch.setattr(optim, "NATIVE_COMPILED_PER_THREAD", 1 << 12)
     before = burn_ndarray.get_num_threads()
     yield burn_ndarray.set_num_threads
     burn_ndarray.set_num_threads(before)
@@ -52,17 +59,20 @@ def native(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
 
 @pytest.fixture
 def launches(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """Names of the `_kernels_parallel` launchers called during a test."""
+    """Names of the TBB pool's launchers (`burn_ndarray.kernels`) called during a test."""
     called: list[str] = []
-    for name in ("binary_flat", "binary_rows", "sum_rows", "adam_in_place", "adam_fresh",
-                 "sgd_momentum_in_place", "rmsprop_in_place"):  # fmt: skip
-        kernel = getattr(_kernels_parallel, name)
+    for module, name in [
+        (float_kernels, "binary_flat"), (float_kernels, "binary_rows"), (float_kernels, "sum_rows_parallel"),
+        (optim_kernels, "adam_in_place_parallel"), (optim_kernels, "adam_fresh_parallel"),
+        (optim_kernels, "sgd_momentum_in_place_parallel"), (optim_kernels, "rmsprop_in_place_parallel"),
+    ]:  # fmt: skip
+        kernel = getattr(module, name)
 
         def spy(*args: Any, _kernel: Any = kernel, _name: str = name) -> Any:
             called.append(_name)
             return _kernel(*args)
 
-        monkeypatch.setattr(_kernels_parallel, name, spy)
+        monkeypatch.setattr(module, name, spy)
     return called
 
 
@@ -71,8 +81,8 @@ def big(rng: np.random.Generator, shape: tuple[int, ...] = BIG, dtype: Any = np.
 
 
 def test_tbb_is_the_layer_wherever_the_wheel_is_installed() -> None:
-    assert _tbb.ready() is _tbb_installed()
-    if _tbb.ready():
+    assert tbb.ready() is _tbb_installed()
+    if tbb.ready():
         import numba
 
         assert numba.threading_layer() == "tbb"
@@ -145,7 +155,7 @@ def test_row_sums_same_bits_at_every_count(B: NdArray, rng: Any, native: Any, la
         results.append(B.float_sum_dim(a, 1))
     assert all(np.array_equal(results[0], r) for r in results[1:])
     np.testing.assert_allclose(results[0], a.astype(np.float64).sum(1, keepdims=True), rtol=1e-5, atol=1e-4)
-    assert launches == ["sum_rows"] * 3
+    assert launches == ["sum_rows_parallel"] * 3
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
@@ -155,13 +165,13 @@ def test_sums_over_a_leading_dim_split_columns_numpys_bits(
     """A sum over the first dim (a bias gradient over the batch) is one leading index: its columns
     are cut between the chunks, each column summed in NumPy's order."""
     called: list[int] = []
-    split = _kernels_parallel.sum_middle_columns
+    columns = float_kernels.sum_middle_columns
 
     def spy(parts: int, *args: Any) -> None:
         called.append(parts)
-        split(parts, *args)
+        columns(parts, *args)
 
-    monkeypatch.setattr(_kernels_parallel, "sum_middle_columns", spy)
+    monkeypatch.setattr(float_kernels, "sum_middle_columns", spy)
     a = big(rng, (37, 5, 907), dtype)  # 907 columns: no even cut
     for count in (1, 2, 3):
         native(count)
@@ -193,7 +203,7 @@ def test_adam_same_bits_as_the_default_op(
         got = B.float_adam_step(p, grad, moment_1, moment_2, 0.9, 0.999, 0.01, 1e-5)
         assert got[0].__array_interface__["data"][0] == where
     assert all(np.array_equal(x, y) for x, y in zip(expected, got, strict=True))
-    assert launches == ["adam_fresh" if handed_over == "none" else "adam_in_place"]
+    assert launches == ["adam_fresh_parallel" if handed_over == "none" else "adam_in_place_parallel"]
 
 
 @pytest.mark.parametrize(
@@ -208,7 +218,7 @@ def test_sgd_momentum_same_bits_as_the_default_op(
     launches.clear()
     got = B.float_sgd_momentum_step(p, g, velocity.copy(), *options, 0.05)
     assert all(np.array_equal(x, y) for x, y in zip(expected, got, strict=True))
-    assert launches == ["sgd_momentum_in_place"]
+    assert launches == ["sgd_momentum_in_place_parallel"]
 
 
 @pytest.mark.parametrize(("centered", "momentum"), [(True, 0.9), (False, 0.9), (True, 0.0), (False, 0.0)])
@@ -228,7 +238,7 @@ def test_rmsprop_same_bits_as_the_default_op(
     got = B.float_rmsprop_step(p, g, *[None if x is None else x.copy() for x in states], *options)  # type: ignore[arg-type]
     for x, y in zip(expected, got, strict=True):
         assert (x is None and y is None) or np.array_equal(x, y)
-    assert launches == ["rmsprop_in_place"]
+    assert launches == ["rmsprop_in_place_parallel"]
 
 
 # -- safety ---------------------------------------------------------------------------------------
@@ -271,14 +281,16 @@ def test_a_forked_child_runs_the_kernels(B: NdArray, rng: Any, native: Any, laun
 
 _FALLBACK = """
 import numpy as np, numba, burn_ndarray
-from burn_ndarray import _parallel, _tbb, NdArray
+from burn_ndarray import NdArray
+from burn_ndarray.ops import float as float_ops
+from burn_ndarray.runtime import split, tbb
 {setup}
 burn_ndarray.set_num_threads(2)
-_parallel.UFUNC_PER_THREAD = _parallel.NATIVE_UFUNC_PER_THREAD = 1 << 12
-_parallel._binary_min_size = 1 << 13
+split.UFUNC_PER_THREAD = split.NATIVE_UFUNC_PER_THREAD = 1 << 12
+float_ops._binary_min_size = 1 << 13
 a = np.random.default_rng(0).standard_normal((300, 500)).astype(np.float32)
 assert np.array_equal(NdArray().float_add(a, a), a + a)
-print(_tbb.ready(), numba.config.THREADING_LAYER)
+print(tbb.ready(), numba.config.THREADING_LAYER)
 """
 
 
@@ -315,8 +327,8 @@ def test_relu_same_bits_as_numpy(
 ) -> None:
     """NumPy's ``maximum(x, 0)`` exactly: NaN kept with its sign, -0.0 becomes +0.0; and the
     backward pass ``where(output > 0, grad, 0)``."""
-    monkeypatch.setattr(_parallel, "RELU_COMPILED_MIN_SIZE", 1 << 12)
-    monkeypatch.setattr(_parallel, "NATIVE_UFUNC_PER_THREAD", 1 << 12)
+    monkeypatch.setattr(activation, "RELU_COMPILED_MIN_SIZE", 1 << 12)
+    monkeypatch.setattr(split, "NATIVE_UFUNC_PER_THREAD", 1 << 12)
     before = burn_ndarray.get_num_threads()
     burn_ndarray.set_num_threads(count)
     try:
@@ -337,10 +349,10 @@ def test_relu_of_a_channels_last_view_keeps_its_layout(
 ) -> None:
     """conv2d's outputs are [N, C, H, W] views of [N, H, W, C] memory: ReLU takes them compiled,
     in memory order, and returns the same layout; views with gaps take NumPy."""
-    monkeypatch.setattr(_parallel, "RELU_COMPILED_MIN_SIZE", 1 << 12)
+    monkeypatch.setattr(activation, "RELU_COMPILED_MIN_SIZE", 1 << 12)
     called: list[str] = []
-    serial = _kernels_parallel.relu_range
-    monkeypatch.setattr(_kernels_parallel, "relu_range", lambda *a: called.append("relu") or serial(*a))
+    serial = activation_kernels.relu_range
+    monkeypatch.setattr(activation_kernels, "relu_range", lambda *a: called.append("relu") or serial(*a))
     before = burn_ndarray.get_num_threads()
     burn_ndarray.set_num_threads(1)
     try:
@@ -356,17 +368,17 @@ def test_relu_of_a_channels_last_view_keeps_its_layout(
 
 def test_run_ranges_falls_back_to_the_python_pool(monkeypatch: pytest.MonkeyPatch) -> None:
     """Without the TBB pool, the range kernels' chunks (the same cut) run on the Python pool."""
-    monkeypatch.setattr(_tbb, "_state", False)
+    monkeypatch.setattr(tbb, "_state", False)
     chunks: list[tuple[int, int]] = []
     used: list[object] = []
-    real_run = _threads.run
-    monkeypatch.setattr(_threads, "run", lambda task, parts: used.append(parts) or real_run(task, parts))
+    real_run = threads.run
+    monkeypatch.setattr(threads, "run", lambda task, parts: used.append(parts) or real_run(task, parts))
 
     def serial(lo: int, hi: int, out: list[tuple[int, int]]) -> None:
         out.append((lo, hi))
 
-    _kernels_parallel.run_ranges(serial, None, 10, 3, chunks)
+    split.run_ranges(serial, None, 10, 3, chunks)
     assert sorted(chunks) == [(0, 4), (4, 7), (7, 10)] and len(used) == 1
     chunks.clear()
-    _kernels_parallel.run_ranges(serial, None, 10, 1, chunks)
+    split.run_ranges(serial, None, 10, 1, chunks)
     assert chunks == [(0, 10)] and len(used) == 1  # one part: on this thread

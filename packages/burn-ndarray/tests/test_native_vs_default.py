@@ -13,7 +13,7 @@ import pytest
 
 from burn.backend import Backend
 from burn_ndarray import NdArray
-from burn_ndarray._layout_ops import last_writes
+from burn_ndarray.ops.kinds import last_writes
 
 Gen = np.random.Generator
 

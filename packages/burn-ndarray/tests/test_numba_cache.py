@@ -1,4 +1,4 @@
-"""`_numba_cache`: numba's disk cache stays right when processes compile one kernel at once, and
+"""`runtime.numba_cache`: numba's disk cache stays right when processes compile one kernel at once, and
 an index that maps a signature to another signature's code (the damage that race leaves) is
 compiled again and repaired instead of failing. Each case runs fresh Python processes on a cache
 directory of its own (``NUMBA_CACHE_DIR``)."""
@@ -29,7 +29,7 @@ DTYPES = ("float32", "float64", "int32", "int64")
 
 
 def _python(tmp_path: Path, code: str, patched: bool) -> subprocess.CompletedProcess[str]:
-    prelude = "from burn_ndarray import _numba_cache; _numba_cache.install()\n" if patched else ""
+    prelude = "from burn_ndarray.runtime import numba_cache; numba_cache.install()\n" if patched else ""
     env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache"), "PYTHONPATH": str(tmp_path)}
     return subprocess.run(
         [sys.executable, "-c", prelude + textwrap.dedent(code)],
@@ -77,7 +77,7 @@ def test_processes_compiling_at_once_keep_every_signature(kernel: Path) -> None:
             time.sleep(0.001)
         print(kernel.total(np.arange(5, dtype=sys.argv[1]), None))
     """
-    prelude = "from burn_ndarray import _numba_cache; _numba_cache.install()\n"
+    prelude = "from burn_ndarray.runtime import numba_cache; numba_cache.install()\n"
     env = {**os.environ, "NUMBA_CACHE_DIR": str(kernel / "cache"), "PYTHONPATH": str(kernel)}
     procs = [
         subprocess.Popen(
@@ -109,28 +109,28 @@ def test_install_is_idempotent() -> None:
     """A second install must not wrap numba's load again (each install makes a new wrapper)."""
     from numba.core import caching
 
-    from burn_ndarray import _numba_cache
+    from burn_ndarray.runtime import numba_cache
 
-    _numba_cache.install()
+    numba_cache.install()
     load, save = caching.Cache._load_overload, caching.IndexDataCacheFile.save
-    assert save is _numba_cache._save
-    _numba_cache.install()
+    assert save is numba_cache._save
+    numba_cache.install()
     assert caching.Cache._load_overload is load and caching.IndexDataCacheFile.save is save
 
 
 def test_a_file_system_without_locks_still_saves(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from burn_ndarray import _numba_cache
+    from burn_ndarray.runtime import numba_cache
 
-    if _numba_cache.fcntl is None:
+    if numba_cache.fcntl is None:
         pytest.skip("no fcntl here (Windows): saves are numba's own")
 
     def refuse(*args: object) -> None:
         raise OSError(37, "No locks available")
 
-    monkeypatch.setattr(_numba_cache.fcntl, "flock", refuse)
+    monkeypatch.setattr(numba_cache.fcntl, "flock", refuse)
     entered = []
-    with _numba_cache._locked(str(tmp_path)):
+    with numba_cache._locked(str(tmp_path)):
         entered.append(True)
-    with _numba_cache._locked(str(tmp_path / "missing" / "dir")):  # the lock file cannot be made
+    with numba_cache._locked(str(tmp_path / "missing" / "dir")):  # the lock file cannot be made
         entered.append(True)
     assert entered == [True, True]

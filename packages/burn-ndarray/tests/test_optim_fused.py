@@ -1,4 +1,4 @@
-"""burn-ndarray's fused Adam (`burn_ndarray._optim`): the default op's bits on every path (whole
+"""burn-ndarray's fused Adam (`burn_ndarray.ops.optim`): the default op's bits on every path (whole
 arrays, block by block, first step, moments written in place or not), and its fallbacks."""
 
 from __future__ import annotations
@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 from burn.backend.ops.optim import OptimOps
-from burn_ndarray import NdArray, _optim
+from burn_ndarray import NdArray
+from burn_ndarray.ops import optim
 
 SCALARS = (0.9, 0.999, 0.01, 1e-5)
 
@@ -26,8 +27,8 @@ def default(B: NdArray, p: Any, g: Any, m: Any, v: Any) -> list[np.ndarray]:
 @pytest.fixture(params=["whole", "blocked"])
 def path(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
     if request.param == "blocked":  # small blocks, the last one partial
-        monkeypatch.setattr(_optim, "BLOCKED_MIN_SIZE", 1)
-        monkeypatch.setattr(_optim, "BLOCK", 1000)
+        monkeypatch.setattr(optim, "BLOCKED_MIN_SIZE", 1)
+        monkeypatch.setattr(optim, "BLOCK", 1000)
     return str(request.param)
 
 
@@ -90,7 +91,7 @@ def test_a_gradient_in_f_order_gives_a_c_order_param(B: NdArray, rng: Any, path:
 
 def test_a_handed_over_gradient_receives_the_new_param(B: NdArray, rng: Any) -> None:
     """With the moments, a gradient held by nothing else (handed over by `adam_apply`) is written
-    over by the compiled pass (`_kernels.adam_in_place` with no `out`): no new buffer, the same bits."""
+    over by the compiled pass (`kernels.optim.adam_in_place` with no `out`): no new buffer, the same bits."""
     p, g, m, v = operands(rng, (300, 300), np.float32)
     expected = default(B, p, g, m.copy(), v.copy())
     grad, moment_1, moment_2 = g.copy(), m.copy(), v.copy()

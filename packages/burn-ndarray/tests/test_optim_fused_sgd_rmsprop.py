@@ -1,4 +1,4 @@
-"""burn-ndarray's fused SGD with momentum and RMSProp (`burn_ndarray._optim`): the default op's
+"""burn-ndarray's fused SGD with momentum and RMSProp (`burn_ndarray.ops.optim`): the default op's
 bits on every path (NumPy passes, compiled kernel on one or more threads, first step, every
 option, states written in place or not), the optimizers' bits before the fused ops, and the
 fallbacks."""
@@ -14,7 +14,8 @@ import pytest
 
 import burn_ndarray
 from burn.backend.ops.optim import OptimOps as _DefaultOps
-from burn_ndarray import _optim, _parallel
+from burn_ndarray import kernels
+from burn_ndarray.ops import optim
 
 DEFAULT: Any = _DefaultOps  # the contract's default ops, called on the backend
 SHAPE = (301, 517)  # 606 KB of float32: above the in-place threshold; rows split unevenly
@@ -36,10 +37,10 @@ def path(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Ite
     """Which implementation runs: the NumPy passes, or the kernel on one or three threads."""
     before = burn_ndarray.get_num_threads()
     if request.param == "passes":
-        monkeypatch.setattr(_parallel, "kernels", lambda: None)
+        monkeypatch.setattr(kernels, "load", lambda name: None)
     else:
         burn_ndarray.set_num_threads(3 if request.param == "threaded" else 1)
-        monkeypatch.setattr(_optim, "COMPILED_PER_THREAD", 1 << 12)
+        monkeypatch.setattr(optim, "COMPILED_PER_THREAD", 1 << 12)
     yield str(request.param)
     burn_ndarray.set_num_threads(before)
 

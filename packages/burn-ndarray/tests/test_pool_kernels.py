@@ -1,4 +1,4 @@
-"""The compiled max pooling (`_pool_kernels`) against the NumPy paths of `_pool`: the same values
+"""The compiled max pooling (`kernels.pool`) against the NumPy paths of `ops.pool`: the same values
 and indices (first maximum in kernel order, NaN, ties, windows in the padding) and the same
 gradients, on channels-last inputs; other layouts keep the NumPy path."""
 
@@ -12,7 +12,9 @@ import pytest
 from conftest import without_compiled
 
 import burn_ndarray
-from burn_ndarray import _parallel, _pool, _pool_kernels
+from burn_ndarray.kernels import pool as pool_kernels
+from burn_ndarray.ops import pool
+from burn_ndarray.runtime import split
 
 Hyper = tuple[tuple[int, int], tuple[int, int], tuple[int, int], tuple[int, int]]
 CASES: list[tuple[tuple[int, int, int, int], Hyper]] = [
@@ -23,16 +25,16 @@ CASES: list[tuple[tuple[int, int, int, int], Hyper]] = [
 ]
 
 
-_numpy = partial(without_compiled, _pool, "COMPILED_MIN_SIZE")
+_numpy = partial(without_compiled, pool, "COMPILED_MIN_SIZE")
 
 
 @pytest.fixture(autouse=True, params=[1, 2], ids=["1-thread", "2-threads"])
 def compiled_from_small_sizes(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Any:
     """The compiled kernels from 256 elements, split from 256 elements per thread, at 1 and 2
     threads (the split runs on the TBB pool, or the Python pool without it)."""
-    monkeypatch.setattr(_pool, "COMPILED_MIN_SIZE", 1 << 8)
+    monkeypatch.setattr(pool, "COMPILED_MIN_SIZE", 1 << 8)
     for name in ("UFUNC_PER_THREAD", "NATIVE_UFUNC_PER_THREAD"):
-        monkeypatch.setattr(_parallel, name, 1 << 8)
+        monkeypatch.setattr(split, name, 1 << 8)
     before = burn_ndarray.get_num_threads()
     burn_ndarray.set_num_threads(request.param)
     yield
@@ -53,19 +55,19 @@ def test_same_values_indices_and_gradient_as_numpy(
     x[0, 0, 2:4, 2:4] = 1.5  # a tie inside windows
     x[1, 1, 4:6, 4:7] = -np.inf  # windows of -inf (the padding's taps come first)
     launched: list[str] = []
-    kernel = _pool_kernels.max_pool2d
-    monkeypatch.setattr(_pool_kernels, "max_pool2d", lambda *a: launched.append("fwd") or kernel(*a))
-    values, indices = _pool.max_pool2d_with_indices(x, *hyper, np.dtype(index_dtype))
-    expected = _numpy(_pool.max_pool2d_with_indices, x, *hyper, np.dtype(index_dtype))
+    kernel = pool_kernels.max_pool2d
+    monkeypatch.setattr(pool_kernels, "max_pool2d", lambda *a: launched.append("fwd") or kernel(*a))
+    values, indices = pool.max_pool2d_with_indices(x, *hyper, np.dtype(index_dtype))
+    expected = _numpy(pool.max_pool2d_with_indices, x, *hyper, np.dtype(index_dtype))
     assert launched == ["fwd"]
     assert values.dtype == dtype and indices.dtype == index_dtype
     assert np.array_equal(values, expected[0]) and np.array_equal(indices, expected[1])
     grad = rng.standard_normal(values.shape).astype(dtype)
-    expected_grad = _numpy(_pool.max_pool2d_backward, x, grad, indices, *hyper)
+    expected_grad = _numpy(pool.max_pool2d_backward, x, grad, indices, *hyper)
     with monkeypatch.context() as patch:  # fresh buffers full of NaN: every element must be written
         empty = np.empty
         patch.setattr(np, "empty", lambda *a, **k: np.full_like(empty(*a, **k), np.nan))
-        got = _pool.max_pool2d_backward(x, grad, indices, *hyper)
+        got = pool.max_pool2d_backward(x, grad, indices, *hyper)
     assert got.shape == x.shape and np.array_equal(got, expected_grad)
 
 
@@ -74,14 +76,14 @@ def test_nan_windows_report_their_first_nan(rng: Any) -> None:
     x = _channels_last(rng, (2, 8, 8, 4), np.float32)
     x[0, 1, 1, 0] = np.nan
     x[0, 1, 0, 1] = np.nan  # the first in kernel order of the window at (0, 0)
-    values, indices = _pool.max_pool2d_with_indices(x, *hyper, np.dtype(np.int64))
-    expected = _pool.max_pool2d_with_indices_argmax(x, *hyper, np.dtype(np.int64))
+    values, indices = pool.max_pool2d_with_indices(x, *hyper, np.dtype(np.int64))
+    expected = pool.max_pool2d_with_indices_argmax(x, *hyper, np.dtype(np.int64))
     assert np.isnan(values[0, 1, 0, 0]) and indices[0, 1, 0, 0] == 1
     assert np.array_equal(values, expected[0], equal_nan=True) and np.array_equal(indices, expected[1])
 
 
 def test_other_layouts_keep_numpy(rng: Any, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(_pool_kernels, "max_pool2d", None)  # would fail if called
+    monkeypatch.setattr(pool_kernels, "max_pool2d", None)  # would fail if called
     x = rng.standard_normal((2, 8, 12, 12)).astype(np.float32)  # NCHW, C-contiguous
-    values, _ = _pool.max_pool2d_with_indices(x, (2, 2), (2, 2), (0, 0), (1, 1), np.dtype(np.int64))
+    values, _ = pool.max_pool2d_with_indices(x, (2, 2), (2, 2), (0, 0), (1, 1), np.dtype(np.int64))
     assert np.array_equal(values, x.reshape(2, 8, 6, 2, 6, 2).max(axis=(3, 5)))

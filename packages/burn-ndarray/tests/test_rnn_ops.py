@@ -11,7 +11,7 @@ import pytest
 from burn.backend.ops.rnn import RnnOps as Default
 from burn.errors import ShapeError
 from burn_ndarray import NdArray
-from burn_ndarray import _rnn_kernels as kernels
+from burn_ndarray.kernels import rnn as kernels
 
 
 def _ulps(got: np.ndarray, want: np.ndarray) -> np.ndarray:

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from burn_ndarray import NdArray
-from burn_ndarray._select import BRANCH_FREE_MIN, where
+from burn_ndarray.ops.select import BRANCH_FREE_MIN, where
 
 DTYPES = [
     np.float64,

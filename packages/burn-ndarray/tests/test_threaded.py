@@ -1,4 +1,5 @@
-"""burn-ndarray's threaded kernels (`_threads`, `_parallel`, `_kernels`): thread settings, the
+"""burn-ndarray's threaded kernels (`runtime.threads`, `runtime.split`, the threaded ops and
+`burn_ndarray.kernels`): thread settings, the
 same results as the single-threaded ops, and the same bits for the same inputs and thread count."""
 
 from __future__ import annotations
@@ -11,7 +12,12 @@ import pytest
 
 import burn_ndarray
 from burn.backend.ops.optim import OptimOps
-from burn_ndarray import NdArray, _optim, _parallel, _recycle, _threads
+from burn_ndarray import NdArray, kernels
+from burn_ndarray.ops import activation as activation_ops
+from burn_ndarray.ops import optim as optim_ops
+from burn_ndarray.runtime import recycle as recycle_module
+from burn_ndarray.runtime import split
+from burn_ndarray.runtime import threads as thread_pool
 
 # Above every threshold once `small_thresholds` lowers them, with rows that do not split evenly
 # between 2 or 3 threads.
@@ -24,8 +30,8 @@ PER_THREAD = ("UFUNC_PER_THREAD", "TRANSCENDENTAL_PER_THREAD", "ROWWISE_PER_THRE
 def small_thresholds(monkeypatch: pytest.MonkeyPatch) -> None:
     """Split from 4096 elements per thread, so that small arrays take the threaded paths."""
     for name in PER_THREAD:
-        monkeypatch.setattr(_parallel, name, 1 << 12)
-    monkeypatch.setattr(_optim, "COMPILED_PER_THREAD", 1 << 12)
+        monkeypatch.setattr(split, name, 1 << 12)
+    monkeypatch.setattr(optim_ops, "COMPILED_PER_THREAD", 1 << 12)
 
 
 def big(rng: np.random.Generator, shape: tuple[int, ...] = BIG, dtype: Any = np.float32) -> np.ndarray:
@@ -43,17 +49,17 @@ def big(rng: np.random.Generator, shape: tuple[int, ...] = BIG, dtype: Any = np.
     ],
 )
 def test_count_from_environment(monkeypatch: pytest.MonkeyPatch, env: dict[str, str], expected: int) -> None:
-    for var in _threads.ENV_VARS:
+    for var in thread_pool.ENV_VARS:
         monkeypatch.delenv(var, raising=False)
     for var, value in env.items():
         monkeypatch.setenv(var, value)
-    assert _threads._from_env() == expected
+    assert thread_pool._from_env() == expected
 
 
 def test_default_is_every_usable_core(monkeypatch: pytest.MonkeyPatch) -> None:
-    for var in _threads.ENV_VARS:
+    for var in thread_pool.ENV_VARS:
         monkeypatch.delenv(var, raising=False)
-    assert _threads._from_env() == _threads._cores() >= 1
+    assert thread_pool._from_env() == thread_pool._cores() >= 1
 
 
 @pytest.mark.parametrize("bad", [0, -1, 1.5, True, "2"])
@@ -70,9 +76,9 @@ def test_set_and_get(threads: Any) -> None:
 
 
 def test_split_covers_the_range_in_order() -> None:
-    assert _threads.split(10, 3) == [slice(0, 4), slice(4, 7), slice(7, 10)]
-    assert _threads.split(2, 5) == [slice(0, 1), slice(1, 2)]
-    assert _threads.split(7, 1) == [slice(0, 7)]
+    assert thread_pool.split(10, 3) == [slice(0, 4), slice(4, 7), slice(7, 10)]
+    assert thread_pool.split(2, 5) == [slice(0, 1), slice(1, 2)]
+    assert thread_pool.split(7, 1) == [slice(0, 7)]
 
 
 def test_a_failing_chunk_raises_after_all_finish(threads: Any) -> None:
@@ -85,7 +91,7 @@ def test_a_failing_chunk_raises_after_all_finish(threads: Any) -> None:
         done.append(chunk.start)
 
     with pytest.raises(RuntimeError, match="chunk failed"):
-        _threads.run(task, _threads.split(10, 3))
+        thread_pool.run(task, thread_pool.split(10, 3))
     assert sorted(done) == [0, 7]
 
 
@@ -142,7 +148,7 @@ def test_views_and_other_dtypes_take_numpy(B: NdArray, rng: Any, threads: Any) -
 def test_small_tensors_stay_on_the_caller(B: NdArray, monkeypatch: pytest.MonkeyPatch, threads: Any) -> None:
     threads(2)
     calls: list[object] = []
-    monkeypatch.setattr(_threads, "run", lambda task, chunks: calls.append(chunks))
+    monkeypatch.setattr(thread_pool, "run", lambda task, chunks: calls.append(chunks))
     a = np.ones((4, 4), np.float32)
     assert np.array_equal(B.float_add(a, a), a + a) and np.array_equal(B.float_exp(a), np.exp(a))
     assert np.array_equal(B.gelu(a), B.gelu(a)) and np.array_equal(B.softmax(a, 1), B.softmax(a, 1))
@@ -151,8 +157,8 @@ def test_small_tensors_stay_on_the_caller(B: NdArray, monkeypatch: pytest.Monkey
 
 def test_split_only_when_each_thread_gets_enough(threads: Any) -> None:
     threads(4)
-    assert _threads.parts(10_000, 4096) == 2 and _threads.parts(4095, 4096) == 1
-    assert _threads.parts(1 << 30, 4096) == 4
+    assert thread_pool.parts(10_000, 4096) == 2 and thread_pool.parts(4095, 4096) == 1
+    assert thread_pool.parts(1 << 30, 4096) == 4
 
 
 # -- activations and softmax: row-independent, so the single-threaded bits ----------------------
@@ -248,7 +254,7 @@ def test_compiled_adam_same_bits_as_the_default_op(
 def test_adam_without_numba_takes_the_numpy_passes(
     B: NdArray, rng: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(_parallel, "kernels", lambda: None)
+    monkeypatch.setattr(kernels, "load", lambda name: None)
     p, g, m = big(rng), big(rng), big(rng)
     v = rng.uniform(0.1, 2.0, size=BIG).astype(np.float32)
     expected = OptimOps.float_adam_step(B, p, g, m.copy(), v.copy(), *SCALARS)  # type: ignore[arg-type]
@@ -291,10 +297,10 @@ def test_training_step_is_reproducible_at_a_fixed_count(threads: Any) -> None:
 # -- recycled buffers -----------------------------------------------------------------------------
 @pytest.fixture
 def recycle(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
-    """`_recycle` with small buffers cached and an empty cache."""
-    monkeypatch.setattr(_recycle, "MIN_BYTES", 1 << 12)
-    monkeypatch.setattr(_recycle, "_cache", [])
-    yield _recycle
+    """`runtime.recycle` with small buffers cached and an empty cache."""
+    monkeypatch.setattr(recycle_module, "MIN_BYTES", 1 << 12)
+    monkeypatch.setattr(recycle_module, "_cache", [])
+    yield recycle_module
 
 
 def test_buffer_reused_only_once_no_view_is_alive(recycle: Any) -> None:
@@ -356,11 +362,11 @@ def test_blocked_gelu_same_bits_as_one_call(
     threads): the bits of one call on the whole array, the tail of odd sizes included. (float32
     takes this path only without numba: the compiled kernels are switched off here.)"""
     threads(count)
-    monkeypatch.setattr(_parallel, "BLOCK", 1000)
-    monkeypatch.setattr(_parallel, "GELU_COMPILED_MIN_SIZE", 1 << 62)
+    monkeypatch.setattr(activation_ops, "BLOCK", 1000)
+    monkeypatch.setattr(activation_ops, "GELU_COMPILED_MIN_SIZE", 1 << 62)
     x, g = big(rng, dtype=dtype) * 3, big(rng, dtype=dtype)
     x.flat[:4] = [np.nan, np.inf, -np.inf, -0.0]
-    single = _parallel._single
+    single = activation_ops.ActivationOps
     with np.errstate(invalid="ignore"):
         expected = (single.gelu(B, x), single.gelu_backward(B, x, g))
         got = (B.gelu(x), B.gelu_backward(x, g))
@@ -371,14 +377,14 @@ def test_blocked_gelu_same_bits_as_one_call(
 def test_blocked_passes_leave_views_and_mixed_operands_to_one_call(
     B: NdArray, rng: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(_parallel, "BLOCK", 1000)
-    monkeypatch.setattr(_parallel, "GELU_COMPILED_MIN_SIZE", 1 << 62)  # float32's NumPy path
+    monkeypatch.setattr(activation_ops, "BLOCK", 1000)
+    monkeypatch.setattr(activation_ops, "GELU_COMPILED_MIN_SIZE", 1 << 62)  # float32's NumPy path
     calls: list[int] = []
-    monkeypatch.setattr(_threads, "split", lambda n, parts: calls.append(n) or [slice(0, n)])
+    monkeypatch.setattr(thread_pool, "split", lambda n, parts: calls.append(n) or [slice(0, n)])
     x = big(rng)
-    assert np.array_equal(B.gelu(x.T), _parallel._single.gelu(B, x.T))  # a transposed view
+    assert np.array_equal(B.gelu(x.T), activation_ops.ActivationOps.gelu(B, x.T))  # a transposed view
     wide = x.astype(np.float64)  # a grad of another dtype
-    assert np.array_equal(B.gelu_backward(x, wide), _parallel._single.gelu_backward(B, x, wide))
+    assert np.array_equal(B.gelu_backward(x, wide), activation_ops.ActivationOps.gelu_backward(B, x, wide))
     assert calls == []
 
 

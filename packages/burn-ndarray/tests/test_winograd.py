@@ -1,4 +1,4 @@
-"""The Winograd F(2x2, 3x3) path of burn-ndarray's conv2d (`_winograd`): results against float64
+"""The Winograd F(2x2, 3x3) path of burn-ndarray's conv2d (`ops.winograd`): results against float64
 convolutions, which shapes take it, the bits at several thread counts, and the BLAS thread limit
 it runs under."""
 
@@ -13,7 +13,8 @@ import pytest
 import threadpoolctl
 
 import burn_ndarray
-from burn_ndarray import _blas, _conv, _winograd
+from burn_ndarray.ops import conv, winograd
+from burn_ndarray.runtime import blas
 
 Pair = tuple[int, int]
 ONE: Pair = (1, 1)
@@ -31,20 +32,20 @@ CASES: list[tuple[tuple[int, int, int, int], int, Pair]] = [
 def quiet_blas(monkeypatch: pytest.MonkeyPatch) -> None:
     """BLAS threads that sleep when idle, as under OPENBLAS_THREAD_TIMEOUT=4: the path runs at
     every thread count (the rule itself has its own tests below)."""
-    monkeypatch.setattr(_blas, "idle_threads_poll", lambda: False)
+    monkeypatch.setattr(blas, "idle_threads_poll", lambda: False)
 
 
 @pytest.fixture
 def any_size(monkeypatch: pytest.MonkeyPatch) -> None:
     """Small cases take the Winograd path too (the size rule has its own test)."""
-    monkeypatch.setattr(_winograd, "MIN_WORK", 1)
-    monkeypatch.setattr(_winograd, "MIN_TILES", 1)
+    monkeypatch.setattr(winograd, "MIN_WORK", 1)
+    monkeypatch.setattr(winograd, "MIN_TILES", 1)
 
 
 def _conv64(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, padding: Pair) -> np.ndarray:
     """The float64 im2col convolution (the Winograd path takes float32 only)."""
     bias = None if b is None else b.astype(np.float64)
-    return _conv.conv2d(x.astype(np.float64), w.astype(np.float64), bias, ONE, padding, ONE, 1)
+    return conv.conv2d(x.astype(np.float64), w.astype(np.float64), bias, ONE, padding, ONE, 1)
 
 
 def _close(got: np.ndarray, want: np.ndarray) -> None:
@@ -64,19 +65,19 @@ def _inputs(rng: Any, xs: tuple[int, ...], o: int) -> tuple[np.ndarray, np.ndarr
 @pytest.mark.parametrize(("xs", "o", "padding"), CASES, ids=str)
 def test_conv_and_gradients_match_float64(rng: Any, xs: tuple[int, ...], o: int, padding: Pair) -> None:
     x, w, b = _inputs(rng, xs, o)
-    assert _winograd.applies(x, w.shape, ONE, padding, ONE, 1)
-    y = _conv.conv2d(x, w, b, ONE, padding, ONE, 1)
+    assert winograd.applies(x, w.shape, ONE, padding, ONE, 1)
+    y = conv.conv2d(x, w, b, ONE, padding, ONE, 1)
     assert y.dtype == np.float32
     _close(y, _conv64(x, w, b, padding))
     g = rng.standard_normal(y.shape).astype(np.float32)
-    want_dx = _conv.conv2d_x_backward(
+    want_dx = conv.conv2d_x_backward(
         x.astype(np.float64), w.astype(np.float64), g.astype(np.float64), ONE, padding, ONE, 1
     )
-    want_dw = _conv.conv2d_weight_backward(
+    want_dw = conv.conv2d_weight_backward(
         x.astype(np.float64), w.astype(np.float64), g.astype(np.float64), ONE, padding, ONE, 1
     )
-    _close(_conv.conv2d_x_backward(x, w, g, ONE, padding, ONE, 1), want_dx)
-    _close(_conv.conv2d_weight_backward(x, w, g, ONE, padding, ONE, 1), want_dw)
+    _close(conv.conv2d_x_backward(x, w, g, ONE, padding, ONE, 1), want_dx)
+    _close(conv.conv2d_weight_backward(x, w, g, ONE, padding, ONE, 1), want_dw)
 
 
 @pytest.mark.usefixtures("any_size")
@@ -85,18 +86,18 @@ def test_without_bias_and_in_every_layout(rng: Any) -> None:
     want = _conv64(x, w, None, ONE)
     channels_last = np.ascontiguousarray(x.transpose(0, 2, 3, 1)).transpose(0, 3, 1, 2)
     for layout in (x, channels_last, x[:, :, ::1, ::-1][:, :, :, ::-1]):
-        _close(_conv.conv2d(layout, w, None, ONE, ONE, ONE, 1), want)
+        _close(conv.conv2d(layout, w, None, ONE, ONE, ONE, 1), want)
 
 
 def test_each_path_is_taken(rng: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     calls: list[str] = []
     for name in ("conv", "x_grad", "weight_grad"):
-        real = getattr(_winograd, name)
-        monkeypatch.setattr(_winograd, name, lambda *a, _r=real, _n=name: calls.append(_n) or _r(*a))
+        real = getattr(winograd, name)
+        monkeypatch.setattr(winograd, name, lambda *a, _r=real, _n=name: calls.append(_n) or _r(*a))
     x, w, b = _inputs(rng, (6, 16, 14, 14), 24)  # 294 tiles x 16 x 24 channels
-    y = _conv.conv2d(x, w, b, ONE, ONE, ONE, 1)
-    _conv.conv2d_x_backward(x, w, y, ONE, ONE, ONE, 1)
-    _conv.conv2d_weight_backward(x, w, y, ONE, ONE, ONE, 1)
+    y = conv.conv2d(x, w, b, ONE, ONE, ONE, 1)
+    conv.conv2d_x_backward(x, w, y, ONE, ONE, ONE, 1)
+    conv.conv2d_weight_backward(x, w, y, ONE, ONE, ONE, 1)
     assert calls == ["conv", "x_grad", "conv", "weight_grad"]  # x_grad is a convolution of the gradient
 
 
@@ -117,33 +118,33 @@ def test_other_convolutions_keep_im2col(
     rng: Any, xs: Any, ws: Any, stride: Pair, padding: Pair, dilation: Pair, groups: int, dtype: Any
 ) -> None:
     x = rng.standard_normal(xs).astype(dtype)
-    assert not _winograd.applies(x, ws, stride, padding, dilation, groups)
+    assert not winograd.applies(x, ws, stride, padding, dilation, groups)
 
 
 def test_input_gradient_with_padding_over_two_keeps_im2col(rng: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(
-        _winograd, "x_grad", lambda *a: pytest.fail("padding 3 has no Winograd input gradient")
+        winograd, "x_grad", lambda *a: pytest.fail("padding 3 has no Winograd input gradient")
     )
     x, w, _ = _inputs(rng, (4, 16, 10, 10), 16)
     g = rng.standard_normal((4, 16, 14, 14)).astype(np.float32)
-    want = _conv.conv2d_x_backward(
+    want = conv.conv2d_x_backward(
         x.astype(np.float64), w.astype(np.float64), g.astype(np.float64), ONE, (3, 3), ONE, 1
     )
-    _close(_conv.conv2d_x_backward(x, w, g, ONE, (3, 3), ONE, 1), want)
+    _close(conv.conv2d_x_backward(x, w, g, ONE, (3, 3), ONE, 1), want)
 
 
 @pytest.mark.usefixtures("any_size")
 def test_mixed_float32_and_float16_give_im2cols_dtype(rng: Any) -> None:
     x, w, b = _inputs(rng, (4, 16, 14, 14), 16)
-    y = _conv.conv2d(x, w.astype(np.float16), b.astype(np.float16), ONE, ONE, ONE, 1)
+    y = conv.conv2d(x, w.astype(np.float16), b.astype(np.float16), ONE, ONE, ONE, 1)
     assert y.dtype == np.float32
     _close(y, _conv64(x, w.astype(np.float16), b.astype(np.float16), ONE))
 
 
 @pytest.mark.usefixtures("any_size")
 def test_same_bits_at_every_thread_count(rng: Any, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(_winograd, "WORK_PER_THREAD", 1 << 10)  # split even this small case
-    monkeypatch.setattr(_winograd, "TILES_PER_BLOCK", 16)
+    monkeypatch.setattr(winograd, "WORK_PER_THREAD", 1 << 10)  # split even this small case
+    monkeypatch.setattr(winograd, "TILES_PER_BLOCK", 16)
     x, w, b = _inputs(rng, (8, 16, 13, 13), 16)
     g = rng.standard_normal((8, 16, 13, 13)).astype(np.float32)
     before = burn_ndarray.get_num_threads()
@@ -153,10 +154,10 @@ def test_same_bits_at_every_thread_count(rng: Any, monkeypatch: pytest.MonkeyPat
             burn_ndarray.set_num_threads(count)
             results.append(
                 (
-                    _conv.conv2d(x, w, b, ONE, ONE, ONE, 1),
-                    _conv.conv2d_x_backward(x, w, g, ONE, ONE, ONE, 1),
-                    _conv.conv2d_weight_backward(x, w, g, ONE, ONE, ONE, 1),
-                    _conv.conv2d_weight_backward(x, w, g, ONE, ONE, ONE, 1),
+                    conv.conv2d(x, w, b, ONE, ONE, ONE, 1),
+                    conv.conv2d_x_backward(x, w, g, ONE, ONE, ONE, 1),
+                    conv.conv2d_weight_backward(x, w, g, ONE, ONE, ONE, 1),
+                    conv.conv2d_weight_backward(x, w, g, ONE, ONE, ONE, 1),
                 )
             )
     finally:
@@ -177,7 +178,7 @@ def test_blas_limit_holds_inside_and_is_restored_with_two_users() -> None:
     first_in, release = threading.Event(), threading.Event()
 
     def user() -> None:
-        with _blas.single_threaded():
+        with blas.single_threaded():
             inside.append(_blas_threads())
             first_in.set()
             release.wait()
@@ -197,7 +198,7 @@ def test_blas_limit_holds_inside_and_is_restored_with_two_users() -> None:
 
 
 def _enter_and_read() -> list[int]:
-    with _blas.single_threaded():
+    with blas.single_threaded():
         return _blas_threads()
 
 
@@ -207,12 +208,12 @@ def _enter_and_read() -> list[int]:
 def test_several_threads_need_quiet_blas(
     rng: Any, monkeypatch: pytest.MonkeyPatch, threads: int, polling: bool, taken: bool
 ) -> None:
-    monkeypatch.setattr(_blas, "idle_threads_poll", lambda: polling)
+    monkeypatch.setattr(blas, "idle_threads_poll", lambda: polling)
     x, w, _ = _inputs(rng, (6, 16, 14, 14), 24)
     before = burn_ndarray.get_num_threads()
     burn_ndarray.set_num_threads(threads)
     try:
-        assert _winograd.applies(x, w.shape, ONE, ONE, ONE, 1) == taken
+        assert winograd.applies(x, w.shape, ONE, ONE, ONE, 1) == taken
     finally:
         burn_ndarray.set_num_threads(before)
 
@@ -231,7 +232,7 @@ class _Lib:
     [
         (("openblas", 2, 0, "a"), True),  # OPENBLAS_THREAD_TIMEOUT unset: 2^28 cycles
         (("openblas", 2, 4, "b"), False),
-        (("openblas", 2, 20, "c"), False),  # `_blas.configure`'s
+        (("openblas", 2, 20, "c"), False),  # `blas.configure`'s
         (("openblas", 2, 21, "d"), True),
         (("openblas", 1, 0, "e"), False),  # one thread: no idle workers
         (("openblas", 2, None, "f"), True),  # an OpenBLAS without the getter: its default
@@ -240,24 +241,24 @@ class _Lib:
 )
 def test_idle_threads_poll(monkeypatch: pytest.MonkeyPatch, lib: tuple[Any, ...], polls: bool) -> None:
     monkeypatch.undo()  # the real function, not the fixture's stand-in
-    monkeypatch.setattr(_blas, "_numpy_libraries", lambda: [_Lib(*lib)])
-    monkeypatch.setattr(_blas, "_poll_cycles", {})
-    assert _blas.idle_threads_poll() is polls
+    monkeypatch.setattr(blas, "_numpy_libraries", lambda: [_Lib(*lib)])
+    monkeypatch.setattr(blas, "_poll_cycles", {})
+    assert blas.idle_threads_poll() is polls
 
 
 def test_only_numpys_blas_counts() -> None:
     numpy_libs = os.path.dirname(os.path.realpath(np.__file__)) + ".libs"
     numpys = _Lib("openblas", 2, 20, os.path.join(numpy_libs, "libopenblas.so"))
     scipys = _Lib("openblas", 2, 0, "/elsewhere/scipy.libs/libopenblas.so")  # numba loads it
-    assert _blas._numpys([scipys, numpys]) == [numpys]
+    assert blas._numpys([scipys, numpys]) == [numpys]
     system = _Lib("openblas", 2, 0, "/usr/lib/libopenblas.so")  # a NumPy built on a system BLAS
-    assert _blas._numpys([system, scipys]) == [system, scipys]
+    assert blas._numpys([system, scipys]) == [system, scipys]
 
 
 def test_numpys_blas_found_with_the_libraries() -> None:
-    blas, numpys = _blas._libraries()
-    assert numpys == _blas._numpys(blas) and numpys
+    libs, numpys = blas._libraries()
+    assert numpys == blas._numpys(libs) and numpys
 
 
 def test_idle_threads_poll_reads_this_process() -> None:
-    assert isinstance(_blas.idle_threads_poll(), bool)
+    assert isinstance(blas.idle_threads_poll(), bool)

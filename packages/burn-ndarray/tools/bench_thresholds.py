@@ -1,4 +1,5 @@
-"""Where the threaded paths start paying (development tool): the size thresholds of `_parallel`.
+"""Where the threaded paths start paying (development tool): the size thresholds of
+`burn_ndarray.runtime.split` and of the ops that split or compile (activation, reductions, optim).
 
 For each op family and a range of element counts, prints the best-of-N time of the op with the
 threshold at 1 (always split / compiled) and at infinity (never), at the thread count given
@@ -20,7 +21,10 @@ from collections.abc import Callable
 import numpy as np
 
 import burn_ndarray
-from burn_ndarray import NdArray, _compiled_activations, _optim, _parallel, _tbb
+from burn_ndarray import NdArray
+from burn_ndarray.ops import activation, optim, reductions
+from burn_ndarray.ops import float as float_ops
+from burn_ndarray.runtime import split, tbb
 
 SIZES = [1 << k for k in range(10, 23, 2)]
 Op = Callable[[NdArray, np.ndarray, np.ndarray], object]
@@ -31,23 +35,23 @@ def _adam(B: NdArray, a: np.ndarray, b: np.ndarray) -> object:
 
 
 FAMILIES: dict[str, tuple[object, Op]] = {  # threshold -> (its module, an op on a, b of `size` elements)
-    "UFUNC_PER_THREAD": (_parallel, lambda B, a, b: B.float_add(a, b)),
-    "TRANSCENDENTAL_PER_THREAD": (_parallel, lambda B, a, b: B.float_exp(a)),
-    "ROWWISE_PER_THREAD": (_parallel, lambda B, a, b: B.softmax(a, 1)),
-    "ROW_SUM_PER_THREAD": (_parallel, lambda B, a, b: B.float_sum_dim(a, 1)),
-    "COMPILED_PER_THREAD": (_optim, _adam),
-    "GELU_PER_THREAD": (_compiled_activations, lambda B, a, b: B.gelu(a)),  # `.PER_THREAD`
-    # the same on numba's TBB pool (burn_ndarray._tbb), when it runs
-    "NATIVE_UFUNC_PER_THREAD": (_parallel, lambda B, a, b: B.float_add(a, b)),
-    "NATIVE_ROW_SUM_PER_THREAD": (_parallel, lambda B, a, b: B.float_sum_dim(a, 1)),
-    "NATIVE_COMPILED_PER_THREAD": (_optim, _adam),
-    "NATIVE_GELU_PER_THREAD": (_compiled_activations, lambda B, a, b: B.gelu(a)),  # `.NATIVE_PER_THREAD`
-    "SIGMOID_NATIVE_PER_THREAD": (_compiled_activations, lambda B, a, b: B.sigmoid(a)),
+    "UFUNC_PER_THREAD": (split, lambda B, a, b: B.float_add(a, b)),
+    "TRANSCENDENTAL_PER_THREAD": (split, lambda B, a, b: B.float_exp(a)),
+    "ROWWISE_PER_THREAD": (split, lambda B, a, b: B.softmax(a, 1)),
+    "ROW_SUM_PER_THREAD": (split, lambda B, a, b: B.float_sum_dim(a, 1)),
+    "COMPILED_PER_THREAD": (optim, _adam),
+    "GELU_PER_THREAD": (activation, lambda B, a, b: B.gelu(a)),  # `.PER_THREAD`
+    # the same on numba's TBB pool (burn_ndarray.runtime.tbb), when it runs
+    "NATIVE_UFUNC_PER_THREAD": (split, lambda B, a, b: B.float_add(a, b)),
+    "NATIVE_ROW_SUM_PER_THREAD": (split, lambda B, a, b: B.float_sum_dim(a, 1)),
+    "NATIVE_COMPILED_PER_THREAD": (optim, _adam),
+    "NATIVE_GELU_PER_THREAD": (activation, lambda B, a, b: B.gelu(a)),  # `.NATIVE_PER_THREAD`
+    "SIGMOID_NATIVE_PER_THREAD": (activation, lambda B, a, b: B.sigmoid(a)),
     # one thread: the compiled kernels against NumPy
-    "GELU_COMPILED_MIN_SIZE": (_parallel, lambda B, a, b: B.gelu(a)),
-    "SIGMOID_COMPILED_MIN_SIZE": (_parallel, lambda B, a, b: B.sigmoid(a)),
-    "ROW_SUM_MIN_SIZE": (_parallel, lambda B, a, b: B.float_sum_dim(a, 1)),
-    "COMPILED_MIN_SIZE": (_optim, _adam),
+    "GELU_COMPILED_MIN_SIZE": (activation, lambda B, a, b: B.gelu(a)),
+    "SIGMOID_COMPILED_MIN_SIZE": (activation, lambda B, a, b: B.sigmoid(a)),
+    "ROW_SUM_MIN_SIZE": (reductions, lambda B, a, b: B.float_sum_dim(a, 1)),
+    "COMPILED_MIN_SIZE": (optim, _adam),
 }
 
 
@@ -74,7 +78,7 @@ def main() -> None:
     rng = np.random.default_rng(0)
     print(f"threads: {burn_ndarray.get_num_threads()}")
     print("| threshold | elements | threaded (us) | single (us) | ratio |\n|---|---:|---:|---:|---:|")
-    native = _tbb.ready()
+    native = tbb.ready()
     print(f"TBB pool: {native}")
     for attr, (module, op) in FAMILIES.items():
         if "NATIVE_" in attr and not native:
@@ -92,12 +96,12 @@ def main() -> None:
             for threshold in (1, 1 << 62):
                 setattr(module, name, threshold)
                 # the binary ops skip the split below this size (set from the native threshold)
-                _parallel._binary_min_size = min(threshold, 1 << 40) * 2
+                float_ops._binary_min_size = min(threshold, 1 << 40) * 2
                 times.append(best(lambda a=a, b=b, op=op: op(B, a, b)))
             setattr(module, name, saved)
-            _parallel._binary_min_size = 2 * _parallel.NATIVE_UFUNC_PER_THREAD
-            split, single = times[0] * 1e6, times[1] * 1e6
-            print(f"| {attr} | {size} | {split:.1f} | {single:.1f} | {split / single:.2f} |")
+            float_ops._binary_min_size = 2 * split.NATIVE_UFUNC_PER_THREAD
+            threaded, single = times[0] * 1e6, times[1] * 1e6
+            print(f"| {attr} | {size} | {threaded:.1f} | {single:.1f} | {threaded / single:.2f} |")
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""Regenerates the polynomial coefficients in ``src/burn_ndarray/_erf.py`` (development tool).
+"""Regenerates the polynomial coefficients in ``src/burn_ndarray/kernels/erf.py`` (development tool).
 
 Fits Chebyshev series by least squares on Chebyshev nodes against mpmath's erf/erfc (40 digits),
 truncates them for the float32 variant, converts them to monomials in the mapped variable

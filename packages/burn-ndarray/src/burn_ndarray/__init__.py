@@ -11,8 +11,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from burn_ndarray._threads import get_num_threads, set_num_threads
     from burn_ndarray.backend import NdArray
+    from burn_ndarray.runtime.threads import get_num_threads, set_num_threads
 
 __all__ = ["NdArray", "get_num_threads", "set_num_threads"]
 
@@ -23,7 +23,7 @@ def __getattr__(name: str) -> Any:
 
         return NdArray
     if name in ("get_num_threads", "set_num_threads"):  # lazy too: the thread pool module
-        from burn_ndarray import _threads
+        from burn_ndarray.runtime import threads
 
-        return getattr(_threads, name)
+        return getattr(threads, name)
     raise AttributeError(f"module 'burn_ndarray' has no attribute {name!r}")

@@ -11,47 +11,39 @@ from burn.backend.base import Backend
 from burn.backend.capabilities import Capabilities
 from burn.backend.device import Device
 from burn.foundations.dtype import DType
-from burn_ndarray import _blas
-from burn_ndarray._activation_extra import ActivationExtraOps
-from burn_ndarray._activation_ops import ActivationOps
-from burn_ndarray._bool_ops import BoolOps
-from burn_ndarray._dtypes import ALL_DTYPES, NP_OF
-from burn_ndarray._float_ops import FloatOps
-from burn_ndarray._fold import FoldOps
-from burn_ndarray._int_ops import IntOps
-from burn_ndarray._layout_ops import LayoutOps
-from burn_ndarray._loss_ops import LossOps
-from burn_ndarray._malloc import configure as configure_malloc
-from burn_ndarray._math_ops import MathOps
-from burn_ndarray._module_ops import ModuleOps
-from burn_ndarray._optim import OptimOps
-from burn_ndarray._parallel import ParallelOps
-from burn_ndarray._pool3d import Pool3dOps
-from burn_ndarray._reuse import ReuseOps
-from burn_ndarray._rnn_ops import RnnOps
-from burn_ndarray._sampling import SamplingOps
+from burn_ndarray.ops.activation import ActivationOps, ThreadedActivationOps
+from burn_ndarray.ops.bool import BoolOps
+from burn_ndarray.ops.conv import ConvOps
+from burn_ndarray.ops.embedding import EmbeddingOps
+from burn_ndarray.ops.float import FloatOps, ThreadedFloatOps
+from burn_ndarray.ops.int import IntOps
+from burn_ndarray.ops.loss import LossOps
+from burn_ndarray.ops.optim import OptimOps
+from burn_ndarray.ops.pool import PoolOps
+from burn_ndarray.ops.rnn import RnnOps
+from burn_ndarray.ops.sampling import SamplingOps
+from burn_ndarray.runtime import blas, malloc
+from burn_ndarray.runtime.dtypes import ALL_DTYPES, NP_OF
 
 CAPABILITIES = Capabilities(dtypes=ALL_DTYPES, features=frozenset({"dlpack", "buffer_reuse"}))
 
 
 # Ops bound to ufuncs (``float_add = np.add``) differ in type from the contract's methods on purpose.
+# One mixin per op family (`burn_ndarray.ops`), the threaded paths of large tensors first.
 class NdArray(  # type: ignore[misc]
-    ParallelOps,
+    ThreadedFloatOps,
+    ThreadedActivationOps,
     FloatOps,
-    MathOps,
-    LayoutOps,
-    ReuseOps,
-    OptimOps,
     IntOps,
     BoolOps,
-    ModuleOps,
-    Pool3dOps,
-    FoldOps,
-    SamplingOps,
     ActivationOps,
-    ActivationExtraOps,
+    ConvOps,
+    PoolOps,
+    SamplingOps,
+    EmbeddingOps,
     LossOps,
     RnnOps,
+    OptimOps,
     Backend,
 ):
     """The NumPy backend: primitives are NumPy arrays on the CPU (one device, ``ndarray:cpu``).
@@ -81,8 +73,8 @@ class NdArray(  # type: ignore[misc]
 
     def __init__(self, float_dtype: DType | str = DType.F32, int_dtype: DType | str = DType.I64) -> None:
         super().__init__(float_dtype=float_dtype, int_dtype=int_dtype, capabilities=CAPABILITIES)
-        configure_malloc()  # fresh results reuse freed memory instead of faulting in new pages
-        _blas.configure()  # OpenBLAS's idle threads sleep after 0.3 ms instead of polling 80 ms
+        malloc.configure()  # fresh results reuse freed memory instead of faulting in new pages
+        blas.configure()  # OpenBLAS's idle threads sleep after 0.3 ms instead of polling 80 ms
         self._device = Device("ndarray", "cpu", owner=self)
         self._devices = [self._device]
         self._int_np = NP_OF[self.int_dtype]

@@ -1,0 +1,502 @@
+"""The float family (`burn.backend.ops.float`) on NumPy arrays: the shared bodies
+(`burn.backend.xp.float`) plus what NumPy does its own way (`FloatOps`), and the threaded paths
+of large tensors in front of them (`ThreadedFloatOps`).
+
+Ops that map 1:1 onto a ufunc are the ufunc itself, bound as a class attribute: ufuncs are not
+descriptors, so ``self.float_add(a, b)`` *is* ``np.add(a, b)`` with no Python frame in between.
+Scalar ops pass the Python scalar straight to NumPy, whose NEP 50 rules keep the tensor's dtype,
+except for bfloat16, which ml_dtypes would widen to float32: there the scalar is typed first.
+float16 and bfloat16 reductions and matmul run in float32 (NumPy has no BLAS or accumulating
+kernels for them) and cast back. The defaults in burn-core compose the math ops from others (a
+Newton-refined ``atan``, a log-step scan); NumPy has every one of them as a single kernel.
+
+The ``float_*_owned`` ops write into an operand handed over to them when `runtime.ownership`
+proves nothing else sees it (level 2 of `burn.foundations.ownership`); otherwise they are the
+plain op.
+
+Threaded paths: element-wise arithmetic and sums along a dim by compiled kernels on numba's TBB
+pool when it runs (`burn_ndarray.kernels.float`), else on NumPy chunks (and the serial row kernel)
+on the Python pool; ``exp``, ``log``, ``sqrt`` and ``tanh`` on NumPy chunks on the Python pool
+(NumPy's SIMD loops are not numba's: other bits). Small tensors keep the single-threaded path at
+the cost of one size check: the ops whose threaded path only helps with several threads
+(`UFUNC_OPS`) are bound to the plain ufunc itself while the count is 1 (`_bind`). The thresholds
+are `burn_ndarray.runtime.split`'s. Element-wise results are the same bits as the single-threaded
+ops at any thread count.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from collections.abc import Callable
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+
+from burn.backend.device import Device
+from burn.backend.xp.float import FLOAT_SCALAR_UFUNCS, FLOAT_UFUNCS, XpFloatOps
+from burn.backend.xp.tensor_common import bind_ufuncs
+from burn.foundations.distribution import Bernoulli, Distribution, Normal, Uniform
+from burn.foundations.dtype import DType
+from burn_ndarray import kernels
+from burn_ndarray.kernels import ADD, DIV, MUL, SUB
+from burn_ndarray.kernels.erf import erf
+from burn_ndarray.ops import kinds, reductions
+from burn_ndarray.ops.kinds import KindOps
+from burn_ndarray.ops.reductions import MAX_SIZE as GEMV_SUM_MAX_SIZE
+from burn_ndarray.ops.reductions import gemv_sum
+from burn_ndarray.runtime import split, tbb, threads
+from burn_ndarray.runtime.dtypes import BF16, BF16_SCALAR, F32, F64, LOW, NP_OF
+from burn_ndarray.runtime.ownership import OWNED, exclusive
+
+Array = Any
+_rc = sys.getrefcount
+_ndarray = np.ndarray
+_add_reduce = np.add.reduce
+
+# ``x^T @ g`` with fewer rows than columns runs as ``(g^T @ x)^T`` from this many elements of x^T
+# (`float_matmul`), which OpenBLAS takes faster on every such shape measured; shapes with more rows
+# than columns lose, and keep the plain product (docs/benchmarks.md, burn-ndarray measurements).
+TRANSPOSED_LHS_MIN_SIZE = 1 << 13
+# ``g @ W^T`` (an input gradient: W^T a transposed view of a C-order weight) with at most this many rows
+# runs as ``(W @ g^T)^T``, copied back to C order, from `TRANSPOSED_RHS_MIN_WORK` multiply-adds: faster up
+# to 32 rows, even at 64, slower from 128 and on the smallest products (docs/benchmarks.md, burn-ndarray
+# measurements).
+TRANSPOSED_RHS_MAX_ROWS = 32
+TRANSPOSED_RHS_MIN_WORK = 1 << 19
+TRANSPOSED_RHS_MIN_SIZE = TRANSPOSED_RHS_MIN_WORK // TRANSPOSED_RHS_MAX_ROWS  # of W: below, too little work
+
+
+def _swapped_product(lhs: Any, rhs: Any) -> Any:
+    """``lhs @ rhs`` (2-D, float32/float64) as the transposed product of the transposed operands
+    where OpenBLAS is faster that way (see the thresholds above), else None."""
+    rows = lhs.shape[0]
+    if lhs.size >= TRANSPOSED_LHS_MIN_SIZE and rows < rhs.shape[1]:
+        if lhs.strides[0] < lhs.strides[1] and rhs.flags.c_contiguous:
+            # x^T @ g (a weight gradient) with fewer rows than columns: OpenBLAS is faster on
+            # (g^T @ x)^T, the result then in F order.
+            return rhs.T.dot(lhs.T).T
+    if (
+        rows <= TRANSPOSED_RHS_MAX_ROWS
+        and rows * rhs.size >= TRANSPOSED_RHS_MIN_WORK
+        and rhs.strides[0] < rhs.strides[1]
+        and rhs.flags.f_contiguous
+        and lhs.flags.c_contiguous
+    ):
+        # g @ W^T with few rows: OpenBLAS is faster on (W @ g^T)^T; back to C order.
+        return np.ascontiguousarray(rhs.T.dot(lhs.T).T)
+    return None
+
+
+# Comparisons with a scalar too are bare ufuncs: NumPy takes the Python scalar itself (NEP 50).
+@bind_ufuncs(np, FLOAT_UFUNCS | FLOAT_SCALAR_UFUNCS)
+class FloatOps(KindOps, XpFloatOps):
+    """The ``float_*`` ops of `burn_ndarray.NdArray`."""
+
+    rng: np.random.Generator
+    # Bound to NumPy's ufuncs (`bind_ufuncs`), or to the threaded wrappers (`ThreadedFloatOps`).
+    float_add: Any
+    float_sub: Any
+    float_mul: Any
+    float_div: Any
+    float_exp: Any
+    float_log: Any
+    float_sqrt: Any
+    float_neg: Any
+    float_tanh: Any
+
+    # -- random: NumPy's generator ------------------------------------------------------------
+    def float_random(
+        self, shape: tuple[int, ...], distribution: Distribution, device: Device, dtype: DType
+    ) -> Array:
+        target = NP_OF[dtype]
+        work = F64 if target is F64 else F32  # the generator draws float32 natively: half the work
+        rng = self.rng
+        if isinstance(distribution, Uniform):
+            low, high = distribution.low, distribution.high
+            values = rng.random(shape, dtype=work)
+            values *= high - low
+            values += low
+            values = values.astype(target, copy=False)
+            if high > low:
+                # Rounding (scaling, or the cast to a narrower type) may land on `high`: keep [low, high).
+                np.minimum(values, np.nextafter(target.type(high), target.type(low)), out=values)
+            return values
+        if isinstance(distribution, Normal):
+            values = rng.standard_normal(shape, dtype=work)
+            values *= distribution.std
+            values += distribution.mean
+            return values.astype(target, copy=False)
+        if isinstance(distribution, Bernoulli):
+            return (rng.random(shape) < distribution.prob).astype(target)
+        raise TypeError(f"float_random: unknown distribution {distribution!r}")
+
+    # -- matmul: BLAS has no float16/bfloat16, and 2-D GEMM skips the gufunc dispatch ------------
+    def float_matmul(self, lhs: Array, rhs: Array) -> Array:
+        dtype = lhs.dtype
+        if rhs.dtype is dtype and (dtype is F32 or dtype is F64):
+            # ndarray.dot reaches the same BLAS GEMM as np.matmul for 2-D operands, without the
+            # gufunc dispatch that costs a few microseconds per call on small matrices.
+            if rhs.ndim == 2:
+                if lhs.ndim == 2:
+                    # Two size checks on the way for small products (the per-op overhead).
+                    if lhs.size >= TRANSPOSED_LHS_MIN_SIZE or rhs.size >= TRANSPOSED_RHS_MIN_SIZE:
+                        swapped = _swapped_product(lhs, rhs)
+                        if swapped is not None:
+                            return swapped
+                    return lhs.dot(rhs)
+                if lhs.ndim > 2 and lhs.size:
+                    # [..., M, K] @ [K, N] (a Linear on a sequence): one GEMM over all the rows,
+                    # which BLAS threads well, instead of NumPy's one small GEMM per matrix
+                    # (docs/benchmarks.md, burn-ndarray measurements).
+                    rows = lhs.reshape(-1, lhs.shape[-1])  # a copy only if lhs is not foldable
+                    return rows.dot(rhs).reshape(*lhs.shape[:-1], rhs.shape[1])
+            return np.matmul(lhs, rhs)
+        if lhs.dtype in LOW or rhs.dtype in LOW:
+            out_dtype = np.result_type(lhs.dtype, rhs.dtype)
+            work = np.promote_types(out_dtype, F32)  # float64 when the other operand is float64
+            return np.matmul(lhs.astype(work), rhs.astype(work)).astype(out_dtype)
+        return np.matmul(lhs, rhs)
+
+    # -- scalars: NEP 50 keeps the dtype for a Python scalar, so only bfloat16's is typed --------
+    # (typing every scalar, as the shared ops do, costs a per-op share: docs/benchmarks.md, burn-ndarray
+    # measurements)
+    def float_add_scalar(self, lhs: Array, rhs: float) -> Array:
+        return lhs + (BF16_SCALAR(rhs) if lhs.dtype is BF16 else rhs)
+
+    def float_sub_scalar(self, lhs: Array, rhs: float) -> Array:
+        return lhs - (BF16_SCALAR(rhs) if lhs.dtype is BF16 else rhs)
+
+    def float_mul_scalar(self, lhs: Array, rhs: float) -> Array:
+        return lhs * (BF16_SCALAR(rhs) if lhs.dtype is BF16 else rhs)
+
+    def float_div_scalar(self, lhs: Array, rhs: float) -> Array:
+        return lhs / (BF16_SCALAR(rhs) if lhs.dtype is BF16 else rhs)
+
+    def float_remainder_scalar(self, lhs: Array, rhs: float) -> Array:
+        return np.remainder(lhs, BF16_SCALAR(rhs) if lhs.dtype is BF16 else rhs)
+
+    def float_powf_scalar(self, lhs: Array, rhs: float) -> Array:
+        return lhs ** (BF16_SCALAR(rhs) if lhs.dtype is BF16 else rhs)
+
+    def float_clamp_min(self, tensor: Array, min: float) -> Array:
+        return np.maximum(tensor, BF16_SCALAR(min) if tensor.dtype is BF16 else min)
+
+    def float_clamp_max(self, tensor: Array, max: float) -> Array:
+        return np.minimum(tensor, BF16_SCALAR(max) if tensor.dtype is BF16 else max)
+
+    def float_clamp(self, tensor: Array, min: float, max: float) -> Array:
+        if tensor.dtype is BF16:
+            return np.minimum(np.maximum(tensor, BF16_SCALAR(min)), BF16_SCALAR(max))
+        return np.clip(tensor, min, max)
+
+    # -- erf: NumPy has none (`kernels.erf`, vectorized) ---------------------------------------
+    def float_erf(self, tensor: Array) -> Array:
+        return erf(tensor).astype(tensor.dtype, copy=False)
+
+    # -- trigonometric and hyperbolic functions, rounding toward zero --------------------------
+    float_tan = np.tan
+    float_sinh = np.sinh
+    float_cosh = np.cosh
+    float_asin = np.arcsin
+    float_acos = np.arccos
+    float_atan = np.arctan
+    float_atan2 = np.arctan2
+    float_asinh = np.arcsinh
+    float_acosh = np.arccosh
+    float_atanh = np.arctanh
+    float_trunc = np.trunc
+    float_fmod = np.fmod  # the dividend's sign, like C
+
+    def float_fmod_scalar(self, lhs: Array, rhs: float) -> Array:
+        return np.fmod(lhs, BF16_SCALAR(rhs) if lhs.dtype is BF16 else rhs)
+
+    # -- cumulative ops -----------------------------------------------------------------------
+    def float_cumprod(self, tensor: Array, dim: int) -> Array:
+        if tensor.dtype in LOW:  # accumulate in float32, as the other reductions do
+            return np.cumprod(tensor, axis=dim, dtype=F32).astype(tensor.dtype)
+        return np.cumprod(tensor, axis=dim)
+
+    def float_cummax(self, tensor: Array, dim: int) -> Array:
+        return np.maximum.accumulate(tensor, axis=dim)
+
+    def float_cummin(self, tensor: Array, dim: int) -> Array:
+        return np.minimum.accumulate(tensor, axis=dim)
+
+    # -- kind-generic bodies (`kinds`) --------------------------------------------------------
+    float_into_data = kinds.into_data
+    float_device = kinds.device
+    float_to_device = kinds.to_device
+    float_scatter_add = kinds.scatter_add
+    float_select_add = kinds.select_add
+    float_unfold = kinds.unfold
+    float_gather_nd = kinds.gather_nd
+    float_scatter_nd = kinds.scatter_nd
+    float_scatter_assign = kinds.scatter_assign
+    float_select_assign = kinds.select_assign
+    float_cross = kinds.cross
+
+    # -- the ``*_owned`` ops: in place on an operand `runtime.ownership` proves is this call's ---
+    # Each op checks the counts inline: a helper taking the array would add its own references.
+    def float_add_owned(self, lhs: Array, rhs: Array) -> Array:
+        if _rc(lhs) == OWNED and exclusive(lhs, rhs):
+            return np.add(lhs, rhs, out=lhs)
+        if _rc(rhs) == OWNED and exclusive(rhs, lhs):
+            return np.add(lhs, rhs, out=rhs)
+        return self.float_add(lhs, rhs)
+
+    def float_sub_owned(self, lhs: Array, rhs: Array) -> Array:
+        if _rc(lhs) == OWNED and exclusive(lhs, rhs):
+            return np.subtract(lhs, rhs, out=lhs)
+        if _rc(rhs) == OWNED and exclusive(rhs, lhs):
+            return np.subtract(lhs, rhs, out=rhs)
+        return self.float_sub(lhs, rhs)
+
+    def float_mul_owned(self, lhs: Array, rhs: Array) -> Array:
+        if _rc(lhs) == OWNED and exclusive(lhs, rhs):
+            return np.multiply(lhs, rhs, out=lhs)
+        if _rc(rhs) == OWNED and exclusive(rhs, lhs):
+            return np.multiply(lhs, rhs, out=rhs)
+        return self.float_mul(lhs, rhs)
+
+    def float_div_owned(self, lhs: Array, rhs: Array) -> Array:
+        if _rc(lhs) == OWNED and exclusive(lhs, rhs):
+            return np.true_divide(lhs, rhs, out=lhs)
+        if _rc(rhs) == OWNED and exclusive(rhs, lhs):
+            return np.true_divide(lhs, rhs, out=rhs)
+        return self.float_div(lhs, rhs)
+
+    # Scalar ops: float32/float64 only, where NEP 50 keeps the array's dtype for a Python scalar
+    # (the plain ops type the scalar only for bfloat16).
+    def float_add_scalar_owned(self, lhs: Array, rhs: float) -> Array:
+        if _rc(lhs) == OWNED and exclusive(lhs, None):
+            return np.add(lhs, rhs, out=lhs)
+        return self.float_add_scalar(lhs, rhs)
+
+    def float_sub_scalar_owned(self, lhs: Array, rhs: float) -> Array:
+        if _rc(lhs) == OWNED and exclusive(lhs, None):
+            return np.subtract(lhs, rhs, out=lhs)
+        return self.float_sub_scalar(lhs, rhs)
+
+    def float_mul_scalar_owned(self, lhs: Array, rhs: float) -> Array:
+        if _rc(lhs) == OWNED and exclusive(lhs, None):
+            return np.multiply(lhs, rhs, out=lhs)
+        return self.float_mul_scalar(lhs, rhs)
+
+    def float_div_scalar_owned(self, lhs: Array, rhs: float) -> Array:
+        if _rc(lhs) == OWNED and exclusive(lhs, None):
+            return np.true_divide(lhs, rhs, out=lhs)
+        return self.float_div_scalar(lhs, rhs)
+
+    def float_exp_owned(self, tensor: Array) -> Array:
+        if _rc(tensor) == OWNED and exclusive(tensor, None):
+            return np.exp(tensor, out=tensor)
+        return self.float_exp(tensor)
+
+    def float_log_owned(self, tensor: Array) -> Array:
+        if _rc(tensor) == OWNED and exclusive(tensor, None):
+            return np.log(tensor, out=tensor)
+        return self.float_log(tensor)
+
+    def float_sqrt_owned(self, tensor: Array) -> Array:
+        if _rc(tensor) == OWNED and exclusive(tensor, None):
+            return np.sqrt(tensor, out=tensor)
+        return self.float_sqrt(tensor)
+
+    def float_neg_owned(self, tensor: Array) -> Array:
+        if _rc(tensor) == OWNED and exclusive(tensor, None):
+            return np.negative(tensor, out=tensor)
+        return self.float_neg(tensor)
+
+    def float_tanh_owned(self, tensor: Array) -> Array:
+        if _rc(tensor) == OWNED and exclusive(tensor, None):
+            return np.tanh(tensor, out=tensor)
+        return self.float_tanh(tensor)
+
+
+# The size from which `_threaded_binary` is tried: the native pool's until it proves missing.
+_binary_min_size = 2 * split.NATIVE_UFUNC_PER_THREAD
+
+
+def _binary(ufunc: np.ufunc, code: int) -> Callable[[Any, Array, Array], Array]:
+    def op(self: Any, lhs: Array, rhs: Array) -> Array:
+        # One size check on the way to the ufunc for small operands (the per-op overhead).
+        if lhs.size >= _binary_min_size or rhs.size >= _binary_min_size:
+            out = _threaded_binary(ufunc, code, lhs, rhs)
+            if out is not None:
+                return out
+        return ufunc(lhs, rhs)
+
+    op.__name__ = op.__qualname__ = f"threaded_{ufunc.__name__}"
+    return op
+
+
+def _threaded_binary(ufunc: np.ufunc, code: int, lhs: Array, rhs: Array) -> Array | None:
+    """``ufunc(lhs, rhs)`` split between threads (float32/float64 arrays of one dtype), or None
+    for the plain ufunc."""
+    if lhs.__class__ is not _ndarray or rhs.__class__ is not _ndarray:
+        return None
+    dtype = lhs.dtype
+    if rhs.dtype is not dtype or (dtype is not F32 and dtype is not F64):
+        return None
+    if lhs.shape == rhs.shape:  # the common case, checked first: no broadcast to work out
+        shape, size = lhs.shape, lhs.size
+        native = _native_kernels()
+        if native is not None and lhs.flags.c_contiguous and rhs.flags.c_contiguous:
+            parts = threads.parts(size, split.NATIVE_UFUNC_PER_THREAD)
+            if parts > 1:
+                out = np.empty(shape, dtype)
+                native.binary_flat(parts, code, lhs.reshape(-1), rhs.reshape(-1), out.reshape(-1))
+                return out
+    else:
+        shape = np.broadcast_shapes(lhs.shape, rhs.shape)
+        size = math.prod(shape)
+        if _native_kernels() is not None:
+            result = _native_binary(code, lhs, rhs, shape, size)
+            if result is not None:
+                return result
+    if _native_kernels() is None:  # the Python pool only: smaller ops skip this function from now on
+        global _binary_min_size
+        _binary_min_size = 2 * split.UFUNC_PER_THREAD
+    chunks = split.chunks(shape, size, split.UFUNC_PER_THREAD)
+    if chunks is None:
+        return None
+    out = np.empty(shape, dtype)
+    ndim, rows = len(shape), shape[0]
+
+    def task(chunk: slice) -> None:
+        ufunc(split.share(lhs, chunk, ndim, rows), split.share(rhs, chunk, ndim, rows), out=out[chunk])
+
+    threads.run(task, chunks)
+    return out
+
+
+_native: ModuleType | None = None
+
+
+def _native_kernels() -> ModuleType | None:
+    """`burn_ndarray.kernels.float` once the TBB pool runs (`tbb.ready`), else None."""
+    global _native
+    if _native is None and tbb.ready():
+        _native = kernels.load("float")
+    return _native
+
+
+def _native_binary(code: int, lhs: Array, rhs: Array, shape: tuple[int, ...], size: int) -> Array | None:
+    """The op by `burn_ndarray.kernels.float` when one operand has the broadcast result's shape
+    (C-contiguous) and the other one value per row or per column of the result seen as
+    ``(rows, last dim)``; None otherwise."""
+    parts = threads.parts(size, split.NATIVE_UFUNC_PER_THREAD)
+    if parts < 2 or not lhs.flags.c_contiguous or not rhs.flags.c_contiguous:
+        return None
+    native: Any = _native
+    full, other = lhs, rhs
+    if lhs.shape != shape:  # the broadcast one on the left: only commutative ops swap
+        if code != ADD and code != MUL:
+            return None
+        full, other = rhs, lhs
+    if full.shape != shape:
+        return None
+    columns = shape[-1]
+    rows = size // columns
+    padded = (1,) * (len(shape) - other.ndim) + other.shape
+    if padded[-1] != 1 and padded[-1] != columns:
+        return None
+    if all(d == 1 for d in padded[:-1]):
+        per_row = 1  # one row (or one value) for every row
+    elif padded[:-1] == shape[:-1]:
+        per_row = rows  # a row (or a value) of its own for each row
+    else:
+        return None
+    if rows < parts:
+        return None
+    out = np.empty(shape, full.dtype)
+    out2d = out.reshape(rows, columns)
+    native.binary_rows(parts, code, full.reshape(rows, columns), other.reshape(per_row, -1), out2d)
+    return out
+
+
+def _unary(ufunc: np.ufunc) -> Callable[[Any, Array], Array]:
+    def op(self: Any, tensor: Array) -> Array:
+        if tensor.size >= 2 * split.TRANSCENDENTAL_PER_THREAD and tensor.__class__ is _ndarray:
+            dtype = tensor.dtype
+            chunks = split.chunks(tensor.shape, tensor.size, split.TRANSCENDENTAL_PER_THREAD)
+            if chunks is not None and (dtype is F32 or dtype is F64):
+                out = np.empty(tensor.shape, dtype)
+                threads.run(lambda chunk: ufunc(tensor[chunk], out=out[chunk]), chunks)
+                return out
+        return ufunc(tensor)
+
+    op.__name__ = op.__qualname__ = f"threaded_{ufunc.__name__}"
+    return op
+
+
+# Ops that are a bare ufunc on the single-threaded path: bound to it at one thread (`_bind`).
+UFUNC_OPS: dict[str, Callable[..., Array]] = {
+    "float_add": _binary(np.add, ADD),
+    "float_sub": _binary(np.subtract, SUB),
+    "float_mul": _binary(np.multiply, MUL),
+    "float_div": _binary(np.true_divide, DIV),
+    "float_exp": _unary(np.exp),
+    "float_log": _unary(np.log),
+    "float_sqrt": _unary(np.sqrt),
+    "float_tanh": _unary(np.tanh),
+}
+
+
+_single: Any = FloatOps
+"""The single-threaded ops that `ThreadedFloatOps` falls back to, called with the backend."""
+
+
+class ThreadedFloatOps:
+    """The float ops' threaded paths, first in `burn_ndarray.NdArray`'s bases; each falls back to
+    the single-threaded op (`FloatOps`, next in the MRO) for small or unusual operands, after one
+    size check (the per-op overhead on tiny tensors stays that of the single-threaded op)."""
+
+    # -- reductions ---------------------------------------------------------------------------
+    def float_sum_dim(self, tensor: Array, dim: int) -> Array:
+        dtype = tensor.dtype
+        if dtype is F32 or dtype is F64:
+            size = tensor.size
+            if size < GEMV_SUM_MAX_SIZE:
+                if tensor.__class__ is _ndarray:
+                    sums = gemv_sum(tensor, dim, dtype)
+                    if sums is not None:
+                        return sums
+            elif size >= reductions.ROW_SUM_MIN_SIZE:
+                sums = reductions.compiled_sum(tensor, dim)
+                if sums is not None:
+                    return sums
+            return _add_reduce(tensor, dim, keepdims=True)  # what ndarray.sum calls, without its frame
+        return _single.float_sum_dim(self, tensor, dim)
+
+    def float_mean_dim(self, tensor: Array, dim: int) -> Array:
+        size = tensor.size
+        if size < GEMV_SUM_MAX_SIZE:
+            dtype = tensor.dtype
+            if tensor.__class__ is _ndarray and (dtype is F32 or dtype is F64):
+                sums = gemv_sum(tensor, dim, dtype)
+                if sums is not None:
+                    sums /= tensor.shape[dim]
+                    return sums
+        elif size >= reductions.ROW_SUM_MIN_SIZE:
+            sums = reductions.compiled_sum(tensor, dim)
+            if sums is not None:
+                sums /= tensor.shape[dim]
+                return sums
+        return _single.float_mean_dim(self, tensor, dim)
+
+
+def _bind(count: int) -> None:
+    """At one thread the ufunc ops are the bare ufuncs again (no Python frame); otherwise the
+    threaded wrappers."""
+    for name, threaded in UFUNC_OPS.items():
+        if count > 1:
+            setattr(ThreadedFloatOps, name, threaded)
+        elif name in ThreadedFloatOps.__dict__:
+            delattr(ThreadedFloatOps, name)
+
+
+_bind(threads.get_num_threads())
+threads._listeners.append(_bind)
