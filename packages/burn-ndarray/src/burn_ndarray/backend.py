@@ -12,6 +12,7 @@ from burn.backend.capabilities import Capabilities
 from burn.backend.device import Device
 from burn.foundations.dtype import DType
 from burn_ndarray.ops.activation import ActivationOps, ThreadedActivationOps
+from burn_ndarray.ops.attention import AttentionOps
 from burn_ndarray.ops.bool import BoolOps
 from burn_ndarray.ops.conv import ConvOps
 from burn_ndarray.ops.embedding import EmbeddingOps
@@ -43,6 +44,7 @@ class NdArray(  # type: ignore[misc]
     EmbeddingOps,
     LossOps,
     RnnOps,
+    AttentionOps,
     OptimOps,
     Backend,
 ):

@@ -10,6 +10,7 @@ import numpy as np
 from burn.backend.capabilities import Capabilities
 from burn.backend.device import Device
 from burn.backend.ops.activation import ActivationOps
+from burn.backend.ops.attention import AttentionOps
 from burn.backend.ops.bool import BoolOps
 from burn.backend.ops.conv import ConvOps
 from burn.backend.ops.embedding import EmbeddingOps
@@ -26,7 +27,7 @@ from burn.foundations.dtype import DType
 
 class Backend(
     FloatOps, IntOps, BoolOps, ActivationOps, ConvOps, PoolOps, SamplingOps, EmbeddingOps, LossOps, RnnOps,
-    OptimOps,
+    AttentionOps, OptimOps,
 ):
     """A backend: ops on opaque primitives, one mixin per op family (`burn.backend.ops`).
 

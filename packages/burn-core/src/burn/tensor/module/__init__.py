@@ -1,7 +1,8 @@
-"""Functional module ops: convolution, pooling, embedding, interpolation, cross-entropy, LSTM cell.
+"""Functional module ops: convolution, pooling, embedding, interpolation, cross-entropy, LSTM cell,
+scaled dot-product attention.
 
-One module per op family, the stem of the backend contract's (`burn.backend.ops`): `conv`,
-`pool`, `sampling`, `embedding`, `loss`, `rnn`, and `linear` (composed of float ops). Each
+One module per op family, the stem of the backend contract's (`burn.backend.ops`): `conv`, `pool`,
+`sampling`, `embedding`, `loss`, `rnn`, `attention`, and `linear` (composed of float ops). Each
 function normalizes its arguments (an int or one int per spatial axis), validates kinds, ranks,
 channel counts and output sizes with a `ShapeError` that names the op and the shapes (the checks
 are written once for every rank, in `_args`), then calls the backend's op (inputs ``[N, C, L]``,
@@ -18,6 +19,7 @@ Example:
 from burn.tensor.module._args import IntOrPair as IntOrPair
 from burn.tensor.module._args import Pair as Pair
 from burn.tensor.module._padding import ConvPadding as ConvPadding
+from burn.tensor.module.attention import attention
 from burn.tensor.module.conv import (
     conv1d,
     conv2d,
@@ -58,6 +60,7 @@ __all__ = [
     "adaptive_avg_pool1d",
     "adaptive_avg_pool2d",
     "adaptive_avg_pool3d",
+    "attention",
     "avg_pool1d",
     "avg_pool2d",
     "avg_pool3d",

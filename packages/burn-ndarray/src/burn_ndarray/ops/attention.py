@@ -1,0 +1,100 @@
+"""The attention family (`burn.backend.ops.attention`) on NumPy arrays: scaled dot-product
+attention through blocks of query rows, so that at most `BLOCK_SCORES` scores are held at once
+(the contract's composition holds all ``L_q x L_k`` of them, with four temporaries of that size),
+and its backward helper the same way, each block's weights recomputed from q and k as the forward
+made them. float32 and float64 arrays; other dtypes by the contract's composition.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from burn.backend.ops.attention import AttentionOps as DefaultAttentionOps
+
+Array = Any
+# Scores per block of query rows (16 MB in float32): a long sequence's weights never exist whole,
+# and a short one is a single block.
+BLOCK_SCORES = 1 << 22
+_FAST = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def _fast(*arrays: Array) -> bool:
+    first = arrays[0].dtype
+    return first in _FAST and all(a.__class__ is np.ndarray and a.dtype == first for a in arrays)
+
+
+def _rows(query: Array, key: Array) -> int:
+    """Query rows per block: `BLOCK_SCORES` scores over every leading dim and key."""
+    per_row = math.prod(query.shape[:-2]) * key.shape[-2]
+    return max(1, BLOCK_SCORES // max(1, per_row))
+
+
+def _weights(q: Array, kt: Array, mask: Array | None, scale: float, causal: bool, start: int) -> Array:
+    """Weights of the query rows ``start..start + len(q)`` (as `attention_weights`, in place)."""
+    s = np.matmul(q, kt)
+    s *= scale
+    rows, cols = s.shape[-2], s.shape[-1]
+    masked = None
+    if mask is not None:
+        full = np.broadcast_to(mask, (*s.shape[:-2], mask.shape[-2] if mask.ndim >= 2 else 1, cols))
+        masked = full if full.shape[-2] == 1 else full[..., start : start + rows, :]
+    if causal:
+        after = np.arange(start, start + rows)[:, None] < np.arange(cols)[None, :]
+        masked = after if masked is None else masked | after
+    if masked is not None:
+        np.copyto(s, -np.inf, where=masked)
+    top = s.max(-1, keepdims=True)
+    top[np.isinf(top)] = 0.0  # every key masked: exp gives 0 instead of NaN
+    s -= top
+    np.exp(s, out=s)
+    total = s.sum(-1, keepdims=True)
+    total[total == 0] = 1.0
+    s /= total
+    return s
+
+
+class AttentionOps:
+    """The attention ops of `burn_ndarray.NdArray`."""
+
+    def attention(self, query: Array, key: Array, value: Array, mask: Array | None, scale: float,
+                  causal: bool) -> Array:
+        if not _fast(query, key, value):
+            backend: Any = self  # a mixin of the Backend the default op runs on
+            return DefaultAttentionOps.attention(backend, query, key, value, mask, scale, causal)
+        lq = query.shape[-2]
+        out = np.empty((*query.shape[:-1], value.shape[-1]), query.dtype)
+        kt = np.swapaxes(key, -1, -2)
+        step = _rows(query, key)
+        for start in range(0, lq, step):
+            w = _weights(query[..., start : start + step, :], kt, mask, scale, causal, start)
+            np.matmul(w, value, out=out[..., start : start + step, :])
+        return out
+
+    def attention_backward(self, query: Array, key: Array, value: Array, mask: Array | None,
+                           output_grad: Array, scale: float, causal: bool) -> tuple[Array, Array, Array]:
+        if not _fast(query, key, value, output_grad):
+            backend: Any = self
+            return DefaultAttentionOps.attention_backward(
+                backend, query, key, value, mask, output_grad, scale, causal
+            )
+        lq = query.shape[-2]
+        kt, vt = np.swapaxes(key, -1, -2), np.swapaxes(value, -1, -2)
+        grad_query = np.empty(query.shape, query.dtype)
+        grad_key = np.zeros(key.shape, query.dtype)
+        grad_value = np.zeros(value.shape, query.dtype)
+        step = _rows(query, key)
+        for start in range(0, lq, step):
+            rows = slice(start, start + step)
+            q, g = query[..., rows, :], output_grad[..., rows, :]
+            w = _weights(q, kt, mask, scale, causal, start)
+            grad_value += np.matmul(np.swapaxes(w, -1, -2), g)
+            grad_w = np.matmul(g, vt)
+            grad_w -= (grad_w * w).sum(-1, keepdims=True)
+            grad_w *= w
+            grad_w *= scale  # the scores' gradient
+            np.matmul(grad_w, key, out=grad_query[..., rows, :])
+            grad_key += np.matmul(np.swapaxes(grad_w, -1, -2), q)
+        return grad_query, grad_key, grad_value
