@@ -1,8 +1,9 @@
 """The module ops' preconditions that the Tensor layer enforces are written in the contract.
 
 Each case breaks one precondition through `burn.tensor.module`, checks that the Tensor layer
-refuses it before any backend op runs, and that the contract's docstring
-(`burn.backend.module_ops`) states it: a backend author can rely on exactly what is written.
+refuses it before any backend op runs, and that the contract's docstrings
+(`burn.backend.ops.conv`, `burn.backend.ops.pool`) state it: a backend author can rely on exactly
+what is written.
 """
 
 from __future__ import annotations

@@ -18,7 +18,7 @@ NdArray = pytest.importorskip("burn_ndarray", reason="burn-ndarray is not instal
 
 pytestmark = pytest.mark.skipif(not _ownership.ENABLED, reason="buffer reuse is off on this interpreter")
 
-N = 1 << 15  # float32: 128 KiB, above burn_ndarray._reuse.MIN_BYTES
+N = 1 << 15  # float32: 128 KiB, above burn_ndarray.runtime.ownership.MIN_BYTES
 
 
 def addr(t: Tensor) -> int:

@@ -1,6 +1,6 @@
 """The backend class: its name, devices, element types and capabilities.
 
-The ops themselves live in one mixin per kind (`float_ops.py`, `int_ops.py`, `bool_ops.py`),
+The ops themselves live in one mixin per op family (`ops/float.py`, `ops/int.py`, `ops/bool.py`),
 as in burn's contract. Put the mixins before `Backend` so that their methods replace the
 contract's stubs.
 """
@@ -10,9 +10,9 @@ from __future__ import annotations
 from burn.backend import Backend, Capabilities, Device
 from burn.foundations.dtype import DType
 from burn_template._arrays import DTYPES
-from burn_template.bool_ops import BoolOps
-from burn_template.float_ops import FloatOps
-from burn_template.int_ops import IntOps
+from burn_template.ops.bool import BoolOps
+from burn_template.ops.float import FloatOps
+from burn_template.ops.int import IntOps
 
 
 class TemplateBackend(FloatOps, IntOps, BoolOps, Backend):

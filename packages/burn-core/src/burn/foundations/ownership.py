@@ -10,13 +10,13 @@ Proving "about to die" takes two levels, each checking what it alone can see:
    name, a list, a dict, a module, an optimizer state, a record, another thread's frame, a C
    caller's borrowed-from owner) adds at least one. The proof then *moves* the primitive out
    (``p = t._p; t._p = None``), so that the wrapper no longer refers to it, and calls one of the
-   backend's ``*_owned`` ops (`burn.backend.reuse_ops`). Only named-method calls qualify
+   backend's ``*_owned`` ops (`burn.backend.ops.float`). Only named-method calls qualify
    (``(a * 2).add(1)``, ``x.exp()``): through a Python operator the interpreter passes the
    operand as a borrowed reference, and a temporary then has the same count as a tensor held by
    an owner that lends it without a new reference; NumPy's object-array loops do exactly that
    (``object_array + 1`` calls ``Tensor.__add__`` with count 3, like ``(a * 2) + 1``). Operators
    therefore never reuse a buffer.
-2. **Backend** (e.g. ``burn_ndarray._reuse``). An ``*_owned`` op may write into an operand only
+2. **Backend** (e.g. ``burn_ndarray.runtime.ownership``). An ``*_owned`` op may write into an operand only
    if it proves exclusive ownership of the storage itself: for NumPy, the array's reference
    count is the minimum (held by the caller's one local and the call only: a wrapper that still
    holds it, a view of it, an exported ``to_numpy()``/``__array__``/DLPack/buffer all add one),

@@ -81,7 +81,7 @@ def adam_apply(
     lr: float,
 ) -> tuple[Tensor, dict[str, Any]]:
     """``tensor - lr * m_hat / (sqrt(v_hat) + eps)`` and the new state, through the backend's
-    fused ``float_adam_step`` (`burn.backend.optim_ops`) unless `amsgrad`.
+    fused ``float_adam_step`` (`burn.backend.ops.optim`) unless `amsgrad`.
 
     The moments are taken out of an `OwnedState` (what `OptimizerAdaptor` passes): a moment that
     nothing else refers to then has its buffer handed to the backend, which writes the new moment
@@ -125,7 +125,7 @@ def momentum_apply(
     """``tensor - lr * update`` and the new state ``{"velocity": Tensor}``: `momentum`'s update of
     the gradient after `weight_decay` (``WeightDecayConfig.transform`` then
     ``MomentumConfig.transform``, the same values), through the backend's fused
-    ``float_sgd_momentum_step`` (`burn.backend.optim_ops`).
+    ``float_sgd_momentum_step`` (`burn.backend.ops.optim`).
 
     The velocity is taken out of an `OwnedState` as in `adam_apply`: held by nothing else, its
     buffer receives the new velocity (burn-ndarray: in place); else it is only read. A gradient

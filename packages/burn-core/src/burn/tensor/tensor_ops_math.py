@@ -3,7 +3,7 @@ rounding toward zero, ``fmod``, cumulative ops, bitwise ops, multi-dim and stati
 reductions, closeness tests.
 
 Element-wise math, the cumulative ops and the bitwise ops call one backend op each (see
-`burn.backend.math_ops`); the reductions over several dims, the statistics and the closeness
+`burn.backend.ops.float`); the reductions over several dims, the statistics and the closeness
 tests are compositions of other methods, so every backend and autodiff get them as they are.
 """
 

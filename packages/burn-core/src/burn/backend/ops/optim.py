@@ -7,7 +7,7 @@ per step; a GPU backend: one kernel). The override must return the default's val
 dtype's rounding; burn-ndarray's are the same bits).
 
 The state operands (Adam's moments, SGD's velocity, RMSProp's averages and buffer) are handed
-over as in `burn.backend.reuse_ops`: the caller never uses them again, so a backend may write the
+over as in `burn.backend.ops.float`: the caller never uses them again, so a backend may write the
 new state into their buffers where it proves that nothing else refers to them. So is `grad`
 when `burn.optim` hands it over (a gradient taken out of the consumed `GradientsParams` that
 nothing else holds, `burn.optim.transforms.take_grad`): a backend may then write the new param

@@ -71,7 +71,7 @@ def gradient_scale(
 
 
 class XpLossOps:
-    """`burn.backend.loss_ops.LossOps` on the namespace ``self.xp``."""
+    """`burn.backend.ops.loss.LossOps` on the namespace ``self.xp``."""
 
     xp: ClassVar[ModuleType]
 

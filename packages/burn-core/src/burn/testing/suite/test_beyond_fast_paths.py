@@ -101,7 +101,7 @@ def test_int_scalar_division_by_one_and_by_zero(backend: Any, int_dtype: DType, 
     t = make(backend, x, int_dtype)
     check_exact(t / 1, x, int_dtype, what="x / 1")
     check_exact(t % 1, np.zeros_like(x), int_dtype, what="x % 1")
-    # the contract (burn.backend.int_ops): division and remainder by zero give 0, never raise
+    # the contract (burn.backend.ops.int): division and remainder by zero give 0, never raise
     check_exact(t / 0, np.zeros_like(x), int_dtype, what="x / 0")
     check_exact(t % 0, np.zeros_like(x), int_dtype, what="x % 0")
 

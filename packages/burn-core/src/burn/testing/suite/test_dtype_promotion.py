@@ -1,6 +1,6 @@
 """Binary ops on operands of two dtypes of one kind: the result has the wider dtype.
 
-The contract (`burn.backend.float_ops`): "when the operands' dtypes differ, the result has the
+The contract (`burn.backend.ops.float`): "when the operands' dtypes differ, the result has the
 wider one" — whatever the operands' ranks. A 0-d operand does not lose its dtype (PyTorch's
 promotion lets a 0-d tensor lose: ``float32[3] + float64[]`` is float32 there, float64 here).
 Values are chosen so that computing in the narrower dtype shows in the result, not only in its

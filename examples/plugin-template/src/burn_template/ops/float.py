@@ -1,6 +1,6 @@
 """Float ops: the required half of burn's ``FloatOps``, each a line or two of NumPy.
 
-Contract conventions (see ``burn/backend/float_ops.py``): dims arrive normalized, reductions
+Contract conventions (see ``burn/backend/ops/float.py``): dims arrive normalized, reductions
 along a dim keep it with size 1, binary ops broadcast like NumPy and give the wider dtype,
 `slices` holds one concrete Python slice per dim, indices are int primitives.
 """
