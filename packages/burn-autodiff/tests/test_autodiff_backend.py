@@ -11,7 +11,7 @@ from burn.backend import Backend, contract_ops, implemented_ops
 from burn.foundations.dtype import DType
 from burn_autodiff import ADTensor, Autodiff
 from burn_autodiff.backend import PASS_THROUGH
-from burn_autodiff.ops_module import BACKWARD_HELPERS
+from burn_autodiff.ops.composed import BACKWARD_HELPERS
 from burn_ndarray import NdArray
 
 

@@ -12,6 +12,7 @@ import burn
 from burn import activation
 from burn_autodiff import Autodiff, AutodiffError, Node
 from burn_autodiff.checkpoint import SELF
+from burn_autodiff.node import saved_fields
 from burn_ndarray import NdArray
 
 
@@ -42,7 +43,7 @@ def graph_bytes(root) -> int:
         if n is None or id(n) in seen_nodes:
             continue
         seen_nodes.add(id(n))
-        held = list(n.saved or ()) + (list(n.recompute[1]) if n.recompute else [])
+        held = list(saved_fields(n.saved)) + (list(n.recompute[1]) if n.recompute else [])
         for item in held:
             if isinstance(item, np.ndarray) and id(item) not in seen_arrays:
                 seen_arrays.add(id(item))
@@ -82,11 +83,30 @@ def test_memory_bound_nodes_recompute_and_compute_bound_nodes_save() -> None:
     e = z.exp()
     y = e @ w
     assert z._p.node.recompute is None, "matmul output is a checkpoint"
-    assert e._p.node.recompute is not None and e._p.node.saved == (SELF,), "exp recomputes its output"
+    assert e._p.node.recompute is not None and e._p.node.saved is SELF, "exp recomputes its output"
     saved = y._p.node.saved
     assert any(s is e._p.node for s in saved), "matmul saves a marker to the recomputable input"
     grads = y.sum().backward()
     assert x.grad(grads) is not None
+
+
+def test_markers_keep_the_saved_state_named() -> None:
+    """A marker stands in a field of the node's saved NamedTuple, which keeps its type, so the
+    rule reads the recomputed value by name (``s.lhs``)."""
+    from burn_autodiff.ops.float import MatmulSaved
+
+    B = Autodiff(NdArray(float_dtype="float64"), checkpointing="balanced")
+    x = leaf(B, [[1.0, -2.0], [0.5, 3.0]])
+    w = leaf(B, [[0.5, 1.0], [-1.0, 2.0]])
+    e = (x @ w).exp()
+    y = e @ w
+    saved = y._p.node.saved
+    assert type(saved) is MatmulSaved and saved.lhs is e._p.node and saved.rhs is w._p.p
+    grads = y.sum().backward()
+    plain = Autodiff(NdArray(float_dtype="float64"))
+    xp, wp = leaf(plain, host(x)), leaf(plain, host(w))
+    expected = ((xp @ wp).exp() @ wp).sum().backward()
+    np.testing.assert_allclose(host(x.grad(grads)), host(xp.grad(expected)), rtol=1e-12)
 
 
 def test_a_consumed_checkpoint_cannot_be_recomputed() -> None:
@@ -115,8 +135,8 @@ def test_checkpointing_is_per_backend_instance() -> None:
     values = np.array([[0.5, -1.0], [2.0, 0.25]])
     xs = {name: leaf(b, values) for name, b in (("plain", plain), ("ckpt", ckpt))}
     es = {name: (x @ x).exp() for name, x in xs.items()}
-    assert es["plain"]._p.node.recompute is None and es["plain"]._p.node.saved[0] is not SELF
-    assert es["ckpt"]._p.node.recompute is not None and es["ckpt"]._p.node.saved == (SELF,)
+    assert es["plain"]._p.node.recompute is None and es["plain"]._p.node.saved is not SELF
+    assert es["ckpt"]._p.node.recompute is not None and es["ckpt"]._p.node.saved is SELF
     grads = {name: (e * e).sum().backward() for name, e in es.items()}
     np.testing.assert_allclose(host(xs["ckpt"].grad(grads["ckpt"])), host(xs["plain"].grad(grads["plain"])))
 
@@ -129,7 +149,7 @@ def held_arrays(root) -> set[int]:
         if n is None or id(n) in seen:
             continue
         seen.add(id(n))
-        for item in list(n.saved or ()) + (list(n.recompute[1]) if n.recompute else []):
+        for item in list(saved_fields(n.saved)) + (list(n.recompute[1]) if n.recompute else []):
             if isinstance(item, np.ndarray):
                 held.add(id(item))
         stack.extend(n.parents)

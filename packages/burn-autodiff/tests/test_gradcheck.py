@@ -8,11 +8,11 @@ from typing import Any
 import numpy as np
 import pytest
 
-import burn_autodiff.rules as rules
 from burn.backend import Capabilities
 from burn.foundations.dtype import DType
 from burn.testing.gradcheck import check_gradients
 from burn_autodiff import Autodiff
+from burn_autodiff.ops.float import AutodiffFloatOps
 from burn_ndarray import NdArray
 
 
@@ -23,12 +23,14 @@ def float32_only() -> Autodiff:
 
 
 def off_by_a_little(monkeypatch: pytest.MonkeyPatch, name: str) -> None:
-    right = getattr(rules, name)
+    """Make the rule of float op `name` (the static method ``_<name>_rule``) 1% off."""
+    rule = f"_{name}_rule"
+    right = getattr(AutodiffFloatOps, rule)
 
     def wrong(B: Any, saved: Any, need: Any, g: Any) -> tuple:
         return tuple(None if r is None else B.float_mul_scalar(r, 1.01) for r in right(B, saved, need, g))
 
-    monkeypatch.setattr(rules, name, wrong)
+    monkeypatch.setattr(AutodiffFloatOps, rule, staticmethod(wrong))
 
 
 X = [np.array([[0.5, -1.0, 2.0], [1.5, 0.25, -0.75]])]

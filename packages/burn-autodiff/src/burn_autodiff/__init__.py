@@ -11,12 +11,17 @@
 
 The names below load on first access, so that burn's plugin discovery, which imports
 `burn_autodiff.plugin` (and with it this package), does not import the engine and its rules.
+
+The ops are laid out by op family (`burn_autodiff.ops`); the modules of the former layout
+(``burn_autodiff.rules``, ``burn_autodiff.ops_module``...) still import, standing for the family
+modules their names moved to (`burn._moved`).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+import burn._moved
 from burn_autodiff._version import __version__
 
 if TYPE_CHECKING:
@@ -26,6 +31,20 @@ if TYPE_CHECKING:
     from burn_autodiff.node import ADTensor, Node
 
 __all__ = ["ADTensor", "Autodiff", "AutodiffError", "Gradients", "Node", "__version__"]
+
+_OPS = "burn_autodiff.ops."
+_MODULE = ("conv", "pool", "sampling", "embedding", "loss", "rnn")  # the families of the old ops_module
+burn._moved.register({
+    "burn_autodiff.rules": tuple(_OPS + f for f in ("_grad", "float", "activation", *_MODULE)),
+    "burn_autodiff.ops_float": (_OPS + "float", _OPS + "optim"),
+    "burn_autodiff.ops_math": _OPS + "float",
+    "burn_autodiff.ops_layout": _OPS + "float",
+    "burn_autodiff.ops_activation": _OPS + "activation",
+    "burn_autodiff.ops_module": tuple(_OPS + f for f in (*_MODULE, "activation", "composed")),
+    "burn_autodiff.ops_module_3d": (_OPS + "conv", _OPS + "pool"),
+    "burn_autodiff.ops_module_extra": (_OPS + "conv", _OPS + "sampling"),
+    "burn_autodiff.ops_composed": _OPS + "composed",
+})
 
 _LAZY = {
     "Autodiff": "burn_autodiff.backend",

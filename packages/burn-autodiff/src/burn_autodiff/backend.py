@@ -2,45 +2,39 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from burn.backend import Backend, Device, contract_ops
+from burn.backend import Backend, contract_ops
+from burn.backend.contract import implemented_ops
 from burn.backend.decorator import DecoratorBackend
 from burn_autodiff import checkpoint, engine
-from burn_autodiff.errors import AutodiffError
 from burn_autodiff.gradients import Gradients, check_gradients
 from burn_autodiff.node import ADTensor as AD
-from burn_autodiff.node import Node
-from burn_autodiff.ops_activation import AutodiffActivationOps
-from burn_autodiff.ops_composed import records_no_node
-from burn_autodiff.ops_float import AutodiffFloatOps
-from burn_autodiff.ops_layout import AutodiffLayoutOps
-from burn_autodiff.ops_math import AutodiffMathOps
-from burn_autodiff.ops_module import AutodiffModuleOps
-from burn_autodiff.ops_module_extra import AutodiffModuleExtraOps
+from burn_autodiff.ops.activation import AutodiffActivationOps
+from burn_autodiff.ops.bool import AutodiffBoolOps
+from burn_autodiff.ops.conv import AutodiffConvOps
+from burn_autodiff.ops.embedding import AutodiffEmbeddingOps
+from burn_autodiff.ops.float import AutodiffFloatOps
+from burn_autodiff.ops.int import AutodiffIntOps
+from burn_autodiff.ops.loss import AutodiffLossOps
+from burn_autodiff.ops.optim import AutodiffOptimOps
+from burn_autodiff.ops.pool import AutodiffPoolOps
+from burn_autodiff.ops.rnn import AutodiffRnnOps
+from burn_autodiff.ops.sampling import AutodiffSamplingOps
 
-if TYPE_CHECKING:
-    from burn.foundations.data import TensorData
-    from burn.foundations.distribution import Distribution
-    from burn.foundations.dtype import DType
-
-Shape = tuple[int, ...]
-
-# Int and bool ops that neither take a device nor return a float primitive: they run on the
-# inner backend's primitives unchanged, bound straight to the inner's methods.
-_WRAPPED = frozenset({
-    "int_into_float", "bool_into_float", "int_device", "bool_device", "int_from_data", "int_to_device",
-    "int_full", "int_zeros", "int_ones", "int_empty", "int_arange", "int_random", "bool_from_data",
-    "bool_to_device", "bool_full", "bool_zeros", "bool_ones", "bool_empty",
-})
+# Int and bool ops other than the few the int and bool mixins wrap (those take a device or
+# return a float primitive) run on the inner backend's primitives unchanged, bound straight to
+# the inner's methods.
+_WRAPPED = implemented_ops(AutodiffIntOps) | implemented_ops(AutodiffBoolOps)
 PASS_THROUGH = tuple(
     name for name in contract_ops() if name.startswith(("int_", "bool_")) and name not in _WRAPPED
 )
 
 
 class Autodiff(
-    AutodiffFloatOps, AutodiffMathOps, AutodiffLayoutOps, AutodiffModuleOps, AutodiffModuleExtraOps,
-    AutodiffActivationOps, DecoratorBackend,
+    AutodiffFloatOps, AutodiffIntOps, AutodiffBoolOps, AutodiffActivationOps, AutodiffConvOps,
+    AutodiffPoolOps, AutodiffSamplingOps, AutodiffEmbeddingOps, AutodiffLossOps, AutodiffRnnOps,
+    AutodiffOptimOps, DecoratorBackend,
 ):
     """A backend that records float ops and computes gradients, on top of any `inner` backend.
 
@@ -109,84 +103,3 @@ class Autodiff(
 
     def float_from_inner(self, tensor: Any) -> AD:
         return AD(tensor, None)
-
-    @records_no_node
-    def float_detach(self, tensor: AD) -> AD:
-        return tensor if tensor.node is None else AD(tensor.p, None)
-
-    @records_no_node
-    def float_set_require_grad(self, tensor: AD, require_grad: bool) -> AD:
-        """True: a constant becomes a leaf; an intermediate tensor keeps its gradient in the next
-        backward. False: the tensor is detached from its graph."""
-        n = tensor.node
-        if not require_grad:
-            return tensor if n is None else AD(tensor.p, None)
-        if n is None:
-            return AD(tensor.p, Node.leaf(self._in.float_get_dtype(tensor.p)))
-        if n.keep is None:
-            if n.rule is engine.consumed:
-                raise AutodiffError(
-                    "set_require_grad(True): the tensor's graph was already consumed by backward(); "
-                    "detach() it first to make it a new leaf"
-                )
-            n.keep = self._in.float_get_dtype(tensor.p)
-        return tensor
-
-    def float_is_require_grad(self, tensor: AD) -> bool:
-        """Whether gradients flow through `tensor` (a leaf, or computed from one)."""
-        return tensor.node is not None
-
-    # -- int / bool ops that need wrapping (devices in, float primitives out) -----------------
-    def int_into_float(self, tensor: Any, dtype: DType) -> AD:
-        return AD(self._in.int_into_float(tensor, dtype), None)
-
-    def bool_into_float(self, tensor: Any, dtype: DType) -> AD:
-        return AD(self._in.bool_into_float(tensor, dtype), None)
-
-    def int_device(self, tensor: Any) -> Device:
-        return self._own_device(self._in.int_device(tensor))
-
-    def bool_device(self, tensor: Any) -> Device:
-        return self._own_device(self._in.bool_device(tensor))
-
-    def int_from_data(self, data: TensorData, device: Device) -> Any:
-        return self._in.int_from_data(data, self._inner_device(device))
-
-    def int_to_device(self, tensor: Any, device: Device) -> Any:
-        return self._in.int_to_device(tensor, self._inner_device(device))
-
-    def int_full(self, shape: Shape, value: int, device: Device, dtype: DType) -> Any:
-        return self._in.int_full(shape, value, self._inner_device(device), dtype)
-
-    def int_zeros(self, shape: Shape, device: Device, dtype: DType) -> Any:
-        return self._in.int_zeros(shape, self._inner_device(device), dtype)
-
-    def int_ones(self, shape: Shape, device: Device, dtype: DType) -> Any:
-        return self._in.int_ones(shape, self._inner_device(device), dtype)
-
-    def int_empty(self, shape: Shape, device: Device, dtype: DType) -> Any:
-        return self._in.int_empty(shape, self._inner_device(device), dtype)
-
-    def int_arange(self, start: int, end: int, step: int, device: Device, dtype: DType) -> Any:
-        return self._in.int_arange(start, end, step, self._inner_device(device), dtype)
-
-    def int_random(self, shape: Shape, distribution: Distribution, device: Device, dtype: DType) -> Any:
-        return self._in.int_random(shape, distribution, self._inner_device(device), dtype)
-
-    def bool_from_data(self, data: TensorData, device: Device) -> Any:
-        return self._in.bool_from_data(data, self._inner_device(device))
-
-    def bool_to_device(self, tensor: Any, device: Device) -> Any:
-        return self._in.bool_to_device(tensor, self._inner_device(device))
-
-    def bool_full(self, shape: Shape, value: bool, device: Device) -> Any:
-        return self._in.bool_full(shape, value, self._inner_device(device))
-
-    def bool_zeros(self, shape: Shape, device: Device) -> Any:
-        return self._in.bool_zeros(shape, self._inner_device(device))
-
-    def bool_ones(self, shape: Shape, device: Device) -> Any:
-        return self._in.bool_ones(shape, self._inner_device(device))
-
-    def bool_empty(self, shape: Shape, device: Device) -> Any:
-        return self._in.bool_empty(shape, self._inner_device(device))

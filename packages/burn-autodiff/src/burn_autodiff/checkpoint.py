@@ -5,7 +5,8 @@ With ``Autodiff(inner, checkpointing="balanced")`` (Burn's balanced strategy):
 - a *memory-bound* op (elementwise arithmetic, unary math, clamps, masks, activations) records
   how to recompute its output, ``(inner_op, args)``, and no longer keeps its output alive;
 - any node that would save the output of such an op (its own, or an input's) saves a marker
-  instead: the producing `Node`, or `SELF` for its own output;
+  instead: the producing `Node`, or `SELF` for its own output (in the field of its saved
+  NamedTuple that held the output, or as the saved value itself);
 - *compute-bound* ops (matmul, convolutions, reductions, pooling...) and leaves keep their
   outputs as usual: they are the checkpoints recomputation starts from.
 
@@ -27,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from burn.backend.contract import implemented_ops, op_facts
 from burn_autodiff.errors import AutodiffError
-from burn_autodiff.node import ADTensor, Node
+from burn_autodiff.node import ADTensor, Node, saved_fields, with_fields
 
 if TYPE_CHECKING:
     from burn.backend import Backend
@@ -36,7 +37,7 @@ STRATEGIES = ("none", "balanced")
 
 
 class _Self:
-    """Marker for "this node's own output" in a checkpointed node's saved tuple."""
+    """Marker for "this node's own output" in a checkpointed node's saved state."""
 
     __slots__ = ()
 
@@ -96,10 +97,12 @@ def _wrap(op: Callable[..., Any], inner_op: Callable[..., Any], memory_bound: bo
         if memory_bound:
             node.recompute = (inner_op, tuple(_recompute_arg(a) for a in args))
             markers.setdefault(id(out.p), SELF)
-        if markers and node.saved:
-            saved = tuple(markers.get(id(s), s) for s in node.saved)
-            if any(s is not o for s, o in zip(saved, node.saved, strict=True)):
-                node.saved = saved
+        saved = node.saved
+        if markers and saved is not None:
+            fields = saved_fields(saved)
+            marked = tuple(markers.get(id(s), s) for s in fields)
+            if any(m is not s for m, s in zip(marked, fields, strict=True)):
+                node.saved = with_fields(saved, marked)  # the same NamedTuple type: rules read fields
                 node.lazy = True
         return result
 
@@ -121,10 +124,14 @@ def install(backend: Backend) -> None:
         setattr(backend, name, _wrap(getattr(backend, name), getattr(inner, name), bound == "memory"))
 
 
-def resolve_saved(node: Node, cache: dict[Node, Any]) -> tuple:
-    """`node.saved` with markers replaced by the (re)computed outputs they stand for."""
-    return tuple(
-        value(node, cache) if s is SELF else value(s, cache) if type(s) is Node else s for s in node.saved
+def resolve_saved(node: Node, cache: dict[Node, Any]) -> Any:
+    """`node.saved` with markers replaced by the (re)computed outputs they stand for (of the
+    same form: the same NamedTuple type, or the one value)."""
+    saved = node.saved
+    fields = saved_fields(saved)
+    return with_fields(
+        saved,
+        tuple(value(node, cache) if s is SELF else value(s, cache) if type(s) is Node else s for s in fields),
     )
 
 

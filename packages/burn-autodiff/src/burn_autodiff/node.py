@@ -7,6 +7,12 @@ is always smaller than its children's and sorting by id gives a topological orde
 
 Both classes use ``__slots__`` and plain positional construction: one node is created per
 tracked op, so their cost is the autodiff overhead.
+
+What a node saves for its rule is a small NamedTuple naming each value (``Operands(lhs, rhs,
+lhs_shape, rhs_shape)``), or the one value itself when the rule needs one (``exp`` keeps its
+output), or ``None`` when it needs nothing. Forwards build the NamedTuple with `make`, and
+`saved_fields` / `with_fields` take any saved state apart and back (checkpointing swaps values
+for markers that way).
 """
 
 from __future__ import annotations
@@ -29,8 +35,10 @@ class Node:
     Attributes:
         id: unique and increasing in creation order (parents have smaller ids).
         parents: the input nodes, ``None`` where an input is a constant (no gradient needed).
-        rule: the backward rule (see `burn_autodiff.rules`); ``None`` for a leaf.
-        saved: what the rule needs (inner primitives, shapes...), freed once consumed.
+        rule: the backward rule (next to its forward in `burn_autodiff.ops`); ``None`` for a
+            leaf.
+        saved: what the rule needs (inner primitives, shapes...): a NamedTuple, the one value,
+            or ``None``; freed once consumed.
         keep: the dtype of the gradient to keep in `Gradients` for this node (leaves and
             tensors marked with ``set_require_grad(True)``), else ``None``.
         lazy: ``True`` when `saved` holds checkpoint markers to resolve before the rule runs.
@@ -90,6 +98,48 @@ class ADTensor:
 
     def __repr__(self) -> str:
         return f"ADTensor({self.p!r}, node={self.node!r})"
+
+
+make = tuple.__new__
+"""``make(MulSaved, (x, y))`` is ``MulSaved(x, y)`` for a NamedTuple ``MulSaved``, at about half
+the cost: it skips the Python-level ``__new__`` that NamedTuple generates. A recorded op costs
+~2 us; its saved NamedTuple adds ~0.1 us this way, ~0.25 us through ``MulSaved(x, y)``. A single
+value is saved as itself, never as a NamedTuple (`saved_fields` tells the two apart by type)."""
+
+
+def _is_record(saved: Any) -> bool:
+    """Whether `saved` is a NamedTuple of fields (not one value that happens to be a tuple)."""
+    return isinstance(saved, tuple) and hasattr(type(saved), "_fields")
+
+
+def saved_fields(saved: Any) -> tuple[Any, ...]:
+    """The values in a node's saved state: a NamedTuple's fields, else the one value (none
+    for ``None``).
+
+    Example:
+        >>> from typing import NamedTuple
+        >>> class Pair(NamedTuple):
+        ...     a: int
+        ...     b: int
+        >>> saved_fields(Pair(1, 2)), saved_fields((3, 4)), saved_fields(None)
+        ((1, 2), ((3, 4),), ())
+    """
+    if saved is None:
+        return ()
+    return tuple(saved) if _is_record(saved) else (saved,)
+
+
+def with_fields(saved: Any, values: tuple[Any, ...]) -> Any:
+    """Saved state of `saved`'s form holding `values` (as `saved_fields` lists them): the same
+    NamedTuple type, or the one value.
+
+    Example:
+        >>> with_fields((3, 4), ("shape",))
+        'shape'
+    """
+    if saved is None:
+        return None
+    return make(type(saved), values) if _is_record(saved) else values[0]
 
 
 def unary(out: Any, x: ADTensor, rule: Rule, saved: Any) -> ADTensor:

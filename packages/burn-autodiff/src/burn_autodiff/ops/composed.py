@@ -12,6 +12,7 @@ gradients. For those, `inner_or_default` decides per call:
   every op it is made of records its own node and the gradient is the composition's.
 
 Both paths compute the same values: the composition is the contract's definition of the op.
+Each family's mixin takes its own backward helpers with the `backward_helpers` class decorator.
 """
 
 from __future__ import annotations
@@ -20,9 +21,14 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from burn.backend import Backend
+from burn.backend.contract import op_facts
 from burn_autodiff.node import ADTensor as AD
 
 F = TypeVar("F", bound=Callable[..., Any])
+C = TypeVar("C", bound=type)
+
+BACKWARD_HELPERS = tuple(sorted(name for name, f in op_facts().items() if f.backward_of is not None))
+"""The backward helpers of the contract (declared ``backward_of=`` at each op)."""
 
 
 def records_no_node(fn: F) -> F:
@@ -56,3 +62,38 @@ def inner_or_default(backend: Any, name: str, *args: Any) -> Any:
             return composed
     out = getattr(backend._in, name)(*[a.p if type(a) is AD else a for a in args])
     return tuple(AD(o, None) for o in out) if type(out) is tuple else AD(out, None)
+
+
+def _helper(name: str) -> Callable[..., Any]:
+    def helper(self: Any, *args: Any) -> Any:
+        out = inner_or_default(self, name, *args)  # tracked: the differentiable composition
+        return out
+
+    helper.__name__ = helper.__qualname__ = name
+    helper.__doc__ = getattr(Backend, name).__doc__
+    return helper
+
+
+def backward_helpers(family: str) -> Callable[[C], C]:
+    """Class decorator: give a family's mixin the family's backward helpers, called on the
+    autodiff backend itself (the rules call them on the inner backend).
+
+    Each runs the inner backend's helper when no input is tracked, and otherwise burn-core's
+    default composition of differentiable ops (so a gradient of a gradient is still recorded).
+
+    Example:
+        >>> @backward_helpers("embedding")
+        ... class Ops:
+        ...     pass
+        >>> Ops.embedding_backward.__name__
+        'embedding_backward'
+    """
+    facts = op_facts()
+
+    def install(cls: C) -> C:
+        for name in BACKWARD_HELPERS:
+            if facts[name].family == family:
+                setattr(cls, name, _helper(name))
+        return cls
+
+    return install
