@@ -11,6 +11,7 @@ from burn_autodiff import checkpoint, engine
 from burn_autodiff.gradients import Gradients, check_gradients
 from burn_autodiff.node import ADTensor as AD
 from burn_autodiff.ops.activation import AutodiffActivationOps
+from burn_autodiff.ops.attention import AutodiffAttentionOps
 from burn_autodiff.ops.bool import AutodiffBoolOps
 from burn_autodiff.ops.conv import AutodiffConvOps
 from burn_autodiff.ops.embedding import AutodiffEmbeddingOps
@@ -34,7 +35,7 @@ PASS_THROUGH = tuple(
 class Autodiff(
     AutodiffFloatOps, AutodiffIntOps, AutodiffBoolOps, AutodiffActivationOps, AutodiffConvOps,
     AutodiffPoolOps, AutodiffSamplingOps, AutodiffEmbeddingOps, AutodiffLossOps, AutodiffRnnOps,
-    AutodiffOptimOps, DecoratorBackend,
+    AutodiffAttentionOps, AutodiffOptimOps, DecoratorBackend,
 ):
     """A backend that records float ops and computes gradients, on top of any `inner` backend.
 
