@@ -24,7 +24,7 @@ PNG = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(40)
         ("weights.pkl", pickle.dumps({"w": [1.0, 2.0]}, protocol=4), "a Python pickle"),  # ditto
         ("model.pt", b"PK\x03\x04" + bytes(60), "a zip archive; a PyTorch .pt/.pth file is one"),
         ("metrics.csv", b"epoch,split,loss\n1,train,0.5\n", "a text file"),
-        ("notes.txt.gz", gzip.compress(b"hello\n"), "a text file"),
+        ("notes.txt.gz", gzip.compress(b"hello\n", mtime=0), "a text file"),
     ],
 )
 def test_a_foreign_file_is_not_a_record(tmp_path: Path, name: str, content: bytes, looks_like: str) -> None:

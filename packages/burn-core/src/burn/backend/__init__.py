@@ -18,21 +18,22 @@ __all__ = [
 # contract never imports the layer above it.
 import sys as _sys  # noqa: E402
 import types as _types  # noqa: E402
-from collections.abc import Callable as _Callable  # noqa: E402
 from typing import Any as _Any  # noqa: E402
 
-_selector: list[_Callable[..., Backend]] = []
+_registry: list[_Any] = []  # the module burn.plugins.registry, once imported
 
 
-def _install_selector(select: _Callable[..., Backend]) -> None:
-    """Make ``burn.backend(name, **options)`` call `select` (`burn.plugins.registry` does)."""
-    _selector[:] = [select]
+def _install_selector(registry: _Any) -> None:
+    """Make ``burn.backend(name, **options)`` select through `registry` (a module with a
+    ``REGISTRY``: `burn.plugins.registry` installs itself when imported)."""
+    _registry[:] = [registry]
 
 
 class _SelectorModule(_types.ModuleType):
     def __call__(self, name: str | None = None, **options: _Any) -> Backend:
         """Select a backend by name: see `burn.plugins.backend`."""
-        return _selector[0](name, **options)
+        selected: Backend = _registry[0].REGISTRY.backend(name, **options)
+        return selected
 
 
 _sys.modules[__name__].__class__ = _SelectorModule

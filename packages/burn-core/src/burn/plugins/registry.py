@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import difflib
 import os
+import sys
 import threading
 import warnings
 from collections.abc import Callable, Iterable, Mapping
@@ -555,7 +556,8 @@ def _chain(err: PluginError, cause: BaseException | None) -> PluginError:
 
 
 REGISTRY = PluginRegistry()
-_install_selector(REGISTRY.backend)  # `burn.backend(...)` is this registry's selection
+# `burn.backend(...)` selects through this module's REGISTRY (looked up at each call: tests swap it)
+_install_selector(sys.modules[__name__])
 """The process-wide registry behind `burn.backend()` and friends."""
 
 
