@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Callable
-from functools import cache
 from typing import Any
 
 from burn.backend import Backend, Device, contract_ops, implemented_ops
+from burn.backend.contract import op_facts
 from burn.backend.decorator import DecoratorBackend
 from burn.backend.fusion import fused_reductions, supports_fusion
 from burn.backend.ir import ELEMENTWISE, broadcast_shapes, result_dtype
@@ -30,21 +29,11 @@ _METADATA = frozenset({
 _COMPOSED_WHEN_REDUCING = {"softmax": frozenset({"float_max_dim", "float_sum_dim"})}
 
 
-@cache
 def _plan(name: str) -> tuple[tuple[tuple[int, str, str], ...], str]:
     """How to call the inner `name`: which arguments to convert (index, parameter name, how) and
-    what the result is, read from the contract's annotations (``P``, ``P | None``, ``Device``...)."""
-    sig = inspect.signature(getattr(Backend, name))
-    params = list(sig.parameters.values())[1:]
-    convert = tuple(
-        (i, p.name, str(p.annotation))
-        for i, p in enumerate(params)
-        if p.annotation in ("P", "P | None", "Sequence[P]", "Device")
-    )
-    ret = str(sig.return_annotation)
-    if ret in ("P", "Device"):
-        return convert, ret
-    return convert, "tuple" if ret.startswith("tuple[P") else ""
+    what the result is, as declared by the op's signature (`OpFacts.operands`, `OpFacts.returns`)."""
+    facts = op_facts()[name]
+    return facts.operands, facts.returns
 
 
 class Fusion(DecoratorBackend):

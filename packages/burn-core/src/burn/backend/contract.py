@@ -27,6 +27,7 @@ that every op has a test.
 from __future__ import annotations
 
 import functools
+import inspect
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal, TypeVar, overload
@@ -104,6 +105,11 @@ class OpFacts:
         backward_of: for a backward helper, the op whose rule calls it.
         bound: the checkpoint class of a differentiable op that is not a helper, else None.
         elementwise: the element-wise facts, or None when the op is not element-wise.
+        operands: the arguments that are primitives or devices, as ``(index, name, type)`` with
+            the index after ``self`` and the type as annotated (``"P"``, ``"P | None"``,
+            ``"Sequence[P]"``, ``"Device"``): what a decorator backend translates.
+        returns: what the op returns: ``"P"``, ``"Device"``, ``"tuple"`` (of primitives) or
+            ``""`` (anything else: shapes, dtypes, host data).
     """
 
     name: str
@@ -113,6 +119,8 @@ class OpFacts:
     backward_of: str | None
     bound: Bound | None
     elementwise: Elementwise | None
+    operands: tuple[tuple[int, str, str], ...] = ()
+    returns: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -189,6 +197,21 @@ def default(
     return mark if fn is None else mark(fn)
 
 
+_OPERANDS = ("P", "P | None", "Sequence[P]", "Device")
+
+
+def _signature(fn: Callable[..., Any]) -> tuple[tuple[tuple[int, str, str], ...], str]:
+    """`OpFacts.operands` and `OpFacts.returns`, read from the op's annotations (strings: every
+    contract module has ``from __future__ import annotations``)."""
+    sig = inspect.signature(fn)
+    params = list(sig.parameters.values())[1:]
+    operands = tuple(
+        (i, p.name, str(p.annotation)) for i, p in enumerate(params) if p.annotation in _OPERANDS
+    )
+    ret = str(sig.return_annotation)
+    return operands, ret if ret in ("P", "Device") else "tuple" if ret.startswith("tuple[P") else ""
+
+
 def family(name: str, *, grad: bool = True, bound: Bound | None = "compute") -> Callable[[C], C]:
     """Name the op family a contract class holds, and give its ops the facts they leave unsaid.
 
@@ -216,7 +239,7 @@ def family(name: str, *, grad: bool = True, bound: Bound | None = "compute") -> 
             value.__burn_facts__ = OpFacts(
                 op, declared.kind, name, differentiable, declared.backward_of,
                 None if helper or not differentiable else (declared.bound or bound or "compute"),
-                declared.ew,
+                declared.ew, *_signature(value),
             )
         cls.__burn_family__ = name  # type: ignore[attr-defined]
         return cls
