@@ -55,9 +55,7 @@ if TYPE_CHECKING:
     from burn.backend.device import Device
 
 P = Any  # an opaque primitive
-
 Shape = tuple[int, ...]
-
 Slices = tuple[slice, ...]
 
 _HALF_PI = math.pi / 2

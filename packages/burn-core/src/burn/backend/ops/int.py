@@ -27,9 +27,7 @@ if TYPE_CHECKING:
     from burn.backend.device import Device
 
 P = Any
-
 Shape = tuple[int, ...]
-
 Slices = tuple[slice, ...]
 
 

@@ -24,9 +24,7 @@ if TYPE_CHECKING:
     from burn.backend.base import Backend
 
 P = Any  # an opaque primitive
-
 Shape = tuple[int, ...]
-
 ScatterMode = Literal["add", "mul", "max", "min", "assign"]
 
 SCATTER_MODES: tuple[str, ...] = ("add", "mul", "max", "min", "assign")

@@ -53,11 +53,8 @@ if TYPE_CHECKING:
     from burn.backend.base import Backend
 
 P = Any
-
 Triple = tuple[int, int, int]
-
 Dims = tuple[int, ...]
-
 Pair = tuple[int, int]
 
 # -- rank-generic pooling ----------------------------------------------------------------------

@@ -30,9 +30,7 @@ if TYPE_CHECKING:
     from burn.backend.base import Backend
 
 P = Any
-
 Pair = tuple[int, int]
-
 InterpolateMode = Literal["nearest", "nearest-exact", "bilinear", "bicubic"]
 
 # Each interpolation mode's per-axis resampling table kind (`_tables`).
