@@ -31,6 +31,7 @@ import pytest
 
 from burn.foundations.data import TensorData
 from burn.foundations.dtype import DType
+from burn.testing.markers import covers
 
 
 def _facts() -> Any:
@@ -279,3 +280,30 @@ def const(value: Any) -> Gen:
 def inputs(*gens: Gen) -> Inputs:
     """One array per generator."""
     return lambda rng: [g(rng) for g in gens]
+
+
+def finite_difference_test(
+    cases: Sequence[Case], module: str, name: str = "test_gradient_matches_finite_differences"
+) -> Any:
+    """A conformance test checking every case of `cases`, marked as covering their ops.
+
+    The suite module `module` (its ``__name__``: the meta-tests read the marks of the tests a
+    module defines) assigns it to `name`, the attribute pytest collects; case ids must be unique.
+
+    Example:
+        >>> from burn.testing.gradcheck import Case, finite_difference_test, inputs, op, u
+        >>> CASES = [Case("exp", ("float_exp",), lambda x: op("float_exp", x), inputs(u((2, 3))))]
+        >>> test_gradient_matches_finite_differences = finite_difference_test(CASES, __name__)
+    """
+    ids = [case.id for case in cases]
+    repeated = sorted({i for i in ids if ids.count(i) > 1})
+    if repeated:
+        raise ValueError(f"{name}: duplicate gradient case ids {repeated}")
+
+    def test(backend: Any, case: Case, rng: np.random.Generator) -> None:
+        check_gradients(case.fn, case.inputs(rng), backend, what=case.id)
+
+    test.__name__ = test.__qualname__ = name
+    test.__module__ = module
+    marked = pytest.mark.parametrize("case", list(cases), ids=ids)(test)
+    return covers(*sorted({op_name for case in cases for op_name in case.ops}))(marked)

@@ -11,10 +11,9 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-import pytest
 
 from burn.testing import covers
-from burn.testing.gradcheck import Case, check_gradients, const, inputs, nz, op, u
+from burn.testing.gradcheck import Case, const, finite_difference_test, inputs, nz, op, u
 
 # Inputs avoiding 0, +-1, 0.5, 3, 6 and -3 (the breakpoints used below) by at least 0.05.
 _AWAY = const([-7.0, -4.1, -2.6, -1.4, -0.7, -0.2, 0.3, 0.8, 1.6, 2.2, 4.4, 5.5, 6.7])
@@ -79,14 +78,7 @@ COMPOSED = [
 ]
 
 
-_IDS = [c.id for c in CASES + COMPOSED]
-assert len(set(_IDS)) == len(_IDS), "duplicate gradient case ids"
-
-
-@covers(*sorted({name for case in CASES for name in case.ops}))
-@pytest.mark.parametrize("case", CASES + COMPOSED, ids=_IDS)
-def test_gradient_matches_finite_differences(backend: Any, case: Case, rng: np.random.Generator) -> None:
-    check_gradients(case.fn, case.inputs(rng), backend, what=case.id)
+test_gradient_matches_finite_differences = finite_difference_test(CASES + COMPOSED, __name__)
 
 
 @covers("relu6", "hardtanh", "threshold")

@@ -6,10 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-import pytest
 
-from burn.testing import covers
-from burn.testing.gradcheck import Case, check_gradients, const, inputs, u
+from burn.testing.gradcheck import Case, const, finite_difference_test, inputs, u
 
 _MASK = np.array([[False, True, False, True], [True, True, True, True], [False, False, True, False]])
 
@@ -22,25 +20,24 @@ def _attention(*args: Any, **kw: Any) -> Any:
 
 CASES = [
     Case(
-        "attention", ("attention",), lambda q, k, v: _attention(q, k, v),
+        "attention",
+        ("attention",),
+        lambda q, k, v: _attention(q, k, v),
         inputs(u((2, 3, 4)), u((2, 4, 4)), u((2, 4, 2))),
     ),
     Case(
-        "attention_causal", ("attention",), lambda q, k, v: _attention(q, k, v, causal=True, scale=0.8),
+        "attention_causal",
+        ("attention",),
+        lambda q, k, v: _attention(q, k, v, causal=True, scale=0.8),
         inputs(u((1, 2, 4, 3)), u((1, 2, 4, 3)), u((1, 2, 4, 3))),
     ),
     Case(
-        "attention_masked", ("attention",), lambda q, k, v, m: _attention(q, k, v, m),
+        "attention_masked",
+        ("attention",),
+        lambda q, k, v, m: _attention(q, k, v, m),
         inputs(u((2, 3, 4)), u((2, 4, 4)), u((2, 4, 2)), const(_MASK)),
     ),
 ]
 
 
-_IDS = [c.id for c in CASES]
-assert len(set(_IDS)) == len(_IDS), "duplicate gradient case ids"
-
-
-@covers(*sorted({name for case in CASES for name in case.ops}))
-@pytest.mark.parametrize("case", CASES, ids=_IDS)
-def test_gradient_matches_finite_differences(backend: Any, case: Case, rng: np.random.Generator) -> None:
-    check_gradients(case.fn, case.inputs(rng), backend, what=case.id)
+test_gradient_matches_finite_differences = finite_difference_test(CASES, __name__)

@@ -10,13 +10,7 @@ samples still land inside, on the border and outside the image.
 
 from __future__ import annotations
 
-from typing import Any
-
-import numpy as np
-import pytest
-
-from burn.testing import covers
-from burn.testing.gradcheck import Case, check_gradients, frac, inputs, op, u
+from burn.testing.gradcheck import Case, finite_difference_test, frac, inputs, op, u
 from burn.testing.helpers import tensor_module
 
 CASES = [
@@ -83,14 +77,7 @@ CASES = [
 ]
 
 
-_IDS = [c.id for c in CASES]
-assert len(set(_IDS)) == len(_IDS), "duplicate gradient case ids"
-
-
-@covers(*sorted({name for case in CASES for name in case.ops}))
-@pytest.mark.parametrize("case", CASES, ids=_IDS)
-def test_gradient_matches_finite_differences(backend: Any, case: Case, rng: np.random.Generator) -> None:
-    check_gradients(case.fn, case.inputs(rng), backend, what=case.id)
+test_gradient_matches_finite_differences = finite_difference_test(CASES, __name__)
 
 
 # 3-D convolution, 1-D and 3-D transposed convolution, and asymmetric padding (an option of
@@ -140,11 +127,6 @@ COMPOSED_3D = [
 ]
 
 
-_IDS_3D = [c.id for c in CASES_3D + COMPOSED_3D]
-assert len(set(_IDS_3D)) == len(_IDS_3D), "duplicate gradient case ids"
-
-
-@covers(*sorted({name for case in CASES_3D for name in case.ops}))
-@pytest.mark.parametrize("case", CASES_3D + COMPOSED_3D, ids=_IDS_3D)
-def test_gradient_matches_finite_differences_3d(backend: Any, case: Case, rng: np.random.Generator) -> None:
-    check_gradients(case.fn, case.inputs(rng), backend, what=case.id)
+test_gradient_matches_finite_differences_3d = finite_difference_test(
+    CASES_3D + COMPOSED_3D, __name__, "test_gradient_matches_finite_differences_3d"
+)

@@ -24,9 +24,9 @@ from burn.tensor._base import wrap
 from burn.testing import covers
 from burn.testing.gradcheck import (
     Case,
-    check_gradients,
     const,
     distinct,
+    finite_difference_test,
     frac,
     inputs,
     nz,
@@ -239,16 +239,7 @@ CASES = [
 ]
 
 
-_IDS = [c.id for c in CASES]
-
-
-assert len(set(_IDS)) == len(_IDS), "duplicate gradient case ids"
-
-
-@covers(*sorted({name for case in CASES for name in case.ops}))
-@pytest.mark.parametrize("case", CASES, ids=_IDS)
-def test_gradient_matches_finite_differences(backend: Any, case: Case, rng: np.random.Generator) -> None:
-    check_gradients(case.fn, case.inputs(rng), backend, what=case.id)
+test_gradient_matches_finite_differences = finite_difference_test(CASES, __name__)
 
 
 # -- math functions --------------------------------------------------------------------------------
@@ -312,16 +303,9 @@ MATH_CASES = [
 ]
 
 
-_MATH_IDS = [c.id for c in MATH_CASES]
-
-
-assert len(set(_MATH_IDS)) == len(_MATH_IDS), "duplicate gradient case ids"
-
-
-@covers(*sorted({name for case in MATH_CASES for name in case.ops}))
-@pytest.mark.parametrize("case", MATH_CASES, ids=_MATH_IDS)
-def test_math_gradient_matches_finite_differences(backend: Any, case: Case, rng: np.random.Generator) -> None:
-    check_gradients(case.fn, case.inputs(rng), backend, what=case.id)
+test_math_gradient_matches_finite_differences = finite_difference_test(
+    MATH_CASES, __name__, "test_math_gradient_matches_finite_differences"
+)
 
 
 # -- shape and indexing ops ------------------------------------------------------------------------
@@ -395,18 +379,9 @@ LAYOUT_CASES = [
 ]
 
 
-_LAYOUT_IDS = [c.id for c in LAYOUT_CASES]
-
-
-assert len(set(_LAYOUT_IDS)) == len(_LAYOUT_IDS), "duplicate gradient case ids"
-
-
-@covers(*sorted({name for case in LAYOUT_CASES for name in case.ops}))
-@pytest.mark.parametrize("case", LAYOUT_CASES, ids=_LAYOUT_IDS)
-def test_layout_gradient_matches_finite_differences(
-    backend: Any, case: Case, rng: np.random.Generator
-) -> None:
-    check_gradients(case.fn, case.inputs(rng), backend, what=case.id)
+test_layout_gradient_matches_finite_differences = finite_difference_test(
+    LAYOUT_CASES, __name__, "test_layout_gradient_matches_finite_differences"
+)
 
 
 # -- the *_owned ops -------------------------------------------------------------------------------

@@ -4,13 +4,7 @@ differences (float64).
 
 from __future__ import annotations
 
-from typing import Any
-
-import numpy as np
-import pytest
-
-from burn.testing import covers
-from burn.testing.gradcheck import Case, check_gradients, const, inputs, op, u
+from burn.testing.gradcheck import Case, const, finite_difference_test, inputs, op, u
 
 CASES = [
     Case(
@@ -34,11 +28,4 @@ CASES = [
 ]
 
 
-_IDS = [c.id for c in CASES]
-assert len(set(_IDS)) == len(_IDS), "duplicate gradient case ids"
-
-
-@covers(*sorted({name for case in CASES for name in case.ops}))
-@pytest.mark.parametrize("case", CASES, ids=_IDS)
-def test_gradient_matches_finite_differences(backend: Any, case: Case, rng: np.random.Generator) -> None:
-    check_gradients(case.fn, case.inputs(rng), backend, what=case.id)
+test_gradient_matches_finite_differences = finite_difference_test(CASES, __name__)

@@ -7,13 +7,7 @@ Max pooling's inputs are distinct, so the gradient is taken away from ties.
 
 from __future__ import annotations
 
-from typing import Any
-
-import numpy as np
-import pytest
-
-from burn.testing import covers
-from burn.testing.gradcheck import Case, check_gradients, distinct, inputs, op, u
+from burn.testing.gradcheck import Case, distinct, finite_difference_test, inputs, op, u
 from burn.testing.helpers import tensor_module
 
 CASES = [
@@ -72,14 +66,7 @@ CASES = [
 ]
 
 
-_IDS = [c.id for c in CASES]
-assert len(set(_IDS)) == len(_IDS), "duplicate gradient case ids"
-
-
-@covers(*sorted({name for case in CASES for name in case.ops}))
-@pytest.mark.parametrize("case", CASES, ids=_IDS)
-def test_gradient_matches_finite_differences(backend: Any, case: Case, rng: np.random.Generator) -> None:
-    check_gradients(case.fn, case.inputs(rng), backend, what=case.id)
+test_gradient_matches_finite_differences = finite_difference_test(CASES, __name__)
 
 
 # 3-D pooling, and ceil_mode (an option of every rank, composed at the Tensor level): a test
@@ -159,11 +146,6 @@ COMPOSED_3D = [
 ]
 
 
-_IDS_3D = [c.id for c in CASES_3D + COMPOSED_3D]
-assert len(set(_IDS_3D)) == len(_IDS_3D), "duplicate gradient case ids"
-
-
-@covers(*sorted({name for case in CASES_3D for name in case.ops}))
-@pytest.mark.parametrize("case", CASES_3D + COMPOSED_3D, ids=_IDS_3D)
-def test_gradient_matches_finite_differences_3d(backend: Any, case: Case, rng: np.random.Generator) -> None:
-    check_gradients(case.fn, case.inputs(rng), backend, what=case.id)
+test_gradient_matches_finite_differences_3d = finite_difference_test(
+    CASES_3D + COMPOSED_3D, __name__, "test_gradient_matches_finite_differences_3d"
+)

@@ -12,10 +12,8 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-import pytest
 
-from burn.testing import covers
-from burn.testing.gradcheck import Case, check_gradients, const, inputs, op, u
+from burn.testing.gradcheck import Case, const, finite_difference_test, inputs, op, u
 
 
 def _interpolate(size: tuple[int, int], mode: str, align: bool) -> Any:
@@ -132,13 +130,4 @@ def _fixed_grid(x: Any) -> Any:
     return Tensor.from_data(_NEAREST_GRID(np.random.default_rng(0)), backend=x.backend)
 
 
-_IDS = [c.id for c in CASES]
-
-
-assert len(set(_IDS)) == len(_IDS), "duplicate gradient case ids"
-
-
-@covers(*sorted({name for case in CASES for name in case.ops}))
-@pytest.mark.parametrize("case", CASES, ids=_IDS)
-def test_gradient_matches_finite_differences(backend: Any, case: Case, rng: np.random.Generator) -> None:
-    check_gradients(case.fn, case.inputs(rng), backend, what=case.id)
+test_gradient_matches_finite_differences = finite_difference_test(CASES, __name__)
