@@ -49,6 +49,7 @@ from burn.foundations.dtype import (
     uint8,
 )
 from burn.foundations.kind import Bool, Float, Int, Kind
+from burn.foundations.limits import Limits
 from burn.plugins import backends, default_backend, hookimpl
 from burn.tensor.tensor import Tensor
 
@@ -90,6 +91,7 @@ __all__ = [
     "Int",
     "Kind",
     "KindError",
+    "Limits",
     "Normal",
     "PluginError",
     "ShapeError",
