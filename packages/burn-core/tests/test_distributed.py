@@ -4,7 +4,9 @@ engine whose ranks are threads. burn-mpi's tests run the same API under mpiexec.
 
 from __future__ import annotations
 
+import logging
 import threading
+import time
 import types
 from collections.abc import Callable, Iterator
 from typing import Any, NoReturn
@@ -158,6 +160,7 @@ class _World:
 
     def __init__(self, size: int) -> None:
         self.size, self.lock, self.calls = size, threading.Lock(), [[] for _ in range(size)]
+        self.notices: dict[int, int] = {}  # rank -> the collective it last said it waits in
 
     def post(
         self, rank: int, kind: str, send: np.ndarray | None, recv: np.ndarray | None, arg: Any
@@ -214,13 +217,39 @@ class ThreadEngine(CollectiveEngine):
     def abort(self, code: int) -> NoReturn:
         raise SystemExit(code)
 
+    def notify_waiting(self, collective: int) -> None:
+        with self.world.lock:
+            self.world.notices[self.rank] = collective
 
-def run_ranks(size: int, body: Callable[[int], Any], timeout: float = 2.0) -> list[Any]:
+    def waiting_ranks(self) -> dict[int, int]:
+        with self.world.lock:
+            return {r: n for r, n in self.world.notices.items() if r != self.rank}
+
+
+class MuteEngine(ThreadEngine):
+    """A thread engine that keeps the contract's default: it cannot tell who is waiting."""
+
+    name = "mute"
+
+    def notify_waiting(self, collective: int) -> None:
+        pass
+
+    def waiting_ranks(self) -> None:  # type: ignore[override]
+        return None
+
+
+def run_ranks(
+    size: int,
+    body: Callable[[int], Any],
+    timeout: float = 2.0,
+    stall_report_s: float | None = None,
+    engine: type[ThreadEngine] = ThreadEngine,
+) -> list[Any]:
     """Run `body(rank)` on `size` threads, each with its own context on a ThreadEngine."""
     world, results = _World(size), [None] * size
 
     def one(rank: int) -> None:
-        ctx = dist.DistributedContext(ThreadEngine(world, rank), rank, size, rank, timeout, True)
+        ctx = dist.DistributedContext(engine(world, rank), rank, size, rank, timeout, True, stall_report_s)
         local.ctx = ctx
         try:
             results[rank] = body(rank)
@@ -276,3 +305,102 @@ def test_a_rank_that_never_comes_is_a_timeout_that_says_so(B: Any) -> None:
     results = run_ranks(2, lambda rank: dist.barrier() if rank == 0 else None, timeout=0.5)
     assert isinstance(results[0], dist.CollectiveTimeoutError)
     assert "did not complete within the timeout of 0.5 s" in str(results[0])
+
+
+@pytest.mark.parametrize(
+    ("shape0", "shape1"),
+    [
+        ((1,) * 9 + (2, 3), (1,) * 9 + (3, 2)),  # 11 dims: they differ past the dims the row carries
+        ((1,) * 10 + (2, 3), (1,) * 10 + (3, 2)),  # 12 dims: past the ten dims once compared at all
+    ],
+)
+def test_shapes_differing_past_the_tenth_dim_are_a_mismatch(B: Any, shape0: tuple, shape1: tuple) -> None:
+    assert np.prod(shape0) == np.prod(shape1)
+    results = run_ranks(2, lambda rank: dist.all_reduce(tensor(B, np.zeros(shape0 if rank == 0 else shape1))))
+    for rank, exc in enumerate(results):
+        assert isinstance(exc, dist.CollectiveMismatchError), exc
+        message = str(exc)
+        assert f"({len(shape0)} dims, 6 elements, signature " in message
+        # the rows differ in the signature, so the message shows two signatures
+        signatures = [part.split("signature ")[1][:16] for part in message.split("; rank ")[:2]]
+        assert signatures[0] != signatures[1]
+        assert f"this rank's full shape: {shape0 if rank == 0 else shape1}" in message
+
+
+def test_equal_high_rank_calls_pass_and_dtype_is_in_the_signature(B: Any) -> None:
+    shape = (1,) * 10 + (2, 3)
+    out = run_ranks(2, lambda rank: dist.all_reduce(tensor(B, np.full(shape, rank + 1.0))).shape)
+    assert out == [shape, shape]
+    assert coll._signature(coll.DType.F32, shape) != coll._signature(coll.DType.F64, shape)
+    assert coll._signature(coll.DType.F32, shape) != coll._signature(coll.DType.F32, shape[::-1])
+    assert 0 <= coll._signature(coll.DType.F64, shape) < 2**63
+
+
+def test_a_waiting_rank_reports_the_stall_naming_who_is_missing(
+    B: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    def body(rank: int) -> Any:
+        if rank == 1:
+            time.sleep(1.0)  # late: rank 0 and 2 wait for it, and say so every 0.2 s
+        return dist.all_reduce(tensor(B, [1.0]), "sum").tolist()
+
+    with caplog.at_level(logging.WARNING, logger="burn.distributed"):
+        results = run_ranks(3, body, timeout=10.0, stall_report_s=0.2)
+    assert results == [[3.0]] * 3  # the late rank came: the collective completed everywhere
+    reports = [r.getMessage() for r in caplog.records if r.name == "burn.distributed"]
+    mine = [m for m in reports if m.startswith("burn.distributed: rank 0 of 3 has waited ")]
+    assert len(mine) >= 2, reports  # one every interval, not once
+    assert all("the check before all_reduce of float64 (1,) (collective #1)" in m for m in mine)
+    assert all("not arrived: rank 1 (no word from it)" in m for m in mine)
+    # rank 2 said it waits in collective #1 (by the last report, however slowly its thread ran)
+    assert "not arrived: rank 1 (no word from it); the timeout ends the wait in " in mine[-1]
+    assert "init(stall_report_s=...) or BURN_DISTRIBUTED_STALL_REPORT" in mine[0]
+    assert not any(m.startswith("burn.distributed: rank 1 ") for m in reports)
+
+
+def test_a_rank_last_heard_in_an_earlier_collective_and_an_engine_that_cannot_tell(
+    B: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    def body(rank: int) -> Any:
+        time.sleep(0.5 if rank == 0 else 0.0)  # rank 1 waits in #1 long enough to say so
+        dist.barrier()
+        time.sleep(0.0 if rank == 0 else 0.7)  # then rank 0 waits in #2 while rank 1 computes
+        return dist.barrier()
+
+    with caplog.at_level(logging.WARNING, logger="burn.distributed"):
+        assert run_ranks(2, body, timeout=10.0, stall_report_s=0.2) == [None, None]
+    reports = [r.getMessage() for r in caplog.records]
+    assert any(m.startswith("burn.distributed: rank 1 of 2") and "(collective #1)" in m for m in reports)
+    assert any(
+        m.startswith("burn.distributed: rank 0 of 2")
+        and "(collective #2); not arrived: rank 1 (last heard waiting in collective #1)" in m
+        for m in reports
+    ), reports
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="burn.distributed"):
+        run_ranks(2, lambda rank: dist.barrier() if rank == 0 else None, 0.5, 0.2, MuteEngine)
+    assert "the 'mute' engine cannot tell which ranks have not arrived" in caplog.text
+
+
+def test_no_stall_report_when_off_or_quick(B: Any, caplog: pytest.LogCaptureFixture) -> None:
+    with caplog.at_level(logging.WARNING, logger="burn.distributed"):
+        run_ranks(2, lambda rank: dist.barrier() if rank == 0 else None, timeout=0.5, stall_report_s=None)
+        run_ranks(2, lambda rank: dist.barrier(), timeout=5.0, stall_report_s=0.2)
+    assert caplog.records == []
+
+
+def test_init_takes_the_stall_interval_from_the_argument_or_the_environment(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    assert dist.init().stall_report_s == dist.DEFAULT_STALL_REPORT == 30.0
+    dist.shutdown()
+    monkeypatch.setenv("BURN_DISTRIBUTED_STALL_REPORT", "5")
+    assert dist.init().stall_report_s == 5.0
+    dist.shutdown()
+    assert dist.init(stall_report_s=0).stall_report_s is None
+    dist.shutdown()
+    monkeypatch.setenv("BURN_DISTRIBUTED_STALL_REPORT", "soon")
+    with pytest.raises(dist.DistributedError, match="BURN_DISTRIBUTED_STALL_REPORT='soon' is not a number"):
+        dist.init()
+    with pytest.raises(ValueError, match="stall_report_s must be a number of seconds >= 0 or None"):
+        dist.init(stall_report_s=-2.0)

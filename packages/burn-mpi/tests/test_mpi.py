@@ -107,3 +107,34 @@ def test_a_failing_or_hung_rank_ends_every_rank(mode: str, expected: str) -> Non
     assert "aborting every rank" in out
     assert "the collective returned" not in out
     assert took < 30, f"{mode}: took {took:.1f} s"
+
+
+def test_shapes_differing_past_the_first_dims_raise_the_mismatch_on_every_rank() -> None:
+    out = ok(launch(2, "mismatch_and_stall.py", "dims11", limit=60))
+    assert "the mismatched collective returned" not in out
+    for rank, shape in ((0, (1,) * 9 + (2, 3)), (1, (1,) * 9 + (3, 2))):
+        line = next(
+            x for x in out.splitlines() if x.startswith(f"rank {rank} raised CollectiveMismatchError")
+        )
+        assert (
+            "rank 0: all_reduce('sum') on float32 (1, 1, 1, 1, 1, 1, 1, 1, 1, ...) (11 dims, 6 elements"
+            in line
+        )
+        assert f"this rank's full shape: {shape}" in line
+
+
+def test_a_stopped_rank_is_reported_by_the_waiting_ranks() -> None:
+    # rank 1 SIGSTOPs itself for 2 s; ranks 0 and 2 report the stall every 0.4 s, naming rank 1
+    # only (rank 2 told the others it waits too), and every rank completes once rank 1 continues
+    result = launch(3, "mismatch_and_stall.py", "stop", limit=60)
+    ok(result)
+    assert result.stdout.count("all_reduce after the stop gave [3.0, 3.0]") == 3
+    reports = [
+        x for x in result.stderr.splitlines() if x.startswith("burn.distributed: rank 0 of 3 has waited")
+    ]
+    assert reports, result.stderr
+    assert all("(collective #2); not arrived: rank 1 (no word from it)" in x for x in reports)
+    # by the last report rank 2's notice has arrived (a slow start may miss the first ones)
+    assert "not arrived: rank 1 (no word from it); the timeout ends" in reports[-1]
+    assert any(x.startswith("burn.distributed: rank 2 of 3 has waited") for x in result.stderr.splitlines())
+    assert "burn.distributed: rank 1 of 3 has waited" not in result.stderr

@@ -183,6 +183,12 @@ class NcclEngine(DeviceCollectiveEngine):
                 pass
         self._mpi.abort(code)
 
+    def notify_waiting(self, collective: int) -> None:
+        self._mpi.notify_waiting(collective)  # stall notices go through MPI, beside NCCL
+
+    def waiting_ranks(self) -> dict[int, int]:
+        return self._mpi.waiting_ranks()
+
     def finalize(self) -> None:
         comm, self.comm = self.comm, None
         if comm is not None:

@@ -24,6 +24,7 @@ from burn.distributed.collectives import (
     reduce_scatter,
 )
 from burn.distributed.context import (
+    DEFAULT_STALL_REPORT,
     DEFAULT_TIMEOUT,
     DistributedContext,
     context,
@@ -49,6 +50,7 @@ from burn.distributed.registry import engines, register_engine, unregister_engin
 from burn.plugins.specs import EngineSpec
 
 __all__ = [
+    "DEFAULT_STALL_REPORT",
     "DEFAULT_TIMEOUT",
     "ENGINE_ENTRY_POINT_GROUP",
     "REDUCE_DTYPES",

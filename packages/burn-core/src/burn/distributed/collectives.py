@@ -9,14 +9,19 @@ result is adopted as the new tensor's primitive: no host round trip. Results are
 collective is not recorded in an autodiff graph.
 
 Before each collective, in validation mode (the default), the ranks exchange 16 integers saying
-which op, reduction, dtype and shape they call it with; any difference raises
+which op, reduction, dtype and shape they call it with (the leading dims, and a hash of the dtype
+and every dim, so that tensors of any rank are compared in full); any difference raises
 `CollectiveMismatchError` on every rank, naming each rank's call. Every wait has a timeout
 (`DistributedContext.timeout`): a rank that hangs, dies or calls something else becomes a
-`CollectiveTimeoutError` that says so, never a silent hang.
+`CollectiveTimeoutError` that says so, never a silent hang; while it waits, a rank reports the
+stall on stderr every `DistributedContext.stall_report_s` seconds, naming the ranks that have not
+arrived where its engine can tell.
 """
 
 from __future__ import annotations
 
+import hashlib
+import logging
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal, overload
@@ -40,8 +45,8 @@ ReduceOp = Literal["sum", "mean", "max", "min"]
 _OPS = ("all_reduce", "broadcast", "all_gather", "reduce_scatter", "barrier")
 _REDUCE_OPS: tuple[ReduceOp, ...] = ("sum", "mean", "max", "min")
 _DTYPES = tuple(DType)
-_META = 16  # op, reduce op, dtype, root/dim, ndim, numel, then up to 10 dims
-_MAX_DIMS = _META - 6
+_META = 16  # op, reduce op, dtype, root/dim, ndim, numel, signature, then the first 9 dims
+_SHOWN_DIMS = _META - 7  # dims carried as they are, for the message; the signature covers every dim
 
 
 class CollectiveHandle:
@@ -54,12 +59,13 @@ class CollectiveHandle:
         >>> grad = handle.wait()  # doctest: +SKIP
     """
 
-    __slots__ = ("_ctx", "_finish", "_request", "_result", "_what")
+    __slots__ = ("_ctx", "_finish", "_number", "_request", "_result", "_what")
 
     def __init__(
         self, ctx: DistributedContext, request: Request, finish: Callable[[], Any], what: str
     ) -> None:
         self._ctx = ctx
+        self._number = ctx.collectives  # this collective's number, for the messages of a later wait
         self._request = request
         self._finish = finish
         self._what = what
@@ -79,7 +85,8 @@ class CollectiveHandle:
             CollectiveTimeoutError: it did not complete in time.
         """
         if self._result is None:
-            _wait(self._ctx, self._request, self._what, self._ctx.timeout if timeout == -1.0 else timeout)
+            timeout = self._ctx.timeout if timeout == -1.0 else timeout
+            _wait(self._ctx, self._request, self._what, self._number, timeout)
             self._result = (self._finish(),)
         return self._result[0]
 
@@ -270,22 +277,105 @@ def _run(
     return handle if async_op else handle.wait()
 
 
-def _wait(ctx: DistributedContext, request: Request, what: str, timeout: float | None) -> None:
+def _wait(ctx: DistributedContext, request: Request, what: str, number: int, timeout: float | None) -> None:
+    """Poll `request` until it completes; past `timeout` raise, and report the stall on the way."""
     if request.test():
         return
     start = time.monotonic()
+    every = ctx.stall_report_s if ctx.world_size > 1 else None
+    stall = _Stall(ctx, what, number, timeout, start, every) if every else None
     spins, delay = 0, 0.0
     while not request.test():
         spins += 1
         if spins > 64:  # then back off, so that waiting ranks leave the CPU to the others
             time.sleep(delay)
             delay = min(max(2.0 * delay, 2e-5), 1e-3)
-        if timeout is not None and time.monotonic() - start > timeout:
+        now = time.monotonic()
+        if timeout is not None and now - start > timeout:
             raise CollectiveTimeoutError(
-                f"rank {ctx.rank} of {ctx.world_size}: {what} (collective #{ctx.collectives}) did not "
+                f"rank {ctx.rank} of {ctx.world_size}: {what} (collective #{number}) did not "
                 f"complete within the timeout of {timeout:g} s: another rank is hung, has died, or is "
                 "waiting in a different collective (timeout: init(timeout=...) or BURN_DISTRIBUTED_TIMEOUT)"
             )
+        if stall is not None and now >= stall.due:
+            stall.step(now)
+
+
+_LOG = logging.getLogger("burn.distributed")
+_NAMED = 16  # ranks named in one report; past that a count (a report is one line)
+
+
+def _seconds(value: float) -> str:
+    return f"{max(value, 0.0):.1f}" if value < 10 else f"{value:.0f}"
+
+
+class _Stall:
+    """The stall reports of one long wait: at half the interval this rank tells the others it is
+    waiting (`CollectiveEngine.notify_waiting`), so that from the first report on each waiting rank
+    can name the ranks it has not heard from; then a warning every interval."""
+
+    __slots__ = ("ctx", "due", "every", "notified", "number", "start", "timeout", "what")
+
+    def __init__(
+        self,
+        ctx: DistributedContext,
+        what: str,
+        number: int,
+        timeout: float | None,
+        start: float,
+        every: float,
+    ) -> None:
+        self.ctx, self.what, self.number, self.timeout = ctx, what, number, timeout
+        self.start, self.every = start, every
+        self.notified = False
+        self.due = start + every / 2
+
+    def step(self, now: float) -> None:
+        if not self.notified:
+            self.notified = True
+            self.ctx.engine.notify_waiting(self.number)
+            self.due = self.start + self.every
+            if now < self.due:
+                return
+        self.due = now + self.every
+        _LOG.warning(self.message(now))
+
+    def message(self, now: float) -> str:
+        ctx = self.ctx
+        waited = now - self.start
+        head = (
+            f"burn.distributed: rank {ctx.rank} of {ctx.world_size} has waited {_seconds(waited)} s in "
+            f"{self.what} (collective #{self.number})"
+        )
+        heard = ctx.engine.waiting_ranks()
+        if heard is None:
+            who = f"the {ctx.engine.name!r} engine cannot tell which ranks have not arrived"
+        else:
+            missing = [
+                (r, heard.get(r))
+                for r in range(ctx.world_size)
+                if r != ctx.rank and heard.get(r, 0) < self.number
+            ]
+            if not missing:
+                who = "every other rank says it waits in this collective or a later one"
+            else:
+                named = ", ".join(
+                    f"rank {r} ("
+                    + ("no word from it" if n is None else f"last heard waiting in collective #{n}")
+                    + ")"
+                    for r, n in missing[:_NAMED]
+                )
+                more = f" and {len(missing) - _NAMED} more" if len(missing) > _NAMED else ""
+                who = f"not arrived: {named}{more}"
+        left = (
+            ""
+            if self.timeout is None
+            else f"; the timeout ends the wait in {_seconds(self.timeout - waited)} s"
+        )
+        return (
+            f"{head}; {who}{left} (timeout: init(timeout=...) or BURN_DISTRIBUTED_TIMEOUT; these reports: "
+            "init(stall_report_s=...) or BURN_DISTRIBUTED_STALL_REPORT)"
+        )
 
 
 def _host(tensor: Tensor) -> np.ndarray:
@@ -421,9 +511,17 @@ def _meta(name: str, tensor: Tensor | None, op: ReduceOp | None, root: int) -> n
         meta[2] = _DTYPES.index(tensor.dtype) + 1
         meta[4] = len(shape)
         meta[5] = int(np.prod(shape, dtype=np.int64))
-        dims = shape[:_MAX_DIMS]
-        meta[6 : 6 + len(dims)] = dims
+        meta[6] = _signature(tensor.dtype, shape)
+        dims = shape[:_SHOWN_DIMS]
+        meta[7 : 7 + len(dims)] = dims
     return meta
+
+
+def _signature(dtype: DType, shape: tuple[int, ...]) -> int:
+    """A 63-bit hash of the dtype and every dim: two calls differing in any dim, the 11th as much
+    as the 1st, differ here (the row carries only the first dims themselves)."""
+    text = f"{dtype.value}:{','.join(map(str, shape))}".encode()
+    return int.from_bytes(hashlib.blake2b(text, digest_size=8).digest(), "little") >> 1
 
 
 def _explain(row: np.ndarray) -> str:
@@ -438,8 +536,12 @@ def _explain(row: np.ndarray) -> str:
     if name == "all_gather":
         args.append(f"dim={int(row[3])}")
     ndim = int(row[4])
-    dims = tuple(int(d) for d in row[6 : 6 + min(ndim, _MAX_DIMS)])
-    shape = str(dims) if ndim <= _MAX_DIMS else f"{dims[:-1]}... ({ndim} dims, {int(row[5])} elements)"
+    dims = tuple(int(d) for d in row[7 : 7 + min(ndim, _SHOWN_DIMS)])
+    if ndim <= _SHOWN_DIMS:
+        shape = str(dims)
+    else:  # the dims past the first ones are known only through the signature
+        leading = ", ".join(map(str, dims))
+        shape = f"({leading}, ...) ({ndim} dims, {int(row[5])} elements, signature {int(row[6]):016x})"
     dtype = _DTYPES[int(row[2]) - 1].value if row[2] else "?"
     return f"{name}({', '.join(args)}) on {dtype} {shape}" if args else f"{name} on {dtype} {shape}"
 
@@ -456,17 +558,20 @@ def _validate(
         sent = engine.to_device(mine)
         gathered = engine.xp.empty(_META * ctx.world_size, dtype=np.int64)
         request = engine.iall_gather(sent, gathered)
-        _wait(ctx, request, f"the check before {name} of {_describe(tensor)}", ctx.timeout)
+        _wait(ctx, request, f"the check before {name} of {_describe(tensor)}", ctx.collectives, ctx.timeout)
         table = engine.to_host(gathered)
     else:
         table = np.empty(_META * ctx.world_size, dtype=np.int64)
         request = engine.iall_gather(mine, table)
-        _wait(ctx, request, f"the check before {name} of {_describe(tensor)}", ctx.timeout)
+        _wait(ctx, request, f"the check before {name} of {_describe(tensor)}", ctx.collectives, ctx.timeout)
     rows = table.reshape(ctx.world_size, _META)
     if (rows == rows[0]).all():
         return
     calls = "; ".join(f"rank {r}: {_explain(row)}" for r, row in enumerate(rows))
+    own = ""
+    if tensor is not None and len(tensor.shape) > _SHOWN_DIMS:  # the others see only its first dims
+        own = f"; this rank's full shape: {tuple(tensor.shape)}"
     raise CollectiveMismatchError(
         f"collective #{ctx.collectives}: the ranks called different collectives or passed different "
-        f"shapes or dtypes ({calls})"
+        f"shapes or dtypes ({calls}){own}"
     )

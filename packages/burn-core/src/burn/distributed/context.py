@@ -23,6 +23,10 @@ from burn.distributed.local import LocalEngine
 DEFAULT_TIMEOUT = 600.0
 """Seconds a collective may wait for the other ranks before `CollectiveTimeoutError`."""
 TIMEOUT_ENV = "BURN_DISTRIBUTED_TIMEOUT"
+DEFAULT_STALL_REPORT = 30.0
+"""Seconds between two reports (on stderr, through the ``burn.distributed`` logger) of a rank still
+waiting in a collective, before the timeout ends the wait."""
+STALL_REPORT_ENV = "BURN_DISTRIBUTED_STALL_REPORT"
 VALIDATE_ENV = "BURN_DISTRIBUTED_VALIDATE"
 
 
@@ -38,6 +42,9 @@ class DistributedContext:
         timeout: seconds a collective waits for the others (None: forever).
         validate: every collective first checks that all ranks called the same op on the same
             shape and dtype (a small all-gather of 16 integers).
+        stall_report_s: while a collective waits, a warning every this many seconds on the
+            ``burn.distributed`` logger (stderr unless logging is configured) saying how long it
+            has waited and which ranks have not arrived (None: no reports).
         collectives: how many collectives this process has started (shown in error messages).
 
     Example:
@@ -53,6 +60,7 @@ class DistributedContext:
     local_rank: int
     timeout: float | None
     validate: bool
+    stall_report_s: float | None = DEFAULT_STALL_REPORT
     collectives: int = field(default=0)
     previous_excepthook: Any = field(default=None, repr=False, compare=False)
 
@@ -76,14 +84,14 @@ def _env_int(name: str) -> int | None:
         raise DistributedError(f"the environment variable {name}={raw!r} is not an integer") from None
 
 
-def _env_timeout() -> float | None:
-    raw = os.environ.get(TIMEOUT_ENV, "").strip()
+def _env_seconds(name: str, default: float) -> float | None:
+    raw = os.environ.get(name, "").strip()
     if not raw:
-        return DEFAULT_TIMEOUT
+        return default
     try:
         value = float(raw)
     except ValueError:
-        raise DistributedError(f"{TIMEOUT_ENV}={raw!r} is not a number of seconds") from None
+        raise DistributedError(f"{name}={raw!r} is not a number of seconds") from None
     return None if value <= 0 else value
 
 
@@ -95,6 +103,7 @@ def init(
     local_rank: int | None = None,
     timeout: float | None = -1.0,
     validate: bool | None = None,
+    stall_report_s: float | None = -1.0,
     abort_on_error: bool = True,
     **options: Any,
 ) -> DistributedContext:
@@ -110,6 +119,9 @@ def init(
             ``BURN_DISTRIBUTED_TIMEOUT``, else 600.
         validate: check before every collective that all ranks call the same op, shape and dtype
             (default True; ``BURN_DISTRIBUTED_VALIDATE=0`` turns it off).
+        stall_report_s: while a collective waits, report on stderr every this many seconds how
+            long it has waited and which ranks have not arrived (None or 0: never); the default
+            is ``BURN_DISTRIBUTED_STALL_REPORT``, else 30.
         abort_on_error: with more than one process, an uncaught exception on any rank prints its
             traceback and aborts every rank (non-zero exit), instead of leaving the others hanging.
         options: passed to the engine's factory.
@@ -146,13 +158,22 @@ def init(
             built.rank,
             built.world_size,
             local_rank if local_rank is not None else built.local_rank,
-            _env_timeout() if timeout == -1.0 else timeout,
+            _env_seconds(TIMEOUT_ENV, DEFAULT_TIMEOUT) if timeout == -1.0 else timeout,
             validate,
+            _stall_report(stall_report_s),
         )
         if abort_on_error and ctx.world_size > 1:
             _install_excepthook(ctx)
         _CONTEXT = ctx
         return ctx
+
+
+def _stall_report(asked: float | None) -> float | None:
+    if asked == -1.0:
+        return _env_seconds(STALL_REPORT_ENV, DEFAULT_STALL_REPORT)
+    if asked is not None and not asked >= 0:  # NaN too
+        raise ValueError(f"init: stall_report_s must be a number of seconds >= 0 or None, got {asked!r}")
+    return asked or None
 
 
 def _build_engine(

@@ -104,6 +104,21 @@ class CollectiveEngine(abc.ABC):
     def finalize(self) -> None:  # noqa: B027 - optional hook: most engines clean up at exit
         """Release the engine's resources (called by `burn.distributed.shutdown`)."""
 
+    def notify_waiting(self, collective: int) -> None:  # noqa: B027 - optional: stall reports
+        """Tell every other rank, without blocking, that this rank is waiting in its
+        `collective`-th collective (the number `DistributedContext.collectives` had when it started).
+
+        burn-core calls it once per wait that lasts half a stall-report interval, so that the
+        waiting ranks' reports can name the ranks that have not arrived. Optional: an engine that
+        keeps the default (nothing) has its stalls reported without naming ranks.
+        """
+
+    def waiting_ranks(self) -> dict[int, int] | None:
+        """The other ranks' latest `notify_waiting` numbers, by rank (only those heard from), or
+        None when this engine cannot tell (the default). Must not block: a stopped rank cannot
+        answer."""
+        return None
+
     def __repr__(self) -> str:
         return f"{type(self).__name__}(rank={self.rank}, world_size={self.world_size})"
 
