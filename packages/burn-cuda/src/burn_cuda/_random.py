@@ -1,7 +1,9 @@
 """Seeded random tensors: one `cupy.random.Generator` on cuRAND's Philox4x32-10 per device.
 
-`Cuda.seed(n)` drops the generators; each device's is then rebuilt from ``SeedSequence([n, i])``,
-so a seed reproduces every draw that follows it, per device, and devices draw different streams.
+`Cuda.seed(n)` replaces the backend's random state (`CudaRandom`); each device's generator is then
+built from ``SeedSequence([n, i])``, so a seed reproduces every draw that follows it, per device,
+and devices draw different streams. ``Cuda.seed(n, thread=True)`` gives the calling thread a state
+of its own (burn-core's `Backend.current_random`), with generators of its own.
 Uniform draws are kept strictly below ``high`` after scaling and rounding, as on every backend.
 """
 
@@ -15,6 +17,7 @@ import cupy as cp
 import numpy as np
 
 from burn.backend.device import Device
+from burn.backend.random_state import RandomState
 from burn.foundations.distribution import Bernoulli, Distribution, Normal, Uniform
 from burn_cuda._dtypes import F32, F64, I64
 from burn_cuda._runtime import device_id, on
@@ -23,17 +26,12 @@ Array = Any
 
 
 class Generators:
-    """The per-device generators of one backend, rebuilt lazily after `reseed`."""
+    """The per-device generators of one random state, built lazily from its seed."""
 
-    def __init__(self) -> None:
+    def __init__(self, seed: int | None = None) -> None:
         self._lock = threading.Lock()
-        self._seed = secrets.randbits(64)
+        self._seed = secrets.randbits(64) if seed is None else int(seed)
         self._by_device: dict[int, Any] = {}
-
-    def reseed(self, seed: int) -> None:
-        with self._lock:
-            self._seed = int(seed)
-            self._by_device.clear()
 
     def get(self, ordinal: int) -> Any:
         """The generator of device `ordinal` (call with that device current)."""
@@ -46,13 +44,24 @@ class Generators:
             return gen
 
 
+class CudaRandom(RandomState):
+    """The random state of `Cuda`: the host generator of burn-core's defaults and the per-device
+    Philox generators, from one seed (None: fresh entropy)."""
+
+    __slots__ = ("generators",)
+
+    def __init__(self, seed: int | None) -> None:
+        super().__init__(seed)
+        self.generators = Generators(seed)
+
+
 def _draw(backend: Any, device: Device, shape: tuple[int, ...], fn: Any) -> Array:
     """Call ``fn(generator, size)`` on `device`; empty and 0-d shapes handled here."""
     size = int(np.prod(shape, dtype=np.int64))
     with on(backend, device):
         if size == 0:
             return None
-        gen = backend._generators.get(device_id(device, len(backend._devices)))
+        gen = backend.current_random().generators.get(device_id(device, len(backend._devices)))
         return fn(gen, (size,)).reshape(shape)
 
 

@@ -16,7 +16,7 @@ from burn.errors import BackendUnavailableError
 from burn.foundations.dtype import DType
 from burn_cuda import _runtime
 from burn_cuda._dtypes import NP_OF, SUPPORTED
-from burn_cuda._random import Generators
+from burn_cuda._random import CudaRandom
 from burn_cuda.fusion import FusionOps
 from burn_cuda.ops.activation import CudaActivationOps
 from burn_cuda.ops.bool import CudaBoolOps
@@ -69,6 +69,7 @@ class Cuda(  # type: ignore[misc]
 
     name: ClassVar[str] = "cuda"
     xp: ClassVar[ModuleType] = cupy  # the array namespace of the shared op code (`burn.backend.xp`)
+    random_state = CudaRandom  # the host generator and a Philox generator per device (`_random`)
 
     def __new__(cls, *args: Any, **kwargs: Any) -> Cuda:
         # With several GPUs, ops must run on their operands' device: a subclass wraps each op.
@@ -90,7 +91,6 @@ class Cuda(  # type: ignore[misc]
         self._device_spec = device
         self._index = _runtime.parse_device(device, count)
         self._devices = [Device("cuda", i, self) for i in range(count)]
-        self._generators = Generators()
         features = {"dlpack", "async"} | ({"multi_device"} if count > 1 else set())
         super().__init__(float_dtype, int_dtype, Capabilities(SUPPORTED, frozenset(features)))
         self._int_np = NP_OF[self.int_dtype]
@@ -118,12 +118,6 @@ class Cuda(  # type: ignore[misc]
         """Wait until the kernels queued on `device` (every device when None) have run."""
         ordinal = None if device is None else _runtime.device_id(device, len(self._devices))
         _runtime.sync(ordinal, len(self._devices))
-
-    # -- random -----------------------------------------------------------------------------------
-    def seed(self, seed: int) -> None:
-        """Reseed every device's Philox generator (and the host generator of core defaults)."""
-        super().seed(seed)
-        self._generators.reseed(seed)
 
     def options(self) -> dict[str, Any]:
         options = super().options()

@@ -12,6 +12,7 @@ import pyopencl as cl
 from burn.backend.base import Backend
 from burn.backend.capabilities import Capabilities
 from burn.backend.device import Device
+from burn.backend.random_state import RandomState
 from burn.errors import BackendUnavailableError, DeviceError
 from burn.foundations.dtype import DType
 from burn_opencl._pocl import fix_device
@@ -36,6 +37,23 @@ _MASK64 = (1 << 64) - 1
 _RUNTIMES: dict[int, Runtime] = {}
 _RUNTIMES_LOCK = threading.Lock()
 _DEVICES: list[tuple[int, int, Any]] | None = None
+
+
+class PhiloxRandom(RandomState):
+    """The random state of `OpenCL`: the host generator of burn-core's defaults and the Philox
+    key and counter its kernels draw from, both from one seed (None: fresh entropy). The counter
+    advances by the blocks each draw uses, so a seed reproduces every draw that follows it."""
+
+    __slots__ = ("counter", "key", "lock")
+
+    def __init__(self, seed: int | None) -> None:
+        super().__init__(seed)
+        self.lock = threading.Lock()
+        if seed is None:
+            self.key = secrets.randbits(64)
+        else:
+            self.key = (int(seed) * 0x9E3779B97F4A7C15 + 0x632BE59BD9B4E019) & _MASK64
+        self.counter = 0
 
 
 def cl_devices() -> list[tuple[int, int, Any]]:
@@ -139,6 +157,7 @@ class OpenCL(
     """
 
     name = "opencl"
+    random_state = PhiloxRandom
 
     def __init__(
         self,
@@ -159,9 +178,6 @@ class OpenCL(
             dtypes.add(DType.F16)
         features = {"async"} | ({"multi_device"} if len(self._devices) > 1 else set())
         self._matrix_cache: dict[Any, Any] = {}
-        self._philox_lock = threading.Lock()
-        self._key = secrets.randbits(64)
-        self._counter = 0
         super().__init__(float_dtype, int_dtype, Capabilities(frozenset(dtypes), frozenset(features)))
 
     # -- devices ----------------------------------------------------------------------------------
@@ -200,19 +216,14 @@ class OpenCL(
         """The `Runtime` (context, queue, kernel cache) of `device` (default: the default device)."""
         return self._rt(device or self.default_device())
 
-    # -- random -----------------------------------------------------------------------------------
-    def seed(self, seed: int) -> None:
-        """Reset the Philox key to one derived from `seed` and its counter to 0."""
-        super().seed(seed)
-        with self._philox_lock:
-            self._key = (int(seed) * 0x9E3779B97F4A7C15 + 0x632BE59BD9B4E019) & _MASK64
-            self._counter = 0
-
+    # -- random: `seed` replaces the `PhiloxRandom` state (the calling thread's own with thread=True)
     def _next_counter(self, n: int) -> tuple[int, int]:
-        with self._philox_lock:
-            counter = self._counter
-            self._counter += rnd.blocks(n)
-            return self._key, counter
+        state = self.current_random()
+        assert isinstance(state, PhiloxRandom)
+        with state.lock:
+            counter = state.counter
+            state.counter += rnd.blocks(n)
+            return state.key, counter
 
     def options(self) -> dict[str, Any]:
         options = super().options()

@@ -4,9 +4,10 @@ from burn.backend.base import Backend
 from burn.backend.capabilities import FEATURES, Capabilities
 from burn.backend.contract import contract_ops, default, implemented_ops, required, required_ops
 from burn.backend.device import Device
+from burn.backend.random_state import RandomState
 
 __all__ = [
-    "FEATURES", "Backend", "Capabilities", "Device", "contract_ops", "default",
+    "FEATURES", "Backend", "Capabilities", "Device", "RandomState", "contract_ops", "default",
     "implemented_ops", "required", "required_ops",
 ]
 

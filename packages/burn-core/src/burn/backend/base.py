@@ -21,6 +21,7 @@ from burn.backend.ops.optim import OptimOps
 from burn.backend.ops.pool import PoolOps
 from burn.backend.ops.rnn import RnnOps
 from burn.backend.ops.sampling import SamplingOps
+from burn.backend.random_state import RandomState
 from burn.foundations import ownership as _ownership
 from burn.foundations.dtype import DType
 
@@ -40,6 +41,8 @@ class Backend(
         int_dtype: element type of int tensors created without an explicit dtype (and of indices).
         capabilities: the dtypes and features the backend declares.
         ad_enabled: whether the backend records gradients.
+        random_state: the class of the backend's random state (`RandomState`, or a subclass with
+            a device generator's state); see `seed` and `current_random`.
 
     Example:
         >>> import burn
@@ -56,6 +59,7 @@ class Backend(
     bool_dtype: DType = DType.BOOL
     capabilities: Capabilities
     _reuse: bool = False  # set by __init__: whether the Tensor layer calls the *_owned ops
+    random_state: ClassVar[type[RandomState]] = RandomState
 
     def __init__(
         self,
@@ -77,7 +81,8 @@ class Backend(
             names = ", ".join(sorted(d.value for d in missing))
             raise ValueError(f"backend {self.name!r} does not support {names}")
         self._seed_lock = threading.Lock()
-        self.rng = np.random.default_rng()
+        self._shared_random = self.random_state(None)
+        self._thread_random = threading.local()  # .state: the calling thread's own, if it seeded one
         # Buffer reuse (burn.foundations.ownership): only where the backend declares it.
         self._reuse = _ownership.ENABLED and self.capabilities.has("buffer_reuse")
 
@@ -93,10 +98,49 @@ class Backend(
     def sync(self, device: Device | None = None) -> None:
         """Wait until queued work on `device` (every device when None) is done."""
 
-    def seed(self, seed: int) -> None:
-        """Make random ops reproducible from now on."""
+    def seed(self, seed: int | None, *, thread: bool = False) -> None:
+        """Make random ops reproducible from now on.
+
+        By default the backend has one generator that every thread draws from: after
+        ``seed(n)``, the values a thread gets depend on the draws other threads make in between
+        (as with PyTorch's global generator), so two models trained at once on two threads differ
+        from the same runs made one after the other as soon as either draws (lazy initialization,
+        dropout). With ``thread=True`` the calling thread gets a generator of its own, seeded with
+        `seed`: its draws follow from `seed` alone, the same values as after ``seed(seed)`` in a
+        single thread, and the shared generator is neither used nor advanced by it.
+
+        Args:
+            seed: the seed; None: fresh entropy (with ``thread=True``: drop the calling thread's
+                own generator, so that it draws from the shared one again).
+            thread: seed a generator of the calling thread only, for every random op of this
+                backend (and of decorators over it, such as autodiff) made on that thread. It
+                ends with the thread.
+
+        Example:
+            >>> import burn
+            >>> B = burn.backend("ndarray")  # doctest: +SKIP
+            >>> B.seed(0, thread=True)  # in each worker thread: its own, reproducible draws  # doctest: +SKIP
+        """
+        if thread:
+            self._thread_random.state = None if seed is None else self.random_state(seed)
+            return
         with self._seed_lock:
-            self.rng = np.random.default_rng(seed)
+            self._shared_random = self.random_state(seed)
+
+    def current_random(self) -> RandomState:
+        """The random state draws use on the calling thread: its own after
+        ``seed(n, thread=True)``, else the one every thread shares."""
+        own: RandomState | None = getattr(self._thread_random, "state", None)
+        return own if own is not None else self._shared_random
+
+    @property
+    def rng(self) -> np.random.Generator:
+        """The host generator random ops draw from on the calling thread (`current_random`)."""
+        return self.current_random().rng
+
+    @rng.setter
+    def rng(self, value: np.random.Generator) -> None:
+        self.current_random().rng = value
 
     # -- decorators ---------------------------------------------------------------------------
     @property

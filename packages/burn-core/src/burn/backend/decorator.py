@@ -19,11 +19,10 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 from burn.backend.base import Backend
 from burn.backend.capabilities import Capabilities
 from burn.backend.device import Device
+from burn.backend.random_state import RandomState
 
 __all__ = ["DecoratorBackend"]
 
@@ -45,28 +44,21 @@ class DecoratorBackend(Backend):
         self._check_inner(inner)
         self._in = inner
         self.name = f"{kind}({inner.name})"  # type: ignore[misc]
-        rng = inner.rng
         Backend.__init__(
             self,
             float_dtype=inner.float_dtype,
             int_dtype=inner.int_dtype,
             capabilities=Capabilities(dtypes=inner.capabilities.dtypes, features=features),
         )
-        inner.rng = rng  # Backend.__init__ assigned a fresh generator through our `rng` property
         self._owned: dict[Device, Device] = {}
         self._unowned: dict[Device, Device] = {}
 
-    @property  # type: ignore[override]
-    def rng(self) -> np.random.Generator:
-        """The inner backend's generator: random ops run there, and `seed` seeds it."""
-        return self._in.rng
+    def current_random(self) -> RandomState:
+        """The inner backend's random state: random ops run there, and `seed` seeds it."""
+        return self._in.current_random()
 
-    @rng.setter
-    def rng(self, value: np.random.Generator) -> None:
-        self._in.rng = value
-
-    def seed(self, seed: int) -> None:
-        self._in.seed(seed)
+    def seed(self, seed: int | None, *, thread: bool = False) -> None:
+        self._in.seed(seed, thread=thread)
 
     def options(self) -> dict[str, Any]:
         return self._in.options()
