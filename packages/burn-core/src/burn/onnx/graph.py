@@ -244,6 +244,18 @@ class _Subgraph:
         return "<subgraph>"
 
 
+def min_inputs(op_type: str, opset: int) -> int:
+    """How many inputs ONNX requires of `op_type` at `opset` (0 when it has no schema: a custom
+    domain's op, which is refused as unsupported anyway)."""
+    if "." in op_type:
+        return 0
+    onnx = import_onnx()
+    try:
+        return int(onnx.defs.get_schema(op_type, opset).min_input)
+    except Exception:  # noqa: BLE001 - no schema for this op at this opset
+        return 0
+
+
 def onnx_dtype(onnx_type: int) -> np.dtype[Any]:
     """The NumPy dtype of an ONNX ``TensorProto`` element type (``Cast``'s ``to``)."""
     onnx = import_onnx()

@@ -1,9 +1,9 @@
 """What a parsed graph must satisfy before it is folded or run, checked once at load.
 
-ONNX requires a graph in topological order with each value written once, and positive kernel
-sizes, strides and dilations, non-negative pads. A file breaking these would otherwise load and
-fail later, on each call, deep inside an op: `check_graph` refuses it at load with an
-`OnnxError` naming the node and the value or attribute.
+ONNX requires a graph in topological order with each value written once, each node given its
+required inputs, and positive kernel sizes, strides and dilations, non-negative pads. A file
+breaking these would otherwise load and fail later, on each call, deep inside an op:
+`check_graph` refuses it at load with an `OnnxError` naming the node and the value or attribute.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from burn.onnx.errors import OnnxError
-from burn.onnx.graph import Graph, Node
+from burn.onnx.graph import Graph, Node, min_inputs
 
 # Attributes ONNX requires to be positive (ints or lists of ints), and non-negative.
 POSITIVE_ATTRS = ("kernel_shape", "strides", "dilations", "group", "hidden_size", "num_outputs")
@@ -52,12 +52,22 @@ def check_attributes(node: Node) -> None:
 
 
 def check_graph(graph: Graph) -> None:
-    """Refuse a graph whose nodes read a value that is not a graph input, an initializer or an
-    earlier node's output, write a value twice, or have attributes out of ONNX's ranges, and
-    whose outputs nothing produces. Raises `OnnxError` without a source (the caller adds it)."""
+    """Refuse a graph whose nodes lack a required input, read a value that is not a graph input,
+    an initializer or an earlier node's output, write a value twice, or have attributes out of
+    ONNX's ranges, and whose outputs nothing produces. Raises `OnnxError` without a source (the
+    caller adds it)."""
     written: dict[str, str] = {i.name: "a graph input" for i in graph.inputs}
     written.update((name, "an initializer") for name in graph.initializers)
+    required: dict[str, int] = {}
     for node in graph.nodes:
+        if node.op_type not in required:
+            required[node.op_type] = min_inputs(node.op_type, graph.opset)
+        count = required[node.op_type]
+        if len(node.inputs) < count or not all(node.inputs[:count]):
+            raise OnnxError(
+                f"node {node.name!r} ({node.op_type}) takes {count} required inputs at opset "
+                f"{graph.opset}, got {list(node.inputs)}"
+            )
         for name in node.inputs:
             if name and name not in written:
                 raise OnnxError(
