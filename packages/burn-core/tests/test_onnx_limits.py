@@ -210,6 +210,27 @@ def test_subgraph_nesting_and_nodes_count() -> None:
         burn.onnx.load(model, backend="ndarray", limits=burn.Limits(max_graph_nodes=12))
 
 
+@pytest.mark.skipif(sys.platform != "linux", reason="inference runs in a forked child on Linux only")
+def test_a_crash_of_onnx_shape_inference_is_an_onnx_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    """onnx's C++ asserts on some malformed graphs and aborts the process: inference runs in a
+    forked child, so an abort there ends in an OnnxError here."""
+    monkeypatch.setattr(onnx.shape_inference, "infer_shapes", lambda model: os.abort())
+    with pytest.raises(OnnxError, match=r"ONNX shape inference crashed on this graph \(SIGABRT\)"):
+        burn.onnx.load(expand_fold(2, 2), backend="ndarray")
+    monkeypatch.undo()
+    # A graph that made onnx 1.23's inference abort: negative pads reaching a Slice.
+    pads = [ints("pads", [2, 2, -(1 << 62), 1 << 31]), ints("st", [0]), ints("en", [1])]
+    nodes = [
+        helper.make_node("Pad", ["x", "pads"], ["p"]),
+        helper.make_node("Slice", ["p", "st", "en"], ["y"]),
+    ]
+    model = make(nodes, [vi("x", F, [2, 3])], [vi("y")], pads)
+    try:
+        burn.onnx.load(model, backend="ndarray")(np.ones((2, 3), np.float32))
+    except OnnxError:
+        pass  # refused at load (inference crashed) or at the run (negative pads)
+
+
 # -- folds ----------------------------------------------------------------------------------------
 def test_expand_fold_is_refused_before_it_is_computed() -> None:
     start = time.perf_counter()

@@ -7,7 +7,10 @@ This is the only module that touches the `onnx` package (imported on first use: 
 
 from __future__ import annotations
 
+import faulthandler
 import os
+import signal
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -159,10 +162,7 @@ def parse(model: Any, label: str) -> Graph:
             raise OnnxError(
                 f"cannot inline the local functions ({type(exc).__name__}: {exc})", source=label
             ) from exc
-    try:
-        inferred = onnx.shape_inference.infer_shapes(model)
-    except Exception:  # noqa: BLE001 - inference is an optimization; run without its shapes
-        inferred = model
+    inferred = infer_shapes(model)
     g = model.graph
     from onnx import numpy_helper
 
@@ -188,6 +188,54 @@ def parse(model: Any, label: str) -> Graph:
     inputs = [_value_info(onnx, vi) for vi in g.input if vi.name not in initializers]
     outputs = [_value_info(onnx, vi) for vi in g.output]
     return Graph(nodes, initializers, inputs, outputs, opset, shapes, g.name, model.producer_name)
+
+
+def infer_shapes(model: Any) -> Any:
+    """`model` with the value infos ONNX shape inference finds (or `model` itself when inference
+    fails: it is an optimization, the graph runs without its shapes).
+
+    Where the platform forks, inference runs in a forked child that pipes back only the value
+    infos: the onnx package's C++ asserts on some malformed graphs (a negative dim reaching a
+    ``Slice``) and aborts the whole process, which a hostile file must not do. A child killed
+    that way is an `OnnxError`.
+    """
+    onnx = import_onnx()
+    if not hasattr(os, "fork") or sys.platform != "linux":
+        try:
+            return onnx.shape_inference.infer_shapes(model)
+        except Exception:  # noqa: BLE001
+            return model
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: infer, send the value infos, leave without any cleanup
+        status = 1
+        try:
+            os.close(read_end)
+            faulthandler.disable()  # an abort here is reported by the parent, without a dump
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, 2)  # nor onnx's assertion message
+            inferred = onnx.shape_inference.infer_shapes(model).graph
+            infos = onnx.GraphProto()
+            infos.value_info.extend(inferred.value_info)
+            infos.input.extend(inferred.input)
+            infos.output.extend(inferred.output)
+            with os.fdopen(write_end, "wb") as pipe:
+                pipe.write(infos.SerializeToString())
+            status = 0
+        finally:
+            os._exit(status)
+    os.close(write_end)
+    with os.fdopen(read_end, "rb") as pipe:
+        payload = pipe.read()
+    _, wait_status = os.waitpid(pid, 0)
+    if os.WIFSIGNALED(wait_status):
+        name = signal.Signals(os.WTERMSIG(wait_status)).name
+        raise OnnxError(f"ONNX shape inference crashed on this graph ({name}): the graph is malformed")
+    if os.WEXITSTATUS(wait_status) != 0:
+        return model
+    result = onnx.ModelProto()
+    result.graph.ParseFromString(payload)
+    return result
 
 
 def _value_info(onnx: Any, vi: Any) -> ValueInfo:

@@ -306,24 +306,31 @@ def _run_node(ctx: Ctx, node: Node, inputs: Sequence[Any], program: Program) -> 
     their type with a note naming the node and its inputs, any other failure becomes an
     `OnnxError` naming them, chained to the original."""
     info = REGISTRY[node.op_type]
-    where = f"node {node.name!r} ({node.op_type}) on inputs ({', '.join(map(describe_value, inputs))})"
     try:
-        on_host = info.run is None or (info.host is not None and not any(is_tensor(v) for v in inputs))
-        check_output(node, inputs, program.limits, folding=on_host)
-        if info.host is not None and not any(is_tensor(v) for v in inputs):
+        all_host = not any(map(is_tensor, inputs))
+        check_output(
+            node, inputs, program.limits, folding=info.run is None or (info.host is not None and all_host)
+        )
+        if info.host is not None and all_host:
             return info.host(node, inputs)
         if info.run is None:
             assert info.host is not None
             return info.host(node, [None if v is None else ctx.host(v) for v in inputs])
         return info.run(ctx, node, inputs)
     except OnnxError as exc:
-        exc.add_note(f"while running ONNX {where}")
-        raise exc.with_source(program.source) from exc.__cause__
+        exc.add_note(f"while running ONNX {_where(node, inputs)}")
+        raise exc.with_source(program.source).with_traceback(exc.__traceback__) from exc.__cause__
     except BurnError as exc:
-        exc.add_note(f"while running ONNX {where}")
+        exc.add_note(f"while running ONNX {_where(node, inputs)}")
         raise
     except Exception as exc:  # noqa: BLE001 - a graph the checks at load let through
-        raise OnnxError(f"{where}: {type(exc).__name__}: {exc}", source=program.source) from exc
+        raise OnnxError(
+            f"{_where(node, inputs)}: {type(exc).__name__}: {exc}", source=program.source
+        ) from exc
+
+
+def _where(node: Node, inputs: Sequence[Any]) -> str:
+    return f"node {node.name!r} ({node.op_type}) on inputs ({', '.join(map(describe_value, inputs))})"
 
 
 def load(

@@ -10,7 +10,7 @@ over the limits with an `OnnxError` naming it, before NumPy or a backend allocat
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -30,7 +30,7 @@ _SPATIAL = {"Conv", "ConvTranspose", "MaxPool", "AveragePool"}
 def _shape(value: Any) -> tuple[int, ...] | None:
     if value is None:
         return None
-    return tuple(int(n) for n in (value.shape if is_tensor(value) else np.shape(value)))
+    return tuple(value.shape) if is_tensor(value) else tuple(np.shape(value))
 
 
 def _itemsize(value: Any) -> int:
@@ -95,87 +95,141 @@ def _spatial_elements(node: Node, inputs: Sequence[Any]) -> int | None:
     return x[0] * channels * math.prod(padded)
 
 
-def output_size(node: Node, inputs: Sequence[Any]) -> tuple[int, int] | None:
+Size = tuple[int, int] | None  # (elements, itemsize) of an op's largest output, None: unknown
+
+
+def _expand(node: Node, inputs: Sequence[Any]) -> Size:
+    target = _host_ints(node, inputs[1], "the target shape")
+    if any(n < 0 for n in target):
+        raise OnnxError(f"node {node.name!r} (Expand): negative dims in the target shape {target}")
+    return math.prod(_broadcast(node, [_shape(inputs[0]) or (), tuple(target)])), _itemsize(inputs[0])
+
+
+def _tile(node: Node, inputs: Sequence[Any]) -> Size:
+    repeats = _host_ints(node, inputs[1], "repeats")
+    shape = _shape(inputs[0]) or ()
+    if len(repeats) != len(shape) or any(r < 0 for r in repeats):
+        raise OnnxError(f"node {node.name!r} (Tile): repeats {repeats} do not fit a {len(shape)}-D input")
+    return math.prod(n * r for n, r in zip(shape, repeats, strict=True)), _itemsize(inputs[0])
+
+
+def _constant_of_shape(node: Node, inputs: Sequence[Any]) -> Size:
+    dims = _host_ints(node, inputs[0], "the shape")
+    if any(n < 0 for n in dims):
+        raise OnnxError(f"node {node.name!r} (ConstantOfShape): negative dims in the shape {dims}")
+    value = node.attr("value")
+    return math.prod(dims), int(np.asarray(value).dtype.itemsize) if value is not None else 4
+
+
+def _range(node: Node, inputs: Sequence[Any]) -> Size:
+    if len(inputs) < 3 or any(is_tensor(v) for v in inputs[:3]):
+        return None
+    start, limit, delta = (np.asarray(v).reshape(-1) for v in inputs[:3])
+    if start.size != 1 or limit.size != 1 or delta.size != 1:
+        raise OnnxError(f"node {node.name!r} (Range): start, limit and delta must be scalars")
+    s, lim, d = float(start[0]), float(limit[0]), float(delta[0])
+    if not (math.isfinite(s) and math.isfinite(lim) and math.isfinite(d)) or d == 0:
+        raise OnnxError(f"node {node.name!r} (Range): start {s}, limit {lim}, delta {d} make no finite range")
+    return max(math.ceil((lim - s) / d), 0), _itemsize(inputs[0])
+
+
+def _concat(node: Node, inputs: Sequence[Any]) -> Size:
+    shapes = [s for s in (_shape(v) for v in inputs) if s is not None]
+    return sum(math.prod(s) for s in shapes), max((_itemsize(v) for v in inputs), default=4)
+
+
+def _pad(node: Node, inputs: Sequence[Any]) -> Size:
+    if inputs[1] is None:
+        return None
+    shape = _shape(inputs[0]) or ()
+    pads = _host_ints(node, inputs[1], "pads")
+    axes = _host_ints(node, inputs[3], "axes") if len(inputs) > 3 and inputs[3] is not None else None
+    grown = list(shape)
+    count = len(axes) if axes is not None else len(shape)
+    if len(pads) != 2 * count:
+        raise OnnxError(f"node {node.name!r} (Pad): {len(pads)} pads for {count} axes")
+    for i, axis in enumerate(axes if axes is not None else range(len(shape))):
+        if -len(shape) <= axis < len(shape):
+            grown[axis] += max(pads[i], 0) + max(pads[i + count], 0)
+    return math.prod(grown), _itemsize(inputs[0])
+
+
+def _one_hot(node: Node, inputs: Sequence[Any]) -> Size:
+    depth = np.asarray(inputs[1].to_numpy() if is_tensor(inputs[1]) else inputs[1]).reshape(-1)
+    if depth.size != 1 or not np.isfinite(depth[0]) or depth[0] < 1:
+        raise OnnxError(f"node {node.name!r} (OneHot): depth must be one positive number")
+    return math.prod(_shape(inputs[0]) or ()) * int(depth[0]), 4
+
+
+def _gather(node: Node, inputs: Sequence[Any]) -> Size:
+    shape, indices = _shape(inputs[0]) or (), _shape(inputs[1]) or ()
+    axis = node.attr("axis", 0)
+    if not shape or not isinstance(axis, int) or not -len(shape) <= axis < len(shape):
+        return None
+    return math.prod(shape) // max(shape[axis], 1) * math.prod(indices), _itemsize(inputs[0])
+
+
+def _broadcasting(node: Node, inputs: Sequence[Any]) -> Size:
+    shapes = [s for s in (_shape(v) for v in inputs) if s is not None]
+    if not shapes:
+        return None
+    itemsize = max(_itemsize(v) for v in inputs)
+    if all(s == shapes[0] for s in shapes):  # the common case: nothing broadcasts
+        return math.prod(shapes[0]), itemsize
+    return math.prod(_broadcast(node, shapes)), itemsize
+
+
+def _matmul(node: Node, inputs: Sequence[Any]) -> Size:
+    a, b = _shape(inputs[0]), _shape(inputs[1])
+    if not a or not b:
+        return None
+    if node.op_type == "Gemm":
+        rows = a[1] if node.attr("transA", 0) and len(a) > 1 else a[0]
+        cols = b[0] if node.attr("transB", 0) else b[-1]
+        return rows * cols, 4
+    batch = math.prod(_broadcast(node, [a[:-2], b[:-2]])) if len(a) > 2 or len(b) > 2 else 1
+    return batch * (a[-2] if len(a) > 1 else 1) * (b[-1] if len(b) > 1 else 1), 4
+
+
+def _spatial(node: Node, inputs: Sequence[Any]) -> Size:
+    elements = _spatial_elements(node, inputs)
+    return None if elements is None else (elements, 4)
+
+
+# op -> (its sizer, the inputs it needs)
+_SIZERS: dict[str, tuple[Callable[[Node, Sequence[Any]], Size], int]] = {
+    "Expand": (_expand, 2),
+    "Tile": (_tile, 2),
+    "ConstantOfShape": (_constant_of_shape, 1),
+    "Range": (_range, 3),
+    "Concat": (_concat, 0),
+    "Pad": (_pad, 2),
+    "OneHot": (_one_hot, 2),
+    "Gather": (_gather, 2),
+    "MatMul": (_matmul, 2),
+    "Gemm": (_matmul, 2),
+    **{op: (_broadcasting, 0) for op in _BROADCASTING},
+    **{op: (_spatial, 1) for op in _SPATIAL},
+}
+# The ops `output_size` sizes: any other op's output is no larger than its inputs.
+GROWING_OPS = frozenset(_SIZERS)
+
+
+def output_size(node: Node, inputs: Sequence[Any]) -> Size:
     """``(elements, itemsize)`` of the largest output of `node` on `inputs` (host arrays or
-    tensors) for the ops that can grow their inputs, None for the others. Raises `OnnxError` for
-    inputs these ops cannot take (negative sizes, shapes that do not broadcast, a zero step)."""
-    op = node.op_type
-    first = inputs[0] if inputs else None
-    if op == "Expand" and len(inputs) > 1:
-        target = _host_ints(node, inputs[1], "the target shape")
-        if any(n < 0 for n in target):
-            raise OnnxError(f"node {node.name!r} (Expand): negative dims in the target shape {target}")
-        shape = _shape(first) or ()
-        return math.prod(_broadcast(node, [shape, tuple(target)])), _itemsize(first)
-    if op == "Tile" and len(inputs) > 1:
-        repeats = _host_ints(node, inputs[1], "repeats")
-        shape = _shape(first) or ()
-        if len(repeats) != len(shape) or any(r < 0 for r in repeats):
-            raise OnnxError(f"node {node.name!r} (Tile): repeats {repeats} do not fit a {len(shape)}-D input")
-        return math.prod(n * r for n, r in zip(shape, repeats, strict=True)), _itemsize(first)
-    if op == "ConstantOfShape" and first is not None:
-        dims = _host_ints(node, first, "the shape")
-        if any(n < 0 for n in dims):
-            raise OnnxError(f"node {node.name!r} (ConstantOfShape): negative dims in the shape {dims}")
-        value = node.attr("value")
-        return math.prod(dims), int(np.asarray(value).dtype.itemsize) if value is not None else 4
-    if op == "Range" and len(inputs) >= 3 and not any(is_tensor(v) for v in inputs[:3]):
-        start, limit, delta = (np.asarray(v).reshape(-1) for v in inputs[:3])
-        if start.size != 1 or limit.size != 1 or delta.size != 1:
-            raise OnnxError(f"node {node.name!r} (Range): start, limit and delta must be scalars")
-        s, lim, d = float(start[0]), float(limit[0]), float(delta[0])
-        if not (math.isfinite(s) and math.isfinite(lim) and math.isfinite(d)) or d == 0:
-            raise OnnxError(
-                f"node {node.name!r} (Range): start {s}, limit {lim}, delta {d} make no finite range"
-            )
-        return max(math.ceil((lim - s) / d), 0), _itemsize(inputs[0])
-    if op == "Concat":
-        shapes = [s for s in (_shape(v) for v in inputs) if s is not None]
-        return sum(math.prod(s) for s in shapes), max((_itemsize(v) for v in inputs), default=4)
-    if op == "Pad" and len(inputs) > 1 and inputs[1] is not None:
-        shape = _shape(first) or ()
-        pads = _host_ints(node, inputs[1], "pads")
-        axes = _host_ints(node, inputs[3], "axes") if len(inputs) > 3 and inputs[3] is not None else None
-        grown = list(shape)
-        count = len(axes) if axes is not None else len(shape)
-        if len(pads) != 2 * count:
-            raise OnnxError(f"node {node.name!r} (Pad): {len(pads)} pads for {count} axes")
-        for i, axis in enumerate(axes if axes is not None else range(len(shape))):
-            if -len(shape) <= axis < len(shape):
-                grown[axis] += max(pads[i], 0) + max(pads[i + count], 0)
-        return math.prod(grown), _itemsize(first)
-    if op == "OneHot" and len(inputs) > 1:
-        depth = np.asarray(inputs[1].to_numpy() if is_tensor(inputs[1]) else inputs[1]).reshape(-1)
-        if depth.size != 1 or not np.isfinite(depth[0]) or depth[0] < 1:
-            raise OnnxError(f"node {node.name!r} (OneHot): depth must be one positive number")
-        return math.prod(_shape(first) or ()) * int(depth[0]), 4
-    if op == "Gather" and len(inputs) > 1:
-        shape, indices = _shape(first) or (), _shape(inputs[1]) or ()
-        axis = node.attr("axis", 0)
-        if not shape or not isinstance(axis, int) or not -len(shape) <= axis < len(shape):
-            return None
-        return math.prod(shape) // max(shape[axis], 1) * math.prod(indices), _itemsize(first)
-    if op in _BROADCASTING:
-        shapes = [s for s in (_shape(v) for v in inputs) if s is not None]
-        if not shapes:
-            return None
-        return math.prod(_broadcast(node, shapes)), max(_itemsize(v) for v in inputs)
-    if op in ("MatMul", "Gemm") and len(inputs) > 1:
-        a, b = _shape(first), _shape(inputs[1])
-        if a is None or b is None or len(a) < 1 or len(b) < 1:
-            return None
-        if op == "Gemm":
-            rows = a[1] if node.attr("transA", 0) and len(a) > 1 else a[0]
-            cols = b[0] if node.attr("transB", 0) else b[-1]
-            return rows * cols, 4
-        batch = _broadcast(node, [a[:-2], b[:-2]]) if len(a) > 2 or len(b) > 2 else ()
-        rows = a[-2] if len(a) > 1 else 1
-        cols = b[-1] if len(b) > 1 else 1
-        return math.prod(batch) * rows * cols, 4
-    if op in _SPATIAL:
-        elements = _spatial_elements(node, inputs)
-        return None if elements is None else (elements, 4)
-    return None
+    tensors) for the ops that can grow their inputs (`GROWING_OPS`), None for the others.
+
+    Raises:
+        OnnxError: inputs these ops cannot take (negative sizes, shapes that do not broadcast, a
+            zero step).
+    """
+    entry = _SIZERS.get(node.op_type)
+    if entry is None:
+        return None
+    sizer, needed = entry
+    if len(inputs) < needed or (needed and inputs[0] is None):
+        return None  # the op reports the missing input
+    return sizer(node, inputs)
 
 
 def check_output(node: Node, inputs: Sequence[Any], limits: Limits, *, folding: bool) -> None:
@@ -185,10 +239,9 @@ def check_output(node: Node, inputs: Sequence[Any], limits: Limits, *, folding: 
     if size is None:
         return
     elements, itemsize = size
-    what = f"node {node.name!r} ({node.op_type})"
-    if limits.exceeds("max_tensor_elements", elements):
-        raise OnnxError(limits.refusal("max_tensor_elements", elements, f"{what}'s output"))
-    if folding and limits.exceeds("max_folded_bytes", elements * itemsize):
-        raise OnnxError(
-            limits.refusal("max_folded_bytes", elements * itemsize, f"{what}, folded to a constant")
-        )
+    if elements > limits.max_tensor_elements:
+        what = f"node {node.name!r} ({node.op_type})'s output"
+        raise OnnxError(limits.refusal("max_tensor_elements", elements, what))
+    if folding and elements * itemsize > limits.max_folded_bytes:
+        what = f"node {node.name!r} ({node.op_type}), folded to a constant"
+        raise OnnxError(limits.refusal("max_folded_bytes", elements * itemsize, what))
