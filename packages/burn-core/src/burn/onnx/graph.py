@@ -7,14 +7,19 @@ This is the only module that touches the `onnx` package (imported on first use: 
 
 from __future__ import annotations
 
+import faulthandler
 import os
+import signal
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from burn.foundations.limits import Limits, resolve_limits
 from burn.onnx.errors import OnnxError
+from burn.onnx.proto_checks import check_external_data, check_model, external_tensors, read_file
 
 MIN_OPSET = 13
 INSTALL_HINT = "burn.onnx needs the onnx package: pip install 'burn-core[onnx]'"
@@ -78,30 +83,51 @@ def import_onnx() -> Any:
     return onnx
 
 
-def read_model(source: str | os.PathLike[str] | bytes | Any) -> tuple[Any, str]:
+def read_model(source: str | os.PathLike[str] | bytes | Any, limits: Limits | None = None) -> tuple[Any, str]:
     """The ``ModelProto`` of a path, of raw bytes, or a ``ModelProto`` itself, and a label for
-    messages (the path, ``<bytes>`` or ``<ModelProto>``)."""
+    messages (the path, ``<bytes>`` or ``<ModelProto>``).
+
+    What the model declares is checked against `limits` before it is expanded or its tensors
+    read (`burn.onnx.proto_checks`): a path must be a regular file within ``max_file_bytes``,
+    external data regular files next to it.
+    """
     onnx = import_onnx()
+    limits = resolve_limits(limits, "burn.onnx: limits")
+    base_dir = None
     if isinstance(source, onnx.ModelProto):
-        return source, "<ModelProto>"
-    if isinstance(source, (bytes, bytearray, memoryview)):
-        label = "<bytes>"
+        model, label = source, "<ModelProto>"
+    else:
+        if isinstance(source, (bytes, bytearray, memoryview)):
+            label = "<bytes>"
+            data = bytes(source)
+            if limits.exceeds("max_file_bytes", len(data)):
+                raise OnnxError(
+                    limits.refusal("max_file_bytes", len(data), "the model's bytes"), source=label
+                )
+        else:
+            label = str(Path(source))
+            data = read_file(label, limits)
+            base_dir = os.path.dirname(os.path.abspath(label))
         try:
-            model = onnx.load_from_string(bytes(source))
+            model = onnx.load_model_from_string(data)
         except Exception as exc:  # noqa: BLE001 - protobuf raises several types for bad bytes
             raise OnnxError(f"not a readable ONNX model ({type(exc).__name__}: {exc})", source=label) from exc
-    else:
-        path = Path(source)
-        label = str(path)
-        if not path.is_file():
-            raise OnnxError("no such file" if not path.exists() else "not a file", source=label)
-        try:
-            model = onnx.load(str(path))
-        except Exception as exc:  # noqa: BLE001 - protobuf and external-data errors alike
-            raise OnnxError(f"not a readable ONNX model ({type(exc).__name__}: {exc})", source=label) from exc
+        del data
     if not model.graph.node and not model.graph.output:
         # protobuf parses many non-ONNX byte strings into an empty message without complaint
         raise OnnxError("not an ONNX model (no graph: empty or not a protobuf ModelProto)", source=label)
+    try:
+        check_model(model, limits)
+        if base_dir is not None and next(external_tensors(model), None) is not None:
+            check_external_data(model, base_dir, limits)
+            try:
+                from onnx.external_data_helper import load_external_data_for_model
+
+                load_external_data_for_model(model, base_dir)
+            except Exception as exc:  # noqa: BLE001 - I/O and bounds errors of the onnx package
+                raise OnnxError(f"cannot read the external data ({type(exc).__name__}: {exc})") from exc
+    except OnnxError as err:
+        raise err.with_source(label) from err.__cause__
     return model, label
 
 
@@ -124,10 +150,19 @@ def parse(model: Any, label: str) -> Graph:
             f"onnx.version_converter.convert_version(model, 17)",
             source=label,
         )
-    try:
-        inferred = onnx.shape_inference.infer_shapes(model)
-    except Exception:  # noqa: BLE001 - inference is an optimization; run without its shapes
-        inferred = model
+    if model.functions:
+        # Local functions become plain nodes (check_model bounded what they expand to).
+        try:
+            from onnx.inliner import inline_local_functions
+
+            model = inline_local_functions(model)
+        except ImportError:  # onnx < 1.16: calls stay unsupported ops
+            pass
+        except Exception as exc:  # noqa: BLE001 - malformed functions
+            raise OnnxError(
+                f"cannot inline the local functions ({type(exc).__name__}: {exc})", source=label
+            ) from exc
+    inferred = infer_shapes(model)
     g = model.graph
     from onnx import numpy_helper
 
@@ -146,13 +181,61 @@ def parse(model: Any, label: str) -> Graph:
     shapes: dict[str, tuple[int, ...]] = {}
     for vi in (*inferred.graph.value_info, *inferred.graph.input, *inferred.graph.output):
         info = _value_info(onnx, vi)
-        if info.dims is not None and all(isinstance(d, int) for d in info.dims):
+        if info.dims is not None and all(isinstance(d, int) and d >= 0 for d in info.dims):
             shapes[info.name] = tuple(int(d) for d in info.dims)  # type: ignore[arg-type]
     for name, array in initializers.items():
         shapes[name] = tuple(array.shape)
     inputs = [_value_info(onnx, vi) for vi in g.input if vi.name not in initializers]
     outputs = [_value_info(onnx, vi) for vi in g.output]
     return Graph(nodes, initializers, inputs, outputs, opset, shapes, g.name, model.producer_name)
+
+
+def infer_shapes(model: Any) -> Any:
+    """`model` with the value infos ONNX shape inference finds (or `model` itself when inference
+    fails: it is an optimization, the graph runs without its shapes).
+
+    Where the platform forks, inference runs in a forked child that pipes back only the value
+    infos: the onnx package's C++ asserts on some malformed graphs (a negative dim reaching a
+    ``Slice``) and aborts the whole process, which a hostile file must not do. A child killed
+    that way is an `OnnxError`.
+    """
+    onnx = import_onnx()
+    if not hasattr(os, "fork") or sys.platform != "linux":
+        try:
+            return onnx.shape_inference.infer_shapes(model)
+        except Exception:  # noqa: BLE001
+            return model
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: infer, send the value infos, leave without any cleanup
+        status = 1
+        try:
+            os.close(read_end)
+            faulthandler.disable()  # an abort here is reported by the parent, without a dump
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, 2)  # nor onnx's assertion message
+            inferred = onnx.shape_inference.infer_shapes(model).graph
+            infos = onnx.GraphProto()
+            infos.value_info.extend(inferred.value_info)
+            infos.input.extend(inferred.input)
+            infos.output.extend(inferred.output)
+            with os.fdopen(write_end, "wb") as pipe:
+                pipe.write(infos.SerializeToString())
+            status = 0
+        finally:
+            os._exit(status)
+    os.close(write_end)
+    with os.fdopen(read_end, "rb") as pipe:
+        payload = pipe.read()
+    _, wait_status = os.waitpid(pid, 0)
+    if os.WIFSIGNALED(wait_status):
+        name = signal.Signals(os.WTERMSIG(wait_status)).name
+        raise OnnxError(f"ONNX shape inference crashed on this graph ({name}): the graph is malformed")
+    if os.WEXITSTATUS(wait_status) != 0:
+        return model
+    result = onnx.ModelProto()
+    result.graph.ParseFromString(payload)
+    return result
 
 
 def _value_info(onnx: Any, vi: Any) -> ValueInfo:
@@ -207,6 +290,18 @@ class _Subgraph:
 
     def __repr__(self) -> str:
         return "<subgraph>"
+
+
+def min_inputs(op_type: str, opset: int) -> int:
+    """How many inputs ONNX requires of `op_type` at `opset` (0 when it has no schema: a custom
+    domain's op, which is refused as unsupported anyway)."""
+    if "." in op_type:
+        return 0
+    onnx = import_onnx()
+    try:
+        return int(onnx.defs.get_schema(op_type, opset).min_input)
+    except Exception:  # noqa: BLE001 - no schema for this op at this opset
+        return 0
 
 
 def onnx_dtype(onnx_type: int) -> np.dtype[Any]:

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from burn.foundations.limits import Limits
 from burn.onnx.errors import OnnxError
 from burn.onnx.graph import ValueInfo, parse, read_model
 from burn.onnx.ops import REGISTRY, supported_ops
@@ -55,7 +56,7 @@ class Report:
         return "\n".join(lines)
 
 
-def inspect(source: str | os.PathLike[str] | bytes | Any) -> Report:
+def inspect(source: str | os.PathLike[str] | bytes | Any, *, limits: Limits | None = None) -> Report:
     """Read an ONNX file and report its ops and which are supported (nothing is built).
 
     Example:
@@ -66,10 +67,14 @@ def inspect(source: str | os.PathLike[str] | bytes | Any) -> Report:
             Relu      1  supported
           every op is supported
 
+    Args:
+        source: the ``.onnx`` file, its bytes, or an ``onnx.ModelProto``.
+        limits: the bounds (`burn.Limits`) on what the file may declare, as for `burn.onnx.load`.
+
     Raises:
-        OnnxError: the file cannot be read or its opset is older than 13.
+        OnnxError: the file cannot be read, is over `limits`, or its opset is older than 13.
     """
-    proto, label = read_model(source)
+    proto, label = read_model(source, limits)
     try:
         graph = parse(proto, label)
     except OnnxError as err:

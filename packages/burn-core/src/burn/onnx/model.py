@@ -10,6 +10,7 @@ each call, op by op, with burn tensor ops: on any backend, under autodiff too.
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -19,11 +20,14 @@ import numpy as np
 
 from burn.errors import BurnError, KindError, ShapeError
 from burn.foundations.kind import Float
+from burn.foundations.limits import Limits, resolve_limits
 from burn.module.base import Module
 from burn.module.param import Param
 from burn.onnx.errors import OnnxError, UnsupportedOpError
 from burn.onnx.graph import Graph, Node, ValueInfo, parse, read_model
+from burn.onnx.graph_checks import check_graph
 from burn.onnx.ops import REGISTRY, supported_ops
+from burn.onnx.output_size import check_output
 from burn.onnx.runtime import Ctx, is_tensor, kind_of_numpy
 
 if TYPE_CHECKING:
@@ -49,6 +53,7 @@ class Program:
     folded: int
     source: str
     last_use: dict[str, int]
+    limits: Limits
 
 
 def check_supported(graph: Graph, source: str) -> None:
@@ -59,9 +64,37 @@ def check_supported(graph: Graph, source: str) -> None:
         raise UnsupportedOpError(bad, graph.opset, supported, source=source)
 
 
-def fold(graph: Graph, params: set[str], source: str) -> tuple[list[Node], dict[str, np.ndarray], int]:
+class _ShapeOnly:
+    """Stands for a value whose static shape is all a ``Shape``/``Size`` fold reads (no memory,
+    however large the shape)."""
+
+    def __init__(self, shape: tuple[int, ...]) -> None:
+        self.shape = shape
+
+
+def _check_fold(graph: Graph, node: Node, values: Sequence[Any], limits: Limits) -> None:
+    """Refuse folding `node` when its output would be over the limits: from the op's own sizes
+    where it can grow its inputs (`output_size`), else from the shapes inference found."""
+    check_output(node, values, limits, folding=True)
+    shapes = [graph.shapes.get(name) for name in node.outputs if name]
+    if shapes and all(s is not None for s in shapes):
+        elements = max(math.prod(s) for s in shapes if s is not None)
+        itemsize = max((np.asarray(v).dtype.itemsize for v in values if isinstance(v, np.ndarray)), default=4)
+        if limits.exceeds("max_folded_bytes", elements * itemsize):
+            shape = list(shapes[0] or ())
+            what = f"node {node.name!r} ({node.op_type}), folded to a constant of inferred shape {shape}"
+            raise OnnxError(limits.refusal("max_folded_bytes", elements * itemsize, what))
+
+
+def fold(
+    graph: Graph, params: set[str], source: str, limits: Limits | None = None
+) -> tuple[list[Node], dict[str, np.ndarray], int]:
     """The nodes that must run at call time and the host constants they need; every node whose
-    inputs are known on the host (and which has a NumPy implementation) is evaluated here."""
+    inputs are known on the host (and which has a NumPy implementation) is evaluated here.
+
+    A fold whose output would be over ``limits.max_folded_bytes`` (or ``max_tensor_elements``)
+    is refused before it is computed, naming the node; each result is checked again after."""
+    limits = resolve_limits(limits)
     known: dict[str, np.ndarray] = {k: v for k, v in graph.initializers.items() if k not in params}
     kept: list[Node] = []
     folded = 0
@@ -70,23 +103,34 @@ def fold(graph: Graph, params: set[str], source: str) -> tuple[list[Node], dict[
         names = [i for i in node.inputs if i]
         values: list[Any] | None = None
         if node.op_type in ("Shape", "Size") and names and names[0] not in known and names[0] in graph.shapes:
-            # a static shape: a zero-strided stand-in carries it without any memory
-            values = [np.broadcast_to(np.zeros((), np.float32), graph.shapes[names[0]])]
+            values = [_ShapeOnly(graph.shapes[names[0]])]
         elif info.host is not None and all(i in known for i in names):
             values = [known[i] if i else None for i in node.inputs]
         if values is None:
             kept.append(node)
             continue
+        computed = node.op_type != "Constant"  # a Constant's value is the file's, already checked
+        try:
+            if computed:
+                _check_fold(graph, node, values, limits)
+        except OnnxError as err:
+            raise err.with_source(source) from err.__cause__
         try:
             outs = info.host(node, values)  # type: ignore[misc]
+            arrays = [np.asarray(value) for value in outs]
         except Exception as exc:  # noqa: BLE001 - any failure here is a malformed graph
             raise OnnxError(
-                f"node {node.name!r} ({node.op_type}): cannot evaluate it on its constant inputs: {exc}",
+                f"node {node.name!r} ({node.op_type}): cannot evaluate it on its constant inputs: "
+                f"{type(exc).__name__}: {exc}",
                 source=source,
             ) from exc
-        for name, value in zip(node.outputs, outs, strict=False):
+        size = sum(int(a.nbytes) for a in arrays)
+        if computed and limits.exceeds("max_folded_bytes", size):
+            what = f"node {node.name!r} ({node.op_type}), folded to a constant"
+            raise OnnxError(limits.refusal("max_folded_bytes", size, what), source=source)
+        for name, value in zip(node.outputs, arrays, strict=False):
             if name:
-                known[name] = np.asarray(value)
+                known[name] = value
         folded += 1
     # Keep only the nodes (and constants) the outputs depend on.
     needed = {o.name for o in graph.outputs}
@@ -194,13 +238,16 @@ class OnnxModel(Module):
                     f"node {node.name!r} ({node.op_type}) reads {exc.args[0]!r}, which no node produces",
                     source=program.source,
                 ) from None
-            outs = _run_node(ctx, node, inputs)
+            outs = _run_node(ctx, node, inputs, program)
             for name, value in zip(node.outputs, outs, strict=False):
                 if name:
                     env[name] = value
             for name in node.inputs:
                 if name and last_use.get(name) == index and name not in program.outputs:
                     env.pop(name, None)  # free intermediate tensors as soon as they are dead
+        missing = [name for name in program.outputs if name not in env]
+        if missing:
+            raise OnnxError(f"the graph's outputs {missing} were not produced", source=program.source)
         return {name: ctx.tensor(env[name]) for name in program.outputs}
 
     def _context(self, feeds: Mapping[str, Any]) -> Ctx:
@@ -243,18 +290,47 @@ def _check_input(ctx: Ctx, info: ValueInfo, value: Any) -> Any:
     return t
 
 
-def _run_node(ctx: Ctx, node: Node, inputs: Sequence[Any]) -> list[Any]:
+def describe_value(value: Any) -> str:
+    """A value of the graph in messages: ``float32[2, 3]`` (``host int64[2]`` for host arrays)."""
+    if value is None:
+        return "None"
+    if is_tensor(value):
+        return f"{value.dtype.value}{list(value.shape)}"
+    array = np.asarray(value)
+    return f"host {array.dtype.name}{list(array.shape)}"
+
+
+def _run_node(ctx: Ctx, node: Node, inputs: Sequence[Any], program: Program) -> list[Any]:
+    """The outputs of `node` on `inputs`. Its output is checked against the model's limits
+    first (`check_output`); burn's own errors (`ShapeError`, `KindError`, `OnnxError`...) keep
+    their type with a note naming the node and its inputs, any other failure becomes an
+    `OnnxError` naming them, chained to the original."""
     info = REGISTRY[node.op_type]
     try:
-        if info.host is not None and not any(is_tensor(v) for v in inputs):
+        all_host = not any(map(is_tensor, inputs))
+        check_output(
+            node, inputs, program.limits, folding=info.run is None or (info.host is not None and all_host)
+        )
+        if info.host is not None and all_host:
             return info.host(node, inputs)
         if info.run is None:
             assert info.host is not None
             return info.host(node, [None if v is None else ctx.host(v) for v in inputs])
         return info.run(ctx, node, inputs)
-    except (BurnError, ValueError, TypeError, IndexError) as exc:
-        exc.add_note(f"while running ONNX node {node.name!r} ({node.op_type})")
+    except OnnxError as exc:
+        exc.add_note(f"while running ONNX {_where(node, inputs)}")
+        raise exc.with_source(program.source).with_traceback(exc.__traceback__) from exc.__cause__
+    except BurnError as exc:
+        exc.add_note(f"while running ONNX {_where(node, inputs)}")
         raise
+    except Exception as exc:  # noqa: BLE001 - a graph the checks at load let through
+        raise OnnxError(
+            f"{_where(node, inputs)}: {type(exc).__name__}: {exc}", source=program.source
+        ) from exc
+
+
+def _where(node: Node, inputs: Sequence[Any]) -> str:
+    return f"node {node.name!r} ({node.op_type}) on inputs ({', '.join(map(describe_value, inputs))})"
 
 
 def load(
@@ -263,6 +339,7 @@ def load(
     *,
     backend: Backend | str | None = None,
     float_dtype: DType | str | None = None,
+    limits: Limits | None = None,
 ) -> OnnxModel:
     """An ONNX model as a burn module.
 
@@ -273,14 +350,20 @@ def load(
         backend: a backend or a backend name (``"autodiff(ndarray)"`` to fine-tune); default:
             `device`'s owner, else `burn.default_backend()`.
         float_dtype: the dtype of the params and float computations (default: the backend's).
+        limits: the bounds (`burn.Limits`) on what the file may declare: its size, tensors,
+            nodes with local functions and subgraphs expanded, nesting of functions, and each
+            constant folded at load time; the model keeps them for its runs, whose ops' outputs
+            are held to them too (default: ``burn.Limits()``).
 
     Returns:
         An `OnnxModel`: float initializers are trainable params (BatchNormalization running
         statistics are params that do not require grad); integer ones are constants.
 
     Raises:
-        OnnxError: the file cannot be read (the message names it), the opset is older than 13,
-            or a node cannot be evaluated.
+        OnnxError: the file cannot be read (the message names it), is not a regular file, is
+            over `limits` (the message names the limit to raise), the opset is older than 13,
+            the graph is malformed (a node reading a value nothing produces, negative pads or
+            strides...), or a node cannot be evaluated.
         UnsupportedOpError: ops burn does not run (each named with its node and the opset).
 
     Example:
@@ -292,12 +375,14 @@ def load(
     from burn.tensor._creation import resolve_backend
     from burn.tensor.tensor import Tensor
 
-    proto, label = read_model(source)
+    limits = resolve_limits(limits, "burn.onnx.load: limits")
+    proto, label = read_model(source, limits)
     try:
         graph = parse(proto, label)
+        check_supported(graph, label)
+        check_graph(graph)
     except OnnxError as err:
         raise err.with_source(label) from err.__cause__
-    check_supported(graph, label)
     b, dev = resolve_backend("burn.onnx.load", device, backend)
     dtype = DType.from_any(float_dtype) if float_dtype is not None else b.float_dtype
     frozen = {
@@ -307,11 +392,22 @@ def load(
         if i < len(node.inputs)
     }
     float_names = {k for k, v in graph.initializers.items() if kind_of_numpy(v) is Float}
-    nodes, constants, folded = fold(graph, float_names, label)
+    nodes, constants, folded = fold(graph, float_names, label, limits)
     used = {i for n in nodes for i in n.inputs} | {o.name for o in graph.outputs}
     params: dict[str, Param] = {}
     for name in sorted(float_names & used, key=list(graph.initializers).index):
-        tensor = Tensor.from_data(graph.initializers[name], dev, dtype=dtype, backend=b)
+        array = graph.initializers[name]
+        try:
+            tensor = Tensor.from_data(array, dev, dtype=dtype, backend=b)
+        except BurnError as exc:
+            exc.add_note(f"while loading the initializer {name!r} ({array.dtype.name}{list(array.shape)})")
+            raise
+        except Exception as exc:  # noqa: BLE001 - an element type the backend cannot take
+            raise OnnxError(
+                f"initializer {name!r} ({array.dtype.name}{list(array.shape)}) cannot become a param: "
+                f"{type(exc).__name__}: {exc}",
+                source=label,
+            ) from exc
         params[name] = Param.from_tensor(tensor, require_grad=name not in frozen)
     last_use: dict[str, int] = {}
     for index, node in enumerate(nodes):
@@ -327,5 +423,6 @@ def load(
         folded,
         label,
         last_use,
+        limits,
     )
     return OnnxModel(params, program, dtype)
