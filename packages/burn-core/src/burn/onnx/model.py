@@ -27,7 +27,7 @@ from burn.onnx.errors import OnnxError, UnsupportedOpError
 from burn.onnx.graph import Graph, Node, ValueInfo, parse, read_model
 from burn.onnx.graph_checks import check_graph
 from burn.onnx.ops import REGISTRY, supported_ops
-from burn.onnx.output_size import check_output
+from burn.onnx.output_size import SHAPED_BY_VALUES, check_output
 from burn.onnx.runtime import Ctx, is_tensor, kind_of_numpy
 
 if TYPE_CHECKING:
@@ -301,16 +301,16 @@ def describe_value(value: Any) -> str:
 
 
 def _run_node(ctx: Ctx, node: Node, inputs: Sequence[Any], program: Program) -> list[Any]:
-    """The outputs of `node` on `inputs`. Its output is checked against the model's limits
-    first (`check_output`); burn's own errors (`ShapeError`, `KindError`, `OnnxError`...) keep
-    their type with a note naming the node and its inputs, any other failure becomes an
-    `OnnxError` naming them, chained to the original."""
+    """The outputs of `node` on `inputs`. An op whose output size its input values set is checked
+    against the model's limits first (`check_output`); burn's own errors (`ShapeError`,
+    `KindError`, `OnnxError`...) keep their type with a note naming the node and its inputs, any
+    other failure becomes an `OnnxError` naming them, chained to the original."""
     info = REGISTRY[node.op_type]
     try:
         all_host = not any(map(is_tensor, inputs))
-        check_output(
-            node, inputs, program.limits, folding=info.run is None or (info.host is not None and all_host)
-        )
+        if node.op_type in SHAPED_BY_VALUES:
+            folding = info.run is None or (info.host is not None and all_host)
+            check_output(node, inputs, program.limits, folding=folding)
         if info.host is not None and all_host:
             return info.host(node, inputs)
         if info.run is None:

@@ -213,6 +213,11 @@ _SIZERS: dict[str, tuple[Callable[[Node, Sequence[Any]], Size], int]] = {
 }
 # The ops `output_size` sizes: any other op's output is no larger than its inputs.
 GROWING_OPS = frozenset(_SIZERS)
+# The ops whose output size is set by the *values* of an input (a shape, a count, pads): a few
+# bytes can ask for any size, so a run checks them before each call. The other growing ops give at
+# most the product of their inputs' sizes; a run leaves those to the allocation (its failure is an
+# OnnxError naming the node), as the check costs ~5 us a node.
+SHAPED_BY_VALUES = frozenset({"Expand", "Tile", "ConstantOfShape", "Range", "Pad", "OneHot"})
 
 
 def output_size(node: Node, inputs: Sequence[Any]) -> Size:
