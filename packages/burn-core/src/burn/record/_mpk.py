@@ -117,7 +117,8 @@ class _Reader:
         """Account for `n` more values before a container of them is built."""
         self.nodes += n
         if self.limits.exceeds("max_object_nodes", self.nodes):
-            raise self.fail(self.limits.refusal("max_object_nodes", self.nodes, f"{what} of {n} items"))
+            where = f"MessagePack {what} of {n} items at byte {self.pos}"
+            raise RecordError(self.limits.refusal("max_object_nodes", self.nodes, where))
 
     def fail(self, message: str) -> RecordError:
         return RecordError(f"malformed MessagePack at byte {self.pos}: {message}")
@@ -135,7 +136,8 @@ class _Reader:
 
     def value(self, depth: int) -> Any:
         if depth > self.max_depth:
-            raise self.fail(self.limits.refusal("max_depth", depth, "nested too deeply"))
+            where = f"MessagePack nested too deeply at byte {self.pos}"
+            raise RecordError(self.limits.refusal("max_depth", depth, where))
         b = self.buf[self.take(1)]
         if b <= 0x7F:
             return b

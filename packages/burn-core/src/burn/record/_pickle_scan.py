@@ -18,14 +18,15 @@ added to one after it was memoized count wherever it is used later.
 
 from __future__ import annotations
 
+import io
 import pickletools
 from typing import IO, Any, Protocol, cast
 
 from burn.foundations.limits import Limits
 from burn.record.errors import RecordError
 
-MAX_LINE = 1 << 16
 _FILL = 1 << 16
+MAX_LINE = 1 << 16
 
 # What each opcode does to the stack, as far as sizes go.
 _SCALAR = 0  # pushes a leaf
@@ -97,209 +98,213 @@ _ACTIONS: dict[str, tuple[int, int]] = {
     "READONLY_BUFFER": (_NOTHING, 0),
 }
 _LEAF = (1, 0)
+_BY_OPCODE = {op: _ACTIONS.get(op.name, (-1, 0)) for op in pickletools.opcodes}
 
 
-class _Raw(Protocol):
+class _Source(Protocol):
     def read(self, n: int = -1, /) -> bytes: ...
 
 
-class ScanReader:
-    """`raw` as the scan reads it: buffered, never reading more than the `available` bytes the
-    container declares nor past `cap` (a length inside a corrupt pickle would otherwise size a
-    read: one that cannot be satisfied returns nothing, unread), lines cut at 64 KiB, and `tell`
-    counting from where the pickle starts.
+class _CappedRaw(io.RawIOBase):
+    """The raw bytes under `ScanReader`'s buffer: at most the `available` bytes the container
+    declares, and never past `cap` (`capped` tells that a read stopped there)."""
 
-    Attributes:
-        capped: a read wanted bytes beyond `cap` that the container has.
-    """
-
-    def __init__(self, raw: _Raw, available: int, cap: int) -> None:
-        self._raw = raw
-        self._left = min(available, cap)  # bytes of `raw` not yet buffered
-        self._beyond = available > cap
+    def __init__(self, source: _Source, available: int, cap: int) -> None:
+        super().__init__()
+        self._source = source
+        self._left = min(available, cap)
+        self.beyond = available > cap  # the container holds more than the cap
         self.capped = False
-        self._buf = b""
-        self._pos = 0  # in _buf
-        self._base = 0  # bytes consumed before _buf
+        self.pos = 0
 
-    def _fill(self, want: int) -> None:
-        """Buffer at least `want` unread bytes, or all that are left."""
-        have = len(self._buf) - self._pos
-        if have >= want or not self._left:
-            return
-        chunk = self._raw.read(min(self._left, max(want - have, _FILL)))
-        if not chunk:
-            self._left = 0
-            return
-        self._left -= len(chunk)
-        self._base += self._pos
-        self._buf = self._buf[self._pos :] + chunk
-        self._pos = 0
-        if len(chunk) < want - have:
-            self._fill(want)
+    def readable(self) -> bool:
+        return True
 
-    def read(self, n: int = -1) -> bytes:
-        pos = self._pos
-        left = len(self._buf) - pos + self._left
-        if n < 0 or n > left:  # cannot be satisfied: nothing is read (the caller fails on it)
-            self.capped = self.capped or self._beyond
-            return b""
-        end = pos + n
-        if end > len(self._buf):
-            self._fill(n)
-            pos = self._pos
-            end = pos + n
-        self._pos = min(end, len(self._buf))
-        return self._buf[pos:end]
-
-    def readline(self, limit: int = -1) -> bytes:
-        cap = MAX_LINE if limit < 0 else min(limit, MAX_LINE)
-        while True:
-            at = self._buf.find(b"\n", self._pos, self._pos + cap)
-            if at >= 0:
-                return self.read(at + 1 - self._pos)
-            if len(self._buf) - self._pos >= cap or not self._left:
-                self.capped = self.capped or (self._beyond and not self._left)
-                return self.read(min(cap, len(self._buf) - self._pos))
-            self._fill(len(self._buf) - self._pos + _FILL)
+    def readinto(self, buffer: Any) -> int:
+        n = min(len(buffer), self._left)
+        if not n:
+            self.capped = self.beyond
+            return 0
+        data = self._source.read(n)
+        buffer[: len(data)] = data
+        self._left -= len(data) if data else self._left
+        self.pos += len(data)
+        return len(data)
 
     def tell(self) -> int:
-        return self._base + self._pos
+        return self.pos
+
+
+class ScanReader:
+    """A pickle's bytes as the scan reads them, from where `source` is: buffered (genops reads
+    an opcode at a time), never more than the `available` bytes the container declares nor past
+    `cap` (a read that asks for more gets what there is: a length inside a corrupt pickle cannot
+    make it read or hold more), lines cut at 64 KiB.
+
+    There is deliberately no `tell`, which genops would call at every opcode (`position` gives
+    it, for errors and the end).
+    """
+
+    __slots__ = ("_buffer", "_raw", "_read", "_most")
+
+    def __init__(self, source: _Source, available: int, cap: int) -> None:
+        self._raw = _CappedRaw(source, available, cap)
+        self._buffer = io.BufferedReader(self._raw, _FILL)
+        self._read = self._buffer.read
+        self._most = min(available, cap)
+
+    def read(self, n: int = -1) -> bytes:
+        if n > self._most or n < 0:  # more than there can be: nothing is read (the caller fails)
+            if n > self._most and self._raw.beyond:
+                self._raw.capped = True
+            return b""
+        return self._read(n)
+
+    def readline(self, limit: int = -1) -> bytes:
+        # Text opcodes (GLOBAL's module and name, INT, LONG...) read lines: short ones, unless
+        # the pickle is garbage, which must not make the scan hold the rest of it at once.
+        return self._buffer.readline(MAX_LINE if limit < 0 else min(limit, MAX_LINE))
+
+    @property
+    def capped(self) -> bool:
+        """Whether a read stopped at `cap` with more bytes in the container."""
+        return self._raw.capped
+
+    def position(self) -> int:
+        """Bytes consumed from the pickle's start."""
+        return self._buffer.tell()
 
 
 def scan_pickle(stream: ScanReader, limits: Limits, what: str) -> int:
     """Walk one pickle of `stream` up to its STOP, holding it to `limits`; returns its length in
-    bytes. Nothing is built but counts. `what` names the pickle in errors (``archive/data.pkl``).
+    bytes. Nothing is built but counts. `what` names the pickle in errors (``archive/data.pkl``);
+    positions in them are where the scan was (just after the opcode at fault).
 
     Raises:
         RecordError: a limit broken (the message names it), a length not backed by the bytes
-            present, a memo index beyond the pickle, a stack underflow, or garbage.
+            present, a stack underflow, or garbage.
     """
     max_nodes, max_depth = limits.max_object_nodes, limits.max_depth
-    max_ops, max_bytes, max_memo = limits.max_pickle_opcodes, limits.max_pickle_bytes, limits.max_memo_entries
+    max_ops, max_memo = limits.max_pickle_opcodes, limits.max_memo_entries
     stack: list[Any] = []  # (size, depth) tuples; [size, depth] lists for mutable containers
     marks: list[int] = []
     memo: list[Any] = []  # by index; None: no entry
     memo_count = 0
     ops = 0
+    by_opcode = _BY_OPCODE
 
-    def check(size: int, depth: int, pos: int) -> None:
+    def at() -> str:
+        return f"at byte {stream.position()}"
+
+    def corrupt(message: str) -> RecordError:
+        return RecordError(f"{what}: corrupt pickle: {message} {at()}")
+
+    def check(size: int, depth: int) -> None:
         if size > max_nodes:
-            raise RecordError(limits.refusal("max_object_nodes", size, f"{what}: an object at byte {pos}"))
+            raise RecordError(limits.refusal("max_object_nodes", size, f"{what}: an object {at()}"))
         if depth > max_depth:
-            raise RecordError(limits.refusal("max_depth", depth, f"{what}: an object at byte {pos}"))
+            raise RecordError(limits.refusal("max_depth", depth, f"{what}: an object {at()}"))
 
-    def pop_to_mark(pos: int) -> list[Any]:
+    def pop_to_mark() -> list[Any]:
         if not marks:
-            raise RecordError(f"{what}: corrupt pickle: no MARK before the opcode at byte {pos}")
+            raise corrupt("no MARK before the opcode")
         start = marks.pop()
         items = stack[start:]
         del stack[start:]
         return items
 
-    def pop(n: int, pos: int) -> list[Any]:
+    def pop(n: int) -> list[Any]:
         fence = marks[-1] if marks else 0
         if len(stack) - n < fence:
-            raise RecordError(f"{what}: corrupt pickle: stack underflow at byte {pos}")
+            raise corrupt("stack underflow")
         items = stack[len(stack) - n :]
         del stack[len(stack) - n :]
         return items
 
-    def combine(items: list[Any], pos: int) -> tuple[int, int]:
+    def combine(items: list[Any]) -> tuple[int, int]:
         size, depth = 1, 0
         for item in items:
             size += item[0]
             if item[1] > depth:
                 depth = item[1]
-        check(size, depth + 1, pos)
+        check(size, depth + 1)
         return size, depth + 1
 
-    def add(items: list[Any], pos: int) -> None:
-        fence = marks[-1] if marks else 0
-        if len(stack) <= fence:
-            raise RecordError(f"{what}: corrupt pickle: stack underflow at byte {pos}")
+    def add(items: list[Any]) -> None:
+        if len(stack) <= (marks[-1] if marks else 0):
+            raise corrupt("stack underflow")
         top = stack[-1]
         if type(top) is not list:  # not a container we know to be mutable: track it as one now
             top = list(top)
             stack[-1] = top
-        size, depth = combine(items, pos)
+        size, depth = combine(items)
         top[0] += size - 1
         top[1] = max(top[1], depth)
-        check(top[0], top[1], pos)
+        check(top[0], top[1])
 
     try:
-        for opcode, arg, at in pickletools.genops(cast(IO[bytes], stream)):
-            pos = at or 0
+        for opcode, arg, _ in pickletools.genops(cast(IO[bytes], stream)):
             ops += 1
             if ops > max_ops:
                 raise RecordError(limits.refusal("max_pickle_opcodes", ops, what))
-            if pos > max_bytes:
-                raise RecordError(limits.refusal("max_pickle_bytes", pos, what))
-            action, n = _ACTIONS.get(opcode.name, (-1, 0))
+            action, n = by_opcode[opcode]
             if action == _SCALAR:
                 stack.append(_LEAF)
+            elif action == _PUT or action == _MEMOIZE:
+                if len(stack) <= (marks[-1] if marks else 0):
+                    raise corrupt("nothing to memoize")
+                index = memo_count if action == _MEMOIZE else arg
+                if not isinstance(index, int) or index < 0:
+                    raise corrupt(f"memo index {index!r}")
+                if index >= max_memo:  # it would size the unpickler's memo table
+                    where = f"{what}: memo index {index} {at()}"
+                    raise RecordError(limits.refusal("max_memo_entries", index + 1, where))
+                if index >= len(memo):  # grown geometrically, never past the limit
+                    memo.extend([None] * (min(max(index + 1, 2 * len(memo)), max_memo) - len(memo)))
+                if memo[index] is None:
+                    memo_count += 1
+                memo[index] = stack[-1]
+            elif action == _GET:
+                if not isinstance(arg, int) or not 0 <= arg < len(memo) or memo[arg] is None:
+                    raise corrupt(f"memo key {arg!r} missing")
+                stack.append(memo[arg])
             elif action == _CONTAINER:
                 stack.append([1, 1])
             elif action == _MARK:
                 marks.append(len(stack))
+            elif action == _TUPLE_N:
+                stack.append(combine(pop(n)))
+            elif action == _TUPLE_MARK:
+                stack.append(combine(pop_to_mark()))
+            elif action == _LIST_MARK or action == _CALL_MARK:
+                stack.append(list(combine(pop_to_mark())))
+            elif action == _CALL:
+                stack.append(list(combine(pop(n))))
+            elif action == _ADD_ONE:
+                add(pop(1))
+            elif action == _ADD_TWO:
+                add(pop(2))
+            elif action == _ADD_MARK:
+                add(pop_to_mark())
             elif action == _POP:
                 if marks and marks[-1] == len(stack):
                     marks.pop()  # as the C unpickler does: POP right after MARK drops the mark
                 else:
-                    pop(1, pos)
+                    pop(1)
             elif action == _POP_MARK:
-                pop_to_mark(pos)
+                pop_to_mark()
             elif action == _DUP:
-                stack.append(pop(1, pos)[0])
+                stack.append(pop(1)[0])
                 stack.append(stack[-1])
-            elif action == _TUPLE_MARK:
-                stack.append(combine(pop_to_mark(pos), pos))
-            elif action == _LIST_MARK:
-                stack.append(list(combine(pop_to_mark(pos), pos)))
-            elif action == _TUPLE_N:
-                stack.append(combine(pop(n, pos), pos))
-            elif action == _ADD_ONE:
-                add(pop(1, pos), pos)
-            elif action == _ADD_TWO:
-                add(pop(2, pos), pos)
-            elif action == _ADD_MARK:
-                add(pop_to_mark(pos), pos)
-            elif action == _CALL:
-                stack.append(list(combine(pop(n, pos), pos)))
-            elif action == _CALL_MARK:
-                stack.append(list(combine(pop_to_mark(pos), pos)))
-            elif action == _GET:
-                if not isinstance(arg, int) or not 0 <= arg < len(memo) or memo[arg] is None:
-                    raise RecordError(f"{what}: corrupt pickle: memo key {arg!r} missing at byte {pos}")
-                stack.append(memo[arg])
-            elif action in (_PUT, _MEMOIZE):
-                fence = marks[-1] if marks else 0
-                if len(stack) <= fence:
-                    raise RecordError(f"{what}: corrupt pickle: nothing to memoize at byte {pos}")
-                index = memo_count if action == _MEMOIZE else arg
-                if not isinstance(index, int) or index < 0 or index > pos:
-                    raise RecordError(f"memo index {index} at byte {pos} of the pickle (corrupt or hostile)")
-                if index >= max_memo:
-                    raise RecordError(limits.refusal("max_memo_entries", index + 1, f"{what}: memo index"))
-                if index >= len(memo):
-                    memo.extend([None] * (index + 1 - len(memo)))
-                if memo[index] is None:
-                    memo_count += 1
-                    if memo_count > max_memo:  # pragma: no cover - indices below the limit bound it
-                        raise RecordError(limits.refusal("max_memo_entries", memo_count, what))
-                memo[index] = stack[-1]
             elif action != _NOTHING:
                 raise RecordError(f"{what}: pickle opcode {opcode.name} is not supported")
     except RecordError:
         raise
-    except Exception as exc:  # truncated, unknown opcode, bad argument...
+    except Exception as exc:  # truncated, unknown opcode, bad argument, a length beyond the data...
         if stream.capped:  # it ran into the byte limit, not into the end of its data
-            raise RecordError(limits.refusal("max_pickle_bytes", max_bytes + 1, what)) from None
+            raise RecordError(limits.refusal("max_pickle_bytes", limits.max_pickle_bytes + 1, what)) from None
         raise RecordError(f"corrupt pickle: {type(exc).__name__}: {_short_text(exc)}") from exc
-    end = stream.tell()
-    if end > max_bytes:
-        raise RecordError(limits.refusal("max_pickle_bytes", end, what))
-    return end
+    return stream.position()
 
 
 def _short_text(exc: BaseException) -> str:

@@ -434,7 +434,9 @@ class Checkpoint:
     def _error(self, exc: BaseException) -> RecordError:
         """A RecordError for an exception the readers did not expect (garbage input)."""
         what = self.format or "checkpoint"
-        return RecordError(f"corrupt {what} file: {type(exc).__name__}: {_short(exc)}", source=self.path)
+        err = RecordError(f"corrupt {what} file: {type(exc).__name__}: {_short(exc)}", source=self.path)
+        err.internal = True  # every malformed input is meant to be caught where it is understood
+        return err
 
     def _open_zip(self) -> None:
         assert self._file is not None
