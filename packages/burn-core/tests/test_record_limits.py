@@ -124,11 +124,15 @@ def write_pt(
     return path
 
 
-def write_legacy(path: Path, main: bytes) -> Path:
-    """The legacy layout's header pickles, then `main` (the object), then an empty key list."""
+def write_legacy(path: Path, main: bytes, storages: dict[str, bytes] | None = None) -> Path:
+    """The legacy layout: header pickles, `main` (the object), the storage keys, then each
+    (float32) storage as its element count and bytes."""
+    storages = storages or {}
     header = PROTO + b"\x8a\x0a" + (0x1950A86A20F9469CFC6C).to_bytes(10, "little") + STOP
     header += PROTO + integer(1001) + STOP + PROTO + b"}" + STOP
-    path.write_bytes(header + main + PROTO + b"]" + STOP)
+    keys = PROTO + b"](" + b"".join(string(k) for k in storages) + b"e" + STOP
+    data = b"".join(struct.pack("<q", len(raw) // 4) + raw for raw in storages.values())
+    path.write_bytes(header + main + keys + data)
     return path
 
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import io
 import pickletools
+import warnings
 from typing import IO, Any, Protocol, cast
 
 from burn.foundations.limits import Limits
@@ -243,61 +244,63 @@ def scan_pickle(stream: ScanReader, limits: Limits, what: str) -> int:
         check(top[0], top[1])
 
     try:
-        for opcode, arg, _ in pickletools.genops(cast(IO[bytes], stream)):
-            ops += 1
-            if ops > max_ops:
-                raise RecordError(limits.refusal("max_pickle_opcodes", ops, what))
-            action, n = by_opcode[opcode]
-            if action == _SCALAR:
-                stack.append(_LEAF)
-            elif action == _PUT or action == _MEMOIZE:
-                if len(stack) <= (marks[-1] if marks else 0):
-                    raise corrupt("nothing to memoize")
-                index = memo_count if action == _MEMOIZE else arg
-                if not isinstance(index, int) or index < 0:
-                    raise corrupt(f"memo index {index!r}")
-                if index >= max_memo:  # it would size the unpickler's memo table
-                    where = f"{what}: memo index {index} {at()}"
-                    raise RecordError(limits.refusal("max_memo_entries", index + 1, where))
-                if index >= len(memo):  # grown geometrically, never past the limit
-                    memo.extend([None] * (min(max(index + 1, 2 * len(memo)), max_memo) - len(memo)))
-                if memo[index] is None:
-                    memo_count += 1
-                memo[index] = stack[-1]
-            elif action == _GET:
-                if not isinstance(arg, int) or not 0 <= arg < len(memo) or memo[arg] is None:
-                    raise corrupt(f"memo key {arg!r} missing")
-                stack.append(memo[arg])
-            elif action == _CONTAINER:
-                stack.append([1, 1])
-            elif action == _MARK:
-                marks.append(len(stack))
-            elif action == _TUPLE_N:
-                stack.append(combine(pop(n)))
-            elif action == _TUPLE_MARK:
-                stack.append(combine(pop_to_mark()))
-            elif action == _LIST_MARK or action == _CALL_MARK:
-                stack.append(list(combine(pop_to_mark())))
-            elif action == _CALL:
-                stack.append(list(combine(pop(n))))
-            elif action == _ADD_ONE:
-                add(pop(1))
-            elif action == _ADD_TWO:
-                add(pop(2))
-            elif action == _ADD_MARK:
-                add(pop_to_mark())
-            elif action == _POP:
-                if marks and marks[-1] == len(stack):
-                    marks.pop()  # as the C unpickler does: POP right after MARK drops the mark
-                else:
-                    pop(1)
-            elif action == _POP_MARK:
-                pop_to_mark()
-            elif action == _DUP:
-                stack.append(pop(1)[0])
-                stack.append(stack[-1])
-            elif action != _NOTHING:
-                raise RecordError(f"{what}: pickle opcode {opcode.name} is not supported")
+        with warnings.catch_warnings():  # genops decodes STRING escapes; bad ones only warn
+            warnings.simplefilter("ignore", DeprecationWarning)
+            for opcode, arg, _ in pickletools.genops(cast(IO[bytes], stream)):
+                ops += 1
+                if ops > max_ops:
+                    raise RecordError(limits.refusal("max_pickle_opcodes", ops, what))
+                action, n = by_opcode[opcode]
+                if action == _SCALAR:
+                    stack.append(_LEAF)
+                elif action == _PUT or action == _MEMOIZE:
+                    if len(stack) <= (marks[-1] if marks else 0):
+                        raise corrupt("nothing to memoize")
+                    index = memo_count if action == _MEMOIZE else arg
+                    if not isinstance(index, int) or index < 0:
+                        raise corrupt(f"memo index {index!r}")
+                    if index >= max_memo:  # it would size the unpickler's memo table
+                        where = f"{what}: memo index {index} {at()}"
+                        raise RecordError(limits.refusal("max_memo_entries", index + 1, where))
+                    if index >= len(memo):  # grown geometrically, never past the limit
+                        memo.extend([None] * (min(max(index + 1, 2 * len(memo)), max_memo) - len(memo)))
+                    if memo[index] is None:
+                        memo_count += 1
+                    memo[index] = stack[-1]
+                elif action == _GET:
+                    if not isinstance(arg, int) or not 0 <= arg < len(memo) or memo[arg] is None:
+                        raise corrupt(f"memo key {arg!r} missing")
+                    stack.append(memo[arg])
+                elif action == _CONTAINER:
+                    stack.append([1, 1])
+                elif action == _MARK:
+                    marks.append(len(stack))
+                elif action == _TUPLE_N:
+                    stack.append(combine(pop(n)))
+                elif action == _TUPLE_MARK:
+                    stack.append(combine(pop_to_mark()))
+                elif action == _LIST_MARK or action == _CALL_MARK:
+                    stack.append(list(combine(pop_to_mark())))
+                elif action == _CALL:
+                    stack.append(list(combine(pop(n))))
+                elif action == _ADD_ONE:
+                    add(pop(1))
+                elif action == _ADD_TWO:
+                    add(pop(2))
+                elif action == _ADD_MARK:
+                    add(pop_to_mark())
+                elif action == _POP:
+                    if marks and marks[-1] == len(stack):
+                        marks.pop()  # as the C unpickler does: POP right after MARK drops the mark
+                    else:
+                        pop(1)
+                elif action == _POP_MARK:
+                    pop_to_mark()
+                elif action == _DUP:
+                    stack.append(pop(1)[0])
+                    stack.append(stack[-1])
+                elif action != _NOTHING:
+                    raise RecordError(f"{what}: pickle opcode {opcode.name} is not supported")
     except RecordError:
         raise
     except Exception as exc:  # truncated, unknown opcode, bad argument, a length beyond the data...
