@@ -573,3 +573,13 @@ def test_loaders_take_limits_as_a_keyword(tmp_path):
     with pytest.raises(RecordError, match=r"<bytes>: "):
         record.NamedMpkBytesRecorder().load(rec.read_bytes(), limits=burn.Limits(max_file_bytes=8))
     assert msgpack.unpackb(rec.read_bytes())["item"]["step"] == 3
+
+
+def test_a_zip_of_more_records_than_tensors_allow_is_refused_before_its_directory_is_parsed(tmp_path):
+    path = write_pt(tmp_path / "many.pt", VALID, {str(i): FLOATS for i in range(100)})
+    with pytest.raises(
+        RecordError, match=r"many\.pt: a zip archive of 103 records: 39 tensors, over the limit of 10"
+    ):
+        open_checkpoint(path, limits=burn.Limits(max_tensors=10))
+    with open_checkpoint(path, limits=burn.Limits(max_tensors=40)) as ckpt:
+        assert ckpt.state_dict()["w"].read().array.tolist() == [0.0, 1.0, 2.0]
