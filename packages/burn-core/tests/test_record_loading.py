@@ -186,11 +186,17 @@ def test_gzip_cap_stops_bombs():
     payload = gzip.compress(bytes(4 << 20))  # 4 MiB of zeros in ~4 KiB
     recorder = record.NamedMpkGzFileRecorder(max_decompressed_bytes=1 << 20)
     with pytest.raises(
-        RecordError, match=r"<bytes>: gzip data expands beyond 1048576 bytes \(decompression bomb\?\)"
+        RecordError,
+        match=r"<bytes>: gzip data \(a decompression bomb\?\): 1048577 bytes once decompressed, over the "
+        r"limit of 1048576 \(raise it with limits=burn\.Limits\(max_decompressed_bytes=\.\.\.\)\)",
     ):
         recorder.load(payload * 3)  # several members: still capped as a whole
-    assert gunzip_limit(1000) == 1 << 30
-    assert gunzip_limit(1 << 30) == 32 << 30
+    # the same cap through limits=; without one, deflate's ratio bounds what a small file may give
+    with pytest.raises(RecordError, match=r"over the limit of 1048576"):
+        record.NamedMpkGzFileRecorder().load(payload * 3, limits=burn.Limits(max_decompressed_bytes=1 << 20))
+    assert gunzip_limit(1000) == 1032 * 1000 + (1 << 16)
+    assert gunzip_limit(1 << 30) == burn.Limits().max_decompressed_bytes
+    assert gunzip_limit(1 << 30, burn.Limits(max_decompressed_bytes=5)) == 5
 
 
 def test_gzip_multi_member_and_garbage(B):  # noqa: N803
@@ -225,7 +231,7 @@ def test_hostile_sizes_are_refused_before_allocating():
         header = json.dumps(
             {"w": {"dtype": "F32", "shape": [1 << 40, 1 << 20], "data_offsets": [0, 8]}}
         ).encode()
-        with pytest.raises(RecordError, match="needs 4611686018427387904 bytes"):
+        with pytest.raises(RecordError, match="1152921504606846976 elements in one tensor, over the limit"):
             record.SafetensorsFileRecorder().load(len(header).to_bytes(8, "little") + header + bytes(8))
         _, peak = tracemalloc.get_traced_memory()
     finally:

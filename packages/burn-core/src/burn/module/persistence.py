@@ -156,7 +156,7 @@ def save_file(module: Module, path: str | os.PathLike[str], recorder: Recorder |
     return recorder.record(into_record(module), path)  # type: ignore[no-any-return]
 
 
-_LOAD_OPTIONS = frozenset({"strict", "allow_partial"})
+_LOAD_OPTIONS = frozenset({"strict", "allow_partial", "limits"})
 
 
 def load_file(
@@ -167,7 +167,8 @@ def load_file(
     **options: Any,
 ) -> M:
     """Load params saved by `save_file` (same recorder) into `module`, on `device` (default:
-    where each param is). Options: ``strict``, ``allow_partial`` (see `load_record`).
+    where each param is). Options: ``strict``, ``allow_partial`` (see `load_record`) and
+    ``limits`` (a `burn.Limits` for what the file may declare, see `Recorder.load`).
 
     Build the module with lazy params (as `Config.init` does) and no initializer runs."""
     from burn.record.recorder import default_recorder
@@ -178,7 +179,7 @@ def load_file(
             f"load_file() got unexpected options {sorted(unknown)}; accepted: {sorted(_LOAD_OPTIONS)}"
         )
     recorder = recorder if recorder is not None else default_recorder()
-    record = recorder.load(path, template=module)
+    record = recorder.load(path, template=module, limits=options.get("limits"))
     if not isinstance(record, ModuleRecord):
         raise RecordError(
             f"the file holds a {type(record).__name__} record, not a module's params",

@@ -1,11 +1,14 @@
-"""File plumbing shared by the recorders: atomic saves, bounded reads, capped gunzip."""
+"""File plumbing shared by the recorders and checkpoint readers: atomic saves, bounded reads of
+regular files only, and gunzip capped while it inflates (`burn.Limits`)."""
 
 from __future__ import annotations
 
 import contextlib
 import gzip
+import io
 import os
 import secrets
+import stat
 import zlib
 from collections.abc import Callable
 from pathlib import Path
@@ -13,6 +16,7 @@ from typing import BinaryIO
 
 import numpy as np
 
+from burn.foundations.limits import Limits, resolve_limits
 from burn.record.errors import RecordError
 
 # Large arrays are handed to writers in slices of this size, so compressing one tensor never
@@ -21,10 +25,18 @@ CHUNK = 1 << 18
 READ_CHUNK = 1 << 22
 GZIP_MAGIC = b"\x1f\x8b"
 GZIP_LEVEL = 6
-# Default cap on gunzipped size: max(floor, ratio x compressed size). Model weights compress
-# ~1.1x, so legitimate files stay far below it; a bomb (up to ~1000x) is stopped early.
-GUNZIP_FLOOR = 1 << 30
-GUNZIP_RATIO = 32
+# Deflate's largest expansion ratio (a stream of one repeated byte): no valid deflate data, gzip
+# member or zip record inflates further, so a size declared above it is corrupt or hostile.
+DEFLATE_MAX_RATIO = 1032
+# Inflated per zlib call: what one step may allocate before the cap is checked again.
+INFLATE_STEP = 1 << 24
+_KINDS = (
+    (stat.S_ISFIFO, "a FIFO (named pipe)"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+    (stat.S_ISDIR, "a directory"),
+)
 
 
 class PositionWriter:
@@ -92,25 +104,67 @@ def _fsync_dir(directory: Path) -> None:
             os.close(fd)
 
 
-def read_file(path: Path) -> memoryview:
-    """The whole file in one writable buffer (tensors are zero-copy views into it).
+def _not_regular(mode: int) -> str | None:
+    if stat.S_ISREG(mode):
+        return None
+    return next((what for test, what in _KINDS if test(mode)), "not a regular file")
+
+
+def open_regular(path: str | os.PathLike[str], limits: Limits | None = None) -> tuple[io.FileIO, int]:
+    """`path` opened for reading (unbuffered) and its size, once it is known to be a regular file
+    of at most ``limits.max_file_bytes``.
+
+    A FIFO, device, socket or directory is refused before it is opened (opening a FIFO blocks
+    until a writer comes); the file is then opened non-blocking and checked again with fstat, so a
+    path swapped for a FIFO in between is refused too.
+
+    Raises:
+        RecordError: naming the path: no such file, not a regular file, too large, unreadable.
+    """
+    limits = resolve_limits(limits)
+    source = os.fspath(path)
+    try:
+        kind = _not_regular(os.stat(source).st_mode)
+        if kind is not None:
+            raise RecordError(f"{kind}, not a regular file: refused", source=str(source))
+        fd = os.open(source, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    except FileNotFoundError:
+        raise RecordError("no such file", source=str(source)) from None
+    except OSError as exc:
+        raise RecordError(f"cannot read: {exc}", source=str(source)) from exc
+    try:
+        info = os.fstat(fd)
+        kind = _not_regular(info.st_mode)
+        if kind is not None:
+            raise RecordError(f"{kind}, not a regular file: refused", source=str(source))
+        if limits.exceeds("max_file_bytes", info.st_size):
+            raise RecordError(limits.refusal("max_file_bytes", info.st_size, str(source)))
+        if hasattr(os, "set_blocking"):
+            os.set_blocking(fd, True)
+        return io.FileIO(fd, "rb", closefd=True), info.st_size
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def read_file(path: Path, limits: Limits | None = None) -> memoryview:
+    """The whole regular file (`open_regular`) in one writable buffer (tensors are zero-copy
+    views into it).
 
     The buffer is sized from the file itself, so no size read from the file is trusted.
     NumPy's allocator skips the zero-filling `bytearray(n)` would do.
     """
+    f, size = open_regular(path, limits)
     try:
-        with open(path, "rb", buffering=0) as f:
-            size = os.fstat(f.fileno()).st_size
+        with f:
             buffer = np.empty(size, dtype=np.uint8)
             view = buffer.data
             done = 0
             while done < size:
-                n = f.readinto(view[done:])  # type: ignore[attr-defined]
+                n = f.readinto(view[done:])
                 if not n:
                     break
                 done += n
-    except FileNotFoundError:
-        raise RecordError("no such file", source=str(path)) from None
     except OSError as exc:
         raise RecordError(f"cannot read: {exc}", source=str(path)) from exc
     if done != size:
@@ -118,17 +172,23 @@ def read_file(path: Path) -> memoryview:
     return view
 
 
-def gunzip_limit(compressed_size: int) -> int:
-    """The default cap on the gunzipped size of a `compressed_size`-byte file."""
-    return max(GUNZIP_FLOOR, GUNZIP_RATIO * compressed_size)
+def gunzip_limit(compressed_size: int, limits: Limits | None = None) -> int:
+    """The most bytes a `compressed_size`-byte gzip file may inflate to: the limit
+    ``max_decompressed_bytes``, and no more than deflate can produce from that many bytes."""
+    cap = resolve_limits(limits).max_decompressed_bytes
+    return min(cap, DEFLATE_MAX_RATIO * compressed_size + (1 << 16))
 
 
-def gunzip(data: memoryview, limit: int | None) -> memoryview:
-    """Decompress gzip `data` (several members allowed), refusing to produce more than `limit`
-    bytes (default: `gunzip_limit`). Raises RecordError on corrupt or truncated input."""
-    cap = gunzip_limit(data.nbytes) if limit is None else limit
-    out = bytearray()
+def gunzip(data: memoryview, limits: Limits | None = None) -> memoryview:
+    """Decompress gzip `data` (several members allowed), refusing to produce more than
+    `gunzip_limit` bytes. The cap is checked while inflating, in steps of at most `INFLATE_STEP`
+    bytes, so the output never outgrows it by more than one step (the gzip trailer's size field
+    is not trusted: it is only the size modulo 4 GiB, and unchecked until the end). Raises
+    RecordError on corrupt, truncated or too large input."""
+    limits = resolve_limits(limits)
     size = data.nbytes
+    cap = gunzip_limit(size, limits)
+    out = bytearray()
     start = 0
     while True:  # one gzip member per turn
         inflater = zlib.decompressobj(wbits=31)
@@ -143,14 +203,11 @@ def gunzip(data: memoryview, limit: int | None) -> memoryview:
                 raise RecordError("truncated gzip data")
             try:
                 # max_length bounds what one call may allocate (0 would mean unbounded).
-                out += inflater.decompress(chunk_in, cap + 1 - len(out))
+                out += inflater.decompress(chunk_in, min(INFLATE_STEP, cap + 1 - len(out)))
             except zlib.error as exc:
                 raise RecordError(f"corrupt gzip data: {exc}") from None
             if len(out) > cap:
-                raise RecordError(
-                    f"gzip data expands beyond {cap} bytes (decompression bomb?); "
-                    "pass max_decompressed_bytes= to the recorder to allow larger records"
-                )
+                raise RecordError(_gunzip_refusal(limits, cap, len(out), size))
         start = pos - len(inflater.unused_data)
         if start >= size:
             break
@@ -159,3 +216,12 @@ def gunzip(data: memoryview, limit: int | None) -> memoryview:
                 break
             raise RecordError("trailing garbage after gzip data")
     return memoryview(out)
+
+
+def _gunzip_refusal(limits: Limits, cap: int, value: int, size: int) -> str:
+    if cap < limits.max_decompressed_bytes:
+        return (
+            f"gzip data of {size} bytes inflates to more than {cap} bytes, more than deflate produces "
+            f"from that many ({DEFLATE_MAX_RATIO}x): corrupt or a decompression bomb"
+        )
+    return limits.refusal("max_decompressed_bytes", value, "gzip data (a decompression bomb?)")

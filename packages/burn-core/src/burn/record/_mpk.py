@@ -3,8 +3,10 @@
 The writer streams: container headers are written by hand, scalars by `msgpack.packb`, tensor bytes are
 written straight from each converted array. The reader is ours rather than `msgpack.unpackb`
 because it returns ``bin`` payloads as views into the file buffer (no second copy of the model),
-checks every length against the bytes present before building anything, limits nesting, and
-refuses extension types: a hostile file can only produce a `RecordError`.
+checks every length against the bytes present before building anything, holds nesting to
+``limits.max_depth`` and the values it builds to ``limits.max_object_nodes`` (a container's
+declared length counts before its items are read), and refuses extension types: a hostile file can
+only produce a `RecordError`.
 """
 
 from __future__ import annotations
@@ -15,8 +17,9 @@ from typing import Any
 
 import msgpack
 
+from burn.foundations.limits import DEFAULT_LIMITS, Limits
 from burn.record._io import PositionWriter
-from burn.record._tree import MAX_DEPTH, TensorRef
+from burn.record._tree import TensorRef
 from burn.record.errors import RecordError
 
 _U8 = struct.Struct(">B")
@@ -100,12 +103,22 @@ def write_inline_tensor(ref: TensorRef, out: PositionWriter) -> None:
 
 # -- reader -------------------------------------------------------------------------------------
 class _Reader:
-    __slots__ = ("buf", "pos", "end")
+    __slots__ = ("buf", "pos", "end", "limits", "max_depth", "nodes")
 
-    def __init__(self, buf: memoryview, pos: int, end: int) -> None:
+    def __init__(self, buf: memoryview, pos: int, end: int, limits: Limits) -> None:
         self.buf = buf
         self.pos = pos
         self.end = end
+        self.limits = limits
+        self.max_depth = limits.max_depth
+        self.nodes = 1  # values built so far, the root included
+
+    def count(self, n: int, what: str) -> None:
+        """Account for `n` more values before a container of them is built."""
+        self.nodes += n
+        if self.limits.exceeds("max_object_nodes", self.nodes):
+            where = f"MessagePack {what} of {n} items at byte {self.pos}"
+            raise RecordError(self.limits.refusal("max_object_nodes", self.nodes, where))
 
     def fail(self, message: str) -> RecordError:
         return RecordError(f"malformed MessagePack at byte {self.pos}: {message}")
@@ -122,8 +135,9 @@ class _Reader:
         return fmt.unpack_from(self.buf, self.take(fmt.size))[0]
 
     def value(self, depth: int) -> Any:
-        if depth > MAX_DEPTH:
-            raise self.fail(f"nested deeper than {MAX_DEPTH} levels")
+        if depth > self.max_depth:
+            where = f"MessagePack nested too deeply at byte {self.pos}"
+            raise RecordError(self.limits.refusal("max_depth", depth, where))
         b = self.buf[self.take(1)]
         if b <= 0x7F:
             return b
@@ -199,11 +213,13 @@ class _Reader:
     def array(self, n: int, depth: int) -> list[Any]:
         if n > self.end - self.pos:  # every item takes at least one byte
             raise self.fail(f"array of {n} items in {self.end - self.pos} bytes")
+        self.count(n, "array")
         return [self.value(depth + 1) for _ in range(n)]
 
     def map(self, n: int, depth: int) -> dict[Any, Any]:
         if 2 * n > self.end - self.pos:
             raise self.fail(f"map of {n} entries in {self.end - self.pos} bytes")
+        self.count(2 * n, "map")
         out: dict[Any, Any] = {}
         for _ in range(n):
             key = self.value(depth + 1)
@@ -213,11 +229,18 @@ class _Reader:
         return out
 
 
-def unpack(buf: memoryview, start: int = 0, end: int | None = None, *, whole: bool = True) -> tuple[Any, int]:
+def unpack(
+    buf: memoryview,
+    start: int = 0,
+    end: int | None = None,
+    *,
+    whole: bool = True,
+    limits: Limits = DEFAULT_LIMITS,
+) -> tuple[Any, int]:
     """Decode one value from ``buf[start:end]``; returns it and where it ended. With `whole`,
     trailing bytes are an error. ``bin`` values come back as views into `buf`."""
     buf = buf.cast("B") if buf.format != "B" or buf.ndim != 1 else buf
-    reader = _Reader(buf, start, buf.nbytes if end is None else end)
+    reader = _Reader(buf, start, buf.nbytes if end is None else end, limits)
     value = reader.value(0)
     if whole and reader.pos != reader.end:
         raise reader.fail(f"{reader.end - reader.pos} trailing bytes after the record")

@@ -27,12 +27,11 @@ import numpy as np
 
 from burn.foundations.data import TensorData
 from burn.foundations.dtype import DType
+from burn.foundations.limits import DEFAULT_LIMITS, Limits
 from burn.record.errors import RecordError
 from burn.record.items import ModuleRecord, ParamRecord, TensorLike, is_tensor, saved_array, tensor_meta
 from burn.record.settings import PrecisionSettings
 
-MAX_DEPTH = 128
-MAX_RANK = 64
 _INT_MIN, _INT_MAX = -(1 << 63), (1 << 64) - 1
 _SPECIAL_FLOATS = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}
 _DTYPES = {d.value: d for d in DType}
@@ -95,9 +94,12 @@ def to_plain(record: Any, settings: PrecisionSettings, *, named: bool = True) ->
             raise RecordError(f"ParamRecord.id must be a str or None, got {type(rec.id).__name__}", path=path)
         return {"$param": {"id": rec.id, "tensor": {"$tensor": tensor(rec.tensor, path)}}}
 
+    # Nothing deeper than the default limits would read back is written.
+    max_depth = DEFAULT_LIMITS.max_depth
+
     def walk(value: Any, path: str, depth: int) -> Any:
-        if depth > MAX_DEPTH:
-            raise RecordError(f"record nested deeper than {MAX_DEPTH} levels", path=path)
+        if depth > max_depth:
+            raise RecordError(f"record nested deeper than {max_depth} levels", path=path)
         if value is None or isinstance(value, (bool, str, float)):
             return value
         if isinstance(value, int):
@@ -155,15 +157,24 @@ ModuleBinDecoder = Callable[[Any, str, "Decoder"], ModuleRecord]
 
 class Decoder:
     """Turns a decoded plain tree back into a record; the encoding supplies the tensor decoder
-    (and, for bin, the decoder of nameless module records)."""
+    (and, for bin, the decoder of nameless module records). Nesting is held to
+    ``limits.max_depth``."""
 
-    def __init__(self, tensor: TensorDecoder, module_bin: ModuleBinDecoder | None = None) -> None:
+    def __init__(
+        self,
+        tensor: TensorDecoder,
+        module_bin: ModuleBinDecoder | None = None,
+        limits: Limits = DEFAULT_LIMITS,
+    ) -> None:
         self.tensor = tensor
         self.module_bin = module_bin
+        self.limits = limits
 
     def decode(self, obj: Any, path: str = "", depth: int = 0) -> Any:
-        if depth > MAX_DEPTH:
-            raise RecordError(f"record nested deeper than {MAX_DEPTH} levels", path=path or None)
+        if self.limits.exceeds("max_depth", depth):
+            raise RecordError(
+                self.limits.refusal("max_depth", depth, "record nested too deeply"), path=path or None
+            )
         if obj is None or isinstance(obj, (bool, int, float, str)):
             return obj
         if isinstance(obj, (memoryview, bytes, bytearray)):
@@ -246,6 +257,32 @@ class Decoder:
         return ParamRecord(pid, self.tensor(tensor["$tensor"], path))
 
 
+class TensorBudget:
+    """Counts the tensors of one file and their elements against ``max_tensors`` and
+    ``max_total_elements`` (each tensor's own size is checked by `parse_shape`)."""
+
+    __slots__ = ("limits", "tensors", "elements")
+
+    def __init__(self, limits: Limits) -> None:
+        self.limits = limits
+        self.tensors = 0
+        self.elements = 0
+
+    def add(self, count: int, path: str) -> None:
+        """One more tensor of `count` elements, at item path `path`."""
+        self.tensors += 1
+        self.elements += count
+        if self.limits.exceeds("max_tensors", self.tensors):
+            raise RecordError(
+                self.limits.refusal("max_tensors", self.tensors, "the file's tensors"), path=path or None
+            )
+        if self.limits.exceeds("max_total_elements", self.elements):
+            raise RecordError(
+                self.limits.refusal("max_total_elements", self.elements, "the file's tensors"),
+                path=path or None,
+            )
+
+
 def check_param_id(pid: Any, path: str) -> None:
     if pid is None:
         return
@@ -272,16 +309,32 @@ def parse_dtype(name: Any, path: str) -> DType:
     return dtype
 
 
-def parse_shape(shape: Any, path: str) -> tuple[tuple[int, ...], int]:
-    """A validated shape and its element count (Python ints: no overflow)."""
-    if not isinstance(shape, list) or len(shape) > MAX_RANK:
-        raise RecordError(f"invalid shape {shape!r}", path=path or None)
+def parse_shape(shape: Any, path: str, limits: Limits = DEFAULT_LIMITS) -> tuple[tuple[int, ...], int]:
+    """A validated shape and its element count, held to ``limits.max_rank`` and
+    ``limits.max_tensor_elements`` (Python ints: no overflow). The element count is checked with
+    empty dims counted as 1, so that no dim of an empty tensor overflows NumPy either."""
+    if not isinstance(shape, list):
+        raise RecordError(f"invalid shape {_shape_text(shape)}", path=path or None)
+    if limits.exceeds("max_rank", len(shape)):
+        raise RecordError(limits.refusal("max_rank", len(shape), "tensor shape"), path=path or None)
     count = 1
+    span = 1  # the count with 0-dims as 1: what NumPy multiplies to validate a shape
     for d in shape:
         if not isinstance(d, int) or isinstance(d, bool) or d < 0:
-            raise RecordError(f"invalid shape {shape!r}", path=path or None)
+            raise RecordError(f"invalid shape {_shape_text(shape)}", path=path or None)
         count *= d
+        span *= max(d, 1)
+    if limits.exceeds("max_tensor_elements", span):
+        raise RecordError(
+            limits.refusal("max_tensor_elements", span, f"tensor of shape {_shape_text(shape)}"),
+            path=path or None,
+        )
     return tuple(shape), count
+
+
+def _shape_text(shape: Any) -> str:
+    text = repr(shape) if isinstance(shape, list) and len(shape) <= 16 else f"<{type(shape).__name__}>"
+    return text if len(text) <= 120 else text[:117] + "..."
 
 
 def tensor_data(

@@ -40,11 +40,13 @@ from typing import Any
 
 from burn.foundations.data import TensorData
 from burn.foundations.dtype import DType
+from burn.foundations.limits import DEFAULT_LIMITS, Limits
 from burn.record import _mpk
 from burn.record._io import PositionWriter
 from burn.record._json import JsonWriter
 from burn.record._tree import (
     Decoder,
+    TensorBudget,
     TensorRef,
     b64decode,
     check_param_id,
@@ -89,7 +91,10 @@ class Encoding:
     def write(self, prepared: Prepared, out: PositionWriter) -> None:
         raise NotImplementedError
 
-    def read(self, buf: memoryview, template: Any = None) -> tuple[Metadata | None, Any]:
+    def read(
+        self, buf: memoryview, template: Any = None, limits: Limits = DEFAULT_LIMITS
+    ) -> tuple[Metadata | None, Any]:
+        """The metadata and the record in `buf`; everything the bytes declare is held to `limits`."""
         raise NotImplementedError
 
 
@@ -113,19 +118,23 @@ class MpkEncoding(Encoding):
     def write(self, prepared: Prepared, out: PositionWriter) -> None:
         _mpk.write_plain(prepared.doc, out, _mpk.write_inline_tensor)
 
-    def read(self, buf: memoryview, template: Any = None) -> tuple[Metadata | None, Any]:
-        doc, _ = _mpk.unpack(buf)
+    def read(
+        self, buf: memoryview, template: Any = None, limits: Limits = DEFAULT_LIMITS
+    ) -> tuple[Metadata | None, Any]:
+        doc, _ = _mpk.unpack(buf, limits=limits)
         meta, item = _item(doc, self.name)
+        budget = TensorBudget(limits)
 
         def tensor(node: Any, path: str) -> TensorData:
             dtype, shape, data = _node_fields(node, path, "dtype", "shape", "data")
             if not isinstance(data, memoryview):
                 raise RecordError("tensor data is not binary", path=path or None)
             dtype = parse_dtype(dtype, path)
-            dims, count = parse_shape(shape, path)
+            dims, count = parse_shape(shape, path, limits)
+            budget.add(count, path)
             return tensor_data(data, dtype, dims, count, path)
 
-        return meta, Decoder(tensor).decode(item)
+        return meta, Decoder(tensor, limits=limits).decode(item)
 
 
 # -- JSON ---------------------------------------------------------------------------------------------
@@ -138,16 +147,20 @@ class JsonEncoding(Encoding):
     def write(self, prepared: Prepared, out: PositionWriter) -> None:
         JsonWriter(out, self.indent).write(prepared.doc)
 
-    def read(self, buf: memoryview, template: Any = None) -> tuple[Metadata | None, Any]:
+    def read(
+        self, buf: memoryview, template: Any = None, limits: Limits = DEFAULT_LIMITS
+    ) -> tuple[Metadata | None, Any]:
         doc = parse_json(buf)
         meta, item = _item(doc, self.name)
+        budget = TensorBudget(limits)
 
         def tensor(node: Any, path: str) -> TensorData:
             dtype, shape, data = _node_fields(node, path, "dtype", "shape", "data")
             if not isinstance(data, str):
                 raise RecordError("tensor data is not base64 text", path=path or None)
             dtype = parse_dtype(dtype, path)
-            dims, count = parse_shape(shape, path)
+            dims, count = parse_shape(shape, path, limits)
+            budget.add(count, path)
             # base64 is 4/3 the raw size: check before decoding anything.
             if len(data) != 4 * -(-count * dtype.itemsize // 3):
                 raise RecordError(
@@ -157,7 +170,7 @@ class JsonEncoding(Encoding):
                 )
             return tensor_data(b64decode(data, path), dtype, dims, count, path)
 
-        return meta, Decoder(tensor).decode(item)
+        return meta, Decoder(tensor, limits=limits).decode(item)
 
 
 def parse_json(buf: memoryview | bytes) -> Any:
@@ -194,22 +207,26 @@ class BinEncoding(Encoding):
             out.write(bytes(data_start + ref.offset - out.pos))
             out.write_array(ref.array())
 
-    def read(self, buf: memoryview, template: Any = None) -> tuple[Metadata | None, Any]:
+    def read(
+        self, buf: memoryview, template: Any = None, limits: Limits = DEFAULT_LIMITS
+    ) -> tuple[Metadata | None, Any]:
         size = buf.nbytes
         if size < 16 or bytes(buf[:8]) != BIN_MAGIC:
             raise RecordError("not a burn bin record (bad magic bytes)")
         (header_len,) = _U64.unpack_from(buf, 8)
         if header_len > size - 16:
             raise RecordError(f"header of {header_len} bytes in a {size}-byte record (truncated?)")
-        doc, _ = _mpk.unpack(buf, 16, 16 + header_len)
+        doc, _ = _mpk.unpack(buf, 16, 16 + header_len, limits=limits)
         meta, item = _item(doc, self.name)
         data_start = _align(16 + header_len)
         data_len = max(0, size - data_start)
+        budget = TensorBudget(limits)
 
         def tensor(node: Any, path: str) -> TensorData:
             dtype, shape, offset = _node_fields(node, path, "dtype", "shape", "offset")
             dtype = parse_dtype(dtype, path)
-            dims, count = parse_shape(shape, path)
+            dims, count = parse_shape(shape, path, limits)
+            budget.add(count, path)
             nbytes = count * dtype.itemsize
             if not isinstance(offset, int) or offset < 0 or offset + nbytes > data_len:
                 raise RecordError(
@@ -223,7 +240,7 @@ class BinEncoding(Encoding):
         def module_bin(node: Any, path: str, decoder: Decoder) -> ModuleRecord:
             return _module_from_bin(node, path, decoder, _template_paths(template, path))
 
-        return meta, Decoder(tensor, module_bin).decode(item)
+        return meta, Decoder(tensor, module_bin, limits).decode(item)
 
 
 def _align(n: int, to: int = _mpk.ALIGN) -> int:
@@ -348,8 +365,10 @@ class SafetensorsEncoding(Encoding):
         for ref in prepared.refs:
             out.write_array(ref.array())
 
-    def read(self, buf: memoryview, template: Any = None) -> tuple[Metadata | None, Any]:
-        entries, metadata, data_start = read_safetensors_header(buf)
+    def read(
+        self, buf: memoryview, template: Any = None, limits: Limits = DEFAULT_LIMITS
+    ) -> tuple[Metadata | None, Any]:
+        entries, metadata, data_start = read_safetensors_header(buf, limits)
         views = {
             key: tensor_data(buf[data_start + begin : data_start + end], dtype, shape, count, key)
             for key, (dtype, shape, count, begin, end) in entries.items()
@@ -371,7 +390,7 @@ class SafetensorsEncoding(Encoding):
                 raise RecordError(f"no tensor {key!r} in the file", path=path or None)
             return views[key]
 
-        return meta, Decoder(tensor).decode(parse_json(raw["tree"].encode()))
+        return meta, Decoder(tensor, limits=limits).decode(parse_json(raw["tree"].encode()))
 
 
 class _KeyJsonWriter(JsonWriter):
@@ -382,11 +401,11 @@ class _KeyJsonWriter(JsonWriter):
 
 
 def read_safetensors_header(
-    buf: memoryview,
+    buf: memoryview, limits: Limits = DEFAULT_LIMITS
 ) -> tuple[dict[str, tuple[DType, tuple[int, ...], int, int, int]], dict[str, str] | None, int]:
     """Validated entries ``key -> (dtype, shape, count, begin, end)`` in file order, the
     ``__metadata__`` (or None) and where the data starts. Nothing is allocated from sizes in the
-    file: every size is checked against the bytes present first."""
+    file: every size is checked against the bytes present and against `limits` first."""
     size = buf.nbytes
     if size < 8:
         raise RecordError("safetensors file shorter than its 8-byte header length")
@@ -404,13 +423,15 @@ def read_safetensors_header(
         raise RecordError("safetensors __metadata__ must map strings to strings")
     data_start, data_len = 8 + n, size - 8 - n
     entries = {}
+    budget = TensorBudget(limits)
     for key, entry in header.items():
         if not isinstance(entry, dict) or not all(f in entry for f in ("dtype", "shape", "data_offsets")):
             raise RecordError("a safetensors entry needs dtype, shape and data_offsets", path=key)
         dtype = _FROM_SAFETENSORS.get(entry["dtype"]) if isinstance(entry["dtype"], str) else None
         if dtype is None:
             raise RecordError(f"unsupported safetensors dtype {entry['dtype']!r}", path=key)
-        shape, count = parse_shape(entry["shape"], key)
+        shape, count = parse_shape(entry["shape"], key, limits)
+        budget.add(count, key)
         offsets = entry["data_offsets"]
         if not (
             isinstance(offsets, list)

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from burn.foundations.limits import Limits, resolve_limits
 from burn.record._io import gunzip, read_file
 from burn.record.detect import detect_encoding
 from burn.record.encodings import (
@@ -33,8 +34,18 @@ _ENCODINGS: dict[str, Encoding] = {
 }
 
 
-def inspect_file(path: str | os.PathLike[str], *, max_decompressed_bytes: int | None = None) -> str:
+def inspect_file(
+    path: str | os.PathLike[str],
+    *,
+    max_decompressed_bytes: int | None = None,
+    limits: Limits | None = None,
+) -> str:
     """A human-readable description of the record file at `path`.
+
+    Args:
+        path: the record file (a regular file: FIFOs, devices and directories are refused).
+        max_decompressed_bytes: replaces ``limits.max_decompressed_bytes`` for gzip files.
+        limits: the bounds on what the file may declare (`burn.Limits`; default: the defaults).
 
     Example:
         >>> print(inspect_file("model.mpk"))  # doctest: +SKIP
@@ -43,18 +54,21 @@ def inspect_file(path: str | os.PathLike[str], *, max_decompressed_bytes: int | 
           linear.weight  [2, 4]  float32  8  32 B  id 1f0c...
     """
     source = str(path)
-    buf = read_file(Path(path))
+    limits = resolve_limits(limits, "inspect_file(limits=)")
+    if max_decompressed_bytes is not None:
+        limits = limits.replace(max_decompressed_bytes=max_decompressed_bytes)
+    buf = read_file(Path(path), limits)
     size = buf.nbytes
     try:
         encoding = detect_encoding(buf, size)
         compressed = encoding == "gzip"
         if compressed:
-            buf = gunzip(buf, max_decompressed_bytes)
+            buf = gunzip(buf, limits)
             encoding = detect_encoding(buf, buf.nbytes)
         if encoding not in _ENCODINGS:
             raise RecordError(f"not a record file{_looks_like(buf)}: {KNOWN_FORMATS}")
         try:
-            meta, record = _ENCODINGS[encoding].read(buf, POSITIONAL)
+            meta, record = _ENCODINGS[encoding].read(buf, POSITIONAL, limits)
         except RecordError as err:
             # The encoding was guessed from a byte or two: a PNG's first byte is also a MessagePack
             # map's. A file that is plainly something else is "not a record", not "a broken one".

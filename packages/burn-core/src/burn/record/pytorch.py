@@ -29,6 +29,7 @@ import numpy as np
 
 from burn.foundations.data import TensorData
 from burn.foundations.dtype import DType
+from burn.foundations.limits import Limits, resolve_limits
 from burn.record._io import read_file
 from burn.record._tree import tensor_data
 from burn.record.encodings import read_safetensors_header
@@ -65,6 +66,7 @@ def load_pytorch_safetensors(
     strict: bool = True,
     allow_partial: bool = False,
     device: Device | None = None,
+    limits: Limits | None = None,
 ) -> M:
     """`module` with its params read from a PyTorch state dict saved with safetensors.
 
@@ -78,23 +80,28 @@ def load_pytorch_safetensors(
         transpose_linear: transpose Linear weights (PyTorch ``[out, in]`` -> burn ``[in, out]``).
         skip_keys: regexes of file keys to ignore (default: ``num_batches_tracked``).
         strict, allow_partial, device: as in `Module.load_record`.
+        limits: the bounds on what the file may declare (`burn.Limits`; default: the defaults):
+            its size, its tensors' ranks and elements, each and in all, checked before they are
+            read. A FIFO, device or directory is refused before it is opened.
 
     Returns:
         A new module; params keep their ParamIds (the file has none). Values are converted to
         each param's dtype.
 
     Raises:
-        RecordError: malformed file, or keys / shapes that do not fit (each missing param is
-            listed with the PyTorch key it was looked up as).
+        RecordError: malformed file, a limit broken (the message names the field to raise), or
+            keys / shapes that do not fit (each missing param is listed with the PyTorch key it
+            was looked up as).
 
     Example:
         >>> model = load_pytorch_safetensors("resnet.safetensors", ResNetConfig().init(device),
         ...                                  key_remap=[(r"^fc\\.", "head.")])  # doctest: +SKIP
     """
     source = str(path)
-    buf = read_file(Path(path))
+    limits = resolve_limits(limits, "load_pytorch_safetensors(limits=)")
+    buf = read_file(Path(path), limits)
     try:
-        entries, _, data_start = read_safetensors_header(buf)
+        entries, _, data_start = read_safetensors_header(buf, limits)
     except RecordError as err:
         raise err.with_source(source) from err.__cause__
     tensors = {
@@ -128,6 +135,7 @@ def load_pytorch(
     strict: bool = True,
     allow_partial: bool = False,
     device: Device | None = None,
+    limits: Limits | None = None,
 ) -> M:
     """`module` with its params read from a PyTorch checkpoint written by ``torch.save``.
 
@@ -149,6 +157,11 @@ def load_pytorch(
         key_remap, layer_fields, transpose_linear, skip_keys: as in `load_pytorch_safetensors`
             (the same layer adapters map both formats).
         strict, allow_partial, device: as in `Module.load_record`.
+        limits: the bounds on what the file may declare (`burn.Limits`; default: the defaults):
+            its size, its pickle's bytes, opcodes, memo entries, object nodes (shared references
+            counted as copies) and nesting, its tensors' ranks and elements, each and in all.
+            Checked before anything is unpickled or read; a FIFO, device or directory is refused
+            before it is opened.
 
     Returns:
         A new module; params keep their ParamIds (the file has none). Values are converted to
@@ -156,15 +169,16 @@ def load_pytorch(
 
     Raises:
         RecordError: naming the file: not a checkpoint, a truncated or corrupted one, a
-            forbidden global in its pickle, a missing storage record, sizes that disagree, no
-            single state dict, or keys / shapes that do not fit the module.
+            forbidden global in its pickle, a missing storage record, sizes that disagree, a
+            limit broken (the message names the field to raise), no single state dict, or keys /
+            shapes that do not fit the module.
 
     Example:
         >>> model = load_pytorch("checkpoint.pt", ResNetConfig().init(device), key="model",
         ...                      key_remap=[(r"^fc\\.", "head.")])  # doctest: +SKIP
     """
     source = str(path)
-    with open_checkpoint(path) as checkpoint:
+    with open_checkpoint(path, limits=limits) as checkpoint:
         tensors = checkpoint.state_dict(key)
         return load_state_dict(
             tensors,

@@ -9,6 +9,13 @@ stored uncompressed), plus ``<name>/byteorder`` and ``<name>/version``. The lega
 version, system info, the object, the list of storage keys) followed by each storage as an
 8-byte element count and its bytes.
 
+Before it is unpickled, each pickle is walked opcode by opcode (`burn.record._pickle_scan`) and
+held to `burn.Limits`: its bytes, opcodes, memo entries, and the size and depth of the objects it
+builds with shared references counted as copies (a "billion laughs" DAG is refused as the tree it
+expands to). What it then declares is checked before anything is read: each tensor's rank and
+element count, the span of its storage it needs against the storage's size, the storage's size
+against its record in the file, and the file's tensors and elements in all.
+
 A pickle is a program: unpickling calls whatever globals it names. `TorchUnpickler.find_class`
 admits only the names a tensor checkpoint needs (tensor and parameter rebuilds, storage types,
 dtypes, ``collections.OrderedDict``, ``torch.Size``, sets) and maps each to a function of ours
@@ -29,35 +36,39 @@ import collections
 import io
 import os
 import pickle
-import pickletools
+import reprlib
 import struct
 import zipfile
 import zlib
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import IO, Any, BinaryIO, NamedTuple, cast
+from typing import Any, BinaryIO, NamedTuple
 
 import numpy as np
 
 from burn.foundations.data import TensorData
 from burn.foundations.dtype import DType
+from burn.foundations.limits import DEFAULT_LIMITS, Limits, resolve_limits
+from burn.record._io import DEFLATE_MAX_RATIO, open_regular
+from burn.record._pickle_scan import ScanReader, scan_pickle
 from burn.record.errors import RecordError
 
 __all__ = ["Checkpoint", "TorchTensor", "TorchUnpickler", "open_checkpoint"]
 
 LEGACY_MAGIC = 0x1950A86A20F9469CFC6C
 LEGACY_PROTOCOL = 1001
-MAX_RANK = 64
-MAX_DEPTH = 128
 READ_CHUNK = 1 << 22
-MAX_LINE = 1 << 16
-# data.pkl holds only metadata (about 200 bytes a tensor): a larger declared size is refused
-# before anything is inflated (a zip bomb), unless the stored bytes themselves are that large.
-PICKLE_FLOOR = 1 << 28
+# torch.save stores data.pkl uncompressed; a re-zipped one (tensor metadata: repeated opcodes
+# and short strings) deflates well under 32x. A compressed data.pkl declaring more than this
+# ratio (or 1 MiB, for small ones) is refused from its declared size, before it is inflated: a
+# zip bomb of opcodes would otherwise be inflated and scanned up to the opcode limit.
 PICKLE_RATIO = 32
+PICKLE_RATIO_FLOOR = 1 << 20
+# Members of a checkpoint besides its storages (data.pkl, byteorder, version, .data/...).
+_EXTRA_MEMBERS = 64
+_INT_MAX = (1 << 63) - 1
 _LOCAL_HEADER = struct.Struct("<IHHHHHIIIHH")
 _LOCAL_SIGNATURE = 0x04034B50
-_MAX_INFLATE = 1032  # deflate's largest expansion ratio
 
 _STORAGE_DTYPES = {
     "DoubleStorage": DType.F64,
@@ -155,14 +166,17 @@ class TorchTensor(NamedTuple):
 
 
 def _int(value: Any, what: str) -> int:
-    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-        raise RecordError(f"{what} must be a non-negative int, got {value!r}")
+    # Below 2^63: every size, stride and offset must fit NumPy's (and PyTorch's) int64.
+    if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= _INT_MAX:
+        raise RecordError(f"{what} must be a non-negative int below 2^63, got {_short(value)}")
     return value
 
 
-def _ints(value: Any, what: str) -> tuple[int, ...]:
-    if not isinstance(value, (tuple, list)) or len(value) > MAX_RANK:
-        raise RecordError(f"{what} must be a tuple of at most {MAX_RANK} ints, got {type(value).__name__}")
+def _ints(value: Any, what: str, limits: Limits) -> tuple[int, ...]:
+    if not isinstance(value, (tuple, list)):
+        raise RecordError(f"{what} must be a tuple of ints, got {type(value).__name__}")
+    if limits.exceeds("max_rank", len(value)):
+        raise RecordError(limits.refusal("max_rank", len(value), what))
     return tuple(_int(v, what) for v in value)
 
 
@@ -192,6 +206,7 @@ class TorchUnpickler(pickle.Unpickler):
         super().__init__(file)
         self._storage = storage
         self._checkpoint = checkpoint
+        self._limits = checkpoint.limits if checkpoint is not None else DEFAULT_LIMITS
         self._allowed: dict[tuple[str, str], Any] = {
             ("collections", "OrderedDict"): collections.OrderedDict,
             ("torch._utils", "_rebuild_tensor"): self._rebuild_tensor,
@@ -249,7 +264,8 @@ class TorchUnpickler(pickle.Unpickler):
             raise RecordError(f"a tensor's storage must come from a storage id, got {_short(storage)}")
         if self._checkpoint is None:  # pragma: no cover - header pickles have no storages
             raise RecordError("tensor outside the checkpoint's main pickle")
-        shape, strides = _ints(size, "tensor size"), _ints(stride, "tensor stride")
+        limits = self._limits
+        shape, strides = _ints(size, "tensor size", limits), _ints(stride, "tensor stride", limits)
         start = _int(offset, "storage offset")
         if len(shape) != len(strides):
             raise RecordError(f"tensor size {list(shape)} and stride {list(strides)} differ in rank")
@@ -259,15 +275,22 @@ class TorchUnpickler(pickle.Unpickler):
         if storage.dtype is not None and storage.dtype is not dtype:
             raise RecordError(f"tensor of {dtype.value} on a {storage.dtype.value} storage {storage.key!r}")
         count = 1
+        span = 1  # the count with empty dims as 1: what NumPy multiplies to validate a shape
         last = start
         for d, s in zip(shape, strides, strict=True):
             count *= d
+            span *= max(d, 1)
             last += (d - 1) * s
+        if limits.exceeds("max_tensor_elements", span):
+            raise RecordError(
+                limits.refusal("max_tensor_elements", span, f"tensor of shape {_short(list(shape))}")
+            )
         if count and (last + 1) * dtype.itemsize > storage.nbytes:
             raise RecordError(
                 f"tensor of shape {list(shape)}, stride {list(strides)} at offset {start} needs "
                 f"{(last + 1) * dtype.itemsize} bytes of storage {storage.key!r}, which has {storage.nbytes}"
             )
+        self._checkpoint.count_tensor(count)
         return TorchTensor(dtype, shape, strides, start, storage, self._checkpoint)
 
     def _rebuild_tensor(self, storage: Any, offset: Any, size: Any, stride: Any) -> TorchTensor:
@@ -300,12 +323,40 @@ def _latin1_bytes(text: Any, encoding: Any = "utf-8") -> bytes:
     return text.encode("latin1")
 
 
+class _ShortRepr(reprlib.Repr):
+    """`reprlib` bounded everywhere: a few levels and items, bytes and mappings included (a
+    pickle's values can be shared many times over; printing one in full could take forever)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.maxlevel, self.maxtuple, self.maxlist, self.maxdict = 3, 6, 6, 4
+        self.maxset = self.maxfrozenset = self.maxdeque = 6
+        self.maxstring = self.maxother = self.maxlong = 60
+
+    def repr_bytes(self, x: bytes, level: int) -> str:
+        return repr(x[: self.maxstring]) + ("..." if len(x) > self.maxstring else "")
+
+    def repr_bytearray(self, x: bytearray, level: int) -> str:
+        return f"bytearray({self.repr_bytes(bytes(x[: self.maxstring + 1]), level)})"
+
+    def repr_OrderedDict(self, x: Any, level: int) -> str:  # noqa: N802 - reprlib's naming
+        return self.repr_dict(x, level)
+
+
+_SHORT = _ShortRepr()
+
+
 def _short(value: Any) -> str:
     try:
-        text = str(value) if isinstance(value, BaseException) else repr(value)
-    except RecursionError:
-        return "<a value nested too deeply to show>"
+        text = _short_exception(value) if isinstance(value, BaseException) else _SHORT.repr(value)
+    except Exception:  # a value that cannot even be shown (a 10^5-digit int...)
+        return f"<a {type(value).__name__}>"
     return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _short_exception(exc: BaseException) -> str:
+    text = str(exc)
+    return text[:200]
 
 
 def _dtype_names() -> str:
@@ -323,8 +374,9 @@ class Checkpoint:
         obj: what was saved (dicts, lists, numbers, strings, `TorchTensor`).
     """
 
-    def __init__(self, path: str | os.PathLike[str]) -> None:
+    def __init__(self, path: str | os.PathLike[str], *, limits: Limits | None = None) -> None:
         self.path = str(path)
+        self.limits = resolve_limits(limits, "open_checkpoint(limits=)")
         self.format = ""
         self.obj: Any = None
         self._file: BinaryIO | None = None
@@ -334,17 +386,25 @@ class Checkpoint:
         self._little = True
         self._storages: dict[str, _Storage] = {}
         self._legacy_offsets: dict[str, int] = {}
+        self._tensors = 0
+        self._elements = 0
+
+    def count_tensor(self, count: int) -> None:
+        """One more tensor of `count` elements, held to ``max_tensors`` and ``max_total_elements``."""
+        self._tensors += 1
+        self._elements += count
+        if self.limits.exceeds("max_tensors", self._tensors):
+            raise RecordError(self.limits.refusal("max_tensors", self._tensors, "the checkpoint's tensors"))
+        if self.limits.exceeds("max_total_elements", self._elements):
+            raise RecordError(
+                self.limits.refusal("max_total_elements", self._elements, "the checkpoint's tensors")
+            )
 
     # -- opening ---------------------------------------------------------------------------------
     def open(self) -> Checkpoint:
+        raw, self._size = open_regular(self.path, self.limits)  # a FIFO or device: refused here
+        self._file = io.BufferedReader(raw)
         try:
-            self._file = open(self.path, "rb")  # noqa: SIM115 - closed by close()
-        except FileNotFoundError:
-            raise RecordError("no such file", source=self.path) from None
-        except OSError as exc:
-            raise RecordError(f"cannot read: {exc}", source=self.path) from exc
-        try:
-            self._size = os.fstat(self._file.fileno()).st_size
             head = self._file.read(512)
             if head[:4] in (b"PK\x03\x04", b"PK\x05\x06"):
                 self.format = "zip"
@@ -374,10 +434,19 @@ class Checkpoint:
     def _error(self, exc: BaseException) -> RecordError:
         """A RecordError for an exception the readers did not expect (garbage input)."""
         what = self.format or "checkpoint"
-        return RecordError(f"corrupt {what} file: {type(exc).__name__}: {_short(exc)}", source=self.path)
+        err = RecordError(f"corrupt {what} file: {type(exc).__name__}: {_short(exc)}", source=self.path)
+        err.internal = True  # every malformed input is meant to be caught where it is understood
+        return err
 
     def _open_zip(self) -> None:
         assert self._file is not None
+        entries = _zip_entries(self._file)
+        if entries is not None and self.limits.exceeds("max_tensors", entries - _EXTRA_MEMBERS):
+            raise RecordError(
+                self.limits.refusal(
+                    "max_tensors", entries - _EXTRA_MEMBERS, f"a zip archive of {entries} records"
+                )
+            )
         try:
             self._zip = zipfile.ZipFile(self._file)
             infos = self._zip.infolist()
@@ -399,9 +468,26 @@ class Checkpoint:
             if value not in ("little", "big"):
                 raise RecordError(f"byteorder record says {value!r}, expected 'little' or 'big'")
             self._little = value == "little"
-        limit = max(PICKLE_FLOOR, PICKLE_RATIO * info.compress_size)
-        if info.file_size > limit:
-            raise RecordError(f"data.pkl declares {info.file_size} bytes, more than the {limit} allowed")
+        if self.limits.exceeds("max_pickle_bytes", info.file_size):
+            raise RecordError(self.limits.refusal("max_pickle_bytes", info.file_size, info.filename))
+        ratio_cap = max(PICKLE_RATIO_FLOOR, PICKLE_RATIO * info.compress_size)
+        if info.compress_type != zipfile.ZIP_STORED and info.file_size > ratio_cap:
+            raise RecordError(
+                f"{info.filename} declares {info.file_size} bytes from {info.compress_size} compressed, "
+                f"more than a pickle of tensor metadata deflates to ({PICKLE_RATIO}x): refused before "
+                "inflating it (a zip bomb?); torch.save stores it uncompressed"
+            )
+        try:
+            with self._zip.open(info) as member:
+                scan_pickle(
+                    ScanReader(member, info.file_size, self.limits.max_pickle_bytes),
+                    self.limits,
+                    info.filename,
+                )
+        except RecordError:
+            raise
+        except Exception as exc:
+            raise RecordError(f"cannot read record {info.filename}: {exc}") from exc
         data = self._read_small(info)
         self.obj = self._unpickle(data, self._zip_storage)
 
@@ -426,6 +512,14 @@ class Checkpoint:
             raise RecordError(f"storage views are not expected in a zip checkpoint (storage {key!r})")
         itemsize = kind.dtype.itemsize if kind.dtype is not None else 1
         storage = _Storage(key, kind.dtype, numel * itemsize, 0)
+        if key not in self._storages:  # checked against its record now, before any read
+            name = f"data/{key}"
+            info = self._member(self._prefix + name)
+            assert info is not None
+            if info.file_size != storage.nbytes:
+                raise RecordError(
+                    f"storage record {name} holds {info.file_size} bytes, the pickle says {storage.nbytes}"
+                )
         return self._register(storage)
 
     def _register(self, storage: _Storage) -> _Storage:
@@ -443,8 +537,7 @@ class Checkpoint:
     def _unpickle(
         self, data: bytes, storage: Callable[[str, _StorageType, int, Any], _Storage] | None
     ) -> Any:
-        """Unpickle `data` (checked by `_scan` first) with `TorchUnpickler`."""
-        _scan(io.BytesIO(data))
+        """Unpickle `data` (held to the limits by `scan_pickle` first) with `TorchUnpickler`."""
         try:
             return TorchUnpickler(io.BytesIO(data), storage, self).load()
         except RecordError:
@@ -453,13 +546,14 @@ class Checkpoint:
             raise RecordError(f"corrupt pickle: {type(exc).__name__}: {_short(exc)}") from exc
 
     def _next_pickle(self) -> bytes:
-        """The bytes of the legacy file's next pickle, from where the file is (found by `_scan`)."""
+        """The bytes of the legacy file's next pickle, from where the file is (found and held to
+        the limits by `scan_pickle`)."""
         assert self._file is not None
         start = self._file.tell()
-        _scan(_Bounded(self._file, self._size))
-        end = self._file.tell()
+        reader = ScanReader(self._file, self._size - start, self.limits.max_pickle_bytes)
+        length = scan_pickle(reader, self.limits, f"the pickle at byte {start}")
         self._file.seek(start)
-        return self._file.read(end - start)
+        return self._file.read(length)
 
     def _open_legacy(self) -> None:
         assert self._file is not None
@@ -478,6 +572,10 @@ class Checkpoint:
 
         def storage(key: str, kind: _StorageType, numel: int, view: Any) -> _Storage:
             itemsize = kind.dtype.itemsize if kind.dtype is not None else 1
+            if numel * itemsize > self._size:  # its bytes follow in this file: refused before any read
+                raise RecordError(
+                    f"storage {key!r} declares {numel * itemsize} bytes, more than the {self._size}-byte file"
+                )
             root = roots.setdefault(key, (kind.dtype, numel))
             if root != (kind.dtype, numel):
                 raise RecordError(f"storage {key!r} is named twice with different types or sizes")
@@ -549,9 +647,12 @@ class Checkpoint:
         if contiguous and flat.size == numel:
             array = flat.reshape(tensor.shape)
         else:  # a view with gaps or broadcast strides: copy it out, so the storage is dropped
-            view = np.lib.stride_tricks.as_strided(
-                flat, tensor.shape, tuple(s * itemsize for s in tensor.stride), writeable=False
+            # A size-1 dim's stride is never used (and may be anything below 2^63): 0 keeps it
+            # from overflowing NumPy's byte strides.
+            strides = tuple(
+                s * itemsize if d > 1 else 0 for d, s in zip(tensor.shape, tensor.stride, strict=True)
             )
+            view = np.lib.stride_tricks.as_strided(flat, tensor.shape, strides, writeable=False)
             array = np.array(view, order="C")
         if not array.dtype.isnative:
             array = array.astype(tensor.dtype.numpy)
@@ -572,10 +673,6 @@ class Checkpoint:
         name = f"data/{storage.key}"
         info = self._member(self._prefix + name)
         assert info is not None
-        if info.file_size != storage.nbytes:
-            raise RecordError(
-                f"storage record {name} holds {info.file_size} bytes, the pickle says {storage.nbytes}"
-            )
         if info.compress_type == zipfile.ZIP_STORED:
             if info.compress_size != info.file_size:
                 raise RecordError(f"stored record {name} has sizes {info.compress_size} and {info.file_size}")
@@ -586,7 +683,7 @@ class Checkpoint:
             if begin == 0 and end == info.file_size and zlib.crc32(out.data) != info.CRC:
                 raise RecordError(f"storage record {name} fails its CRC check (corrupted)")
             return out
-        if info.file_size > _MAX_INFLATE * info.compress_size + 1024:
+        if info.file_size > DEFLATE_MAX_RATIO * info.compress_size + 1024:
             raise RecordError(f"compressed record {name} declares an impossible size {info.file_size}")
         return self._read_compressed(info, name, begin, end)
 
@@ -705,47 +802,17 @@ class Checkpoint:
         self.close()
 
 
-_MEMO_PUTS = frozenset({"PUT", "BINPUT", "LONG_BINPUT"})
-
-
-def _scan(stream: BinaryIO | _Bounded) -> None:
-    """Walk a pickle's opcodes (``pickletools.genops``, which runs nothing) up to its STOP, before
-    it is unpickled: every length inside must be backed by bytes actually present, and no memo
-    index may exceed the pickle's size. The C unpickler trusts both: it allocates a declared
-    length before reading it, and grows its memo table to the largest index (zero-filled: a
-    4-byte index could make it write tens of GB)."""
+def _zip_entries(file: BinaryIO) -> int | None:
+    """The record count a zip archive's end-of-central-directory declares (None: not found; the
+    zipfile module then reports the archive as corrupt), read before the directory is parsed."""
+    find = getattr(zipfile, "_EndRecData", None)
+    if find is None:  # pragma: no cover - a Python without it: the directory is parsed unchecked
+        return None
     try:
-        for opcode, arg, pos in pickletools.genops(cast(IO[bytes], stream)):
-            if opcode.name in _MEMO_PUTS and isinstance(arg, int) and arg > (pos or 0):
-                raise RecordError(f"memo index {arg} at byte {pos} of the pickle (corrupt or hostile)")
-    except RecordError:
-        raise
-    except Exception as exc:  # truncated, unknown opcode, bad argument...
-        raise RecordError(f"corrupt pickle: {type(exc).__name__}: {_short(exc)}") from exc
-
-
-class _Bounded:
-    """The legacy file as `_scan` reads it, from where it is: reads never ask for more than the
-    file holds (a length in a corrupt pickle would otherwise size a buffer), and `tell` counts
-    from the pickle's start."""
-
-    def __init__(self, file: BinaryIO, size: int) -> None:
-        self._file = file
-        self._size = size
-        self._start = file.tell()
-
-    def read(self, n: int = -1) -> bytes:
-        left = self._size - self._file.tell()
-        return self._file.read(left if n < 0 else min(n, left))
-
-    def readline(self, limit: int = -1) -> bytes:
-        # Text opcodes (GLOBAL's module and name, INT, LONG) read lines: short ones, unless the
-        # pickle is garbage, which must not make us read the rest of a large file at once.
-        cap = MAX_LINE if limit < 0 else min(limit, MAX_LINE)
-        return self._file.readline(cap)
-
-    def tell(self) -> int:
-        return self._file.tell() - self._start
+        end = find(file)
+    except (OSError, struct.error, ValueError):
+        return None
+    return int(end[4]) if end else None  # _ECD_ENTRIES_TOTAL
 
 
 def _data(array: np.ndarray, dtype: DType) -> TensorData:
@@ -791,16 +858,23 @@ def _describe_keys(obj: Any) -> str:
     return text + (f" and {len(items) - 20} more" if len(items) > 20 else "") if items else "(empty dict)"
 
 
-def open_checkpoint(path: str | os.PathLike[str] | Path) -> Checkpoint:
+def open_checkpoint(path: str | os.PathLike[str] | Path, *, limits: Limits | None = None) -> Checkpoint:
     """Open a ``torch.save`` file: its pickle is read (no code run), its tensors stay on disk
     until read. Use as a context manager; the file is closed on exit.
 
+    Args:
+        path: the checkpoint (a regular file: a FIFO, device or directory is refused unopened).
+        limits: the bounds on what the file may declare (`burn.Limits`; default: the defaults):
+            its size, its pickle's bytes, opcodes, memo entries, object nodes and nesting, and its
+            tensors' ranks and elements, each and in all. Checked before anything is read.
+
     Raises:
-        RecordError: not a checkpoint, a corrupt or truncated one, or a pickle that names a
-            global other than a tensor checkpoint's (the error names it).
+        RecordError: not a checkpoint, a corrupt or truncated one, a pickle that names a
+            global other than a tensor checkpoint's (the error names it), or a limit broken
+            (the error names the `Limits` field to raise).
 
     Example:
         >>> with open_checkpoint("model.pt") as ckpt:  # doctest: +SKIP
         ...     weights = {k: t.read() for k, t in ckpt.state_dict(key="model").items()}
     """
-    return Checkpoint(path).open()
+    return Checkpoint(path, limits=limits).open()

@@ -8,6 +8,7 @@ import os
 from pathlib import Path
 from typing import Any, ClassVar
 
+from burn.foundations.limits import Limits, resolve_limits
 from burn.record._io import GZIP_LEVEL, PositionWriter, atomic_write, gunzip, read_file
 from burn.record.detect import GZIP_MAGIC, detect_encoding, recorder_hint
 from burn.record.encodings import BinEncoding, Encoding, JsonEncoding, MpkEncoding, SafetensorsEncoding
@@ -28,8 +29,10 @@ class Recorder:
 
     Args:
         settings: the precision floats and ints are saved in (default `FullPrecisionSettings`).
-        max_decompressed_bytes: for gzip formats, the most bytes a file may expand to
-            (default: max(1 GiB, 32 x the compressed size)); more raises RecordError.
+        max_decompressed_bytes: for gzip formats, the most bytes a file may expand to; when
+            given, it replaces ``Limits.max_decompressed_bytes`` of every load (default: the
+            limit, 64 GiB, and at most deflate's 1032x the compressed size); more raises
+            RecordError while inflating.
 
     Example:
         >>> from burn.record import NamedMpkBytesRecorder, HalfPrecisionSettings
@@ -86,7 +89,7 @@ class Recorder:
         return target
 
     # -- reading ------------------------------------------------------------------------------
-    def load(self, source: Source, *, template: Any = None) -> Any:
+    def load(self, source: Source, *, template: Any = None, limits: Limits | None = None) -> Any:
         """Read a record from a file path or bytes.
 
         Args:
@@ -94,18 +97,28 @@ class Recorder:
                 bytes / bytearray / memoryview holding the file's contents.
             template: for bin records, the module (or its record) the record was saved from:
                 bin files store no param names.
+            limits: the bounds on what the file may declare (`burn.Limits`; default: the
+                defaults): its size, what it inflates to, nesting, values, tensors and elements.
+                Checked before anything is allocated for them.
 
         Raises:
             RecordError: naming the file and the path inside the record, for anything malformed,
-                truncated, of another format, or of a newer format version.
+                truncated, of another format, of a newer format version, or over a limit (the
+                message names the `Limits` field to raise). A path that is not a regular file
+                (a FIFO, a device, a directory) is refused before it is opened.
         """
-        return self.load_with_metadata(source, template=template)[1]
+        return self.load_with_metadata(source, template=template, limits=limits)[1]
 
-    def load_with_metadata(self, source: Source, *, template: Any = None) -> tuple[Metadata | None, Any]:
+    def load_with_metadata(
+        self, source: Source, *, template: Any = None, limits: Limits | None = None
+    ) -> tuple[Metadata | None, Any]:
         """Like `load`, also returning the file's `Metadata` (None for foreign safetensors)."""
-        buf, origin = self._read_source(source)
+        limits = resolve_limits(limits, "Recorder.load(limits=)")
+        if self.max_decompressed_bytes is not None:
+            limits = limits.replace(max_decompressed_bytes=self.max_decompressed_bytes)
+        buf, origin = self._read_source(source, limits)
         try:
-            return self._decode(buf, template)
+            return self._decode(buf, template, limits)
         except RecordError as err:
             raise err.with_source(origin) from err.__cause__
         except (MemoryError, KeyboardInterrupt):
@@ -115,30 +128,32 @@ class Recorder:
             wrapped.internal = True
             raise wrapped from exc
 
-    def _read_source(self, source: Source) -> tuple[memoryview, str]:
+    def _read_source(self, source: Source, limits: Limits) -> tuple[memoryview, str]:
         if isinstance(source, (bytes, bytearray, memoryview)):
             view = memoryview(source)
             if view.format != "B" or view.ndim != 1:
                 view = view.cast("B")
+            if limits.exceeds("max_file_bytes", view.nbytes):
+                raise RecordError(limits.refusal("max_file_bytes", view.nbytes, "<bytes>"))
             return view, "<bytes>"
         path = Path(source)
         target = self.file_path(path)
         if not target.exists() and path.exists():
             target = path
-        return read_file(target), str(target)
+        return read_file(target, limits), str(target)
 
-    def _decode(self, buf: memoryview, template: Any) -> tuple[Metadata | None, Any]:
+    def _decode(self, buf: memoryview, template: Any, limits: Limits) -> tuple[Metadata | None, Any]:
         gzipped = bytes(buf[:2]) == GZIP_MAGIC
         if self.compressed:
             if not gzipped:
                 raise RecordError(self._wrong_format(buf, "this is not gzip data"))
-            buf = gunzip(buf, self.max_decompressed_bytes)
+            buf = gunzip(buf, limits)
         elif gzipped:
             raise RecordError(self._wrong_format(buf, "this is gzip-compressed data"))
         found = detect_encoding(buf, buf.nbytes)
         if found not in ("unknown", self.encoding.name):
             raise RecordError(self._wrong_format(buf, f"this is not {self.encoding.name} data"))
-        return self.encoding.read(buf, template)
+        return self.encoding.read(buf, template, limits)
 
     def _wrong_format(self, buf: memoryview, what: str) -> str:
         found = detect_encoding(buf, buf.nbytes)
