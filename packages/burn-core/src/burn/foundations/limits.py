@@ -64,8 +64,9 @@ class Limits:
         max_depth: nesting of containers in a record, pickle or graph attribute (128).
         max_pickle_bytes: size of a checkpoint's pickle (metadata only, about 200 bytes a tensor;
             256 MiB).
-        max_pickle_opcodes: opcodes in one pickle (2^24).
-        max_memo_entries: pickle memo entries (2^22).
+        max_pickle_opcodes: opcodes in one pickle (2^22: a state dict's pickle takes ~40 a tensor,
+            and the scan ~1 us each, so a flood of opcodes is refused within seconds).
+        max_memo_entries: pickle memo entries (2^20, ~10 a tensor).
         max_object_nodes: objects the pickle builds, a shared reference counted as a copy each
             time it is used, so a "billion laughs" DAG is refused as the tree it expands to (2^24).
         max_graph_nodes: nodes of an ONNX graph, its functions and subgraphs expanded (2^20).
@@ -82,8 +83,8 @@ class Limits:
     max_rank: int = 64
     max_depth: int = 128
     max_pickle_bytes: int = 1 << 28
-    max_pickle_opcodes: int = 1 << 24
-    max_memo_entries: int = 1 << 22
+    max_pickle_opcodes: int = 1 << 22
+    max_memo_entries: int = 1 << 20
     max_object_nodes: int = 1 << 24
     max_graph_nodes: int = 1 << 20
     max_function_depth: int = 32
