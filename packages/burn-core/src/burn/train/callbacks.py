@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from burn.record.errors import RecordError
+from burn.train.checkpoint import check_best_name
 from burn.train.early_stopping import EarlyStopping
 from burn.train.history import History
 
@@ -120,6 +121,8 @@ class BestCheckpoint(Callback):
         split: ``"valid"`` (default) or ``"train"``.
         mode: ``"min"`` when lower is better, ``"max"`` when higher is.
         min_delta: how much better than the best a value must be to count.
+        name: the file's name in ``checkpoints/`` (starting with ``best``): give each
+            `BestCheckpoint` of a learner its own, e.g. ``"best-accuracy"``.
 
     Attributes:
         best: the best value so far (None before the first epoch).
@@ -137,10 +140,17 @@ class BestCheckpoint(Callback):
     """
 
     def __init__(
-        self, metric: str = "loss", *, split: str = "valid", mode: str = "min", min_delta: float = 0.0
+        self,
+        metric: str = "loss",
+        *,
+        split: str = "valid",
+        mode: str = "min",
+        min_delta: float = 0.0,
+        name: str = "best",
     ) -> None:
         # The improvement rule is early stopping's (without its patience).
         self._rule = EarlyStopping(metric, split=split, mode=mode, patience=1, min_delta=min_delta)
+        self.name = check_best_name(name)
         self.model: Any = None
         self.path: Path | None = None
 
@@ -171,7 +181,7 @@ class BestCheckpoint(Callback):
         self.model = state.model
         learner: Learner = state.learner
         if learner.checkpointer is not None and learner.is_main:
-            self.path = learner.save_best(state)
+            self.path = learner.save_best(state, self.name)
 
     def to_record(self) -> dict[str, Any]:
         return {"rule": self._rule.to_record(), "path": None if self.path is None else str(self.path)}

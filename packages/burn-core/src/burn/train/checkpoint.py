@@ -16,6 +16,15 @@ VERSION = 1
 REQUIRED_KEYS = ("format", "version", "epoch", "step", "model", "optimizer", "scheduler")
 
 
+def check_best_name(name: str) -> str:
+    """`name` if it names a best checkpoint (``best``, ``best-accuracy``...), else a ValueError."""
+    if not isinstance(name, str) or re.fullmatch(r"best[\w.-]*", name) is None:
+        raise ValueError(
+            f"a best checkpoint's name must start with 'best' and be a plain file name, got {name!r}"
+        )
+    return name
+
+
 class Checkpointer:
     """Saves and finds ``checkpoint-<epoch>`` files in a directory.
 
@@ -23,8 +32,8 @@ class Checkpointer:
     atomically by the recorder: a crash mid-save leaves the previous checkpoints intact. After a
     save only the `keep` newest remain. A checkpoint taken inside an epoch, after its `iteration`-th
     batch, is ``checkpoint-<epoch>-<iteration>``; it sorts after the end of the previous epoch and
-    before the end of its own. ``best`` (`best_path`) holds the best epoch's state, when a
-    `BestCheckpoint` keeps one; it is never pruned.
+    before the end of its own. ``best`` (`best_path`; ``best-<something>`` for other names) holds
+    the best epoch's state, when a `BestCheckpoint` keeps one; it is never pruned.
 
     Args:
         directory: where checkpoint files go (created on first save).
@@ -56,9 +65,9 @@ class Checkpointer:
         name = f"checkpoint-{epoch:05d}" + (f"-{iteration:06d}" if iteration else "")
         return self.recorder.file_path(self.directory / name)
 
-    def best_path(self) -> Path:
-        """The file `BestCheckpoint` writes the best epoch's state to."""
-        return self.recorder.file_path(self.directory / "best")
+    def best_path(self, name: str = "best") -> Path:
+        """The file a `BestCheckpoint` named `name` writes the best epoch's state to."""
+        return self.recorder.file_path(self.directory / check_best_name(name))
 
     def checkpoints(self) -> list[tuple[int, int]]:
         """``(epoch, iteration)`` of every checkpoint on disk, oldest first (iteration 0: epoch end)."""
@@ -92,10 +101,11 @@ class Checkpointer:
         self.prune()
         return path
 
-    def save_best(self, state: dict[str, Any]) -> Path:
-        """Write `state` to `best_path` (kept until `clear`)."""
+    def save_best(self, state: dict[str, Any], name: str = "best") -> Path:
+        """Write `state` to ``best_path(name)`` (never pruned; deleted by `clear`)."""
         self.directory.mkdir(parents=True, exist_ok=True)
-        path: Path = self.recorder.record({"format": FORMAT, "version": VERSION, **state}, self.best_path())
+        record = {"format": FORMAT, "version": VERSION, **state}
+        path: Path = self.recorder.record(record, self.best_path(name))
         return path
 
     def prune(self) -> list[int]:
@@ -109,7 +119,9 @@ class Checkpointer:
         """Delete every checkpoint, the best one included (a fresh run starts over)."""
         for epoch, iteration in self.checkpoints():
             self.path(epoch, iteration).unlink(missing_ok=True)
-        self.best_path().unlink(missing_ok=True)
+        if self.directory.is_dir():
+            for path in self.directory.glob("best*" + self.recorder.extension):
+                path.unlink(missing_ok=True)
 
     def load(self, epoch: int | None = None, iteration: int = 0) -> dict[str, Any]:
         """The state saved at `epoch` (its end, or its `iteration`-th batch; default: the newest).

@@ -493,8 +493,8 @@ class Learner:
         state.checkpoint = self.checkpointer.save(epoch, record, iteration=iteration)
         self._emit("on_checkpoint", state)
 
-    def save_best(self, state: TrainState) -> Path:
-        """Write the end of ``state.epoch`` as ``checkpoints/best.mpk`` (what `BestCheckpoint`
+    def save_best(self, state: TrainState, name: str = "best") -> Path:
+        """Write the end of ``state.epoch`` as ``checkpoints/<name>.mpk`` (what `BestCheckpoint`
         calls); a full, resumable checkpoint. Needs the learner's directory.
 
         Example:
@@ -503,7 +503,7 @@ class Learner:
         if self.checkpointer is None:
             raise ValueError("Learner.save_best needs the Learner's directory")
         record = self._state(state.model, state.history, state.epoch, state.step)
-        return self.checkpointer.save_best(record)
+        return self.checkpointer.save_best(record, name)
 
     def _restore(self, model: Any) -> tuple[Any, History, int, int, int, EpochAggregator | None]:
         if self.checkpointer is None:
