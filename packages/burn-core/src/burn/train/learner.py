@@ -526,11 +526,16 @@ class Learner:
             self.early_stopping.load_record(state["early_stopping"])
         if state.get("best_model") is not None:
             self._best_model = model.load_record(state["best_model"])
-        saved_callbacks = state.get("callbacks") or []
-        for callback, saved_cb in zip(self.callbacks, saved_callbacks, strict=False):
-            # Matched by position and class: a callback added to a resumed run starts afresh.
-            if isinstance(saved_cb, dict) and saved_cb.get("type") == type(callback).__name__:
-                callback.load_record(saved_cb.get("state"))
+        # Saved states go to callbacks by class, in order: a resumed run may add or drop callbacks
+        # (those without a saved state start afresh).
+        saved: dict[str, list[Any]] = {}
+        for entry in state.get("callbacks") or []:
+            if isinstance(entry, dict):
+                saved.setdefault(str(entry.get("type")), []).append(entry.get("state"))
+        for callback in self.callbacks:
+            queue = saved.get(type(callback).__name__)
+            if queue:
+                callback.load_record(queue.pop(0))
         history = History.from_json(state["history"])
         aggregator = EpochAggregator.from_record(state["aggregator"]) if iteration else None
         epoch, step = state["epoch"], state["step"]
