@@ -120,10 +120,12 @@ def test_events_come_in_order_with_their_state(tmp_path) -> None:  # noqa: ANN00
 
 def test_a_callback_stop_inside_an_epoch_checkpoints_and_resumes_exactly(tmp_path) -> None:  # noqa: ANN001
     train, valid = loaders()
-    full = learner(tmp_path / "full", 3).fit(train, valid)
+    worst = BestCheckpoint("loss", mode="max")  # the worst epoch: the first, not one after the resume
+    full = learner(tmp_path / "full", 3, callbacks=[worst]).fit(train, valid)
 
     stream = io.StringIO()
-    stopped = learner(tmp_path / "split", 3, callbacks=[StopAt(6)], stream=stream).fit(train, valid)
+    hooks = [StopAt(6), BestCheckpoint("loss", mode="max")]
+    stopped = learner(tmp_path / "split", 3, callbacks=hooks, stream=stream).fit(train, valid)
     assert stopped.stopped_early and stopped.epoch == 1
     assert "stopped by a callback after step 6 (epoch 2, batch 2)" in stream.getvalue()
     assert stopped.checkpoint == tmp_path / "split" / "checkpoints" / "checkpoint-00002-000002.mpk"
@@ -132,8 +134,12 @@ def test_a_callback_stop_inside_an_epoch_checkpoints_and_resumes_exactly(tmp_pat
 
     backend_reseed()
     stream = io.StringIO()
-    hook = Recorder()
-    resumed = learner(tmp_path / "split", 3, stream=stream, callbacks=[hook]).fit(train, valid, resume=True)
+    hook, worst2 = Recorder(), BestCheckpoint("loss", mode="max")
+    # Another list of callbacks: the saved BestCheckpoint state still finds its callback by class.
+    resumed = learner(tmp_path / "split", 3, stream=stream, callbacks=[hook, worst2]).fit(
+        train, valid, resume=True
+    )
+    assert worst.best_epoch == 1 and (worst2.best, worst2.best_epoch) == (worst.best, worst.best_epoch)
     assert "(epoch 2, batch 2, step 6)" in stream.getvalue()
     assert hook.events[:3] == [("fit_start", 1, 6, True), ("epoch_start", 2, 6), ("step", 2, 7, 3)]
     assert resumed.epoch == 3 and not resumed.stopped_early

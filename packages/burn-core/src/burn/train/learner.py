@@ -528,12 +528,12 @@ class Learner:
             self._best_model = model.load_record(state["best_model"])
         # Saved states go to callbacks by class, in order: a resumed run may add or drop callbacks
         # (those without a saved state start afresh).
-        saved: dict[str, list[Any]] = {}
+        states: dict[str, list[Any]] = {}
         for entry in state.get("callbacks") or []:
             if isinstance(entry, dict):
-                saved.setdefault(str(entry.get("type")), []).append(entry.get("state"))
+                states.setdefault(str(entry.get("type")), []).append(entry.get("state"))
         for callback in self.callbacks:
-            queue = saved.get(type(callback).__name__)
+            queue = states.get(type(callback).__name__)
             if queue:
                 callback.load_record(queue.pop(0))
         history = History.from_json(state["history"])
