@@ -178,10 +178,12 @@ def test_fit_stops_early(tmp_path) -> None:  # noqa: ANN001
 
 def test_learner_config_builds_a_learner(tmp_path) -> None:  # noqa: ANN001
     cfg = LearnerConfig(
-        num_epochs=2, patience=1, stop_metric="accuracy", stop_mode="max", progress="none", plot=False
-    )
+        num_epochs=2, patience=1, stop_metric="accuracy", stop_mode="max", progress="none", plot=False,
+        restore_best=True, grad_accumulation=3, checkpoint_every=5,
+    )  # fmt: skip
     built = cfg.init(make_net(), optim.AdamConfig().init(), step, lr=0.01, directory=tmp_path)
     assert built.num_epochs == 2 and built.early_stopping is not None and built.early_stopping.mode == "max"
+    assert built.early_stopping.restore_best and (built.grad_accumulation, built.checkpoint_every) == (3, 5)
     assert LearnerConfig.from_json(cfg.to_json()) == cfg
 
 

@@ -1,5 +1,6 @@
-"""Training: datasets and loaders, metrics, and a `Learner` that trains, validates, checkpoints,
-resumes, stops early and logs (CSV, JSON, and a PNG plot with ``burn-core[plot]``).
+"""Training: datasets and loaders, metrics, and a `Learner` that trains, validates, checkpoints
+(every epoch, every N steps, the best epoch), resumes, stops early, accumulates gradients, calls
+`Callback` hooks and logs (CSV, JSON, and a PNG plot with ``burn-core[plot]``).
 
 Example:
     >>> import numpy as np
@@ -15,6 +16,7 @@ Example:
 See ``docs/guides/training.md``.
 """
 
+from burn.train.callbacks import BestCheckpoint, Callback, TrainState
 from burn.train.checkpoint import Checkpointer
 from burn.train.config import LearnerConfig
 from burn.train.dataset import ArrayDataset, Dataset
@@ -40,6 +42,8 @@ __all__ = [
     "ArrayDataset",
     "BarProgress",
     "Batcher",
+    "BestCheckpoint",
+    "Callback",
     "Checkpointer",
     "DataLoader",
     "DataParallel",
@@ -58,6 +62,7 @@ __all__ = [
     "SilentProgress",
     "StepFn",
     "StepOutput",
+    "TrainState",
     "TrainingResult",
     "default_metrics",
     "make_progress",

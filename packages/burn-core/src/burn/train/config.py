@@ -30,6 +30,10 @@ class LearnerConfig:
         seed: seeds the backend's random ops at the start of a fresh run.
         progress: ``"auto"``, ``"bar"``, ``"plain"`` or ``"none"``.
         plot: write ``metrics.png`` (needs matplotlib).
+        restore_best: with `patience`, return the best epoch's params (`EarlyStopping`'s
+            ``restore_best``).
+        grad_accumulation: batches per optimizer step (see `Learner`).
+        checkpoint_every: also checkpoint every this many optimizer steps (None: epoch ends only).
 
     Example:
         >>> cfg = LearnerConfig(num_epochs=20, patience=3, stop_metric="accuracy", stop_mode="max")
@@ -47,6 +51,9 @@ class LearnerConfig:
     seed: int | None = None
     progress: Literal["auto", "bar", "plain", "none"] = "auto"
     plot: bool = True
+    restore_best: bool = False
+    grad_accumulation: int = 1
+    checkpoint_every: int | None = None
 
     def init(
         self,
@@ -65,7 +72,11 @@ class LearnerConfig:
         stopper = None
         if self.patience is not None:
             stopper = EarlyStopping(
-                self.stop_metric, split=self.stop_split, mode=self.stop_mode, patience=self.patience
+                self.stop_metric,
+                split=self.stop_split,
+                mode=self.stop_mode,
+                patience=self.patience,
+                restore_best=self.restore_best,
             )
         return Learner(
             model,
@@ -81,4 +92,6 @@ class LearnerConfig:
             seed=self.seed,
             progress=self.progress,
             plot=self.plot,
+            grad_accumulation=self.grad_accumulation,
+            checkpoint_every=self.checkpoint_every,
         )

@@ -19,6 +19,8 @@ class EarlyStopping:
         mode: ``"min"`` when lower is better (loss), ``"max"`` when higher is (accuracy).
         patience: epochs without improvement before stopping.
         min_delta: how much better than the best a value must be to count as an improvement.
+        restore_best: at the end of `Learner.fit`, give back the params of the best epoch (the
+            learner keeps them, in memory and in its checkpoints) instead of the last epoch's.
 
     Example:
         >>> stop = EarlyStopping("loss", patience=2)
@@ -36,6 +38,7 @@ class EarlyStopping:
         mode: str = "min",
         patience: int = 3,
         min_delta: float = 0.0,
+        restore_best: bool = False,
     ) -> None:
         if mode not in MODES:
             raise ValueError(f"EarlyStopping: mode must be 'min' or 'max', got {mode!r}")
@@ -47,6 +50,7 @@ class EarlyStopping:
             raise ValueError(f"EarlyStopping: min_delta must be >= 0, got {min_delta!r}")
         self.metric, self.split, self.mode = metric, split, mode
         self.patience, self.min_delta = patience, float(min_delta)
+        self.restore_best = bool(restore_best)
         self.best: float | None = None
         self.best_epoch: int | None = None
         self.bad_epochs = 0
@@ -97,5 +101,6 @@ class EarlyStopping:
     def __repr__(self) -> str:
         return (
             f"EarlyStopping({self.split} {self.metric!r}, mode={self.mode!r}, patience={self.patience}, "
-            f"best={self.best!r} at epoch {self.best_epoch})"
+            f"best={self.best!r} at epoch {self.best_epoch}"
+            + (", restore_best=True)" if self.restore_best else ")")
         )

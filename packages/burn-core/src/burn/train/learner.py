@@ -10,8 +10,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from burn.optim.base import Optimizer
-from burn.optim.grads import GradientsParams
+from burn.optim.grads import GradientsAccumulator, GradientsParams
 from burn.optim.lr_scheduler.base import LrScheduler, SchedulerLike, as_scheduler
+from burn.train.callbacks import Callback, TrainState
 from burn.train.checkpoint import Checkpointer
 from burn.train.early_stopping import EarlyStopping
 from burn.train.history import History
@@ -46,8 +47,10 @@ class TrainingResult:
         model: the model after the last epoch run (on the autodiff backend; ``.valid()`` for inference).
         history: every step's and epoch's metrics.
         epoch: the last epoch completed.
-        stopped_early: early stopping ended the run before `num_epochs`.
+        stopped_early: early stopping or a callback ended the run before `num_epochs`.
         checkpoint: the newest checkpoint file, when a directory was given.
+        best_epoch: the epoch whose params `model` holds when ``EarlyStopping(restore_best=True)``
+            restored them (None otherwise).
         files: the metrics CSV, JSON and plot written (by name: ``csv``, ``json``, ``plot``).
     """
 
@@ -57,6 +60,7 @@ class TrainingResult:
     stopped_early: bool = False
     checkpoint: Path | None = None
     files: dict[str, Path] = field(default_factory=dict)
+    best_epoch: int | None = None
 
 
 class Learner:
@@ -68,7 +72,9 @@ class Learner:
     epoch; with a `directory`, each epoch ends with a checkpoint (model, optimizer, scheduler,
     counters, RNG state, history) and ``metrics.csv``/``metrics.json``; the run ends with a
     ``metrics.png`` when matplotlib is installed. ``fit(..., resume=True)`` continues from the
-    latest checkpoint and gives the same parameters as a run that was never interrupted.
+    latest checkpoint (an epoch's end or, with `checkpoint_every`, a step inside an epoch) and
+    gives the same parameters as a run that was never interrupted. `callbacks` see every event
+    (`Callback`) and may stop the run.
 
     Args:
         model: a module on an autodiff backend (``burn.backend("autodiff(ndarray)")``).
@@ -80,8 +86,9 @@ class Learner:
         metrics: default loss and learning rate; add `AccuracyMetric()` for classifiers.
         directory: where checkpoints (``directory/checkpoints``) and metric logs go; None keeps
             everything in memory.
-        keep_checkpoints: how many epoch checkpoints to keep.
-        early_stopping: an `EarlyStopping`, checked after each epoch.
+        keep_checkpoints: how many checkpoints to keep (epoch ends and steps together).
+        early_stopping: an `EarlyStopping`, checked after each epoch; with its ``restore_best``
+            the result's model is the best epoch's.
         seed: seeds the backend's random ops (initializers run lazily, dropout) at the start of a
             fresh run; a resumed run restores the generator's state instead.
         progress: ``"auto"`` (a tqdm bar on a terminal, plain lines otherwise), ``"bar"``,
@@ -91,6 +98,13 @@ class Learner:
         strategy: `burn.train.DataParallel()` trains one replica per rank (launched with
             ``mpiexec -n N``): rank-0 params broadcast, sharded loaders, averaged gradients and
             metrics; only rank 0 prints, logs and checkpoints (see `burn.train.ddp`).
+        callbacks: `Callback` objects called at every event (fit, epoch and step ends...), in order;
+            e.g. `BestCheckpoint`. Their `to_record` state is saved in the checkpoints.
+        grad_accumulation: optimizer steps every N batches, on the mean of their gradients
+            (summed by `optim.GradientsAccumulator`): N batches of size b train like one batch of
+            N*b with a mean loss. The learning rate schedule and `step` count optimizer steps.
+        checkpoint_every: also write a checkpoint every this many optimizer steps inside an epoch
+            (with a `directory`); None: only at epoch ends.
 
     Example:
         >>> from burn import nn, optim
@@ -103,6 +117,10 @@ class Learner:
         >>> learner = Learner(model, optim.AdamConfig().init(), step, lr=1e-3, num_epochs=5,
         ...                   metrics=metrics, directory="runs/demo")  # doctest: +SKIP
         >>> result = learner.fit(train_loader, valid_loader)  # doctest: +SKIP
+        >>> # Accumulate 4 batches per step, checkpoint every 100 steps, keep the best by accuracy:
+        >>> learner = Learner(model, optim.AdamConfig().init(), step, grad_accumulation=4,
+        ...                   checkpoint_every=100, directory="runs/demo",
+        ...                   callbacks=[BestCheckpoint("accuracy", mode="max")])  # doctest: +SKIP
     """
 
     def __init__(
@@ -123,6 +141,9 @@ class Learner:
         stream: TextIO | None = None,
         plot: bool = True,
         strategy: DataParallel | None = None,
+        callbacks: list[Callback] | None = None,
+        grad_accumulation: int = 1,
+        checkpoint_every: int | None = None,
     ) -> None:
         from burn.module.base import Module
 
@@ -139,6 +160,19 @@ class Learner:
             raise ValueError(f"Learner: num_epochs must be a positive int, got {num_epochs!r}")
         if early_stopping is not None and not isinstance(early_stopping, EarlyStopping):
             raise TypeError(f"Learner: early_stopping must be an EarlyStopping, got {early_stopping!r}")
+        self.callbacks: list[Callback] = list(callbacks or [])
+        for callback in self.callbacks:
+            if not isinstance(callback, Callback):
+                raise TypeError(f"Learner: callbacks must be burn.train.Callback instances, got {callback!r}")
+        if not _positive_int(grad_accumulation):
+            raise ValueError(f"Learner: grad_accumulation must be a positive int, got {grad_accumulation!r}")
+        if checkpoint_every is not None and not _positive_int(checkpoint_every):
+            raise ValueError(
+                f"Learner: checkpoint_every must be a positive int or None, got {checkpoint_every!r}"
+            )
+        self.grad_accumulation = grad_accumulation
+        self.checkpoint_every = checkpoint_every
+        self._best_model: Any = None  # the best epoch's model, for EarlyStopping(restore_best=True)
         self.model = model
         self.optimizer = optimizer
         self.scheduler: LrScheduler = as_scheduler(lr)
@@ -167,6 +201,11 @@ class Learner:
                 self.progress = make_progress("none", self.stream)
 
     # -- the loop -----------------------------------------------------------------------------
+    @property
+    def is_main(self) -> bool:
+        """This process prints, logs and checkpoints (always, without `DataParallel`: rank 0 with)."""
+        return self._main
+
     def fit(
         self,
         train: DataLoader,
@@ -180,7 +219,9 @@ class Learner:
         Args:
             train: the training loader; its batches go to the model's device.
             valid: the validation loader, run through ``model.valid()`` on the inner backend.
-            resume: continue from the latest checkpoint in ``directory/checkpoints``. A run that
+            resume: continue from the newest checkpoint in ``directory/checkpoints``; from a
+                mid-epoch one, the epoch goes on at the next batch (the loader's order of an
+                epoch is fixed, so the batches done are skipped without being loaded). A run that
                 already reached `num_epochs` trains nothing: its final metrics are printed and
                 returned (``result.history``, ``result.files``).
             overwrite: start a fresh run in a `directory` that holds another run's checkpoints,
@@ -197,18 +238,20 @@ class Learner:
                     f"Learner.fit: {name} must be a burn.train.DataLoader, got {type(loader).__name__}"
                 )
         model, history, epoch, step = self.model, History(), 0, 0
+        iteration, aggregator = 0, None  # a mid-epoch checkpoint's place in epoch + 1
+        self._best_model = None
         if resume:
-            model, history, epoch, step = self._restore(model)
+            model, history, epoch, step, iteration, aggregator = self._restore(model)
             if epoch >= self.num_epochs:
                 return self._finished(model, history, epoch)
         else:
             refused: FileExistsError | None = None
             if self.checkpointer is not None and self._main:
-                previous = self.checkpointer.latest()
+                previous = self.checkpointer.newest()
                 if previous is not None and not overwrite:
                     refused = FileExistsError(
                         f"Learner.fit: {self.directory} already holds a run (checkpoints up to epoch "
-                        f"{previous}): pass resume=True to continue it, overwrite=True to start over "
+                        f"{previous[0]}): pass resume=True to continue it, overwrite=True to start over "
                         f"(deleting it), or another directory"
                     )
                 else:
@@ -224,18 +267,37 @@ class Learner:
             train = self.strategy.loader(train)
             valid = None if valid is None else self.strategy.loader(valid, valid=True)
         device = _device_of(model)
-        result = TrainingResult(model, history, epoch)
-        while epoch < self.num_epochs:
+        state = TrainState(self, model, epoch, step, history=history, resumed=resume)
+        self._emit("on_fit_start", state)
+        result = TrainingResult(model, history, epoch, stopped_early=state.stop)
+        while not state.stop and epoch < self.num_epochs:
             epoch += 1
-            model, step = self._train_epoch(model, train, device, epoch, step, history)
+            model, step, done = self._train_epoch(
+                model, train, device, epoch, step, state, iteration, aggregator
+            )
+            iteration, aggregator = 0, None
+            if not done:  # a callback stopped the run inside the epoch
+                result = TrainingResult(
+                    model, history, epoch - 1, stopped_early=True, checkpoint=state.checkpoint
+                )
+                break
             if valid is not None:
-                self._valid_epoch(model, valid, epoch, history)
-            stop = self._should_stop(epoch, history)
+                self._valid_epoch(model, valid, epoch, state)
+            stop = self._should_stop(epoch, history, model)
+            state.model, state.metrics = model, history.last("train")
+            self._emit("on_epoch_end", state)
+            stop = stop or state.stop
             result = TrainingResult(model, history, epoch, stopped_early=stop)
             if self.directory is not None and self._main:
-                self._save(model, history, epoch, step, result)
+                self._save(model, history, epoch, step, result, state)
             if stop:
                 break
+        stopper = self.early_stopping
+        if stopper is not None and stopper.restore_best and stopper.best_epoch is not None:
+            if self._best_model is not None and stopper.best_epoch != result.epoch:
+                print(f"restoring the params of epoch {stopper.best_epoch} (the best)", file=self.stream)
+                result.model = model = self._best_model
+            result.best_epoch = stopper.best_epoch
         self.model = model
         if self.directory is not None and self._main and self.plot and len(history):
             path = plot_history(history, self.directory / PLOT_NAME)
@@ -243,33 +305,83 @@ class Learner:
                 print(MISSING_MATPLOTLIB, file=self.stream)
             else:
                 result.files["plot"] = path
+        state.model, state.epoch = model, result.epoch
+        self._emit("on_fit_end", state)
         return result
 
+    def _emit(self, event: str, state: TrainState) -> None:
+        for callback in self.callbacks:
+            getattr(callback, event)(state)
+
     def _train_epoch(
-        self, model: Any, loader: DataLoader, device: Any, epoch: int, step: int, history: History
-    ) -> tuple[Any, int]:
-        aggregator, started = EpochAggregator(), time.perf_counter()
-        self.progress.start("train", epoch, self.num_epochs, len(loader))
+        self,
+        model: Any,
+        loader: DataLoader,
+        device: Any,
+        epoch: int,
+        step: int,
+        state: TrainState,
+        start: int = 0,
+        aggregator: EpochAggregator | None = None,
+    ) -> tuple[Any, int, bool]:
+        """One epoch's training pass from batch `start`; returns the model, the step count and
+        whether the epoch finished (False: a callback stopped the run inside it)."""
+        history, total, every = state.history, len(loader), self.grad_accumulation
+        aggregator = aggregator if aggregator is not None else EpochAggregator()
+        started = time.perf_counter()
+        self.progress.start("train", epoch, self.num_epochs, total)
+        state.model, state.epoch, state.step, state.iteration, state.metrics = model, epoch, step, start, {}
+        self._emit("on_epoch_start", state)
+        accumulator, group, lr = GradientsAccumulator(), EpochAggregator(), 0.0
         # Epoch e (from 1) uses the loader's order of epoch e - 1: the loader counts from 0.
-        for iteration, batch in enumerate(loader.batches(device, epoch - 1), start=1):
-            lr = self.scheduler.step()
+        for iteration, batch in enumerate(loader.batches(device, epoch - 1, start), start=start + 1):
+            # Batches go in groups of `every` (the epoch's last group may be smaller): one
+            # optimizer step per group, on the mean of the group's gradients.
+            first = (iteration - 1) // every * every + 1
+            size = min(every, total - first + 1)
+            if iteration == first:
+                lr = self.scheduler.step()
             output = _checked(self.step_fn(model, batch), "step_fn")
-            grads = GradientsParams.from_grads(output.loss.backward(), model)
-            if self.strategy is not None:
-                grads = self.strategy.reduce_grads(grads, model)
-            model = self.optimizer.step(lr, model, grads)
-            step += 1
+            # Scaling each loss by 1/size makes the summed gradients the group's mean gradient.
+            loss = output.loss if size == 1 else output.loss * (1.0 / size)
+            grads = GradientsParams.from_grads(loss.backward(), model)
+            last = iteration - first + 1 == size
+            if size > 1:
+                accumulator.accumulate(grads)
+                if last:
+                    grads = accumulator.grads()
+            if last:
+                if self.strategy is not None:
+                    grads = self.strategy.reduce_grads(grads, model)
+                model = self.optimizer.step(lr, model, grads)
+                step += 1
             values = compute_all(self.metrics, output, lr)
             aggregator.add(values)
+            group.add(values)
             current = {name: value for name, (value, _) in values.items()}
             history.add_step("train", epoch, iteration, step, current)
             self.progress.step(current)
+            if not last:
+                continue
+            state.model, state.step, state.iteration, state.metrics = model, step, iteration, group.means()
+            group = EpochAggregator()
+            self._emit("on_step_end", state)
+            if iteration == total:
+                break  # the epoch's end: validation and the epoch checkpoint follow
+            due = self.checkpoint_every is not None and step % self.checkpoint_every == 0
+            if (due or state.stop) and self.directory is not None and self._main:
+                self._save_mid(model, history, epoch, step, iteration, aggregator, state)
+            if state.stop:
+                print(f"stopped by a callback after step {step} (epoch {epoch}, batch {iteration})",
+                      file=self.stream)
+                return model, step, False
         means = aggregator.means() if self.strategy is None else self.strategy.reduce_means(aggregator)
         history.add_epoch("train", epoch, means)
         self.progress.end(_summary(epoch, self.num_epochs, "train", means, time.perf_counter() - started))
-        return model, step
+        return model, step, True
 
-    def _valid_epoch(self, model: Any, loader: DataLoader, epoch: int, history: History) -> None:
+    def _valid_epoch(self, model: Any, loader: DataLoader, epoch: int, state: TrainState) -> None:
+        history = state.history
         aggregator, started = EpochAggregator(), time.perf_counter()
         valid_model = model.valid()
         device = _device_of(valid_model)
@@ -284,12 +396,16 @@ class Learner:
         means = aggregator.means() if self.strategy is None else self.strategy.reduce_means(aggregator)
         history.add_epoch("valid", epoch, means)
         self.progress.end(_summary(epoch, self.num_epochs, "valid", means, time.perf_counter() - started))
+        state.model, state.metrics = model, means
+        self._emit("on_validation_end", state)
 
-    def _should_stop(self, epoch: int, history: History) -> bool:
+    def _should_stop(self, epoch: int, history: History, model: Any) -> bool:
         stopper = self.early_stopping
         if stopper is None:
             return False
         stop = stopper.update(epoch, history.last(stopper.split))
+        if stopper.restore_best and stopper.best_epoch == epoch:
+            self._best_model = model  # modules are immutable: keeping the reference keeps the params
         if stop:
             print(
                 f"early stopping after epoch {epoch}: {stopper.split} {stopper.metric} has not improved "
@@ -320,36 +436,115 @@ class Learner:
         return result
 
     # -- checkpoints ----------------------------------------------------------------------------
-    def _save(self, model: Any, history: History, epoch: int, step: int, result: TrainingResult) -> None:
-        assert self.checkpointer is not None and self.directory is not None
-        state = {
+    def _state(
+        self,
+        model: Any,
+        history: History,
+        epoch: int,
+        step: int,
+        iteration: int = 0,
+        aggregator: EpochAggregator | None = None,
+    ) -> dict[str, Any]:
+        """Everything a resume needs. `epoch` counts the epochs completed; `iteration` > 0 is a
+        mid-epoch checkpoint after that many batches of epoch + 1 (whose running sums are in
+        ``aggregator``)."""
+        stopper = self.early_stopping
+        state: dict[str, Any] = {
             "epoch": epoch,
             "step": step,
+            "iteration": iteration,
             "model": model.into_record(),
             "optimizer": self.optimizer.to_record(),
             "scheduler": self.scheduler.to_record(),
             # JSON: a PCG64 state holds 128-bit ints, more than MessagePack's ints carry.
             "rng": json.dumps(self.backend.rng.bit_generator.state),
-            "early_stopping": None if self.early_stopping is None else self.early_stopping.to_record(),
+            "early_stopping": None if stopper is None else stopper.to_record(),
             "history": history.to_json(),
+            "grad_accumulation": self.grad_accumulation,
+            "callbacks": [{"type": type(cb).__name__, "state": cb.to_record()} for cb in self.callbacks],
         }
-        result.checkpoint = self.checkpointer.save(epoch, state)
-        result.files["csv"], result.files["json"] = history.write(self.directory)
+        if aggregator is not None:
+            state["aggregator"] = aggregator.to_record()
+        if stopper is not None and stopper.restore_best and self._best_model is not None:
+            state["best_model"] = self._best_model.into_record()
+        return state
 
-    def _restore(self, model: Any) -> tuple[Any, History, int, int]:
+    def _save(
+        self, model: Any, history: History, epoch: int, step: int, result: TrainingResult, state: TrainState
+    ) -> None:
+        assert self.checkpointer is not None and self.directory is not None
+        result.checkpoint = self.checkpointer.save(epoch, self._state(model, history, epoch, step))
+        result.files["csv"], result.files["json"] = history.write(self.directory)
+        state.checkpoint = result.checkpoint
+        self._emit("on_checkpoint", state)
+
+    def _save_mid(
+        self,
+        model: Any,
+        history: History,
+        epoch: int,
+        step: int,
+        iteration: int,
+        aggregator: EpochAggregator,
+        state: TrainState,
+    ) -> None:
+        assert self.checkpointer is not None
+        record = self._state(model, history, epoch - 1, step, iteration, aggregator)
+        state.checkpoint = self.checkpointer.save(epoch, record, iteration=iteration)
+        self._emit("on_checkpoint", state)
+
+    def save_best(self, state: TrainState, name: str = "best") -> Path:
+        """Write the end of ``state.epoch`` as ``checkpoints/<name>.mpk`` (what `BestCheckpoint`
+        calls); a full, resumable checkpoint. Needs the learner's directory.
+
+        Example:
+            >>> path = learner.save_best(state)  # doctest: +SKIP
+        """
+        if self.checkpointer is None:
+            raise ValueError("Learner.save_best needs the Learner's directory")
+        record = self._state(state.model, state.history, state.epoch, state.step)
+        return self.checkpointer.save_best(record, name)
+
+    def _restore(self, model: Any) -> tuple[Any, History, int, int, int, EpochAggregator | None]:
         if self.checkpointer is None:
             raise ValueError("Learner.fit(resume=True) needs the Learner's directory, where checkpoints are")
+        newest = self.checkpointer.newest()
         state = self.checkpointer.load()
+        iteration = int(state.get("iteration", 0))
+        saved = int(state.get("grad_accumulation", 1))
+        if iteration and saved != self.grad_accumulation:
+            raise ValueError(
+                f"Learner.fit(resume=True): the mid-epoch checkpoint was taken with grad_accumulation="
+                f"{saved}, this learner has {self.grad_accumulation}: the rest of the epoch would not "
+                f"match; use grad_accumulation={saved}"
+            )
         model = model.load_record(state["model"])
         self.optimizer.load_record(state["optimizer"])
         self.scheduler.load_record(state["scheduler"])
         self.backend.rng.bit_generator.state = json.loads(state["rng"])
         if self.early_stopping is not None and state.get("early_stopping") is not None:
             self.early_stopping.load_record(state["early_stopping"])
+        if state.get("best_model") is not None:
+            self._best_model = model.load_record(state["best_model"])
+        # Saved states go to callbacks by class, in order: a resumed run may add or drop callbacks
+        # (those without a saved state start afresh).
+        states: dict[str, list[Any]] = {}
+        for entry in state.get("callbacks") or []:
+            if isinstance(entry, dict):
+                states.setdefault(str(entry.get("type")), []).append(entry.get("state"))
+        for callback in self.callbacks:
+            queue = states.get(type(callback).__name__)
+            if queue:
+                callback.load_record(queue.pop(0))
         history = History.from_json(state["history"])
+        aggregator = EpochAggregator.from_record(state["aggregator"]) if iteration else None
         epoch, step = state["epoch"], state["step"]
-        print(f"resuming from {self.checkpointer.path(epoch)} (epoch {epoch}, step {step})", file=self.stream)
-        return model, history, epoch, step
+        assert newest is not None
+        where = f"epoch {epoch}" if not iteration else f"epoch {epoch + 1}, batch {iteration}"
+        print(
+            f"resuming from {self.checkpointer.path(*newest)} ({where}, step {step})", file=self.stream
+        )
+        return model, history, epoch, step, iteration, aggregator
 
     def __repr__(self) -> str:
         return (
@@ -375,6 +570,10 @@ def _training_backend(model: Module) -> Backend:
             f"burn.backend('autodiff({backend.name})')"
         )
     return backend
+
+
+def _positive_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 1
 
 
 def _device_of(model: Any) -> Any:

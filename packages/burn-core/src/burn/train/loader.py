@@ -138,10 +138,11 @@ class DataLoader:
             order[i : i + self.batch_size] for i in range(0, self.batch_size * len(self), self.batch_size)
         ]
 
-    def batches(self, device: Device | None = None, epoch: int = 0) -> Iterator[Any]:
-        """The batches of `epoch` on `device` (default: the loader's device)."""
+    def batches(self, device: Device | None = None, epoch: int = 0, start: int = 0) -> Iterator[Any]:
+        """The batches of `epoch` on `device` (default: the loader's device), from batch `start`
+        (the ones before are skipped without being loaded: a mid-epoch resume)."""
         target = device if device is not None else self.device
-        for indices in self.index_batches(epoch):
+        for indices in self.index_batches(epoch)[start:]:
             yield self.batcher(self._items(indices), target)
 
     def _items(self, indices: Sequence[int] | np.ndarray) -> list[Any]:

@@ -139,6 +139,18 @@ class EpochAggregator:
     def means(self) -> dict[str, float]:
         return {name: (self._sums[name] / w if w > 0 else math.nan) for name, w in self._weights.items()}
 
+    def to_record(self) -> dict[str, dict[str, float]]:
+        """The running sums, so that a mid-epoch checkpoint resumes the epoch's means exactly."""
+        return {"sums": dict(self._sums), "weights": dict(self._weights)}
+
+    @classmethod
+    def from_record(cls, record: dict[str, dict[str, float]]) -> EpochAggregator:
+        """The aggregator `to_record` saved."""
+        aggregator = cls()
+        aggregator._sums = {str(k): float(v) for k, v in record["sums"].items()}
+        aggregator._weights = {str(k): float(v) for k, v in record["weights"].items()}
+        return aggregator
+
 
 def compute_all(
     metrics: list[Metric], output: StepOutput, lr: float | None
