@@ -102,3 +102,22 @@ def test_config_field_called_names_the_field() -> None:
         net.head(x)
     with pytest.raises(TypeError, match="a LinearConfig is a config, not a layer"):
         nn.LinearConfig(3, 2)(x)  # type: ignore[operator]
+
+
+def test_documented_silent_differences_hold() -> None:
+    x = burn.Tensor.zeros((1, 1, 4, 4), backend=B)
+    assert nn.MaxPool2dConfig((2, 2)).init()(x).shape == (1, 1, 3, 3)  # stride 1, not PyTorch's 2
+    assert nn.MaxPool2dConfig((2, 2), strides=(2, 2)).init()(x).shape == (1, 1, 2, 2)
+    from burn.optim import GradientClippingConfig
+
+    g = burn.Tensor.from_data([3.0, 4.0], backend=B)  # norm 5
+    assert GradientClippingConfig.norm(1.0).init().clip(g).tolist() == pytest.approx([0.6, 0.8])
+    assert GradientClippingConfig.global_norm(1.0).init().is_global
+
+
+def test_step_empties_the_grads() -> None:
+    AB = burn.backend("autodiff(ndarray)")
+    model = nn.LinearConfig(3, 2).init(AB.default_device())
+    grads = GradientsParams.from_grads(model(burn.Tensor.ones((1, 3), backend=AB)).sum().backward(), model)
+    SgdConfig().init().step(0.1, model, grads)
+    assert len(grads) == 0
