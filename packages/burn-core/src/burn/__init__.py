@@ -50,7 +50,7 @@ from burn.foundations.dtype import (
 )
 from burn.foundations.kind import Bool, Float, Int, Kind
 from burn.foundations.limits import Limits
-from burn.plugins import backends, default_backend, hookimpl
+from burn.plugins import backends, default_backend, get_num_threads, hookimpl, set_num_threads
 from burn.tensor.tensor import Tensor
 
 # Names of the higher layers, imported on first use so that `import burn` stays light and a
@@ -108,10 +108,12 @@ __all__ = [
     "float16",
     "float32",
     "float64",
+    "get_num_threads",
     "hookimpl",
     "int8",
     "int16",
     "int32",
     "int64",
+    "set_num_threads",
     "uint8",
 ]

@@ -2,8 +2,9 @@
 
 `NdArray` and the thread settings are imported on first access, so that loading the plugin entry
 point stays cheap.
-`get_num_threads` / `set_num_threads` set how many threads its threaded kernels use (default:
-``BURN_NUM_THREADS``, else ``OMP_NUM_THREADS``, else every core).
+`get_num_threads` / `set_num_threads` set how many threads its threaded kernels, numba's pool and
+NumPy's BLAS use (default: ``BURN_NUM_THREADS``, else ``OMP_NUM_THREADS``, else every core);
+``burn.set_num_threads`` calls it.
 """
 
 from __future__ import annotations

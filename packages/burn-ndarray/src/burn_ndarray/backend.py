@@ -23,7 +23,7 @@ from burn_ndarray.ops.optim import OptimOps
 from burn_ndarray.ops.pool import PoolOps
 from burn_ndarray.ops.rnn import RnnOps
 from burn_ndarray.ops.sampling import SamplingOps
-from burn_ndarray.runtime import blas, malloc
+from burn_ndarray.runtime import blas, malloc, threads
 from burn_ndarray.runtime.dtypes import ALL_DTYPES, NP_OF
 
 CAPABILITIES = Capabilities(dtypes=ALL_DTYPES, features=frozenset({"dlpack", "buffer_reuse"}))
@@ -77,6 +77,7 @@ class NdArray(  # type: ignore[misc]
         super().__init__(float_dtype=float_dtype, int_dtype=int_dtype, capabilities=CAPABILITIES)
         malloc.configure()  # fresh results reuse freed memory instead of faulting in new pages
         blas.configure()  # OpenBLAS's idle threads sleep after 0.3 ms instead of polling 80 ms
+        threads.apply_env()  # BURN_NUM_THREADS sets NumPy's BLAS too
         self._device = Device("ndarray", "cpu", owner=self)
         self._devices = [self._device]
         self._int_np = NP_OF[self.int_dtype]

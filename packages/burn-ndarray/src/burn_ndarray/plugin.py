@@ -31,3 +31,17 @@ def burn_backends() -> list[bp.BackendSpec]:
             package="burn-ndarray",
         )
     ]
+
+
+@bp.hookimpl
+def burn_set_num_threads(count: int) -> None:
+    from burn_ndarray.runtime import threads  # its pool, numba's and NumPy's BLAS
+
+    threads.set_num_threads(count)
+
+
+@bp.hookimpl
+def burn_get_num_threads() -> int:
+    from burn_ndarray.runtime import threads
+
+    return threads.get_num_threads()

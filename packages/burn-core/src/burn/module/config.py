@@ -7,6 +7,7 @@ import functools
 import inspect
 import json
 import os
+import sys
 import types
 import typing
 from collections.abc import Callable
@@ -14,6 +15,7 @@ from typing import (
     Any,
     BinaryIO,
     Literal,
+    NoReturn,
     TypeVar,
     Union,
     dataclass_transform,
@@ -72,6 +74,34 @@ def is_config(obj: Any) -> bool:
     return getattr(obj, "__burn_config__", False) is True
 
 
+def _not_a_layer(self: Any, *args: Any, **kwargs: Any) -> NoReturn:
+    """A config of a layer called like the layer: a field given ``LinearConfig(...)`` without
+    ``.init(...)``. The message names the field of the calling module that holds it (found in the
+    caller's ``self``), instead of Python's "'LinearConfig' object is not callable"."""
+    name = type(self).__name__
+    where = ""
+    owner = sys._getframe(1).f_locals.get("self")
+    for field, value in (vars(owner) if hasattr(owner, "__dict__") else {}).items():
+        keys = [key for key, item in _items_of(value) if item is self]
+        if keys:
+            shown = field if keys[0] is None else f"{field}[{keys[0]!r}]"
+            where = f"field {shown!r} of {type(owner).__name__} holds a {name}, not the layer"
+            break
+    raise TypeError(
+        f"{where or f'a {name} is a config, not a layer'}: call .init(...) on it to make the layer, "
+        f"e.g. {name}(...).init(device) (a config describes a layer; its init() builds it)"
+    )
+
+
+def _items_of(value: Any) -> Any:
+    """``(key, item)`` pairs of a dict, list or tuple; ``[(None, value)]`` for anything else."""
+    if isinstance(value, dict):
+        return value.items()
+    if isinstance(value, (list, tuple)):
+        return enumerate(value)
+    return [(None, value)]
+
+
 def _make_config(cls: type, options: dict[str, Any]) -> type:
     user_post_init = cls.__dict__.get("__post_init__")
 
@@ -85,6 +115,10 @@ def _make_config(cls: type, options: dict[str, Any]) -> type:
     data_cls: Any = dataclasses.dataclass(cls, **options)
     data_cls.__init__ = _checked_init(data_cls)
     data_cls.__burn_config__ = True  # type: ignore[attr-defined]
+    # A layer's config called like the layer (a field not given .init()): say so, naming the field.
+    has_call = any("__call__" in k.__dict__ for k in data_cls.__mro__)
+    if callable(getattr(data_cls, "init", None)) and not has_call:
+        data_cls.__call__ = _not_a_layer
     data_cls.to_dict = _to_dict  # type: ignore[attr-defined]
     data_cls.from_dict = classmethod(_from_dict)  # type: ignore[attr-defined]
     data_cls.to_json = _to_json  # type: ignore[attr-defined]

@@ -53,6 +53,9 @@ __all__ = [
 class MaxPool1dConfig:
     """Builds a `MaxPool1d` over ``[N, C, L]``.
 
+    The stride defaults to 1 (Burn's default), not to the kernel size as in PyTorch's
+    ``nn.MaxPool1d(2)``: give ``stride=2`` for PyTorch's halving pool.
+
     Example:
         >>> from burn import nn
         >>> pool = nn.MaxPool1dConfig(2, stride=2).init()
@@ -88,6 +91,10 @@ class MaxPool1d(Module):
 @config
 class MaxPool2dConfig:
     """Builds a `MaxPool2d` over ``[N, C, H, W]``.
+
+    The strides default to ``(1, 1)`` (Burn's default), not to the kernel size as in PyTorch's
+    ``nn.MaxPool2d(2)``: ``MaxPool2dConfig((2, 2))`` keeps H and W almost whole; give
+    ``strides=(2, 2)`` for PyTorch's halving pool.
 
     Example:
         >>> from burn import nn
@@ -156,7 +163,7 @@ class MaxPool3d(Module):
 @config
 class AvgPool1dConfig:
     """Builds an `AvgPool1d` over ``[N, C, L]``; with `count_include_pad` zero padding counts in
-    the divisor."""
+    the divisor. The stride defaults to 1 (Burn's), not to the kernel size (PyTorch's)."""
 
     kernel_size: int
     stride: int = 1
@@ -186,7 +193,8 @@ class AvgPool1d(Module):
 
 @config
 class AvgPool2dConfig:
-    """Builds an `AvgPool2d` over ``[N, C, H, W]``."""
+    """Builds an `AvgPool2d` over ``[N, C, H, W]``. The strides default to ``(1, 1)`` (Burn's), not
+    to the kernel size (PyTorch's): give ``strides=kernel_size`` for PyTorch's pool."""
 
     kernel_size: tuple[int, int]
     strides: tuple[int, int] = (1, 1)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import abc
 import sys
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, NoReturn, TypeVar
 
 from burn.foundations import ownership as _ownership
 from burn.foundations.kind import Float
@@ -75,6 +75,17 @@ class SimpleOptimizer(abc.ABC, Generic[S]):
         return _state_to_device(state, tensor.device, tensor.dtype)  # type: ignore[no-any-return]
 
 
+def _step_usage(lr: Any, module: Any, grads: Any) -> NoReturn:
+    """Raise the TypeError for a call that is not ``step(lr, module, grads)``: most often
+    PyTorch's habit of an optimizer holding its learning rate, ``optimizer.step(model, grads)``."""
+    got = ", ".join(type(a).__name__ for a in (lr, module, grads) if a is not None)
+    raise TypeError(
+        f"step(lr, module, grads): burn's optimizer takes the learning rate at every step, first "
+        f"(got {got}); write model = optimizer.step(1e-3, model, grads), or pass a scheduler's "
+        f"value: optimizer.step(scheduler.step(), model, grads)"
+    )
+
+
 class OptimizerAdaptor(Optimizer):
     """Turns a `SimpleOptimizer` into an `Optimizer` over whole modules.
 
@@ -99,7 +110,18 @@ class OptimizerAdaptor(Optimizer):
         self._state_devices: dict[ParamId, tuple[Any, Device]] = {}
         self._custom_to_device = type(optimizer).to_device is not SimpleOptimizer.to_device
 
-    def step(self, lr: float, module: M, grads: GradientsParams) -> M:
+    def step(self, lr: float, module: M, grads: GradientsParams | None = None) -> M:
+        """The module after one update with learning rate `lr` (Burn's order: ``lr, module,
+        grads``). `grads` is emptied: each param's gradient is taken out as it is applied.
+
+        Example:
+            >>> from burn.optim import SgdConfig
+            >>> SgdConfig().init().step(0.1, None)  # doctest: +IGNORE_EXCEPTION_DETAIL
+            Traceback (most recent call last):
+            TypeError: step(lr, module, grads): ...
+        """
+        if grads is None or isinstance(lr, GradientsParams) or hasattr(lr, "named_params"):
+            _step_usage(lr, module, grads)  # a module or grads where the lr goes
         grads = self._clip_global(grads)
         hands_over = hands_over_grad(self.optimizer)
 

@@ -60,6 +60,10 @@ class GradientClipping:
 class GradientClippingConfig:
     """Builders for `GradientClipping` (a config, so it saves with the optimizer's config).
 
+    `norm` clips each parameter's gradient by its own norm (Burn's ``GradientClipping::Norm``);
+    PyTorch's ``clip_grad_norm_(model.parameters(), t)`` scales all gradients by their joint norm,
+    which is `global_norm`. `value` is PyTorch's ``clip_grad_value_``.
+
     Example:
         >>> GradientClippingConfig.norm(1.0).init()
         GradientClipping(mode='norm', threshold=1.0)
@@ -78,10 +82,14 @@ class GradientClippingConfig:
 
     @classmethod
     def norm(cls, threshold: float) -> GradientClippingConfig:
+        """Each parameter's gradient clipped to L2 norm `threshold` on its own (not PyTorch's
+        ``clip_grad_norm_``: that is `global_norm`)."""
         return cls("norm", threshold)
 
     @classmethod
     def global_norm(cls, threshold: float) -> GradientClippingConfig:
+        """Every gradient scaled by ``threshold / total_norm`` when the norm of all of them together
+        exceeds `threshold`: PyTorch's ``clip_grad_norm_(model.parameters(), threshold)``."""
         return cls("global_norm", threshold)
 
     def init(self) -> GradientClipping:

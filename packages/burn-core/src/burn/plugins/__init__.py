@@ -29,6 +29,7 @@ from burn.plugins.registry import (
     unregister,
 )
 from burn.plugins.specs import BackendInfo, BackendSpec, DecoratorSpec
+from burn.plugins.threads import get_num_threads, set_num_threads
 
 __all__ = [
     "DEFAULT_BACKEND",
@@ -44,11 +45,13 @@ __all__ = [
     "backend",
     "backends",
     "default_backend",
+    "get_num_threads",
     "hookimpl",
     "hookspec",
     "parse_name",
     "refresh",
     "register",
+    "set_num_threads",
     "strict_mode",
     "strict_targets",
     "unregister",

@@ -459,6 +459,18 @@ class PluginRegistry:
             self._snapshot = None
             self._forget({name})
 
+    def call_hook(self, name: str, **kwargs: Any) -> Any:
+        """Call the hook `name` of every registered plugin (discovered or registered at run time)
+        with `kwargs`: pluggy's result, a list or, for a ``firstresult`` hook, the first answer.
+
+        Example:
+            >>> PluginRegistry(entry_points=lambda: []).call_hook("burn_get_num_threads") is None
+            True
+        """
+        with self._lock:
+            hook = getattr(self._pm.hook, name)
+        return hook(**kwargs)
+
     def refresh(self) -> None:
         """Forget what was discovered and every cached instance; the next call discovers again.
 

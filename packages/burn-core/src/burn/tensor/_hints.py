@@ -56,6 +56,9 @@ PYTORCH_NAMES: dict[str, str] = {
 _DIM_OPS: dict[str, str] = {
     "sum": "sum_dim",
     "mean": "mean_dim",
+    "prod": "prod_dim",
+    "max": "max_dim",
+    "min": "min_dim",
     "unsqueeze": "unsqueeze_dim",
 }
 
@@ -125,6 +128,13 @@ def dim_given(op: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> NoRetur
         raise TypeError(
             f"unsqueeze() takes no dim in burn (it adds a leading dim, as Burn's unsqueeze); got ({given}). "
             f"Use x.unsqueeze_dim({dim}) for PyTorch's x.unsqueeze({dim})"
+        )
+    if op in ("max", "min"):  # PyTorch's x.max(dim) returns (values, indices), without the dim
+        raise TypeError(
+            f"{op}() takes no dim in burn: it reduces every element to shape (1,); got ({given}). "
+            f"Use x.{burn_op}({dim}) for the values, or x.{burn_op}_with_indices({dim}) for "
+            f"(values, indices) like PyTorch's x.{op}(dim={dim}); both keep the dim with size 1 "
+            f"(Burn's rule: .squeeze({dim}) drops it)"
         )
     raise TypeError(
         f"{op}() takes no dim in burn: it reduces every element to shape (1,); got ({given}). "

@@ -46,6 +46,15 @@ def _ints(op: str, what: str, values: Any) -> tuple[int, ...]:
         raise TypeError(f"{op}: {what} must be an int or a sequence of ints, got {values!r}") from None
 
 
+def _torch_pad_mode(mode: str) -> str:
+    """The burn spelling of PyTorch's pad mode names burn lacks (``""`` for others)."""
+    if mode == "replicate":
+        return " (PyTorch's 'replicate' is burn's mode='edge')"
+    if mode == "circular":
+        return " (PyTorch's 'circular' has no burn mode: x.cat of slices of x does it)"
+    return ""
+
+
 def _check_mode(op: str, mode: str, allowed: Sequence[str]) -> None:
     if mode not in allowed:
         raise ValueError(f"{op}: unknown mode {mode!r}; expected one of {', '.join(allowed)}")
@@ -334,10 +343,25 @@ class LayoutOps(MathOps):
         edge (pads must be smaller than the dim); ``"edge"`` repeats the edge element
         (PyTorch's ``"replicate"``).
 
+        PyTorch's ``F.pad(x, pads, "reflect")`` order, the mode third, works too: a `value` that
+        names a mode while `mode` is left at ``"constant"`` is taken as the mode.
+
         Example:
             >>> Tensor.from_data([1, 2, 3]).pad((2, 1), mode="reflect").tolist()  # doctest: +SKIP
             [3, 2, 1, 2, 3, 2]
+            >>> Tensor.from_data([1, 2, 3]).pad((1, 1), "edge").tolist()  # doctest: +SKIP
+            [1, 1, 2, 3, 3]
         """
+        if isinstance(value, str):
+            if mode == "constant" and value in _PAD_MODES:
+                value, mode = 0, value  # PyTorch's positional order: pad(pads, mode)
+            else:
+                raise TypeError(
+                    f"pad: value {value!r} is not a number; the mode is the keyword mode=, one of "
+                    f"{', '.join(_PAD_MODES)}" + _torch_pad_mode(value)
+                )
+        if mode not in _PAD_MODES and _torch_pad_mode(mode):
+            raise ValueError(f"pad: unknown mode {mode!r}" + _torch_pad_mode(mode))
         _check_mode("pad", mode, _PAD_MODES)
         amounts = _ints("pad", "pads", pads)
         shape = self.shape

@@ -55,8 +55,10 @@ class ReduceOps(CompareOps):
             return wrap(self._b.int_mean(self._p), self._b, Int)
         raise kind_error("mean", self, _NUMERIC, _BOOL_HINT)
 
-    def prod(self) -> Tensor:
-        """Product of all elements, shape ``(1,)``."""
+    def prod(self, *torch_dim: Never, **torch_kwargs: Never) -> Tensor:
+        """Product of all elements, shape ``(1,)``. (PyTorch's ``x.prod(1)`` is `prod_dim`.)"""
+        if torch_dim or torch_kwargs:
+            dim_given("prod", torch_dim, torch_kwargs)
         k = self._k
         if k is Float:
             return wrap(self._b.float_prod(self._p), self._b, Float)
@@ -64,8 +66,16 @@ class ReduceOps(CompareOps):
             return wrap(self._b.int_prod(self._p), self._b, Int)
         raise kind_error("prod", self, _NUMERIC, _BOOL_HINT)
 
-    def max(self) -> Tensor:
-        """Largest element, shape ``(1,)``."""
+    def max(self, *torch_dim: Never, **torch_kwargs: Never) -> Tensor:
+        """Largest element, shape ``(1,)``. (PyTorch's ``x.max(dim=1)`` is `max_dim_with_indices`,
+        or `max_dim` for the values alone: a dim given here raises a TypeError that says so.)
+
+        Example:
+            >>> Tensor.from_data([[1, 5], [3, 4]]).max().tolist()  # doctest: +SKIP
+            [5]
+        """
+        if torch_dim or torch_kwargs:
+            dim_given("max", torch_dim, torch_kwargs)
         k = self._k
         if k is Float:
             return wrap(self._b.float_max(self._p), self._b, Float)
@@ -73,8 +83,11 @@ class ReduceOps(CompareOps):
             return wrap(self._b.int_max(self._p), self._b, Int)
         raise kind_error("max", self, _NUMERIC, "use any() for Bool tensors")
 
-    def min(self) -> Tensor:
-        """Smallest element, shape ``(1,)``."""
+    def min(self, *torch_dim: Never, **torch_kwargs: Never) -> Tensor:
+        """Smallest element, shape ``(1,)``. (PyTorch's ``x.min(dim=1)`` is `min_dim_with_indices`,
+        or `min_dim` for the values alone.)"""
+        if torch_dim or torch_kwargs:
+            dim_given("min", torch_dim, torch_kwargs)
         k = self._k
         if k is Float:
             return wrap(self._b.float_min(self._p), self._b, Float)

@@ -47,21 +47,26 @@ class ShapeOps(ReduceOps):
         return getattr(self._b, self._k.prefix + name)
 
     # -- reshape and permutations -------------------------------------------------------------
-    def reshape(self, shape: Sequence[int] | int) -> Tensor:
+    def reshape(self, shape: Sequence[int] | int, *more: int) -> Tensor:
         """The same elements in row-major order with another shape; one entry may be -1, and
         (Burn's rule, for a tensor with elements) a 0 keeps the size of the dim at that
-        position. In an empty tensor, 0 is a size-0 dim, as in NumPy.
+        position. In an empty tensor, 0 is a size-0 dim, as in NumPy. The sizes may also be
+        given one by one, as in PyTorch: ``x.reshape(2, -1)`` is ``x.reshape((2, -1))``.
 
         Example:
             >>> Tensor.arange(6).reshape((2, -1)).shape  # doctest: +SKIP
             (2, 3)
+            >>> Tensor.arange(6).reshape(3, 2).shape  # doctest: +SKIP
+            (3, 2)
             >>> Tensor.zeros((2, 6)).reshape((0, 2, -1)).shape  # doctest: +SKIP
             (2, 2, 3)
 
         Raises:
             ShapeError: the element counts differ or the shape is malformed.
         """
-        if shape.__class__ is not tuple:
+        if more:
+            shape = _as_shape("reshape", (shape, *more))  # PyTorch's varargs: the same shape
+        elif shape.__class__ is not tuple:
             shape = _as_shape("reshape", shape)
         b = self._b
         k = self._k
@@ -128,15 +133,40 @@ class ShapeOps(ReduceOps):
             return wrap(b.int_swap_dims(self._p, d1, d2), b, k)
         return wrap(b.bool_swap_dims(self._p, d1, d2), b, k)
 
-    def transpose(self) -> Tensor:
-        """Swap the last two dims (rank >= 2)."""
+    def transpose(self, *dims: int) -> Tensor:
+        """Swap the last two dims (rank >= 2), as Burn's ``transpose()``; given two dims, swap
+        those (PyTorch's ``x.transpose(1, 2)``, Burn's `swap_dims`).
+
+        Example:
+            >>> Tensor.zeros((2, 3, 4)).transpose().shape  # doctest: +SKIP
+            (2, 4, 3)
+            >>> Tensor.zeros((2, 3, 4)).transpose(0, 1).shape  # doctest: +SKIP
+            (3, 2, 4)
+        """
+        if dims:
+            if len(dims) != 2:
+                raise TypeError(
+                    f"transpose{dims}: give no dim (swap the last two) or two dims to swap; "
+                    f"Burn's spelling for the second is x.swap_dims(dim1, dim2)"
+                )
+            return self.swap_dims(dims[0], dims[1])
         rank = len(self.shape)
         if rank < 2:
             raise ShapeError(f"transpose: needs rank >= 2, got shape {self.shape}")
         return self.swap_dims(rank - 2, rank - 1)
 
-    def permute(self, axes: Sequence[int]) -> Tensor:
-        """Reorder the dims: dim ``i`` of the result is dim ``axes[i]`` of `self`."""
+    def permute(self, axes: Sequence[int] | int, *more: int) -> Tensor:
+        """Reorder the dims: dim ``i`` of the result is dim ``axes[i]`` of `self`. The dims may
+        also be given one by one, as in PyTorch: ``x.permute(0, 2, 1)``.
+
+        Example:
+            >>> Tensor.zeros((2, 3, 4)).permute((0, 2, 1)).shape  # doctest: +SKIP
+            (2, 4, 3)
+            >>> Tensor.zeros((2, 3, 4)).permute(2, 0, 1).shape  # doctest: +SKIP
+            (4, 2, 3)
+        """
+        if more or isinstance(axes, int):
+            axes = (axes, *more)  # type: ignore[arg-type]  # PyTorch's varargs
         shape = self.shape
         rank = len(shape)
         norm = tuple(a + rank if -rank <= a < 0 else a for a in axes)

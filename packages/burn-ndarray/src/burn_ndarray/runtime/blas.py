@@ -16,6 +16,12 @@ then runs slower than the same work left to BLAS's pool (the Winograd convolutio
 benchmark CNN step at 2 threads 14.7-15.5 ms with im2col + OpenBLAS's threads, 17.2 with the
 blocks on burn's threads; 12.6-15.0 with the blocks when OpenBLAS's threads sleep at once).
 
+`set_threads`: the thread count of every BLAS library loaded (and of those loaded later), set by
+`burn_ndarray.set_num_threads` / `burn.set_num_threads` and by ``BURN_NUM_THREADS`` when the backend
+is made: without it, NumPy's BLAS keeps the count it read from ``OPENBLAS_NUM_THREADS`` /
+``OMP_NUM_THREADS`` at start-up (every core), and a model on "one thread" still ran its matmuls on
+all of them.
+
 `configure`: once per process, when the backend is made, shortens that poll to 2^20 cycles
 (about 0.3 ms), unless the user set ``OPENBLAS_THREAD_TIMEOUT`` (or ``BURN_NDARRAY_BLAS=system``):
 long enough for the back-to-back GEMMs of a layer's forward and backward to find the workers
@@ -52,6 +58,8 @@ _controller: Any = None
 _found: tuple[list[Any], list[Any]] = ([], [])
 _modules_seen = 0  # len(sys.modules) when the libraries were found
 _poll_cycles: dict[str, int] = {}  # per library file: fixed when the library was loaded
+_wanted: int | None = None  # `set_threads`' count, given to libraries loaded later too
+_set_on: set[str] = set()  # the library files `_wanted` was given to
 _configured = False
 
 
@@ -81,9 +89,42 @@ def _libraries() -> tuple[list[Any], list[Any]]:
                     blas = [lib for lib in _controller.lib_controllers if lib.user_api == "blas"]
                     _found = (blas, _numpys(blas))
                     _modules_seen = len(sys.modules)
+                    if _wanted is not None:  # libraries loaded since `set_threads` (numba's SciPy)
+                        _apply(blas, only_new=True)
             finally:
                 _lock.release()
     return _found
+
+
+def _apply(libs: list[Any], *, only_new: bool) -> None:
+    for lib in libs:
+        if only_new and lib.filepath in _set_on:
+            continue  # may be inside `single_threaded`'s limit now: leave its count alone
+        lib.set_num_threads(_wanted)
+        _set_on.add(lib.filepath)
+
+
+def set_threads(count: int) -> None:
+    """Run every BLAS library of the process, and those loaded later, on `count` threads.
+
+    Example:
+        >>> from burn_ndarray.runtime import blas
+        >>> before = blas.num_threads()
+        >>> blas.set_threads(1)
+        >>> blas.num_threads()
+        1
+        >>> blas.set_threads(before)
+    """
+    global _wanted
+    with _lock:  # not while `single_threaded` holds the libraries at one thread
+        _wanted = count
+        _apply(_libraries()[0], only_new=False)
+
+
+def num_threads() -> int:
+    """The thread count of NumPy's BLAS (the largest, if NumPy's wheel carries several); 1 without
+    a BLAS threadpoolctl knows."""
+    return max((lib.num_threads for lib in _numpy_libraries()), default=1)
 
 
 def _numpy_libraries() -> list[Any]:

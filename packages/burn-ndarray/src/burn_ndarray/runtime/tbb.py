@@ -77,6 +77,19 @@ def _start() -> bool:
     return bool(numba.threading_layer() == "tbb")
 
 
+def set_num_threads(count: int) -> None:
+    """Cap numba's pool at `count` threads for kernels launched from this thread (numba's setting
+    is per calling thread, at most ``NUMBA_NUM_THREADS``); nothing before the pool has started,
+    since asking numba then would start a layer of its own choosing."""
+    if not _state:
+        return
+    import numba
+    from numba.core import config as numba_config
+
+    most: int = getattr(numba_config, "NUMBA_NUM_THREADS", 1)  # made at import: no stub knows it
+    numba.set_num_threads(max(1, min(count, most)))
+
+
 def ready() -> bool:
     """Whether the parallel kernels can run on numba's TBB pool (decided once, on first use).
 
@@ -93,4 +106,8 @@ def ready() -> bool:
                     _state = _start()
                 except ImportError:  # numba missing
                     _state = False
+                if _state:
+                    from burn_ndarray.runtime import threads
+
+                    set_num_threads(threads.get_num_threads())
     return _state

@@ -3,7 +3,9 @@
 The count comes from, in order: `set_num_threads`, ``BURN_NUM_THREADS``, ``OMP_NUM_THREADS`` (and
 ``OPENBLAS_NUM_THREADS`` / ``MKL_NUM_THREADS``, the variables users already set for NumPy's BLAS),
 else every core this process may run on, as PyTorch does. The compiled kernels (`burn_ndarray.kernels`,
-numba) get the same count. At one thread every op takes its single-threaded path: nothing is started.
+numba) get the same count, and so does NumPy's BLAS (matmul, the GEMMs of convolutions) when the count
+was set here or by ``BURN_NUM_THREADS`` (`blas.set_threads`); the other variables are the BLAS's own.
+At one thread every op takes its single-threaded path: nothing is started.
 
 NumPy releases the GIL inside its loops, so ufuncs called on disjoint chunks of an array from
 several threads run in parallel; `run` hands chunks to a small pool and runs one itself.
@@ -60,9 +62,10 @@ def get_num_threads() -> int:
 def set_num_threads(count: int) -> None:
     """Use `count` threads for burn-ndarray's threaded kernels (1: every op single-threaded).
 
-    Overrides ``BURN_NUM_THREADS`` / ``OMP_NUM_THREADS``. NumPy's BLAS (matmul) keeps the count it
-    read from ``OPENBLAS_NUM_THREADS`` / ``OMP_NUM_THREADS`` when NumPy was imported. Results are
-    the same bits for the same inputs and count; reductions may differ across counts by rounding.
+    Overrides ``BURN_NUM_THREADS`` / ``OMP_NUM_THREADS``, and sets numba's pool and NumPy's BLAS
+    (matmul) to the same count: one setting for every pool burn-ndarray's ops run on
+    (``burn.set_num_threads`` calls this). Results are the same bits for the same inputs and
+    count; reductions may differ across counts by rounding.
 
     Args:
         count: a positive number of threads.
@@ -83,8 +86,36 @@ def set_num_threads(count: int) -> None:
         if _pool is not None:
             _pool.shutdown(wait=True)
             _pool = None
+    from burn_ndarray.runtime import blas, tbb  # imported here: the plugin entry point loads this module
+
+    blas.set_threads(count)
+    tbb.set_num_threads(count)
     for listener in _listeners:
         listener(count)
+
+
+def env_count() -> int | None:
+    """``BURN_NUM_THREADS`` when it holds a positive integer, else None."""
+    raw = os.environ.get("BURN_NUM_THREADS", "").split(",")[0].strip()
+    return int(raw) if raw.isdigit() and int(raw) > 0 else None
+
+
+_env_applied = False
+
+
+def apply_env() -> None:
+    """Once per process, when the backend is made: ``BURN_NUM_THREADS`` sets NumPy's BLAS too (the
+    BLAS reads only its own variables), unless `set_num_threads` has set it already."""
+    global _env_applied
+    if _env_applied:
+        return
+    _env_applied = True
+    count = env_count()
+    if count is not None:
+        from burn_ndarray.runtime import blas
+
+        if blas._wanted is None:
+            blas.set_threads(count)
 
 
 def _forget_pool() -> None:
