@@ -16,7 +16,8 @@ Run: ``python examples/digits.py`` (needs burn-ndarray, burn-autodiff and scikit
 ``python examples/digits.py --model cnn --epochs 8 --out runs/cnn --infer-backend ndarray``.
 Data-parallel: ``mpiexec -n 2 python examples/digits.py --ddp`` (needs ``burn-mpi[mpich]``): each
 process trains a replica on its shard of every batch (the batch of 32 split between them).
-It exits with an error if the test accuracy is below ``--min-accuracy`` (default 0.95 for the MLP).
+It exits with an error if the test accuracy is below ``--min-accuracy`` (default for the MLP: 0.95
+from 8 epochs on, 0.85 for shorter runs; see `default_min_accuracy`).
 """
 
 from __future__ import annotations
@@ -236,7 +237,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--lr", type=float, default=1e-2)
     parser.add_argument("--progress", choices=["auto", "bar", "plain", "none"], default="auto")
-    parser.add_argument("--min-accuracy", type=float, default=None, help="fail below this (MLP default 0.95)")
+    parser.add_argument(
+        "--min-accuracy",
+        type=float,
+        default=None,
+        help="fail below this (MLP: 0.95 from 8 epochs, else 0.85)",
+    )
     parser.add_argument(
         "--ddp", action="store_true", help="data-parallel over the processes of `mpiexec -n N` (burn-mpi)"
     )
@@ -328,11 +334,27 @@ def main(argv: list[str] | None = None) -> int:
     plot = result.files.get("plot")
     print(f"plot: {plot}" if plot else "plot: none (pip install 'burn-core[plot]' for metrics.png)")
 
-    minimum = args.min_accuracy if args.min_accuracy is not None else (0.95 if args.model == "mlp" else 0.0)
+    minimum = args.min_accuracy
+    if minimum is None:
+        minimum = default_min_accuracy(args.model, args.epochs)
     if test_accuracy < minimum:
         print(f"test accuracy {test_accuracy:.4f} is below {minimum}", file=sys.stderr)
         return 1
     return 0
+
+
+def default_min_accuracy(model: str, epochs: int) -> float:
+    """The test accuracy a run must reach unless ``--min-accuracy`` says otherwise: the MLP is
+    held to 0.95 from 8 epochs on and to 0.85 before (it reaches 0.91 after one epoch, 0.93
+    after two; a broken model stays near 0.1); the CNN is not held to a bar.
+
+    Example:
+        >>> default_min_accuracy("mlp", 10), default_min_accuracy("mlp", 2), default_min_accuracy("cnn", 10)
+        (0.95, 0.85, 0.0)
+    """
+    if model != "mlp":
+        return 0.0
+    return 0.95 if epochs >= 8 else 0.85
 
 
 def _ddp_worker(args: argparse.Namespace, default_out: Path) -> int:

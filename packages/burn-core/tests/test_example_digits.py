@@ -107,6 +107,12 @@ def test_cnn_trains_and_reloads(digits: Any, tmp_path: Path) -> None:
     assert accuracy > 0.5  # one epoch of a small CNN is already far above chance (0.1)
 
 
+def test_the_default_accuracy_bar_scales_with_the_epochs(digits: Any) -> None:
+    assert digits.default_min_accuracy("mlp", 10) == digits.default_min_accuracy("mlp", 8) == 0.95
+    assert digits.default_min_accuracy("mlp", 2) == digits.default_min_accuracy("mlp", 1) == 0.85
+    assert digits.default_min_accuracy("cnn", 10) == 0.0
+
+
 def test_main_prints_accuracy_and_where_things_went(
     digits: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
