@@ -4,6 +4,7 @@ launched by pytest with a timeout, so that a hang fails the test instead of stal
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -83,6 +84,9 @@ def test_digits_ddp_on_two_processes(tmp_path: Path) -> None:
     accuracy = float(out.split("test accuracy ")[1].split()[0])
     assert accuracy >= 0.95, out
     assert out.count("trained 6 epochs") == 1  # rank 0 reports
+    # the epoch lines name their metrics in the order one process prints them
+    assert re.search(r"epoch 6/6 train  loss [\d.]+  accuracy [\d.]+  lr ", out), out
+    assert re.search(r"epoch 6/6 valid  loss [\d.]+  accuracy [\d.]+  ", out), out
 
 
 @pytest.mark.parametrize(

@@ -186,9 +186,10 @@ class DataParallel:
         )
         totals = dist.all_reduce(self._host_tensor(values), "sum").to_numpy().astype(np.float64)
         sums, weights = totals[: len(names)], totals[len(names) :]
-        return {
-            n: (float(s / w) if w > 0 else math.nan) for n, s, w in zip(names, sums, weights, strict=True)
-        }
+        pairs = zip(names, sums, weights, strict=True)
+        means = {n: (float(s / w) if w > 0 else math.nan) for n, s, w in pairs}
+        # reduced in sorted order (the same on every rank), shown in the order one process shows
+        return {n: means[n] for n in aggregator._weights}
 
     def agree(self, error: BaseException | None) -> None:
         """Make a failure of rank 0 (e.g. refusing a run directory) a failure of every rank.
