@@ -75,7 +75,7 @@ def run(settings: Settings) -> list[Table]:
 
     n_params, repeats = (10_000_000, 2) if settings.quick else (100_000_000, 5)
     model, lazy_model = models(n_params)
-    total = model.num_params()
+    total = model.num_params(trainable=False)
     arrays = [np.asarray(p.val().to_numpy()) for p in model.params()]
     torch = setup_torch()
     state = None

@@ -224,3 +224,15 @@ def test_stepped_is_with_value_for_an_update_of_the_own_value(require_grad: bool
     if require_grad:  # a fresh leaf: gradients flow to it
         grads = (stepped.val() * 3.0).sum().backward()
         assert stepped.val().grad(grads).to_data().to_numpy().tolist() == [[3.0] * 3] * 2
+
+
+def test_num_params_counts_trainable_params_and_all_values_apart() -> None:
+    from burn import nn
+
+    B = burn.backend("ndarray")
+    bn = nn.BatchNormConfig(4).init(B.default_device())
+    assert bn.num_params() == 8  # gamma and beta; the running statistics are not trainable
+    assert bn.num_params(trainable=False) == 16
+    linear = nn.LinearConfig(3, 2).init(B.default_device())
+    assert linear.num_params() == 8 and linear.no_grad().num_params() == 0
+    assert linear.no_grad().num_params(trainable=False) == 8

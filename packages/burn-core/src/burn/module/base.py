@@ -112,9 +112,21 @@ class Module:
     def params(self) -> list[Param]:
         return [param for _, param in self.named_params()]
 
-    def num_params(self) -> int:
-        """Number of scalar values in all params (lazy params are not initialized)."""
-        return sum(param.num_elements() for param in self.params())
+    def num_params(self, *, trainable: bool = True) -> int:
+        """Number of scalar values in the params that require a gradient, like PyTorch's
+        ``sum(p.numel() for p in m.parameters() if p.requires_grad)``: running statistics
+        (BatchNorm's) and frozen params are not counted. ``trainable=False`` counts every param,
+        the values a record of the module stores. Lazy params are not initialized.
+
+        Example:
+            >>> import burn
+            >>> from burn import nn
+            >>> B = burn.backend("ndarray")  # doctest: +SKIP
+            >>> bn = nn.BatchNormConfig(4).init(B.default_device())  # doctest: +SKIP
+            >>> bn.num_params(), bn.num_params(trainable=False)  # doctest: +SKIP
+            (8, 16)
+        """
+        return sum(p.num_elements() for p in self.params() if not trainable or p.require_grad)
 
     def devices(self) -> list[Device]:
         """The distinct devices the params live on, in order of first appearance."""

@@ -183,7 +183,8 @@ class ModuleRecord(Mapping[str, ParamRecord]):
         )
 
     def num_params(self) -> int:
-        """Number of scalar values in all params."""
+        """Number of scalar values in all params, those without a gradient included (what a
+        file of the record stores: `Module.num_params(trainable=False)`)."""
         total = 0
         for param in self._params.values():
             n = 1
