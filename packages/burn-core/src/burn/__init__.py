@@ -62,6 +62,8 @@ _LAZY = {
     "Param": "burn.module",
     "ParamId": "burn.module",
     "config": "burn.module",
+    "profile": "burn.profiler",
+    "Profile": "burn.profiler",
 }
 
 

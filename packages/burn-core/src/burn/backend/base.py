@@ -7,6 +7,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from burn.backend import instances as _instances
 from burn.backend.capabilities import Capabilities
 from burn.backend.device import Device
 from burn.backend.ops.activation import ActivationOps
@@ -85,6 +86,7 @@ class Backend(
         self._thread_random = threading.local()  # .state: the calling thread's own, if it seeded one
         # Buffer reuse (burn.foundations.ownership): only where the backend declares it.
         self._reuse = _ownership.ENABLED and self.capabilities.has("buffer_reuse")
+        _instances.register(self)
 
     # -- devices ------------------------------------------------------------------------------
     def default_device(self) -> Device:
