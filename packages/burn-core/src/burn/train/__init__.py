@@ -35,6 +35,7 @@ from burn.train.metrics import (
     default_metrics,
 )
 from burn.train.plot import plot_history
+from burn.train.profiling import ProfileSteps
 from burn.train.progress import BarProgress, PlainProgress, Progress, SilentProgress, make_progress
 
 __all__ = [
@@ -57,6 +58,7 @@ __all__ = [
     "LossMetric",
     "Metric",
     "PlainProgress",
+    "ProfileSteps",
     "Progress",
     "ShardedLoader",
     "SilentProgress",

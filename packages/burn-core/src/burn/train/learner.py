@@ -105,6 +105,9 @@ class Learner:
             N*b with a mean loss. The learning rate schedule and `step` count optimizer steps.
         checkpoint_every: also write a checkpoint every this many optimizer steps inside an epoch
             (with a `directory`); None: only at epoch ends.
+        profile_steps: profile the first this many optimizer steps with `burn.profile`: print
+            the tables by op and by module, and with a `directory` write the Chrome trace to
+            ``profile/trace.json`` there (`burn.train.ProfileSteps`); None: no profiling.
 
     Example:
         >>> from burn import nn, optim
@@ -144,6 +147,7 @@ class Learner:
         callbacks: list[Callback] | None = None,
         grad_accumulation: int = 1,
         checkpoint_every: int | None = None,
+        profile_steps: int | None = None,
     ) -> None:
         from burn.module.base import Module
 
@@ -164,6 +168,10 @@ class Learner:
         for callback in self.callbacks:
             if not isinstance(callback, Callback):
                 raise TypeError(f"Learner: callbacks must be burn.train.Callback instances, got {callback!r}")
+        if profile_steps is not None:
+            from burn.train.profiling import ProfileSteps
+
+            self.callbacks.append(ProfileSteps(profile_steps))
         if not _positive_int(grad_accumulation):
             raise ValueError(f"Learner: grad_accumulation must be a positive int, got {grad_accumulation!r}")
         if checkpoint_every is not None and not _positive_int(checkpoint_every):
