@@ -226,10 +226,9 @@ def test_stepped_is_with_value_for_an_update_of_the_own_value(require_grad: bool
         assert stepped.val().grad(grads).to_data().to_numpy().tolist() == [[3.0] * 3] * 2
 
 
-def test_num_params_counts_trainable_params_and_all_values_apart() -> None:
+def test_num_params_counts_trainable_params_and_all_values_apart(B) -> None:  # noqa: N803
     from burn import nn
 
-    B = burn.backend("ndarray")
     bn = nn.BatchNormConfig(4).init(B.default_device())
     assert bn.num_params() == 8  # gamma and beta; the running statistics are not trainable
     assert bn.num_params(trainable=False) == 16

@@ -9,6 +9,7 @@ import burn
 from burn import nn
 from burn.optim import GradientsParams, SgdConfig
 
+pytest.importorskip("burn_ndarray", reason="burn-ndarray is not installed")
 B = burn.backend("ndarray")
 
 
@@ -66,6 +67,7 @@ def test_pad_mode_in_pytorchs_place() -> None:
 
 
 def test_step_without_lr_says_where_it_goes() -> None:
+    pytest.importorskip("burn_autodiff", reason="burn-autodiff is not installed")
     AB = burn.backend("autodiff(ndarray)")
     model = nn.LinearConfig(3, 2).init(AB.default_device())
     loss = model(burn.Tensor.ones((1, 3), backend=AB)).sum()
@@ -116,6 +118,7 @@ def test_documented_silent_differences_hold() -> None:
 
 
 def test_step_empties_the_grads() -> None:
+    pytest.importorskip("burn_autodiff", reason="burn-autodiff is not installed")
     AB = burn.backend("autodiff(ndarray)")
     model = nn.LinearConfig(3, 2).init(AB.default_device())
     grads = GradientsParams.from_grads(model(burn.Tensor.ones((1, 3), backend=AB)).sum().backward(), model)
