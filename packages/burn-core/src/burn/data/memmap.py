@@ -104,7 +104,7 @@ def write_memmap(
     staging = target.parent / f".{target.name}.tmp-{uuid.uuid4().hex}"
     staging.mkdir()
     try:
-        spec = []
+        spec: list[dict[str, Any]] = []
         for name, array in zip(names, arrays, strict=True):
             shape = array.shape[1:] if columns is not None else array.shape
             spec.append({"name": name, "file": f"{name}.npy", "dtype": array.dtype.str, "shape": list(shape)})

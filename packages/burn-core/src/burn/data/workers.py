@@ -128,7 +128,8 @@ class ProcessWorker:
         self, number: int, dataset: Any, transform: Transform | None, seed: int, start_method: str | None
     ) -> None:
         self.number = number
-        context = _default_context() if start_method is None else multiprocessing.get_context(start_method)
+        context: Any = multiprocessing.get_context(start_method) if start_method else _default_context()
+        self.conn: Any
         self.conn, child = context.Pipe(duplex=True)
         self.process = context.Process(
             target=_process_main,
