@@ -165,6 +165,11 @@ def _fsync(path: Path) -> None:
         os.close(fd)
 
 
+def _copy(row: Any) -> Any:
+    """A row out of the map as an in-memory array (a scalar field's row is a NumPy scalar already)."""
+    return np.array(row) if isinstance(row, np.ndarray) else row
+
+
 class MemmapDataset:
     """A folder written by `write_memmap`, read through memory maps.
 
@@ -257,8 +262,8 @@ class MemmapDataset:
     def __getitem__(self, index: int) -> Any:
         position = _position(index, self.length, "MemmapDataset")
         if len(self.arrays) == 1:
-            return np.array(self.arrays[0][position])
-        return tuple(np.array(a[position]) for a in self.arrays)
+            return _copy(self.arrays[0][position])
+        return tuple(_copy(a[position]) for a in self.arrays)
 
     def take(self, indices: Sequence[int] | np.ndarray) -> tuple[np.ndarray, ...]:
         """The rows at `indices`, one array per field, read from the maps in one go."""
