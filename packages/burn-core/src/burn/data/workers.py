@@ -164,7 +164,9 @@ class ProcessWorker:
                 return message
         self.process.join(timeout=5)
         raise WorkerError(
-            f"{self.describe()} exited unexpectedly (exit code {self.process.exitcode})", worker=self.number
+            f"{self.describe()} exited unexpectedly (exit code {self.process.exitcode}); "
+            "what it wrote to stderr may say why",
+            worker=self.number,
         )
 
     def close(self) -> None:
