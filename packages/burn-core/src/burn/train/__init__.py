@@ -1,4 +1,4 @@
-"""Training: datasets and loaders, metrics, and a `Learner` that trains, validates, checkpoints
+"""Training: loaders (from `burn.data`), metrics, and a `Learner` that trains, validates, checkpoints
 (every epoch, every N steps, the best epoch), resumes, stops early, accumulates gradients, calls
 `Callback` hooks and logs (CSV, JSON, and a PNG plot with ``burn-core[plot]``).
 
@@ -16,15 +16,15 @@ Example:
 See ``docs/guides/training.md``.
 """
 
+from burn.data.dataset import ArrayDataset, Dataset
+from burn.data.loader import Batcher, DataLoader, stack_batcher
 from burn.train.callbacks import BestCheckpoint, Callback, TrainState
 from burn.train.checkpoint import Checkpointer
 from burn.train.config import LearnerConfig
-from burn.train.dataset import ArrayDataset, Dataset
 from burn.train.ddp import DataParallel, ShardedLoader
 from burn.train.early_stopping import EarlyStopping
 from burn.train.history import History
 from burn.train.learner import Learner, StepFn, TrainingResult
-from burn.train.loader import Batcher, DataLoader, stack_batcher
 from burn.train.metrics import (
     AccuracyMetric,
     EpochAggregator,

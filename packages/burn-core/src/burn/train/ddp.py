@@ -26,10 +26,10 @@ from typing import TYPE_CHECKING, Any, TextIO
 import numpy as np
 
 import burn.distributed as dist
+from burn.data.loader import DataLoader
 from burn.foundations.dtype import DType
 from burn.foundations.kind import Float
 from burn.optim.grads import GradientsParams
-from burn.train.loader import DataLoader
 from burn.train.metrics import EpochAggregator
 
 if TYPE_CHECKING:
@@ -68,6 +68,11 @@ class ShardedLoader(DataLoader):
             seed=loader.seed,
             drop_last=loader.drop_last,
             device=loader.device,
+            transform=loader.transform,
+            num_workers=loader.num_workers,
+            worker_type=loader.worker_type,
+            prefetch=loader.prefetch,
+            start_method=loader.start_method,
         )
 
     def __len__(self) -> int:

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
+from burn.data.loader import DataLoader
 from burn.optim.base import Optimizer
 from burn.optim.grads import GradientsAccumulator, GradientsParams
 from burn.optim.lr_scheduler.base import LrScheduler, SchedulerLike, as_scheduler
@@ -16,7 +17,6 @@ from burn.train.callbacks import Callback, TrainState
 from burn.train.checkpoint import Checkpointer
 from burn.train.early_stopping import EarlyStopping
 from burn.train.history import History
-from burn.train.loader import DataLoader
 from burn.train.metrics import (
     EpochAggregator,
     Metric,

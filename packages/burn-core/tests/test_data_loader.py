@@ -1,11 +1,11 @@
-"""burn.train datasets and loaders: batching, reproducible shuffling, drop_last, the default batcher."""
+"""burn.data loaders: batching, reproducible shuffling, drop_last, the default batcher; burn.train's names."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from burn.train import ArrayDataset, DataLoader, Dataset, stack_batcher
+from burn.data import ArrayDataset, DataLoader, Dataset, stack_batcher
 
 
 def ids(items, device):  # noqa: ANN001, ANN201
@@ -89,3 +89,15 @@ def test_stack_batcher_makes_float_int_and_bool_tensors() -> None:
         stack_batcher(["a", "b"], device)
     with pytest.raises(ValueError, match="empty"):
         stack_batcher([], device)
+
+
+def test_the_burn_train_names_are_the_burn_data_objects() -> None:
+    import burn.data
+    import burn.train
+    import burn.train.dataset
+    import burn.train.loader
+
+    for name in ("ArrayDataset", "Dataset", "DataLoader", "stack_batcher", "Batcher"):
+        assert getattr(burn.train, name) is getattr(burn.data, name)
+    assert burn.train.loader.DataLoader is DataLoader and burn.train.dataset.ArrayDataset is ArrayDataset
+    assert burn.train.dataset.check_dataset is burn.data.check_dataset

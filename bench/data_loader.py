@@ -1,0 +1,146 @@
+"""Benchmark of burn.data.DataLoader against torch.utils.data.DataLoader on a CIFAR-shaped pipeline.
+
+Usage (from the checkout root, burn-core + burn-ndarray installed, torch optional):
+
+    python bench/data_loader.py                 # 50,000 items, 1 epoch per configuration
+    python bench/data_loader.py --items 10000   # shorter
+
+Data: 50,000 random (3, 32, 32) uint8 images and int64 labels, in memory (an `ArrayDataset`) and
+on disk (`write_memmap` / `MemmapDataset`). Batch 128, shuffled. The transform (written here with
+NumPy; `burn.data.transforms` has the library's own): pad 4 pixels, random 32x32 crop, random
+horizontal flip, per-channel normalize to float32, each item with
+``numpy.random.default_rng([seed, epoch, index])``. burn's batcher stacks the batch into ndarray
+tensors in the main process; torch's default collate stacks it into torch tensors. torch's
+dataset runs the same NumPy function on the same generators and wraps the result with
+``torch.from_numpy``.
+
+Reported: batches per second over a whole epoch, worker start included (burn starts its workers
+per epoch; torch's default too: ``persistent_workers=False``), the best of ``--repeats``.
+burn's process workers start with forkserver, torch's with fork (its default on Linux).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import tempfile
+import time
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+MEAN = (np.array([0.4914, 0.4822, 0.4465], np.float32) * 255).reshape(3, 1, 1)
+INV_STD = (1 / (np.array([0.2470, 0.2435, 0.2616], np.float32) * 255)).reshape(3, 1, 1)
+
+
+def augment(image: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Pad 4, random 32x32 crop, random horizontal flip, normalize: (3, 32, 32) uint8 -> float32."""
+    padded = np.pad(image, ((0, 0), (4, 4), (4, 4)))
+    top, left = rng.integers(0, 9, size=2)
+    out = padded[:, top : top + 32, left : left + 32]
+    if rng.random() < 0.5:
+        out = out[:, :, ::-1]
+    return (out.astype(np.float32) - MEAN) * INV_STD
+
+
+def burn_transform(item: tuple[np.ndarray, Any], rng: np.random.Generator) -> tuple[np.ndarray, Any]:
+    image, label = item
+    return augment(image, rng), label
+
+
+class TorchCifar:
+    """torch's side: the same arrays, the same function, the same per-item generators."""
+
+    def __init__(self, images: np.ndarray, labels: np.ndarray, seed: int) -> None:
+        self.images, self.labels, self.seed, self.epoch = images, labels, seed, 0
+
+    def __len__(self) -> int:
+        return len(self.images)
+
+    def __getitem__(self, index: int) -> Any:
+        import torch
+
+        rng = np.random.default_rng([self.seed, self.epoch, index])
+        image = augment(self.images[index], rng)
+        return torch.from_numpy(np.ascontiguousarray(image)), int(self.labels[index])
+
+
+def timed_epoch(batches: Callable[[], Any]) -> tuple[float, int]:
+    start = time.perf_counter()
+    count = 0
+    for _ in batches():
+        count += 1
+    return time.perf_counter() - start, count
+
+
+def best(run: Callable[[], Any], repeats: int) -> float:
+    results = [timed_epoch(run) for _ in range(repeats)]
+    seconds, count = min(results)
+    return count / seconds
+
+
+def main() -> None:
+    raw = argparse.RawDescriptionHelpFormatter
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=raw)
+    parser.add_argument("--items", type=int, default=50_000)
+    parser.add_argument("--batch-size", type=int, default=128)
+    parser.add_argument("--workers", type=int, nargs="+", default=[0, 1, 2])
+    parser.add_argument("--torch-workers", type=int, nargs="+", default=[0, 2])
+    parser.add_argument("--repeats", type=int, default=2)
+    args = parser.parse_args()
+
+    import burn
+    from burn.data import ArrayDataset, DataLoader, MemmapDataset, write_memmap
+
+    device = burn.backend("ndarray").default_device()
+    rng = np.random.default_rng(0)
+    images = rng.integers(0, 256, size=(args.items, 3, 32, 32), dtype=np.uint8)
+    labels = rng.integers(0, 10, size=args.items).astype(np.int64)
+    folder = os.path.join(tempfile.mkdtemp(prefix="burn-bench-data-"), "cifar")
+    write_memmap(folder, {"image": images, "label": labels})
+    sources = {"ArrayDataset": ArrayDataset(images, labels), "MemmapDataset": MemmapDataset(folder)}
+    print(f"{args.items} items of (3, 32, 32) uint8, batch {args.batch_size}, {os.cpu_count()} CPUs")
+    print(f"{'pipeline':46s} {'batches/s':>10s}")
+
+    # the reference: one batch made by hand, to check every pipeline computes the same first batch
+    first = DataLoader(sources["ArrayDataset"], args.batch_size, shuffle=True, transform=burn_transform)
+    want = next(first.batches(device))[0].to_data().array
+
+    for name, source in sources.items():
+        for kind, counts in (("process", args.workers), ("thread", [w for w in args.workers if w])):
+            for workers in counts:
+                if kind == "thread" and name != "ArrayDataset":
+                    continue
+                loader = DataLoader(
+                    source,
+                    args.batch_size,
+                    shuffle=True,
+                    transform=burn_transform,
+                    num_workers=workers,
+                    worker_type=kind,
+                )
+                got = next(loader.batches(device))[0].to_data().array
+                assert np.array_equal(got, want), "burn: the first batch differs"
+                rate = best(lambda loader=loader: loader.batches(device, epoch=0), args.repeats)
+                label = f"burn {name}, num_workers={workers}" + (f" ({kind})" if workers else "")
+                print(f"{label:46s} {rate:10.1f}", flush=True)
+
+    try:
+        import torch
+        from torch.utils.data import DataLoader as TorchLoader
+    except ImportError:
+        print("torch is not installed: no torch rows")
+        return
+    dataset = TorchCifar(images, labels, seed=0)
+    for workers in args.torch_workers:
+        generator = torch.Generator().manual_seed(0)
+        loader_t = TorchLoader(
+            dataset, args.batch_size, shuffle=True, num_workers=workers, generator=generator
+        )
+        rate = best(lambda loader_t=loader_t: iter(loader_t), args.repeats)
+        print(f"{f'torch DataLoader, num_workers={workers}':46s} {rate:10.1f}", flush=True)
+
+
+if __name__ == "__main__":
+    main()

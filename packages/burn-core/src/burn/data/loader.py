@@ -1,0 +1,244 @@
+"""`DataLoader`: batches of a dataset, shuffled reproducibly, items transformed (in worker threads or
+processes), turned into tensors by a batcher in the calling thread."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from burn.data.dataset import check_dataset
+from burn.data.workers import ItemFailed, ProcessWorker, ThreadWorker, Transform, load_items, raise_failure
+
+if TYPE_CHECKING:
+    from burn.backend.device import Device
+
+Batcher = Callable[[list[Any], "Device | None"], Any]
+"""Turns a list of dataset items into a batch (usually tensors) on a device."""
+
+
+def stack_batcher(items: list[Any], device: Device | None) -> Any:
+    """The default batcher: stacks items field by field into tensors on `device`.
+
+    Items that are tuples give a tuple of tensors (one per field), other items one tensor.
+    Float fields become Float tensors (in the backend's float dtype), integer fields Int tensors,
+    bool fields Bool tensors.
+
+    Example:
+        >>> import burn, numpy as np
+        >>> device = burn.backend("ndarray").default_device()  # doctest: +SKIP
+        >>> x, y = stack_batcher([(np.ones(2), 1), (np.zeros(2), 0)], device)  # doctest: +SKIP
+        >>> x.shape, y.kind  # doctest: +SKIP
+        ((2, 2), burn.Int)
+    """
+    if not items:
+        raise ValueError("stack_batcher: cannot batch an empty list of items")
+    first = items[0]
+    if isinstance(first, tuple):
+        width = len(first)
+        for item in items:
+            if not isinstance(item, tuple) or len(item) != width:
+                raise ValueError(f"stack_batcher: every item must be a tuple of {width} fields, got {item!r}")
+        return tuple(_to_tensor([item[k] for item in items], device, k) for k in range(width))
+    return _to_tensor(items, device, None)
+
+
+def _to_tensor(values: list[Any], device: Device | None, field: int | None) -> Any:
+    from burn.foundations.kind import Bool, Float, Int
+    from burn.tensor.tensor import Tensor
+
+    array = np.stack([np.asarray(v) for v in values])
+    if array.dtype == np.bool_:
+        kind = Bool
+    elif np.issubdtype(array.dtype, np.integer):
+        kind = Int
+    elif np.issubdtype(array.dtype, np.floating):
+        kind = Float
+    else:
+        where = "items" if field is None else f"field {field} of the items"
+        raise TypeError(f"stack_batcher: {where} have dtype {array.dtype}, not a number or bool")
+    return Tensor.from_data(array, device=device, kind=kind)
+
+
+class DataLoader:
+    """Iterates a dataset in batches, optionally transforming items in worker threads or processes.
+
+    Shuffling is reproducible and stateless: the order of epoch ``e`` depends only on
+    ``(seed, e)``, so a resumed run sees exactly the batches an uninterrupted one would. The
+    `transform` of item ``index`` in epoch ``e`` gets ``numpy.random.default_rng([seed, e, index])``,
+    so random augmentation too is the same whatever the number of workers, and on resume. Batches
+    come out in order whatever `num_workers`; the batcher always runs in the calling thread.
+
+    Worker processes are started (by ``forkserver`` on Linux, see `burn.data.workers`) at the
+    start of each pass over the data and stopped at its end, when the loop is left early
+    (``break``) or when a worker fails. A worker's exception is raised again in the calling thread,
+    with a note naming the item's dataset index and the worker's traceback.
+
+    Args:
+        dataset: anything with ``__len__`` and ``__getitem__`` (see `burn.data.Dataset`).
+        batch_size: items per batch (the last one may be smaller unless `drop_last`).
+        batcher: ``batcher(items, device) -> batch``; default `stack_batcher`.
+        shuffle: a new permutation every epoch.
+        seed: the seed of the shuffling and of the transforms' generators (``>= 0``).
+        drop_last: skip a last batch smaller than `batch_size`.
+        device: where plain iteration (``for batch in loader``) puts batches.
+        transform: ``transform(item, rng) -> item``, applied to every item after reading it.
+        num_workers: 0 reads and transforms items in the calling thread; N > 0 in N workers.
+        worker_type: ``"process"`` (the dataset and transform must pickle) or ``"thread"`` (for
+            work that releases the GIL: NumPy on large arrays, file reads, decoding).
+        prefetch: batches each worker works on ahead of the one being consumed.
+        start_method: the multiprocessing start method of process workers (default: forkserver
+            where available, else spawn; ``"fork"`` is faster to start and unsafe with threads).
+
+    Example:
+        >>> import numpy as np
+        >>> from burn.data import ArrayDataset, DataLoader
+        >>> def flip(item, rng):
+        ...     return item[::-1] if rng.random() < 0.5 else item
+        >>> loader = DataLoader(ArrayDataset(np.arange(10.0).reshape(5, 2)), batch_size=2, shuffle=True,
+        ...                     seed=1, transform=flip, batcher=lambda items, device: np.stack(items))
+        >>> len(loader), [b.shape for b in loader.batches(epoch=0)]
+        (3, [(2, 2), (2, 2), (1, 2)])
+    """
+
+    def __init__(
+        self,
+        dataset: Any,
+        batch_size: int = 32,
+        *,
+        batcher: Batcher | None = None,
+        shuffle: bool = False,
+        seed: int = 0,
+        drop_last: bool = False,
+        device: Device | None = None,
+        transform: Transform | None = None,
+        num_workers: int = 0,
+        worker_type: str = "process",
+        prefetch: int = 2,
+        start_method: str | None = None,
+    ) -> None:
+        self.dataset = check_dataset(dataset)
+        if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
+            raise ValueError(f"DataLoader: batch_size must be a positive int, got {batch_size!r}")
+        if batcher is not None and not callable(batcher):
+            raise TypeError(f"DataLoader: batcher must be callable, got {type(batcher).__name__}")
+        if isinstance(seed, bool) or not isinstance(seed, int):
+            raise TypeError(f"DataLoader: seed must be an int, got {seed!r}")
+        if seed < 0:
+            raise ValueError(f"DataLoader: seed must be >= 0 (it seeds numpy.random.default_rng), got {seed}")
+        if transform is not None and not callable(transform):
+            raise TypeError(f"DataLoader: transform must be callable, got {type(transform).__name__}")
+        for name, value, least in (("num_workers", num_workers, 0), ("prefetch", prefetch, 1)):
+            if isinstance(value, bool) or not isinstance(value, int) or value < least:
+                raise ValueError(f"DataLoader: {name} must be an int >= {least}, got {value!r}")
+        if worker_type not in ("process", "thread"):
+            raise ValueError(f"DataLoader: worker_type must be 'process' or 'thread', got {worker_type!r}")
+        if start_method is not None:
+            import multiprocessing
+
+            if start_method not in multiprocessing.get_all_start_methods():
+                raise ValueError(
+                    f"DataLoader: start_method {start_method!r} is not one of this platform's "
+                    f"{multiprocessing.get_all_start_methods()}"
+                )
+        self.batch_size = batch_size
+        self.batcher: Batcher = batcher if batcher is not None else stack_batcher
+        self.shuffle = shuffle
+        self.seed = seed
+        self.drop_last = drop_last
+        self.device = device
+        self.transform = transform
+        self.num_workers = num_workers
+        self.worker_type = worker_type
+        self.prefetch = prefetch
+        self.start_method = start_method
+        self._epoch = 0  # advanced by plain iteration only
+        if len(self) == 0:
+            raise ValueError(
+                f"DataLoader: {len(self.dataset)} items make no batch of {batch_size}"
+                + (" with drop_last=True" if drop_last else "")
+            )
+
+    def __len__(self) -> int:
+        """The number of batches per epoch."""
+        n = len(self.dataset)
+        return n // self.batch_size if self.drop_last else -(-n // self.batch_size)
+
+    @property
+    def num_items(self) -> int:
+        return len(self.dataset)
+
+    def order(self, epoch: int = 0) -> np.ndarray:
+        """The item indices of `epoch`, in the order they are served."""
+        n = len(self.dataset)
+        if not self.shuffle:
+            return np.arange(n)
+        # Seeding with (seed, epoch) makes each epoch's order independent of what ran before.
+        return np.random.default_rng([self.seed, epoch]).permutation(n)
+
+    def index_batches(self, epoch: int = 0) -> list[np.ndarray]:
+        """The indices of every batch of `epoch`."""
+        order = self.order(epoch)
+        return [
+            order[i : i + self.batch_size] for i in range(0, self.batch_size * len(self), self.batch_size)
+        ]
+
+    def batches(self, device: Device | None = None, epoch: int = 0, start: int = 0) -> Iterator[Any]:
+        """The batches of `epoch` on `device` (default: the loader's device), from batch `start`
+        (the ones before are skipped without being loaded: a mid-epoch resume gives the same
+        batches, transforms included, as the uninterrupted epoch)."""
+        if isinstance(epoch, bool) or not isinstance(epoch, int | np.integer) or epoch < 0:
+            raise ValueError(f"DataLoader.batches: epoch must be an int >= 0, got {epoch!r}")
+        target = device if device is not None else self.device
+        tasks = [[int(i) for i in indices] for indices in self.index_batches(int(epoch))[start:]]
+        if self.num_workers == 0 or not tasks:
+            for indices in tasks:
+                yield self.batcher(self._items(indices, int(epoch)), target)
+        else:
+            yield from self._worker_batches(tasks, int(epoch), target)
+
+    def _items(self, indices: Sequence[int], epoch: int = 0) -> list[Any]:
+        try:
+            return load_items(self.dataset, self.transform, self.seed, epoch, indices)
+        except ItemFailed as failed:
+            failed.error.add_note(f"raised while loading item {failed.index} of the dataset (epoch {epoch})")
+            raise failed.error from None
+
+    def _worker_batches(self, tasks: list[list[int]], epoch: int, target: Device | None) -> Iterator[Any]:
+        count = min(self.num_workers, len(tasks))
+        workers: list[ProcessWorker | ThreadWorker] = []
+        try:
+            for number in range(count):
+                if self.worker_type == "thread":
+                    workers.append(ThreadWorker(number, self.dataset, self.transform, self.seed))
+                else:
+                    workers.append(
+                        ProcessWorker(number, self.dataset, self.transform, self.seed, self.start_method)
+                    )
+            # batch p goes to worker p % count; reading them back in that order keeps the batch order
+            ahead = count * self.prefetch
+            for position in range(min(ahead, len(tasks))):
+                workers[position % count].send((position, epoch, tasks[position]))
+            for position in range(len(tasks)):
+                worker = workers[position % count]
+                message = worker.receive()
+                if message[0] != "ok":
+                    raise_failure(message, worker, epoch)
+                if position + ahead < len(tasks):  # before batching: the worker goes on meanwhile
+                    worker.send((position + ahead, epoch, tasks[position + ahead]))
+                yield self.batcher(message[2], target)
+        finally:  # also on break (the generator is closed) and on errors
+            for worker in workers:
+                worker.close()
+
+    def __iter__(self) -> Iterator[Any]:
+        epoch, self._epoch = self._epoch, self._epoch + 1
+        return self.batches(self.device, epoch)
+
+    def __repr__(self) -> str:
+        workers = f", num_workers={self.num_workers} ({self.worker_type})" if self.num_workers else ""
+        return (
+            f"DataLoader({len(self.dataset)} items, batch_size={self.batch_size}, shuffle={self.shuffle}, "
+            f"drop_last={self.drop_last}, {len(self)} batches{workers})"
+        )

@@ -1,0 +1,261 @@
+"""The `DataLoader`'s workers: threads or processes that read and transform the items of batches.
+
+Each worker has its own task and result channel. Batch ``p`` of an epoch goes to worker
+``p % num_workers`` and the loader reads the results worker by worker in that same order, so the
+batches come out in order whatever the number of workers, with no reordering buffer.
+
+Process workers start with ``forkserver`` on Linux (``spawn`` where there is none), not ``fork``:
+a forked child inherits a copy of every lock of the parent, held or not, and the parent of a
+training run has threads (BLAS pools, progress bars, loggers, GPU runtimes), so a fork can deadlock
+on a lock that a thread held at that moment (Python 3.12 warns about it and 3.14 left fork as
+Linux's default). The fork server is a small process forked early, before those threads exist;
+workers are forked from it. It preloads `burn.data.workers` once so that each worker starts
+without importing burn again. The cost: the dataset and the transform are pickled to each worker
+(a `MemmapDataset` pickles as its path), and scripts need the ``if __name__ == "__main__":`` guard.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import multiprocessing
+import multiprocessing.connection
+import pickle
+import queue
+import signal
+import threading
+import traceback
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from burn.errors import BurnError
+
+Transform = Callable[[Any, np.random.Generator], Any]
+"""``transform(item, rng) -> item``, with ``rng = numpy.random.default_rng([seed, epoch, index])``."""
+
+
+class WorkerError(BurnError, RuntimeError):
+    """A `DataLoader` worker failed in a way its exception cannot tell: it died, or what it raised
+    could not be sent back. `index` is the dataset index of the item (None when unknown), `worker`
+    the worker's number, `worker_traceback` the worker's traceback text."""
+
+    def __init__(
+        self, message: str, *, worker: int, index: int | None = None, worker_traceback: str = ""
+    ) -> None:
+        super().__init__(message)
+        self.worker, self.index, self.worker_traceback = worker, index, worker_traceback
+
+
+class ItemFailed(Exception):
+    """Raised by `load_items`: reading or transforming item `index` raised `error`."""
+
+    def __init__(self, index: int, error: Exception) -> None:
+        super().__init__(index, error)
+        self.index, self.error = index, error
+
+
+def load_items(
+    dataset: Any, transform: Transform | None, seed: int, epoch: int, indices: Sequence[int]
+) -> list[Any]:
+    """The items at `indices`, each transformed with its own generator (see `Transform`)."""
+    items = []
+    for index in indices:
+        try:
+            item = dataset[index]
+            if transform is not None:
+                item = transform(item, np.random.default_rng([seed, epoch, index]))
+        except Exception as error:
+            raise ItemFailed(index, error) from error
+        items.append(item)
+    return items
+
+
+# A task is (position of the batch in the epoch, epoch, item indices); None stops the worker.
+Task = tuple[int, int, list[int]]
+
+
+def _process_main(conn: Any, dataset: Any, transform: Transform | None, seed: int) -> None:
+    # Ctrl-C goes to the whole process group: the main process handles it and closes the workers.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    while True:
+        try:
+            task = conn.recv()
+        except (EOFError, OSError):  # the main process went away
+            return
+        if task is None:
+            return
+        position, epoch, indices = task
+        try:
+            message: tuple[Any, ...] = ("ok", position, load_items(dataset, transform, seed, epoch, indices))
+        except ItemFailed as failed:
+            message = _error_message(position, failed.index, failed.error)
+        try:
+            conn.send(message)
+        except (BrokenPipeError, EOFError, ConnectionResetError):
+            return
+        except Exception as error:  # the items do not pickle (nothing was written: send why instead)
+            try:
+                conn.send(_error_message(position, None, error))
+            except (BrokenPipeError, EOFError, ConnectionResetError):
+                return
+
+
+def _error_message(position: int, index: int | None, error: BaseException) -> tuple[Any, ...]:
+    text = "".join(traceback.format_exception(error))
+    try:
+        payload: bytes | None = pickle.dumps(error)
+    except Exception:
+        payload = None
+    return ("error", position, index, payload, f"{type(error).__qualname__}: {error}", text)
+
+
+def _default_context() -> Any:
+    if "forkserver" in multiprocessing.get_all_start_methods():
+        context = multiprocessing.get_context("forkserver")
+        # has effect only until the fork server starts (once per process); harmless after
+        context.set_forkserver_preload(["burn.data.workers"])
+        return context
+    return multiprocessing.get_context("spawn")
+
+
+class ProcessWorker:
+    """One worker process, fed tasks through its own pipe."""
+
+    kind = "process"
+
+    def __init__(
+        self, number: int, dataset: Any, transform: Transform | None, seed: int, start_method: str | None
+    ) -> None:
+        self.number = number
+        context: Any = multiprocessing.get_context(start_method) if start_method else _default_context()
+        self.conn: Any
+        self.conn, child = context.Pipe(duplex=True)
+        self.process = context.Process(
+            target=_process_main,
+            args=(child, dataset, transform, seed),
+            daemon=True,
+            name=f"burn-data-{number}",
+        )
+        try:
+            self.process.start()
+        except (pickle.PicklingError, AttributeError, TypeError) as error:
+            self.conn.close()
+            raise TypeError(
+                "DataLoader: worker_type='process' sends the dataset and the transform to each worker "
+                "by pickling them, and they do not pickle (a lambda or a local function?): define them "
+                f"at module level, or use worker_type='thread'. The error: {error}"
+            ) from error
+        finally:
+            child.close()  # the main process keeps one end: a dead worker reads as EOF
+
+    def describe(self) -> str:
+        return f"DataLoader worker {self.number} (process {self.process.pid})"
+
+    def send(self, task: Task) -> None:
+        self.conn.send(task)
+
+    def receive(self) -> tuple[Any, ...]:
+        # waiting on the sentinel too: a worker that dies (killed, os._exit, a crash in C) is noticed
+        ready = multiprocessing.connection.wait([self.conn, self.process.sentinel])
+        if self.conn in ready:  # a message written before an exit is still read first
+            with contextlib.suppress(EOFError):
+                message: tuple[Any, ...] = self.conn.recv()
+                return message
+        self.process.join(timeout=5)
+        raise WorkerError(
+            f"{self.describe()} exited unexpectedly (exit code {self.process.exitcode}); "
+            "what it wrote to stderr may say why",
+            worker=self.number,
+        )
+
+    def close(self) -> None:
+        with contextlib.suppress(OSError, ValueError):
+            self.conn.send(None)
+        # closing our end also stops a worker blocked sending a batch nobody will read
+        self.conn.close()
+        self.process.join(timeout=2)
+        if self.process.is_alive():
+            self.process.terminate()
+            self.process.join(timeout=2)
+        if self.process.is_alive():
+            self.process.kill()
+            self.process.join()
+        self.process.close()
+
+
+class ThreadWorker:
+    """One worker thread (for transforms that release the GIL, or that do not pickle)."""
+
+    kind = "thread"
+
+    def __init__(self, number: int, dataset: Any, transform: Transform | None, seed: int) -> None:
+        self.number = number
+        self.tasks: queue.SimpleQueue[Task | None] = queue.SimpleQueue()
+        self.results: queue.SimpleQueue[tuple[Any, ...]] = queue.SimpleQueue()
+        self.stopped = threading.Event()
+        # daemon: a loop abandoned without closing cannot keep the interpreter from exiting
+        self.thread = threading.Thread(
+            target=self._run, args=(dataset, transform, seed), daemon=True, name=f"burn-data-{number}"
+        )
+        self.thread.start()
+
+    def _run(self, dataset: Any, transform: Transform | None, seed: int) -> None:
+        while True:
+            task = self.tasks.get()
+            if task is None or self.stopped.is_set():
+                return
+            position, epoch, indices = task
+            try:
+                self.results.put(("ok", position, load_items(dataset, transform, seed, epoch, indices)))
+            except ItemFailed as failed:
+                self.results.put(("raised", position, failed.index, failed.error))
+            except BaseException as error:
+                self.results.put(("raised", position, None, error))
+                return
+
+    def describe(self) -> str:
+        return f"DataLoader worker {self.number} (thread)"
+
+    def send(self, task: Task) -> None:
+        self.tasks.put(task)
+
+    def receive(self) -> tuple[Any, ...]:
+        while True:
+            try:
+                return self.results.get(timeout=0.5)
+            except queue.Empty:
+                if not self.thread.is_alive():
+                    raise WorkerError(f"{self.describe()} stopped unexpectedly", worker=self.number) from None
+
+    def close(self) -> None:
+        self.stopped.set()
+        self.tasks.put(None)
+        # a batch still being read finishes in the background: the thread is a daemon
+        self.thread.join(timeout=2)
+
+
+def raise_failure(message: tuple[Any, ...], worker: ProcessWorker | ThreadWorker, epoch: int) -> None:
+    """Raises what a worker's error `message` reports, naming the worker and the item."""
+    where = worker.describe()
+    if message[0] == "raised":  # a thread: the exception itself, its traceback attached
+        _, _, index, error = message
+        error.add_note(f"raised in {where} while loading item {index} of the dataset (epoch {epoch})")
+        raise error
+    _, _, index, payload, summary, text = message
+    error = None
+    if payload is not None:
+        with contextlib.suppress(Exception):
+            error = pickle.loads(payload)
+    item = "an item" if index is None else f"item {index}"
+    if not isinstance(error, BaseException):
+        raise WorkerError(
+            f"{where} failed on {item} of the dataset (epoch {epoch}): {summary}\n{text}",
+            worker=worker.number,
+            index=index,
+            worker_traceback=text,
+        )
+    error.add_note(
+        f"raised in {where} while loading {item} of the dataset (epoch {epoch}); its traceback:\n{text}"
+    )
+    raise error
