@@ -1,0 +1,1 @@
+"""Data pipeline: datasets, the loader and augmentation transforms (`burn.data.transforms`)."""
