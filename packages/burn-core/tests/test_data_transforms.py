@@ -636,3 +636,10 @@ def test_pad_or_truncate() -> None:
     assert T.PadOrTruncate(3)((seq, 0), rng())[1] == 0
     with pytest.raises(ValueError, match="PadOrTruncate: side must be 'right' or 'left', got 'top'"):
         T.PadOrTruncate(3, side="top")
+
+
+def test_docstring_examples_run() -> None:
+    import doctest
+
+    result = doctest.testmod(T)
+    assert result.attempted > 20 and result.failed == 0

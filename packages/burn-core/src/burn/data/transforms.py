@@ -40,6 +40,7 @@ __all__ = [
     "CenterCrop",
     "ColorJitter",
     "Compose",
+    "ImageTransform",
     "Lambda",
     "Normalize",
     "PadOrTruncate",
@@ -54,7 +55,15 @@ __all__ = [
     "RandomTokenMask",
     "RandomVerticalFlip",
     "Resize",
+    "SequenceTransform",
     "ToFloat",
+    "adjust_brightness",
+    "adjust_contrast",
+    "adjust_hue",
+    "adjust_saturation",
+    "hsv_to_rgb",
+    "resize_bilinear",
+    "rgb_to_hsv",
 ]
 
 Transform = Callable[[Any, np.random.Generator], Any]
@@ -182,22 +191,48 @@ def _grayscale(image: Image) -> NDArray[np.float32]:
 
 
 def adjust_brightness(image: Image, factor: float) -> Image:
-    """``clip(factor * x, 0, max)``: 0 gives black, 1 the image."""
+    """``clip(factor * x, 0, max)``: 0 gives black, 1 the image (max: 255 for uint8, else 1).
+
+    Example:
+        >>> import numpy as np
+        >>> adjust_brightness(np.array([[[100, 200]]], np.uint8), 1.5).tolist()
+        [[[150, 255]]]
+    """
     return _blend(image, 0.0, factor)
 
 
 def adjust_contrast(image: Image, factor: float) -> Image:
-    """``clip(factor * x + (1 - factor) * m, 0, max)`` with ``m`` the mean grayscale of the image."""
+    """``clip(factor * x + (1 - factor) * m, 0, max)`` with ``m`` the mean grayscale of the image.
+
+    Example:
+        >>> import numpy as np
+        >>> [round(float(v), 3) for v in adjust_contrast(np.array([[[0.2, 0.6]]], np.float32), 0.5).ravel()]
+        [0.3, 0.5]
+    """
     return _blend(image, float(_grayscale(image).mean()), factor)
 
 
 def adjust_saturation(image: Image, factor: float) -> Image:
-    """``clip(factor * x + (1 - factor) * gray(x), 0, max)`` per pixel: 0 gives the grayscale image."""
+    """``clip(factor * x + (1 - factor) * gray(x), 0, max)`` per pixel: 0 gives the grayscale image.
+
+    Example:
+        >>> import numpy as np
+        >>> gray = adjust_saturation(np.array([[[1.0]], [[0.0]], [[0.0]]], np.float32), 0.0)
+        >>> [round(float(v), 4) for v in gray.ravel()]
+        [0.2989, 0.2989, 0.2989]
+    """
     return _blend(image, _grayscale(image), factor)
 
 
 def rgb_to_hsv(rgb: NDArray[np.float32]) -> NDArray[np.float32]:
-    """(3, H, W) RGB in [0, 1] -> (3, H, W) HSV in [0, 1] (hue as a fraction of a turn)."""
+    """(3, H, W) RGB in [0, 1] -> (3, H, W) HSV in [0, 1] (hue as a fraction of a turn).
+
+    Example:
+        >>> import numpy as np
+        >>> green = np.array([[[0.0]], [[1.0]], [[0.0]]], np.float32)
+        >>> [round(float(v), 4) for v in rgb_to_hsv(green).ravel()]
+        [0.3333, 1.0, 1.0]
+    """
     r, g, b = rgb[0], rgb[1], rgb[2]
     maxc = rgb.max(axis=0)
     minc = rgb.min(axis=0)
@@ -216,7 +251,14 @@ def rgb_to_hsv(rgb: NDArray[np.float32]) -> NDArray[np.float32]:
 
 
 def hsv_to_rgb(hsv: NDArray[np.float32]) -> NDArray[np.float32]:
-    """(3, H, W) HSV in [0, 1] -> (3, H, W) RGB in [0, 1]; the inverse of `rgb_to_hsv`."""
+    """(3, H, W) HSV in [0, 1] -> (3, H, W) RGB in [0, 1]; the inverse of `rgb_to_hsv`.
+
+    Example:
+        >>> import numpy as np
+        >>> dark_blue = np.array([[[2 / 3]], [[1.0]], [[0.5]]], np.float32)
+        >>> [round(float(v), 4) for v in hsv_to_rgb(dark_blue).ravel()]
+        [0.0, 0.0, 0.5]
+    """
     h, s, v = hsv[0], hsv[1], hsv[2]
     h6 = (h % 1.0) * 6.0
     sector = np.floor(h6).astype(np.int64) % 6
@@ -235,7 +277,13 @@ def hsv_to_rgb(hsv: NDArray[np.float32]) -> NDArray[np.float32]:
 
 
 def adjust_hue(image: Image, shift: float) -> Image:
-    """Rotate the hue by ``shift`` turns (in [-0.5, 0.5]) in HSV space; saturation and value kept."""
+    """Rotate the hue by ``shift`` turns (in [-0.5, 0.5]) in HSV space; saturation and value kept.
+
+    Example:
+        >>> import numpy as np
+        >>> adjust_hue(np.array([[[255]], [[0]], [[0]]], np.uint8), 1 / 3)[:, 0, 0].tolist()
+        [0, 255, 0]
+    """
     x = image.astype(np.float32) / np.float32(_bound(image))
     hsv = rgb_to_hsv(x)
     hsv[0] = (hsv[0] + np.float32(shift)) % 1.0
@@ -248,6 +296,11 @@ def resize_bilinear(image: Image, size: tuple[int, int]) -> Image:
     The sampling is that of ``torch.nn.functional.interpolate(mode="bilinear",
     align_corners=False)`` without antialiasing: output pixel ``i`` reads the input at
     ``(i + 0.5) * H / h - 0.5``, clamped to the edge. uint8 results are rounded.
+
+    Example:
+        >>> import numpy as np
+        >>> resize_bilinear(np.array([[[0.0, 4.0]]], np.float32), (1, 4)).tolist()
+        [[[0.0, 1.0, 3.0, 4.0]]]
     """
     _, in_h, in_w = image.shape
     out_h, out_w = size
@@ -424,6 +477,15 @@ class ImageTransform:
     """Base of the image transforms: checks the image, and passes a tuple's target through.
 
     Subclasses implement ``apply(image, rng)`` on a checked (C, H, W) uint8 or float32 array.
+
+    Example:
+        >>> import numpy as np
+        >>> class Invert(ImageTransform):
+        ...     def apply(self, image, rng):
+        ...         return 255 - image
+        >>> x, label = Invert()((np.zeros((1, 1, 2), np.uint8), 4), np.random.default_rng(0))
+        >>> x.tolist(), label
+        ([[[255, 255]]], 4)
     """
 
     def __call__(self, item: Any, rng: np.random.Generator) -> Any:
@@ -435,7 +497,18 @@ class ImageTransform:
 
 
 class SequenceTransform:
-    """Base of the sequence transforms: checks the 1-D array, and passes a tuple's target through."""
+    """Base of the sequence transforms: checks the 1-D array, and passes a tuple's target through.
+
+    Subclasses implement ``apply(seq, rng)`` on a checked 1-D array.
+
+    Example:
+        >>> import numpy as np
+        >>> class Reverse(SequenceTransform):
+        ...     def apply(self, seq, rng):
+        ...         return seq[::-1].copy()
+        >>> Reverse()(np.array([1, 2, 3]), np.random.default_rng(0)).tolist()
+        [3, 2, 1]
+    """
 
     def __call__(self, item: Any, rng: np.random.Generator) -> Any:
         name = type(self).__name__
@@ -1010,20 +1083,17 @@ class RandAugment(ImageTransform):
     The op list and magnitude scales follow the paper's policy as torchvision implements it
     (``num_magnitude_bins`` bins, magnitude ``m`` the ``m``-th bin; signed ops get a random sign):
 
-    ============  =========================================================
-    identity      the image
-    shear_x/y     shear by up to 0.3 (x += 0.3 * y), nearest-neighbour
-    translate_x/y shift by up to 150/331 of the width/height, whole pixels
-    rotate        rotate by up to 30 degrees about the centre, nearest-neighbour
-    brightness    `adjust_brightness` by 1 +- 0.9
-    color         `adjust_saturation` by 1 +- 0.9 (the image itself for 1 channel)
-    contrast      `adjust_contrast` by 1 +- 0.9
-    sharpness     blend with a 3x3 smoothing by 1 +- 0.9
-    posterize     keep 8 down to 4 high bits
-    solarize      invert values above a threshold from 255 down to 0 (in 0..255 units)
-    autocontrast  stretch each channel to the full range
-    equalize      histogram equalization per channel
-    ============  =========================================================
+    - ``identity``: the image;
+    - ``shear_x``, ``shear_y``: shear by up to 0.3 (``x += 0.3 * y``);
+    - ``translate_x``, ``translate_y``: shift by up to 150/331 of the width / height, whole pixels;
+    - ``rotate``: rotate by up to 30 degrees about the centre;
+    - ``brightness``, ``contrast``: `adjust_brightness`, `adjust_contrast` by ``1 +- 0.9``;
+    - ``color``: `adjust_saturation` by ``1 +- 0.9`` (the image itself for 1 channel);
+    - ``sharpness``: blend with a 3x3 smoothing (PIL's SMOOTH kernel) by ``1 +- 0.9``;
+    - ``posterize``: keep 8 down to 4 high bits;
+    - ``solarize``: invert values at or above a threshold from 255 down to 0 (0..255 units);
+    - ``autocontrast``: stretch each channel to the full range;
+    - ``equalize``: histogram equalization per channel.
 
     Geometric ops use nearest-neighbour sampling on the NumPy grid (vectorized) and fill the
     uncovered pixels with ``fill``. Float32 images must lie in [0, 1]; posterize and equalize work
