@@ -636,6 +636,25 @@ def test_pad_or_truncate() -> None:
     assert T.PadOrTruncate(3)((seq, 0), rng())[1] == 0
     with pytest.raises(ValueError, match="PadOrTruncate: side must be 'right' or 'left', got 'top'"):
         T.PadOrTruncate(3, side="top")
+    with pytest.raises(ValueError, match="PadOrTruncate: pad_id 0.5 is not an integer, for int32 tokens"):
+        T.PadOrTruncate(5, pad_id=0.5)(seq, rng())
+    assert T.PadOrTruncate(4, pad_id=0.5)(np.zeros(2, np.float32), rng()).tolist() == [0, 0, 0.5, 0.5]
+
+
+def test_pipelines_pickle_for_worker_processes() -> None:
+    import pickle
+
+    pipeline = T.Compose(
+        [
+            T.RandomCrop(4, padding=1),
+            T.RandomApply(T.ColorJitter(0.3, 0.3), p=0.5),
+            T.RandAugment(),
+            T.Normalize([0.5], [0.2]),
+        ]
+    )
+    clone = pickle.loads(pickle.dumps(pipeline))
+    for seed in range(5):
+        np.testing.assert_array_equal(clone(image(), rng(seed)), pipeline(image(), rng(seed)))
 
 
 def test_docstring_examples_run() -> None:

@@ -1328,7 +1328,7 @@ class PadOrTruncate(SequenceTransform):
         [7, 8, 0, 0]
     """
 
-    def __init__(self, length: int, pad_id: int = 0, side: str = "right") -> None:
+    def __init__(self, length: int, pad_id: float = 0, side: str = "right") -> None:
         self.length = _positive_int("PadOrTruncate", "length", length)
         if side not in ("right", "left"):
             raise ValueError(f"PadOrTruncate: side must be 'right' or 'left', got {side!r}")
@@ -1337,6 +1337,10 @@ class PadOrTruncate(SequenceTransform):
 
     def apply(self, seq: NDArray[Any], rng: np.random.Generator) -> Any:
         n = seq.shape[0]
+        if np.issubdtype(seq.dtype, np.integer) and not isinstance(self.pad_id, numbers.Integral):
+            raise ValueError(
+                f"PadOrTruncate: pad_id {self.pad_id!r} is not an integer, for {seq.dtype} tokens"
+            )
         if n >= self.length:
             return (seq[: self.length] if self.side == "right" else seq[n - self.length :]).copy()
         pad = np.full(self.length - n, self.pad_id, dtype=seq.dtype)
