@@ -1,6 +1,7 @@
 """Data: datasets (in memory, mapped, concatenated, shuffled in windows, memory-mapped on disk,
 Hugging Face ``datasets``) and the `DataLoader`, which batches them, transforms items with a per-item
-random generator (in worker threads or processes) and turns batches into tensors.
+random generator (in worker threads or processes) and turns batches into tensors; `transforms` holds
+the image and sequence transforms.
 
 Example:
     >>> import numpy as np
@@ -9,7 +10,7 @@ Example:
     >>> len(loader)
     3
 
-See ``docs/guides/data.md``.
+See ``docs/guides/data.md`` and ``docs/guides/transforms.md``.
 """
 
 from burn.data.dataset import (
@@ -25,6 +26,8 @@ from burn.data.loader import Batcher, DataLoader, stack_batcher
 from burn.data.memmap import MemmapDataset, write_memmap
 from burn.data.workers import Transform, WorkerError
 
+from burn.data import transforms  # noqa: E402  (after the loader: transforms imports nothing of it)
+
 __all__ = [
     "ArrayDataset",
     "Batcher",
@@ -39,5 +42,6 @@ __all__ = [
     "WorkerError",
     "check_dataset",
     "stack_batcher",
+    "transforms",
     "write_memmap",
 ]
