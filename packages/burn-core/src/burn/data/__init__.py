@@ -13,6 +13,7 @@ Example:
 See ``docs/guides/data.md`` and ``docs/guides/transforms.md``.
 """
 
+from burn.data import transforms
 from burn.data.dataset import (
     ArrayDataset,
     ConcatDataset,
@@ -25,8 +26,6 @@ from burn.data.huggingface import HuggingFaceDataset
 from burn.data.loader import Batcher, DataLoader, stack_batcher
 from burn.data.memmap import MemmapDataset, write_memmap
 from burn.data.workers import Transform, WorkerError
-
-from burn.data import transforms  # noqa: E402  (after the loader: transforms imports nothing of it)
 
 __all__ = [
     "ArrayDataset",
