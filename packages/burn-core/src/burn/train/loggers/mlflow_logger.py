@@ -22,8 +22,8 @@ class MlflowLogger(Logger):
     """Logs the run to MLflow tracking: params at the start, metrics with their step, the end status.
 
     Metric keys are those of `TensorBoardLogger`: ``step/train/<metric>`` per training step and
-    ``epoch/<split>/<metric>`` per epoch, each with the optimizer step as MLflow's ``step`` (and the
-    epoch's records with ``epoch/number``, the epoch). The run ends ``FINISHED`` (also after early
+    ``epoch/<split>/<metric>`` per epoch, each with the optimizer step as MLflow's ``step``, and
+    ``epoch/number`` (the epoch) at each epoch's end step. The run ends ``FINISHED`` (also after early
     stopping) or ``FAILED``. It goes through `mlflow.tracking.MlflowClient`, never mlflow's global
     active run, so it does not disturb an ``mlflow.start_run()`` of the caller.
 
@@ -93,7 +93,9 @@ class MlflowLogger(Logger):
 
     def log_epoch(self, record: MetricsRecord) -> None:
         values = {f"epoch/{record.split}/{k}": v for k, v in record.values.items()}
-        self._log({**values, "epoch/number": float(record.epoch)}, record.step)
+        if record.split == "train":  # once per epoch: validation follows at the same step
+            values["epoch/number"] = float(record.epoch)
+        self._log(values, record.step)
 
     def end(self, status: EndStatus) -> None:
         if self._client is not None and self.run_id is not None:
