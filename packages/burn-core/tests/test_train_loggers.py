@@ -330,3 +330,29 @@ def test_mlflow_run_holds_params_and_metrics_by_step(tmp_path, monkeypatch) -> N
     with pytest.raises(ArithmeticError):
         learner(loggers=[failing], valid_step_fn=bad_step).fit(*loaders())
     assert client.get_run(failing.run_id).info.status == "FAILED"
+
+
+@pytest.mark.parametrize(
+    "module", ["", ".base", ".csv_logger", ".tensorboard_logger", ".mlflow_logger", ".registry"]
+)
+def test_docstring_examples(module: str) -> None:
+    import doctest
+    import importlib
+
+    result = doctest.testmod(importlib.import_module("burn.train.loggers" + module))
+    assert result.failed == 0 and result.attempted > 0
+
+
+def test_compile_notice_is_said_once_per_package(monkeypatch, caplog) -> None:  # noqa: ANN001
+    import burn.backend.compile_notice as notice
+
+    monkeypatch.setattr(notice, "_said", set())
+    with caplog.at_level("WARNING", logger="burn.compile"):
+        assert notice.compile_notice("burn-x", "x kernels", tmp := "/tmp/x-cache", "X_CACHE")
+        assert not notice.compile_notice("burn-x", "x kernels", tmp)
+        assert notice.compile_notice("burn-y", "y kernels", None)
+    first, second = (r.getMessage() for r in caplog.records)
+    assert first.startswith("burn-x: compiling x kernels on first use (cached in /tmp/x-cache; X_CACHE moves")
+    assert "not cached on disk" in second
+    result = __import__("doctest").testmod(notice)
+    assert result.failed == 0 and result.attempted > 0
