@@ -356,3 +356,20 @@ def test_compile_notice_is_said_once_per_package(monkeypatch, caplog) -> None:  
     assert "not cached on disk" in second
     result = __import__("doctest").testmod(notice)
     assert result.failed == 0 and result.attempted > 0
+
+
+def test_learner_config_passes_its_settings_as_hyperparameters() -> None:
+    from burn.train import LearnerConfig
+
+    log = Recording()
+    device = burn.backend("autodiff(ndarray)").default_device()
+    config = LearnerConfig(num_epochs=1, patience=4, stop_metric="accuracy", progress="none", plot=False)
+    model = nn.LinearConfig(4, 2).init(device)
+    metrics = [LossMetric(), AccuracyMetric()]
+    made = config.init(
+        model, optim.AdamConfig().init(), step, metrics=metrics, loggers=[log], hparams={"patience": 9}
+    )
+    made.fit(*loaders())
+    hparams = log.of("start")[0].hparams
+    assert hparams["stop_metric"] == "accuracy" and hparams["keep_checkpoints"] == 2
+    assert hparams["patience"] == 9 and hparams["restore_best"] is False
