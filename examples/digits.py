@@ -8,7 +8,10 @@ Running again never wipes a previous run: without ``--out`` a new run goes to th
 ``runs/digits-MODEL-N``; an ``--out`` holding a run is refused unless ``--overwrite`` or ``--resume``.
 Metrics go to ``OUT/metrics.csv`` and
 ``OUT/metrics.json``, and to ``OUT/metrics.png`` when matplotlib is installed
-(``pip install 'burn-core[plot]'``). The trained model is ``OUT/model.mpk`` with its config
+(``pip install 'burn-core[plot]'``); ``--logger tensorboard`` also writes TensorBoard event files to
+``OUT/tensorboard`` (``pip install 'burn-core[tensorboard]'``; view with ``tensorboard --logdir``),
+``--logger mlflow`` also logs an MLflow run to ``MLFLOW_TRACKING_URI`` (``pip install
+'burn-core[mlflow]'``). The trained model is ``OUT/model.mpk`` with its config
 ``OUT/model.json``: ``--infer-backend`` reloads them on another installed backend (no initializer
 runs) and reports the test accuracy there.
 
@@ -153,11 +156,14 @@ def train(
     plot: bool = True,
     overwrite: bool = False,
     ddp: bool = False,
+    logger: Literal["csv", "tensorboard", "mlflow"] = "csv",
 ) -> tuple[Any, Any]:
     """Train on the digits' training split (validating on the test split each epoch), save the
     model and its config into `out`, and return ``(model, TrainingResult)``.
 
     A fresh run refuses an `out` that holds another run (`FileExistsError`) unless `overwrite`.
+    Metrics always go to ``out/metrics.csv``; `logger` ``"tensorboard"`` or ``"mlflow"`` sends
+    them (and the run's hyperparameters) there too.
     With `ddp` (under ``mpiexec``) every process trains a replica on `batch_size / world_size` items
     of each batch; rank 0 saves."""
     out = Path(out)
@@ -183,6 +189,8 @@ def train(
         progress=progress,
         plot=plot,
         strategy=strategy,
+        loggers=["csv"] if logger == "csv" else ["csv", logger],
+        hparams={"model_kind": model, "batch_size": batch_size * world, "max_lr": lr, "world_size": world},
     )
     train_loader = DataLoader(ArrayDataset(data.x_train, data.y_train), batch_size, shuffle=True, seed=seed)
     test_loader = DataLoader(ArrayDataset(data.x_test, data.y_test), 256)
@@ -242,6 +250,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         type=float,
         default=None,
         help="fail below this (MLP: 0.95 from 8 epochs, else 0.85)",
+    )
+    parser.add_argument(
+        "--logger",
+        choices=["csv", "tensorboard", "mlflow"],
+        default="csv",
+        help="besides metrics.csv, log to TensorBoard (OUT/tensorboard) or MLflow (MLFLOW_TRACKING_URI)",
     )
     parser.add_argument(
         "--ddp", action="store_true", help="data-parallel over the processes of `mpiexec -n N` (burn-mpi)"
@@ -307,6 +321,7 @@ def main(argv: list[str] | None = None) -> int:
             progress=args.progress,
             overwrite=args.overwrite,
             ddp=args.ddp,
+            logger=args.logger,
         )
     except FileExistsError as exc:  # --out names a folder with a run in it
         print(
@@ -333,6 +348,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"metrics: {result.files.get('csv')}, {result.files.get('json')}")
     plot = result.files.get("plot")
     print(f"plot: {plot}" if plot else "plot: none (pip install 'burn-core[plot]' for metrics.png)")
+    if "tensorboard" in result.files:
+        print(f"tensorboard: tensorboard --logdir {result.files['tensorboard']}")
 
     minimum = args.min_accuracy
     if minimum is None:

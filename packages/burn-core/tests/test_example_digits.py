@@ -127,3 +127,17 @@ def test_main_prints_accuracy_and_where_things_went(
     assert "below 1.01" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         digits.main(["--epochs", "0"])
+
+
+def test_logger_option_adds_tensorboard_beside_the_csv(
+    digits: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert digits.parse_args([]).logger == "csv"
+    with pytest.raises(SystemExit):
+        digits.parse_args(["--logger", "wandb"])
+    pytest.importorskip("tensorboardX", reason="tensorboardX is not installed (burn-core[tensorboard])")
+    argv = ["--out", str(tmp_path), "--epochs", "1", "--progress", "none", "--min-accuracy", "0"]
+    assert digits.main([*argv, "--logger", "tensorboard"]) == 0
+    assert f"tensorboard: tensorboard --logdir {tmp_path / 'tensorboard'}" in capsys.readouterr().out
+    assert (tmp_path / "metrics.csv").is_file()
+    assert list((tmp_path / "tensorboard").glob("events.out.tfevents.*"))

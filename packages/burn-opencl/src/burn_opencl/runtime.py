@@ -11,6 +11,7 @@ import pyopencl as cl
 import pyopencl.tools as cl_tools
 
 from burn.backend.device import Device
+from burn_opencl.build_cache import BuildWatch
 from burn_opencl.dtypes import PRELUDE
 
 
@@ -63,6 +64,7 @@ class Runtime:
         "max_alloc",
         "max_group",
         "description",
+        "watch",
     )
 
     def __init__(self, device: Device, cl_device: Any) -> None:
@@ -81,6 +83,7 @@ class Runtime:
         self.max_alloc = int(cl_device.max_mem_alloc_size)
         self.max_group = int(cl_device.max_work_group_size)
         self.description = f"{cl_device.platform.name.strip()} / {cl_device.name.strip()}"
+        self.watch = BuildWatch(cl_device.platform.name)  # the first-compile notice (build_cache)
 
     # -- memory -------------------------------------------------------------------------------
     def alloc(self, nbytes: int, what: str = "tensor") -> Any:
@@ -146,6 +149,7 @@ class Runtime:
                         f"({self.description}) failed.\nBuild log:\n{exc}\n--- source ---\n{numbered}"
                     ) from None
                 self.programs[key] = program
+                self.watch.built(program)
             found = {}
             for name in names:
                 kernel = self.kernels.get((key, name))

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from burn.plugins.discovery import PluginFailure, PluginSource, describe_exception
 from burn.plugins.names import is_identifier
-from burn.plugins.specs import BackendInfo, BackendSpec, DecoratorSpec, EngineSpec, Kind, Status
+from burn.plugins.specs import BackendInfo, BackendSpec, DecoratorSpec, EngineSpec, Kind, LoggerSpec, Status
 
 if TYPE_CHECKING:
     import pluggy
@@ -24,7 +24,7 @@ class Entry:
     __slots__ = ("_verdict", "kind", "package", "plugin", "source", "spec", "version")
 
     def __init__(
-        self, spec: BackendSpec | DecoratorSpec | EngineSpec, kind: Kind, source: PluginSource
+        self, spec: BackendSpec | DecoratorSpec | EngineSpec | LoggerSpec, kind: Kind, source: PluginSource
     ) -> None:
         self.spec = spec
         self.kind = kind
@@ -86,15 +86,19 @@ class Snapshot:
     failures: list[PluginFailure] = field(default_factory=list)
     duplicates: dict[tuple[Kind, str], list[Entry]] = field(default_factory=dict)
     engines: dict[str, Entry] = field(default_factory=dict)  # a snapshot of burn.distributed's group
+    loggers: dict[str, Entry] = field(default_factory=dict)  # a snapshot of burn.train's logger group
 
     def table(self, kind: Kind) -> dict[str, Entry]:
         if kind == "engine":
             return self.engines
+        if kind == "logger":
+            return self.loggers
         return self.backends if kind == "backend" else self.decorators
 
     def infos(self) -> list[BackendInfo]:
         """Every row for `burn.backends()`: backends, then decorators, each sorted by name."""
-        entries = (*self.backends.values(), *self.decorators.values(), *self.engines.values())
+        tables = (self.backends, self.decorators, self.engines, self.loggers)
+        entries = [entry for table in tables for entry in table.values()]
         rows = [e.info() for e in entries]
         rows += [
             BackendInfo(f.name, f.kind, f.package, f.version, "failed", f.message()) for f in self.failures
@@ -102,7 +106,7 @@ class Snapshot:
         return sorted(rows, key=lambda r: (r.kind != "backend", r.name, r.package))
 
 
-SpecType = type[BackendSpec] | type[DecoratorSpec] | type[EngineSpec]
+SpecType = type[BackendSpec] | type[DecoratorSpec] | type[EngineSpec] | type[LoggerSpec]
 
 _HOOKS: tuple[tuple[Kind, str, SpecType], ...] = (
     ("backend", "burn_backends", BackendSpec),
@@ -132,7 +136,8 @@ def build_snapshot(
                     _failure(source, kind, f"{hook_name}() raised {describe_exception(exc)}", exc)
                 )
                 continue
-            if isinstance(result, (BackendSpec, DecoratorSpec, EngineSpec)):  # a common slip: `return spec`
+            # a common slip: `return spec`
+            if isinstance(result, (BackendSpec, DecoratorSpec, EngineSpec, LoggerSpec)):
                 snap.failures.append(
                     _failure(
                         source,

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, Literal
 if TYPE_CHECKING:
     from burn.backend.base import Backend
 
-Kind = Literal["backend", "decorator", "engine"]
+Kind = Literal["backend", "decorator", "engine", "logger"]
 Status = Literal["available", "unavailable", "failed"]
 
 
@@ -95,12 +95,39 @@ class EngineSpec:
 
 
 @dataclass(frozen=True)
+class LoggerSpec:
+    """A training logger a plugin provides (`burn.train.Learner`'s ``loggers=["name"]``).
+
+    Loggers live in their own entry-point group, ``burn.loggers``, and hook, ``burn_loggers``
+    (see `burn.train.loggers.registry`; the contract is `burn.train.loggers.Logger`).
+
+    Attributes:
+        name: the name `Learner(loggers=[...])` selects it by, e.g. ``"wandb"``.
+        factory: ``(**options) -> burn.train.loggers.Logger``; imports the tracker's library when called.
+        probe: ``() -> None`` when the logger can run here, else the reason (and what to install).
+        description: one line shown in listings.
+        package: the distribution providing it; filled from the entry point's distribution when empty.
+
+    Example:
+        >>> spec = LoggerSpec(name="mine", factory=lambda **o: None, package="burn-mine")
+        >>> spec.name, spec.probe is None
+        ('mine', True)
+    """
+
+    name: str
+    factory: Callable[..., Any]
+    probe: Callable[[], str | None] | None = None
+    description: str = ""
+    package: str = ""
+
+
+@dataclass(frozen=True)
 class BackendInfo:
     """One row of `burn.backends()`: a discovered backend or decorator, or a plugin that failed.
 
     Attributes:
         name: the backend's name; for a plugin that failed to load, its entry point's name.
-        kind: ``"backend"``, ``"decorator"`` or (``burn engines``) ``"engine"``.
+        kind: ``"backend"``, ``"decorator"``, (``burn engines``) ``"engine"`` or ``"logger"``.
         package: the distribution it comes from (``""`` when unknown).
         version: that distribution's version, or None when unknown (e.g. registered at run time).
         status: ``"available"`` (ready to use), ``"unavailable"`` (installed, its probe says it cannot

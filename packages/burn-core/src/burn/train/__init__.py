@@ -1,6 +1,8 @@
 """Training: loaders (from `burn.data`), metrics, and a `Learner` that trains, validates, checkpoints
 (every epoch, every N steps, the best epoch), resumes, stops early, accumulates gradients, calls
-`Callback` hooks and logs (CSV, JSON, and a PNG plot with ``burn-core[plot]``).
+`Callback` hooks and sends hyperparameters and metrics to loggers (`burn.train.loggers`: CSV, JSON
+and a PNG plot with ``burn-core[plot]``; TensorBoard with ``burn-core[tensorboard]``; MLflow with
+``burn-core[mlflow]``; more by name through the ``burn.loggers`` plugin group).
 
 Example:
     >>> import numpy as np
@@ -25,6 +27,18 @@ from burn.train.ddp import DataParallel, ShardedLoader
 from burn.train.early_stopping import EarlyStopping
 from burn.train.history import History
 from burn.train.learner import Learner, StepFn, TrainingResult
+from burn.train.loggers import (
+    CsvLogger,
+    Logger,
+    LoggerError,
+    MetricsRecord,
+    MlflowLogger,
+    RunInfo,
+    TensorBoardLogger,
+    create_logger,
+    register_logger,
+    unregister_logger,
+)
 from burn.train.metrics import (
     AccuracyMetric,
     EpochAggregator,
@@ -46,6 +60,7 @@ __all__ = [
     "BestCheckpoint",
     "Callback",
     "Checkpointer",
+    "CsvLogger",
     "DataLoader",
     "DataParallel",
     "Dataset",
@@ -55,19 +70,28 @@ __all__ = [
     "Learner",
     "LearnerConfig",
     "LearningRateMetric",
+    "Logger",
+    "LoggerError",
     "LossMetric",
     "Metric",
+    "MetricsRecord",
+    "MlflowLogger",
     "PlainProgress",
     "ProfileSteps",
     "Progress",
+    "RunInfo",
     "ShardedLoader",
     "SilentProgress",
     "StepFn",
     "StepOutput",
+    "TensorBoardLogger",
     "TrainState",
     "TrainingResult",
+    "create_logger",
     "default_metrics",
     "make_progress",
     "plot_history",
+    "register_logger",
     "stack_batcher",
+    "unregister_logger",
 ]

@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from burn.module.config import config
 from burn.train.early_stopping import EarlyStopping
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+
     from burn.module.base import Module
     from burn.optim.base import Optimizer
     from burn.optim.lr_scheduler.base import SchedulerLike
     from burn.train.learner import Learner, StepFn
+    from burn.train.loggers import Logger
     from burn.train.metrics import Metric
 
 
@@ -65,8 +68,13 @@ class LearnerConfig:
         valid_step_fn: StepFn | None = None,
         metrics: list[Metric] | None = None,
         directory: str | Path | None = None,
+        loggers: Sequence[Logger | str] | None = None,
+        hparams: Mapping[str, Any] | None = None,
     ) -> Learner:
-        """The `Learner` with these settings."""
+        """The `Learner` with these settings; its loggers get them as hyperparameters (beside
+        `hparams`, which win on a clash)."""
+        import dataclasses
+
         from burn.train.learner import Learner
 
         stopper = None
@@ -94,4 +102,6 @@ class LearnerConfig:
             plot=self.plot,
             grad_accumulation=self.grad_accumulation,
             checkpoint_every=self.checkpoint_every,
+            loggers=loggers,
+            hparams={**dataclasses.asdict(self), **(hparams or {})},
         )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
@@ -17,6 +17,8 @@ from burn.train.callbacks import Callback, TrainState
 from burn.train.checkpoint import Checkpointer
 from burn.train.early_stopping import EarlyStopping
 from burn.train.history import History
+from burn.train.loggers import CsvLogger, Logger, LoggerError, MetricsRecord, RunInfo, create_logger
+from burn.train.loggers.base import EndStatus, plain_value
 from burn.train.metrics import (
     EpochAggregator,
     Metric,
@@ -25,7 +27,7 @@ from burn.train.metrics import (
     compute_all,
     default_metrics,
 )
-from burn.train.plot import MISSING_MATPLOTLIB, PLOT_NAME, plot_history
+from burn.train.plot import PLOT_NAME
 from burn.train.progress import Progress, make_progress
 
 if TYPE_CHECKING:
@@ -51,7 +53,8 @@ class TrainingResult:
         checkpoint: the newest checkpoint file, when a directory was given.
         best_epoch: the epoch whose params `model` holds when ``EarlyStopping(restore_best=True)``
             restored them (None otherwise).
-        files: the metrics CSV, JSON and plot written (by name: ``csv``, ``json``, ``plot``).
+        files: what the loggers wrote, by name: the metrics CSV, JSON and plot (``csv``, ``json``,
+            ``plot``) of `CsvLogger`, ``tensorboard`` (the event files' folder)...
     """
 
     model: Any
@@ -70,10 +73,12 @@ class Learner:
     optimizer step with the scheduler's learning rate), then, given a validation loader, a pass
     with ``model.valid()`` on the inner backend (no graph, dropout off). Metrics are averaged per
     epoch; with a `directory`, each epoch ends with a checkpoint (model, optimizer, scheduler,
-    counters, RNG state, history) and ``metrics.csv``/``metrics.json``; the run ends with a
-    ``metrics.png`` when matplotlib is installed. ``fit(..., resume=True)`` continues from the
-    latest checkpoint (an epoch's end or, with `checkpoint_every`, a step inside an epoch) and
-    gives the same parameters as a run that was never interrupted. `callbacks` see every event
+    counters, RNG state, history). `loggers` receive the run's hyperparameters and every step's
+    and epoch's metrics: by default, with a `directory`, `CsvLogger` (``metrics.csv`` and
+    ``metrics.json`` every epoch, ``metrics.png`` at the end when matplotlib is installed).
+    ``fit(..., resume=True)`` continues from the latest checkpoint (an epoch's end or, with
+    `checkpoint_every`, a step inside an epoch) and gives the same parameters as a run that was
+    never interrupted. `callbacks` see every event
     (`Callback`) and may stop the run.
 
     Args:
@@ -108,6 +113,12 @@ class Learner:
         profile_steps: profile the first this many optimizer steps with `burn.profile`: print
             the tables by op and by module, and with a `directory` write the Chrome trace to
             ``profile/trace.json`` there (`burn.train.ProfileSteps`); None: no profiling.
+        loggers: where hyperparameters and metrics go: `Logger` objects or names resolved through
+            the ``burn.loggers`` plugin group (``"csv"``, ``"tensorboard"``, ``"mlflow"``, or a
+            plugin's); see `burn.train.loggers`. None: ``["csv"]`` with a `directory`, else none;
+            ``[]``: none. Only the main process logs under `DataParallel`.
+        hparams: extra hyperparameters for the loggers (batch size, model settings...), beside
+            those the learner knows (``num_epochs``, ``optimizer``, ``lr``, ``seed``...).
 
     Example:
         >>> from burn import nn, optim
@@ -120,6 +131,9 @@ class Learner:
         >>> learner = Learner(model, optim.AdamConfig().init(), step, lr=1e-3, num_epochs=5,
         ...                   metrics=metrics, directory="runs/demo")  # doctest: +SKIP
         >>> result = learner.fit(train_loader, valid_loader)  # doctest: +SKIP
+        >>> # TensorBoard event files in runs/demo/tensorboard, beside the CSV files:
+        >>> learner = Learner(model, optim.AdamConfig().init(), step, directory="runs/demo",
+        ...                   loggers=["csv", "tensorboard"], hparams={"batch_size": 32})  # doctest: +SKIP
         >>> # Accumulate 4 batches per step, checkpoint every 100 steps, keep the best by accuracy:
         >>> learner = Learner(model, optim.AdamConfig().init(), step, grad_accumulation=4,
         ...                   checkpoint_every=100, directory="runs/demo",
@@ -148,6 +162,8 @@ class Learner:
         grad_accumulation: int = 1,
         checkpoint_every: int | None = None,
         profile_steps: int | None = None,
+        loggers: Sequence[Logger | str] | None = None,
+        hparams: Mapping[str, Any] | None = None,
     ) -> None:
         from burn.module.base import Module
 
@@ -178,6 +194,9 @@ class Learner:
             raise ValueError(
                 f"Learner: checkpoint_every must be a positive int or None, got {checkpoint_every!r}"
             )
+        if hparams is not None and not isinstance(hparams, Mapping):
+            raise TypeError(f"Learner: hparams must be a mapping of names to values, got {hparams!r}")
+        self.hparams: dict[str, Any] = dict(hparams or {})
         self.grad_accumulation = grad_accumulation
         self.checkpoint_every = checkpoint_every
         self._best_model: Any = None  # the best epoch's model, for EarlyStopping(restore_best=True)
@@ -199,6 +218,8 @@ class Learner:
         self.progress = make_progress(progress, stream) if isinstance(progress, str) else progress
         self.stream = stream
         self.plot = plot
+        self.loggers: list[Logger] = _make_loggers(loggers, self.directory, plot)
+        self._started: list[Logger] = []  # the loggers whose `start` ran in this `fit`, until `end`
         self.backend = _training_backend(model)
         self.strategy = strategy
         self._main = strategy is None or strategy.is_main  # prints, logs and checkpoints
@@ -277,6 +298,36 @@ class Learner:
         device = _device_of(model)
         state = TrainState(self, model, epoch, step, history=history, resumed=resume)
         self._emit("on_fit_start", state)
+        self._started = []
+        try:
+            result = self._fit_loop(
+                model, history, epoch, step, iteration, aggregator, train, valid, device, state
+            )
+        except BaseException:
+            self._end_loggers("failed", quiet=True)
+            raise
+        return result
+
+    def _fit_loop(
+        self,
+        model: Any,
+        history: History,
+        epoch: int,
+        step: int,
+        iteration: int,
+        aggregator: EpochAggregator | None,
+        train: DataLoader,
+        valid: DataLoader | None,
+        device: Any,
+        state: TrainState,
+    ) -> TrainingResult:
+        """`fit` after the restore and the `on_fit_start` event: the loggers' run and the epochs."""
+        run = RunInfo(
+            self._hparams(), self.directory, state.resumed, epoch, step, self.num_epochs, history, self.stream
+        )
+        for logger in self.loggers if self._main else []:
+            _call(logger, "start", run)
+            self._started.append(logger)
         result = TrainingResult(model, history, epoch, stopped_early=state.stop)
         while not state.stop and epoch < self.num_epochs:
             epoch += 1
@@ -307,15 +358,42 @@ class Learner:
                 result.model = model = self._best_model
             result.best_epoch = stopper.best_epoch
         self.model = model
-        if self.directory is not None and self._main and self.plot and len(history):
-            path = plot_history(history, self.directory / PLOT_NAME)
-            if path is None:
-                print(MISSING_MATPLOTLIB, file=self.stream)
-            else:
-                result.files["plot"] = path
+        for logger in self._end_loggers("stopped" if result.stopped_early else "finished"):
+            result.files.update(logger.files())
         state.model, state.epoch = model, result.epoch
         self._emit("on_fit_end", state)
         return result
+
+    def _hparams(self) -> dict[str, Any]:
+        """What the loggers get as the run's hyperparameters: the learner's, then `hparams`."""
+        inner = getattr(self.optimizer, "optimizer", self.optimizer)  # OptimizerAdaptor's rule
+        known: dict[str, Any] = {
+            "num_epochs": self.num_epochs,
+            "optimizer": type(inner).__name__,
+            "lr": repr(self.scheduler),
+            "grad_accumulation": self.grad_accumulation,
+            "seed": self.seed,
+            "backend": self.backend.name,
+            "model": type(self.model).__name__,
+            "num_params": self.model.num_params(),
+        }
+        return {name: plain_value(value) for name, value in {**known, **self.hparams}.items()}
+
+    def _log(self, method: str, record: MetricsRecord) -> None:
+        for logger in self._started:
+            _call(logger, method, record)
+
+    def _end_loggers(self, status: EndStatus, *, quiet: bool = False) -> list[Logger]:
+        """Call every started logger's `end` once; `quiet` (a failing run) keeps their errors from
+        hiding the run's own."""
+        ended, self._started = self._started, []
+        for logger in ended:
+            try:
+                _call(logger, "end", status)
+            except LoggerError:
+                if not quiet:
+                    raise
+        return ended
 
     def _emit(self, event: str, state: TrainState) -> None:
         for callback in self.callbacks:
@@ -374,6 +452,7 @@ class Learner:
             state.model, state.step, state.iteration, state.metrics = model, step, iteration, group.means()
             group = EpochAggregator()
             self._emit("on_step_end", state)
+            self._log("log_step", MetricsRecord("train", epoch, step, dict(state.metrics), iteration))
             if iteration == total:
                 break  # the epoch's end: validation and the epoch checkpoint follow
             due = self.checkpoint_every is not None and step % self.checkpoint_every == 0
@@ -385,6 +464,7 @@ class Learner:
                 return model, step, False
         means = aggregator.means() if self.strategy is None else self.strategy.reduce_means(aggregator)
         history.add_epoch("train", epoch, means)
+        self._log("log_epoch", MetricsRecord("train", epoch, step, dict(means)))
         self.progress.end(_summary(epoch, self.num_epochs, "train", means, time.perf_counter() - started))
         return model, step, True
 
@@ -400,9 +480,11 @@ class Learner:
             aggregator.add(values)
             current = {name: value for name, (value, _) in values.items()}
             history.add_step("valid", epoch, iteration, 0, current)
+            self._log("log_step", MetricsRecord("valid", epoch, state.step, current, iteration))
             self.progress.step(current)
         means = aggregator.means() if self.strategy is None else self.strategy.reduce_means(aggregator)
         history.add_epoch("valid", epoch, means)
+        self._log("log_epoch", MetricsRecord("valid", epoch, state.step, dict(means)))
         self.progress.end(_summary(epoch, self.num_epochs, "valid", means, time.perf_counter() - started))
         state.model, state.metrics = model, means
         self._emit("on_validation_end", state)
@@ -482,7 +564,6 @@ class Learner:
     ) -> None:
         assert self.checkpointer is not None and self.directory is not None
         result.checkpoint = self.checkpointer.save(epoch, self._state(model, history, epoch, step))
-        result.files["csv"], result.files["json"] = history.write(self.directory)
         state.checkpoint = result.checkpoint
         self._emit("on_checkpoint", state)
 
@@ -562,6 +643,41 @@ class Learner:
 
 
 # -- helpers --------------------------------------------------------------------------------------
+def _make_loggers(loggers: Sequence[Logger | str] | None, directory: Path | None, plot: bool) -> list[Logger]:
+    if loggers is None:
+        return [CsvLogger(plot=plot)] if directory is not None else []
+    if isinstance(loggers, (str, Logger)):
+        raise TypeError(f"Learner: loggers must be a list, got {loggers!r}: write loggers=[{loggers!r}]")
+    made: list[Logger] = []
+    for item in loggers:
+        if isinstance(item, str):
+            logger = create_logger(item)
+            if isinstance(logger, CsvLogger):
+                logger.plot = plot
+        elif isinstance(item, Logger):
+            logger = item
+        else:
+            raise TypeError(
+                f"Learner: loggers must be burn.train.Logger instances or logger names, got {item!r}"
+            )
+        if isinstance(logger, CsvLogger) and logger.directory is None and directory is None:
+            raise ValueError("Learner: the csv logger needs a directory: pass directory=... to the Learner")
+        made.append(logger)
+    return made
+
+
+def _call(logger: Logger, method: str, arg: Any) -> None:
+    """``logger.method(arg)``; what it raises comes out as a `LoggerError` naming the logger."""
+    try:
+        getattr(logger, method)(arg)
+    except Exception as exc:
+        text = str(exc).strip().replace("\n", " ")
+        raise LoggerError(
+            f"logger {logger.label()!r} ({type(logger).__name__}) failed in {method}(): "
+            f"{type(exc).__name__}: {text}"
+        ) from exc
+
+
 def _training_backend(model: Module) -> Backend:
     params = model.params()
     if not params:

@@ -17,6 +17,11 @@ process, for every numba function in it:
   or by a process without it) counts as a miss: numba compiles again and overwrites the entry.
 
 Without ``fcntl`` (Windows) the saves stay numba's own; the load check still applies.
+
+A load that misses for one of burn-ndarray's kernels means numba is about to compile it: the first
+miss of the process logs `burn.backend.compile_notice` (once; nothing when every kernel comes from
+the cache), naming the cache folder (numba's ``__pycache__`` beside the kernels, or
+``NUMBA_CACHE_DIR``).
 """
 
 from __future__ import annotations
@@ -26,6 +31,8 @@ import itertools
 import os
 from collections.abc import Iterator
 from typing import Any
+
+from burn.backend.compile_notice import compile_notice
 
 try:
     import fcntl
@@ -78,6 +85,16 @@ def _compiled_for(cres: Any, sig: Any) -> bool:
     return tuple(loaded) == tuple(args)
 
 
+NUMBA_SETTING = "NUMBA_CACHE_DIR"
+
+
+def _ours(cache: Any) -> bool:
+    """Whether a numba cache belongs to one of burn-ndarray's functions (the patch sees every
+    function of the process with ``cache=True``: a user's own must not speak for burn-ndarray)."""
+    module = getattr(getattr(cache, "_py_func", None), "__module__", None) or ""
+    return module.split(".")[0] == "burn_ndarray" and getattr(cache, "_enabled", True)
+
+
 def install() -> None:
     """Patch numba's cache classes once per process (idempotent); a numba without the expected
     internals is left as it is."""
@@ -97,6 +114,11 @@ def install() -> None:
 
         def checked_load(self: Any, sig: Any, target_context: Any) -> Any:
             cres = load(self, sig, target_context)
-            return cres if cres is None or _compiled_for(cres, sig) else None
+            if cres is not None and not _compiled_for(cres, sig):
+                cres = None
+            if cres is None and _ours(self):
+                where = getattr(self, "_cache_path", None)
+                compile_notice("burn-ndarray", "numba kernels", where, NUMBA_SETTING)
+            return cres
 
         cache_class._load_overload = checked_load
