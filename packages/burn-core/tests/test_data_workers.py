@@ -130,7 +130,9 @@ def test_a_dataset_error_is_raised_too() -> None:
         def __getitem__(self, index: int) -> int:
             return {0: 10, 1: 11}[index]  # item 2 is missing
 
-    broken = DataLoader(Missing(), batch_size=2, num_workers=1, worker_type="thread")
+    broken = DataLoader(
+        Missing(), batch_size=2, num_workers=1, worker_type="thread", batcher=lambda items, _: items
+    )
     with pytest.raises(KeyError, match="2") as caught:
         list(broken.batches())
     assert "item 2 of the dataset" in "\n".join(caught.value.__notes__)

@@ -136,12 +136,22 @@ def test_bar_progress_writes_the_summary() -> None:
 
 
 @pytest.mark.parametrize(
-    "module", ["", "dataset", "loader", "metrics", "history", "early_stopping", "progress", "config"]
+    "module",
+    [
+        "burn.train",
+        "burn.data.dataset",
+        "burn.data.loader",
+        "burn.train.metrics",
+        "burn.train.history",
+        "burn.train.early_stopping",
+        "burn.train.progress",
+        "burn.train.config",
+    ],
 )
 def test_docstring_examples(module: str) -> None:
     import doctest
     import importlib
 
-    mod = importlib.import_module("burn.train" + (f".{module}" if module else ""))
+    mod = importlib.import_module(module)
     result = doctest.testmod(mod)
     assert result.failed == 0 and result.attempted > 0
