@@ -15,8 +15,6 @@ Discovery is lazy: nothing is imported before a logger is asked for by name.
 from __future__ import annotations
 
 import difflib
-import os
-import threading
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
@@ -24,10 +22,10 @@ import pluggy
 
 from burn.errors import PluginError
 from burn.plugins import discovery
-from burn.plugins.discovery import PluginFailure, PluginSource, check_hooks, describe_exception
+from burn.plugins.discovery import PluginSource
+from burn.plugins.group import PluginGroupRegistry
 from burn.plugins.hooks import PROJECT
-from burn.plugins.registry import _named, _strict_error, strict_targets
-from burn.plugins.snapshot import Entry, Snapshot, SpecType, build_snapshot
+from burn.plugins.snapshot import Entry, SpecType
 from burn.plugins.specs import BackendInfo, Kind, LoggerSpec
 
 if TYPE_CHECKING:
@@ -60,8 +58,10 @@ _HOOKS: tuple[tuple[Kind, str, SpecType], ...] = (("logger", "burn_loggers", Log
 BUILTIN_PLUGIN = "burn-core:loggers"
 
 
-class LoggerRegistry:
+class LoggerRegistry(PluginGroupRegistry):
     """The loggers installed here, by name, with their status.
+
+    Discovery, listing, strict mode and run-time registration are `burn.plugins.group`'s.
 
     Args:
         entry_points: returns the entry points to load (default: the ``burn.loggers`` group).
@@ -73,29 +73,21 @@ class LoggerRegistry:
         ['csv', 'mlflow', 'tensorboard']
     """
 
+    hookspecs = _Hooks
+    hook_table = _HOOKS
+    hook_names = LOGGER_HOOK_NAMES
+    entry_point_group = LOGGER_ENTRY_POINT_GROUP
+    plugins_env = LOGGER_PLUGINS_ENV
+    kind = "logger"
+
     def __init__(
         self,
         entry_points: Callable[[], Iterable[discovery.EntryPointLike]] | None = None,
         *,
         builtin: bool = True,
     ) -> None:
-        self._entry_points = entry_points
+        super().__init__(entry_points)
         self._builtin = builtin
-        self._lock = threading.RLock()
-        self._pm = pluggy.PluginManager(PROJECT)
-        self._pm.add_hookspecs(_Hooks)
-        self._sources: dict[str, PluginSource] = {}
-        self._failures: list[PluginFailure] = []
-        self._discovered = False
-        self._snapshot: Snapshot | None = None
-
-    def snapshot(self) -> Snapshot:
-        with self._lock:
-            if not self._discovered:
-                self._discover()
-            if self._snapshot is None:
-                self._snapshot = build_snapshot(self._pm, self._sources, self._failures, _HOOKS)
-            return self._snapshot
 
     def _discover(self) -> None:
         if self._builtin:
@@ -103,48 +95,12 @@ class LoggerRegistry:
 
             self._pm.register(builtin, name=BUILTIN_PLUGIN)
             self._sources[BUILTIN_PLUGIN] = PluginSource(BUILTIN_PLUGIN, "burn-core")
-        eps: list[discovery.EntryPointLike] = []
-        try:
-            eps += (
-                self._entry_points()
-                if self._entry_points
-                else discovery.iter_entry_points(LOGGER_ENTRY_POINT_GROUP)
-            )
-        except Exception as exc:  # unreadable metadata must not break burn
-            where = f"the {LOGGER_ENTRY_POINT_GROUP!r} entry points"
-            self._failures.append(
-                PluginFailure(
-                    "?", "logger", "", None, where, f"could not be listed: {describe_exception(exc)}"
-                )
-            )
-        eps += discovery.env_entry_points(os.environ.get(LOGGER_PLUGINS_ENV))
-        sources, failures = discovery.load_entry_points(
-            self._pm, eps, hook_names=LOGGER_HOOK_NAMES, kind="logger"
-        )
-        self._sources.update(sources)
-        self._failures += failures
-        self._discovered = True
+        super()._discover()
 
     def loggers(self, *, strict: bool | None = None) -> list[BackendInfo]:
-        """Every logger (``available``, ``unavailable`` with the probe's reason, or ``failed``).
-
-        Args:
-            strict: None follows ``BURN_STRICT_PLUGINS``; False lists without raising.
-        """
-        snap = self.snapshot()
-        rows = snap.infos()
-        if strict is None or strict:
-            targets = frozenset({"*"}) if strict else strict_targets()
-            if targets is not None:
-                found = [f for f in snap.failures if _named((f.name, f.package, f.plugin), targets)]
-                found += [
-                    f
-                    for f in (e.failure() for e in snap.loggers.values() if _named(e.names(), targets))
-                    if f is not None
-                ]
-                if found:
-                    raise _strict_error(found)
-        return rows
+        """Every logger (``available``, ``unavailable`` with the probe's reason, or ``failed``);
+        `strict` as in `infos`."""
+        return self.infos(strict=strict)
 
     def find(self, name: str) -> Entry:
         """The logger called `name`, ready to build.
@@ -175,12 +131,7 @@ class LoggerRegistry:
             close = difflib.get_close_matches(name, list(snap.loggers), n=1)
             hint = f"; did you mean {close[0]!r}?" if close else ""
             raise ValueError(f"no logger named {name!r} (installed loggers: {installed}){hint}")
-        status, reason, exc = entry.verdict()
-        if status == "failed":
-            raise PluginError(f"{entry.label}: {reason}") from exc
-        if status == "unavailable":
-            raise ImportError(f"{entry.label} cannot run here: {reason}")
-        return entry
+        return self._usable(entry, lambda reason: ImportError(f"{entry.label} cannot run here: {reason}"))
 
     def build(self, name: str, **options: Any) -> Logger:
         """A new logger by name, built with `options` (e.g. ``log_dir=``).
@@ -197,42 +148,6 @@ class LoggerRegistry:
                 f"the factory of {entry.label} returned {type(logger).__name__}, not a burn.train.Logger"
             )
         return logger
-
-    def register(self, plugin: object, name: str | None = None) -> str:
-        """Register a logger plugin at run time (tests, notebooks).
-
-        Raises:
-            PluginError: it implements no ``burn_loggers`` hook, its hook raises or returns a bad spec,
-                or one of its names is already provided; it is then left unregistered.
-        """
-        with self._lock:
-            self.snapshot()
-            name = name or str(getattr(plugin, "__name__", f"{type(plugin).__name__}@{id(plugin):x}"))
-            try:
-                self._pm.register(plugin, name=name)
-            except Exception as exc:
-                raise PluginError(
-                    f"cannot register logger plugin {name!r}: {describe_exception(exc)}"
-                ) from exc
-            problem = check_hooks(self._pm, plugin, LOGGER_HOOK_NAMES)
-            snap = None if problem else build_snapshot(self._pm, self._sources, self._failures, _HOOKS)
-            mine = [f for f in snap.failures if f.plugin == name] if snap else []
-            if problem or mine:
-                self._pm.unregister(plugin)
-                why = problem or "; ".join(f.error for f in mine)
-                raise PluginError(f"cannot register logger plugin {name!r}: {why}")
-            self._snapshot = snap
-            return name
-
-    def unregister(self, plugin: object) -> None:
-        """Remove a logger plugin (object or name)."""
-        with self._lock:
-            name = plugin if isinstance(plugin, str) else self._pm.get_name(plugin)
-            if name is None or not self._pm.has_plugin(name):
-                raise ValueError(f"logger plugin {plugin!r} is not registered")
-            self._pm.unregister(name=name)
-            self._sources.pop(name, None)
-            self._snapshot = None
 
 
 REGISTRY = LoggerRegistry()
