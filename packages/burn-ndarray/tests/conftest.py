@@ -24,8 +24,15 @@ def B64() -> NdArray:
 
 
 @pytest.fixture
-def threads() -> Iterator[Any]:
-    """Sets the thread count for a test (``threads(n)``) and restores it afterwards."""
+def threads(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+    """Sets burn-ndarray's thread count for a test (``threads(n)``) and restores it afterwards.
+
+    The BLAS keeps its count: these tests compare burn's own kernels across counts, and OpenBLAS
+    set from the main thread stops taking sets from other threads for the rest of the process
+    (`blas.set_threads`); test_num_threads.py checks the BLAS part in fresh processes."""
+    from burn_ndarray.runtime import blas
+
+    monkeypatch.setattr(blas, "set_threads", lambda count: None)
     before = burn_ndarray.get_num_threads()
     yield burn_ndarray.set_num_threads
     burn_ndarray.set_num_threads(before)

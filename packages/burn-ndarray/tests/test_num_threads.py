@@ -9,13 +9,11 @@ import sys
 import textwrap
 from collections.abc import Iterator
 
-import numpy as np
 import pytest
 from threadpoolctl import threadpool_info
 
 import burn
-import burn_ndarray
-from burn_ndarray.runtime import blas, threads
+from burn_ndarray.runtime import blas
 
 
 def _blas_threads() -> list[int]:
@@ -23,53 +21,85 @@ def _blas_threads() -> list[int]:
 
 
 @pytest.fixture
-def restore() -> Iterator[None]:
+def restore(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """The counts restored after the test, and ndarray's plugin registered where no entry point
-    did (a source checkout on PYTHONPATH)."""
+    did (a source checkout on PYTHONPATH). The BLAS is left alone here (its part is checked in
+    fresh processes, `_in_fresh_process`)."""
     import burn.plugins
     import burn_ndarray.plugin
+
+    monkeypatch.setattr(blas, "set_threads", lambda count: None)
 
     here = "ndarray" not in {info.name for info in burn.plugins.backends()}
     if here:
         burn.plugins.register(burn_ndarray.plugin)
-    before, before_blas = burn_ndarray.get_num_threads(), blas.num_threads()
+    before = burn_ndarray.get_num_threads()
     yield
     burn_ndarray.set_num_threads(before)
-    blas.set_threads(before_blas)
     if here:
         burn.plugins.unregister(burn_ndarray.plugin)
 
 
+def _in_fresh_process(body: str) -> None:
+    """Run `body` (asserts) in a new interpreter: OpenBLAS set from the main thread stops taking
+    sets from other threads for the rest of the process (see `blas.set_threads`), which would leak
+    into every later test of this one."""
+    code = "import numpy as np, burn, burn_ndarray, burn.plugins, burn_ndarray.plugin\n" + textwrap.dedent(
+        """
+        from threadpoolctl import threadpool_info
+        from burn_ndarray.runtime import blas, threads
+        if "ndarray" not in {info.name for info in burn.plugins.backends()}:
+            burn.plugins.register(burn_ndarray.plugin)
+        def _blas_threads():
+            return [lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"]
+        """
+    ) + textwrap.dedent(body)
+    env = {k: v for k, v in os.environ.items() if not k.endswith("NUM_THREADS")}
+    proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+
+
 @pytest.mark.skipif(not _blas_threads(), reason="threadpoolctl finds no BLAS library")
-def test_burn_set_num_threads_sets_pool_and_blas(restore: None) -> None:
-    burn.set_num_threads(1)
-    assert burn.get_num_threads() == 1
-    assert burn_ndarray.get_num_threads() == 1
-    assert threads._pool is None  # one thread: no pool started
-    assert _blas_threads() and set(_blas_threads()) == {1}
-    np.ones((64, 64)) @ np.ones((64, 64))  # a GEMM does not bring the BLAS threads back
-    assert set(_blas_threads()) == {1}
-    burn.set_num_threads(2)
-    assert burn.get_num_threads() == burn_ndarray.get_num_threads() == 2
-    assert set(_blas_threads()) == {2}
-    assert threads.parts(1 << 30, 1) == 2  # large ops split in two
-
-
-def test_burn_ndarray_set_num_threads_sets_blas_too(restore: None) -> None:
-    if not _blas_threads():
-        pytest.skip("threadpoolctl finds no BLAS library")
-    burn_ndarray.set_num_threads(1)
-    assert set(_blas_threads()) == {1}
-    assert burn.get_num_threads() == 1  # the backend's own setter is what burn reports
-
-
-def test_single_threaded_restores_the_set_count(restore: None) -> None:
-    if not _blas_threads():
-        pytest.skip("threadpoolctl finds no BLAS library")
-    burn.set_num_threads(2)
-    with blas.single_threaded():
+def test_burn_set_num_threads_sets_pool_and_blas() -> None:
+    _in_fresh_process(
+        """
+        burn.set_num_threads(1)
+        assert burn.get_num_threads() == 1
+        assert burn_ndarray.get_num_threads() == 1
+        assert threads._pool is None  # one thread: no pool started
+        assert _blas_threads() and set(_blas_threads()) == {1}
+        np.ones((64, 64)) @ np.ones((64, 64))  # a GEMM does not bring the BLAS threads back
         assert set(_blas_threads()) == {1}
-    assert set(_blas_threads()) == {2}
+        burn.set_num_threads(2)
+        assert burn.get_num_threads() == burn_ndarray.get_num_threads() == 2
+        assert set(_blas_threads()) == {2}
+        assert threads.parts(1 << 30, 1) == 2  # large ops split in two
+        """
+    )
+
+
+@pytest.mark.skipif(not _blas_threads(), reason="threadpoolctl finds no BLAS library")
+def test_burn_ndarray_set_num_threads_sets_blas_too() -> None:
+    _in_fresh_process(
+        """
+        burn_ndarray.set_num_threads(1)
+        assert set(_blas_threads()) == {1}
+        assert burn.get_num_threads() == 1  # the backend's own setter is what burn reports
+        """
+    )
+
+
+@pytest.mark.skipif(not _blas_threads(), reason="threadpoolctl finds no BLAS library")
+def test_single_threaded_restores_the_set_count() -> None:
+    _in_fresh_process(
+        """
+        burn.set_num_threads(1)
+        burn.set_num_threads(2)
+        with blas.single_threaded():
+            assert set(_blas_threads()) == {1}
+        assert set(_blas_threads()) == {2}
+        """
+    )
 
 
 @pytest.mark.parametrize("bad", [0, -1, 1.5, True, "2"])

@@ -100,12 +100,16 @@ def _apply(libs: list[Any], *, only_new: bool) -> None:
     for lib in libs:
         if only_new and lib.filepath in _set_on:
             continue  # may be inside `single_threaded`'s limit now: leave its count alone
-        lib.set_num_threads(_wanted)
+        lib.set_num_threads(_wanted)  # see `set_threads` on OpenBLAS and threads
         _set_on.add(lib.filepath)
 
 
 def set_threads(count: int) -> None:
     """Run every BLAS library of the process, and those loaded later, on `count` threads.
+
+    OpenBLAS (0.3.31 measured) keeps a count set this way from the main thread against later sets
+    made from other threads: after it, `single_threaded` entered from a worker thread may leave the
+    BLAS at this count (oversubscription in threaded Winograd convolutions, never a wrong value).
 
     Example:
         >>> from burn_ndarray.runtime import blas
