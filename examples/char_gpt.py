@@ -16,8 +16,9 @@ Metrics (loss, next-character accuracy, learning rate) go to ``OUT/metrics.csv``
 ``--logger tensorboard`` or ``mlflow`` also there (see ``examples/digits.py``); each epoch ends
 with a checkpoint in ``OUT/checkpoints``, and ``--resume`` continues an interrupted run.
 
-Run: ``python examples/char_gpt.py`` (needs burn-ndarray and burn-autodiff; about 30 s on 2 CPU
-cores), ``--epochs 1 --sample 50`` for a smoke run,
+Run: ``python examples/char_gpt.py`` (needs burn-ndarray and burn-autodiff; 4 epochs, validation
+loss about 2.4 nats per character, 20 to 55 s on 2 CPU cores shared with other work: the samples
+are word fragments among noise at this size), ``--epochs 1 --sample 50`` for a smoke run,
 ``--text book.txt --block 128 --layers 4 --d-model 128 --epochs 20`` for a real one.
 """
 
@@ -191,13 +192,13 @@ def train(
     text: str,
     *,
     backend: str = "ndarray",
-    epochs: int = 5,
-    batch_size: int = 16,
+    epochs: int = 4,
+    batch_size: int = 32,
     block: int = 64,
     d_model: int = 64,
     n_layers: int = 2,
     n_heads: int = 4,
-    lr: float = 5e-3,
+    lr: float = 1e-2,
     warmup: int = 10,
     workers: int = 0,
     seed: int = 0,
@@ -259,13 +260,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "--module", default="textwrap", help="else on this stdlib module's source (%(default)s)"
     )
     parser.add_argument("--out", default="runs/char-gpt", help="checkpoints, metrics (default %(default)s)")
-    parser.add_argument("--epochs", type=int, default=5)
-    parser.add_argument("--batch-size", type=int, default=16)
+    parser.add_argument("--epochs", type=int, default=4)
+    parser.add_argument("--batch-size", type=int, default=32)
     parser.add_argument("--block", type=int, default=64, help="context length in characters")
     parser.add_argument("--d-model", type=int, default=64)
     parser.add_argument("--layers", type=int, default=2)
     parser.add_argument("--heads", type=int, default=4)
-    parser.add_argument("--lr", type=float, default=5e-3, help="peak learning rate")
+    parser.add_argument("--lr", type=float, default=1e-2, help="peak learning rate")
     parser.add_argument("--warmup", type=int, default=10, help="warm-up steps")
     parser.add_argument("--workers", type=int, default=0, help="loader worker processes (0: in this one)")
     parser.add_argument(

@@ -26,8 +26,9 @@ validation accuracy in ``OUT/checkpoints/best.mpk``. Metrics go to ``OUT/metrics
 ``--workers 2`` trains exactly the same model as ``--workers 0``, only the augmentation runs in two
 worker processes.
 
-Run: ``python examples/cifar_cnn.py`` (needs burn-ndarray, burn-autodiff and scikit-learn; about
-20 s on 2 CPU cores), ``--epochs 1`` for a smoke run.
+Run: ``python examples/cifar_cnn.py`` (needs burn-ndarray, burn-autodiff and scikit-learn; 3 epochs,
+test accuracy about 0.8 on the stand-in, 15 to 65 s on 2 CPU cores shared with other work),
+``--epochs 1`` for a smoke run.
 """
 
 from __future__ import annotations
@@ -166,7 +167,7 @@ def train(
     *,
     data: str | Path | None = None,
     backend: str = "ndarray",
-    epochs: int = 4,
+    epochs: int = 3,
     batch_size: int = 32,
     lr: float = 0.1,
     width: int = 16,
@@ -226,7 +227,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], prog="cifar_cnn.py")
     parser.add_argument("--data", default=None, help="folder with train/ and test/ from write_memmap")
     parser.add_argument("--out", default="runs/cifar-cnn", help="checkpoints, metrics (default %(default)s)")
-    parser.add_argument("--epochs", type=int, default=4)
+    parser.add_argument("--epochs", type=int, default=3)
     parser.add_argument("--batch-size", type=int, default=32)
     parser.add_argument("--lr", type=float, default=0.1, help="peak learning rate of the cosine schedule")
     parser.add_argument("--width", type=int, default=16, help="channels of the first stage (then 2x, 4x)")
