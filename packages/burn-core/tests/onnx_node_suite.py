@@ -13,7 +13,8 @@ Each case gets one outcome:
 - ``timeout``: over the time bound (a SIGALRM timer, in-process: no case is skipped).
 
 Run ``python packages/burn-core/tests/onnx_node_suite.py [-v] [PATTERN]`` for the table per op
-and the totals; `run_suite` is what the pytest file calls.
+and the totals (``--write-passing`` rewrites ``onnx_node_passing.txt``); `run_suite` is what
+``test_onnx_node_suite.py`` calls.
 """
 
 from __future__ import annotations
@@ -28,12 +29,22 @@ import time
 import warnings
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 OUTCOMES = ("pass", "unsupported", "error", "wrong", "crash", "timeout")
 TIME_LIMIT_S = 20.0
+HERE = Path(__file__).resolve().parent
+PASSING = HERE / "onnx_node_passing.txt"  # the cases that pass: none may regress
+KNOWN_WRONG = HERE / "onnx_node_known_wrong.txt"  # the wrong answers still tolerated (none)
+
+
+def read_list(path: Path) -> list[str]:
+    """The case names of a list file (one a line; blank lines and ``#`` comments ignored)."""
+    lines = (line.split("#", 1)[0].strip() for line in path.read_text().splitlines())
+    return [line for line in lines if line]
 
 
 @dataclass(frozen=True)
@@ -80,13 +91,18 @@ def node_cases(pattern: str = "") -> list[Any]:
 
 def _case_data(case: Any) -> tuple[Any, list[tuple[list[Any], list[Any]]]]:
     """The model and its (inputs, expected outputs) data sets, in memory or from the case's folder."""
-    if case.model is not None:
-        return case.model, [(list(i), list(o)) for i, o in case.data_sets]
     import glob
     import os
 
     import onnx
     from onnx import numpy_helper
+
+    if case.model is not None:
+        # Some in-memory cases hold TensorProtos (those of types NumPy lacks), as onnx's runner reads them.
+        def arrays(values: Any) -> list[Any]:
+            return [numpy_helper.to_array(v) if isinstance(v, onnx.TensorProto) else v for v in values]
+
+        return case.model, [(arrays(i), arrays(o)) for i, o in case.data_sets]
 
     model = onnx.load(os.path.join(case.model_dir, "model.onnx"))
     sets = []
@@ -206,28 +222,41 @@ def report(results: Sequence[Result], verbose: bool = False) -> str:
     by_op: dict[str, list[Result]] = collections.defaultdict(list)
     for r in results:
         by_op[r.op].append(r)
-    width = max([len(op) for op in by_op] + [2])
+    width = min(max([len(op) for op in by_op] + [2]), 40)
     head = f"{'op':<{width}} " + " ".join(f"{k:>11}" for k in OUTCOMES)
     lines = [head, "-" * len(head)]
     for op in sorted(by_op):
         counts = summary(by_op[op])
-        lines.append(f"{op:<{width}} " + " ".join(f"{counts[k] or '':>11}" for k in OUTCOMES))
+        lines.append(f"{op[:width]:<{width}} " + " ".join(f"{counts[k] or '':>11}" for k in OUTCOMES))
         if verbose:
-            lines.extend(f"    {r.outcome:<11} {r.name}: {r.detail}" for r in by_op[op] if r.outcome != "pass")
+            failed = [r for r in by_op[op] if r.outcome != "pass"]
+            lines.extend(f"    {r.outcome:<11} {r.name}: {r.detail}" for r in failed)
     total = summary(results)
     lines.append("-" * len(head))
     lines.append(f"{'total':<{width}} " + " ".join(f"{total[k]:>11}" for k in OUTCOMES))
-    lines.append(f"{total['pass']} / {len(results)} cases pass; {total['wrong']} wrong, {total['crash']} crash")
+    lines.append(
+        f"{total['pass']} / {len(results)} cases pass; {total['wrong']} wrong, {total['crash']} crash"
+    )
     return "\n".join(lines)
 
 
 def main(argv: Sequence[str]) -> int:
+    """``[-v] [--write-passing] [PATTERN]``: the table (``-v``: each case that does not pass, with
+    why); ``--write-passing`` rewrites `PASSING` from this run (all cases only)."""
     verbose = "-v" in argv
-    args = [a for a in argv if a != "-v"]
+    write = "--write-passing" in argv
+    args = [a for a in argv if a not in ("-v", "--write-passing")]
     start = time.perf_counter()
     results = run_suite(args[0] if args else "")
     print(report(results, verbose))
     print(f"{time.perf_counter() - start:.1f} s")
+    if write:
+        if args:
+            print("--write-passing needs the whole suite (no PATTERN)", file=sys.stderr)
+            return 2
+        PASSING.write_text("".join(f"{r.name}\n" for r in sorted(results, key=lambda r: r.name)
+                                   if r.outcome == "pass"))
+        print(f"wrote {PASSING}")
     return 0
 
 
