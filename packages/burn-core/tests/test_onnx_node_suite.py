@@ -38,7 +38,7 @@ def test_every_listed_case_still_passes(results: dict[str, Result]) -> None:
 def test_no_wrong_answers_beyond_the_known(results: dict[str, Result]) -> None:
     known = set(read_list(KNOWN_WRONG))
     wrong = sorted(r.name for r in results.values() if r.outcome == "wrong")
-    assert len(wrong) <= len(known)
+    assert len(wrong) <= len(known), f"{len(wrong)} wrong answers, {len(known)} tolerated: {wrong[:20]}"
     new = [results[name] for name in wrong if name not in known]
     assert not new, "cases answered wrongly (refuse them instead):\n" + "\n".join(
         f"  {r.name}: {r.detail}" for r in new
