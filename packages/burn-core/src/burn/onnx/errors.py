@@ -9,7 +9,8 @@ from burn.errors import BurnError
 
 class OnnxError(BurnError, ValueError):
     """An ONNX file that cannot be imported: unreadable or malformed bytes, an opset older than
-    13, an attribute or input an op does not support, or inputs that do not fit the graph.
+    13 that ONNX's version converter fails on, an attribute, input or element type burn does not
+    support, or inputs that do not fit the graph.
 
     The message starts with the file (``model.onnx: ...``) when there is one; it is also kept as
     the attribute `source`.

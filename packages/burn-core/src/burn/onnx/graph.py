@@ -8,6 +8,7 @@ This is the only module that touches the `onnx` package (imported on first use: 
 from __future__ import annotations
 
 import faulthandler
+import logging
 import os
 import signal
 import sys
@@ -22,6 +23,7 @@ from burn.onnx.errors import OnnxError
 from burn.onnx.proto_checks import check_external_data, check_model, external_tensors, read_file
 
 MIN_OPSET = 13
+logger = logging.getLogger("burn.onnx")
 INSTALL_HINT = "burn.onnx needs the onnx package: pip install 'burn-core[onnx]'"
 
 Dim = int | str | None  # a static size, a symbolic name, or unknown
@@ -50,6 +52,9 @@ class ValueInfo:
     name: str
     dtype: np.dtype[Any]
     dims: tuple[Dim, ...] | None  # None: rank unknown
+    # "tensor"; "untyped" (no element type given: `dtype` is a float32 guess); else the ONNX
+    # type's field ("sequence_type", "optional_type", "map_type"...)
+    form: str = "tensor"
 
     def describe(self) -> str:
         dims = (
@@ -132,11 +137,40 @@ def read_model(source: str | os.PathLike[str] | bytes | Any, limits: Limits | No
 
 
 def opset_of(model: Any) -> int:
-    """The model's ``ai.onnx`` opset version."""
+    """The model's ``ai.onnx`` opset version. A model without one whose nodes are all of other
+    domains (``ai.onnx.ml``...) is refused by naming those ops (burn runs none of them)."""
     for entry in model.opset_import:
         if entry.domain in ("", "ai.onnx"):
             return int(entry.version)
+    foreign = [
+        (f"{n.domain}.{n.op_type}", n.name or f"{n.op_type}_{i}")
+        for i, n in enumerate(model.graph.node)
+        if n.domain not in ("", "ai.onnx")
+    ]
+    if foreign:
+        from burn.onnx.errors import UnsupportedOpError
+        from burn.onnx.ops import supported_ops
+
+        version = max((int(e.version) for e in model.opset_import), default=0)
+        raise UnsupportedOpError(foreign, version, supported_ops())
     raise OnnxError("the model imports no ai.onnx opset")
+
+
+def convert_opset(model: Any, opset: int, label: str) -> Any:
+    """`model` converted to opset `MIN_OPSET` by ONNX's version converter (logged), or an
+    `OnnxError` saying the conversion failed."""
+    try:
+        from onnx import version_converter
+
+        converted = version_converter.convert_version(model, MIN_OPSET)
+    except Exception as exc:  # noqa: BLE001 - the converter's own errors: no adapter for an op...
+        raise OnnxError(
+            f"opset {opset} is older than {MIN_OPSET}, the oldest burn.onnx reads, and ONNX's version "
+            f"converter could not convert it ({type(exc).__name__}: {str(exc).strip()[:300]})",
+            source=label,
+        ) from exc
+    logger.info("%s: opset %d converted to opset %d (onnx.version_converter)", label, opset, MIN_OPSET)
+    return converted
 
 
 def parse(model: Any, label: str) -> Graph:
@@ -145,11 +179,8 @@ def parse(model: Any, label: str) -> Graph:
     onnx = import_onnx()
     opset = opset_of(model)
     if opset < MIN_OPSET:
-        raise OnnxError(
-            f"opset {opset} is older than {MIN_OPSET}, the oldest burn.onnx reads: convert it with "
-            f"onnx.version_converter.convert_version(model, 17)",
-            source=label,
-        )
+        model = convert_opset(model, opset, label)
+        opset = opset_of(model)
     if model.functions:
         # Local functions become plain nodes (check_model bounded what they expand to).
         try:
@@ -240,6 +271,10 @@ def infer_shapes(model: Any) -> Any:
 
 def _value_info(onnx: Any, vi: Any) -> ValueInfo:
     t = vi.type.tensor_type
+    which = vi.type.WhichOneof("value")
+    form = "tensor" if t.elem_type else "untyped" if which in (None, "tensor_type") else str(which)
+    if form not in ("tensor", "untyped"):
+        return ValueInfo(vi.name, np.dtype("float32"), None, form)
     try:
         dtype = (
             np.dtype(onnx.helper.tensor_dtype_to_np_dtype(t.elem_type))
@@ -247,9 +282,9 @@ def _value_info(onnx: Any, vi: Any) -> ValueInfo:
             else np.dtype("float32")
         )
     except Exception:  # noqa: BLE001 - an element type NumPy has no name for
-        dtype = np.dtype("float32")
+        dtype, form = np.dtype("float32"), "untyped"
     if not t.HasField("shape"):
-        return ValueInfo(vi.name, dtype, None)
+        return ValueInfo(vi.name, dtype, None, form)
     dims: list[Dim] = []
     for d in t.shape.dim:
         if d.HasField("dim_value"):
@@ -258,7 +293,7 @@ def _value_info(onnx: Any, vi: Any) -> ValueInfo:
             dims.append(str(d.dim_param))
         else:
             dims.append(None)
-    return ValueInfo(vi.name, dtype, tuple(dims))
+    return ValueInfo(vi.name, dtype, tuple(dims), form)
 
 
 def _attr_value(onnx: Any, a: Any) -> Any:

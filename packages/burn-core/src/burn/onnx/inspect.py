@@ -12,7 +12,7 @@ from typing import Any
 
 from burn.foundations.limits import Limits
 from burn.onnx.errors import OnnxError
-from burn.onnx.graph import ValueInfo, parse, read_model
+from burn.onnx.graph import ValueInfo, opset_of, parse, read_model
 from burn.onnx.ops import REGISTRY, supported_ops
 
 
@@ -72,10 +72,12 @@ def inspect(source: str | os.PathLike[str] | bytes | Any, *, limits: Limits | No
         limits: the bounds (`burn.Limits`) on what the file may declare, as for `burn.onnx.load`.
 
     Raises:
-        OnnxError: the file cannot be read, is over `limits`, or its opset is older than 13.
+        OnnxError: the file cannot be read, is over `limits`, or its opset is older than 13 and
+            ONNX's version converter fails on it.
     """
     proto, label = read_model(source, limits)
     try:
+        opset = opset_of(proto)  # the file's own (parse converts an old one to 13)
         graph = parse(proto, label)
     except OnnxError as err:
         raise err.with_source(label) from err.__cause__
@@ -83,7 +85,7 @@ def inspect(source: str | os.PathLike[str] | bytes | Any, *, limits: Limits | No
     supported = set(supported_ops())
     return Report(
         label,
-        graph.opset,
+        opset,
         graph.producer,
         graph.inputs,
         graph.outputs,

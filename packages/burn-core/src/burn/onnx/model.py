@@ -10,6 +10,7 @@ each call, op by op, with burn tensor ops: on any backend, under autodiff too.
 
 from __future__ import annotations
 
+import copy
 import math
 import os
 from collections.abc import Mapping, Sequence
@@ -54,6 +55,7 @@ class Program:
     source: str
     last_use: dict[str, int]
     limits: Limits
+    output_infos: tuple[ValueInfo, ...] = ()
 
 
 def check_supported(graph: Graph, source: str) -> None:
@@ -160,10 +162,19 @@ class OnnxModel(Module):
         (['input'], ['output'], 58)
     """
 
-    def __init__(self, weights: dict[str, Param], program: Program, float_dtype: DType) -> None:
+    def __init__(
+        self,
+        weights: dict[str, Param],
+        program: Program,
+        float_dtype: DType,
+        home: tuple[Backend, Device] | None = None,
+    ) -> None:
         self.weights = weights
         self.program = program
         self.float_dtype = float_dtype
+        # Where a call runs when neither an input tensor nor a param says (a graph without
+        # params fed NumPy arrays): the backend and device `load` was given.
+        self._home = home
         self._constants_on_device: dict[Any, Any] = {}
 
     # -- description ------------------------------------------------------------------------------
@@ -183,7 +194,15 @@ class OnnxModel(Module):
             owner = param.device.owner
             if owner is not None:
                 return owner  # type: ignore[no-any-return]
-        return None
+        return self._home[0] if self._home is not None else None
+
+    def to_device(self, device: Device) -> OnnxModel:
+        """The model with its params on `device`; a model without params runs there too."""
+        out = super().to_device(device)
+        if device.owner is not None:
+            out = copy.copy(out) if out is self else out
+            object.__setattr__(out, "_home", (device.owner, device))
+        return out
 
     # -- calling ----------------------------------------------------------------------------------
     def forward(self, *inputs: Any, **named: Any) -> Any:
@@ -248,13 +267,16 @@ class OnnxModel(Module):
         missing = [name for name in program.outputs if name not in env]
         if missing:
             raise OnnxError(f"the graph's outputs {missing} were not produced", source=program.source)
-        return {name: ctx.tensor(env[name]) for name in program.outputs}
+        infos = {o.name: o for o in program.output_infos}
+        return {name: _output(ctx, infos.get(name), env[name], program.source) for name in program.outputs}
 
     def _context(self, feeds: Mapping[str, Any]) -> Ctx:
         first = next((v for v in feeds.values() if is_tensor(v)), None)
         if first is None:
             first = next((p.val() for p in self.weights.values()), None)
-        if first is None:
+        if first is None and self._home is not None:
+            backend, device = self._home
+        elif first is None:
             from burn.plugins import default_backend
 
             backend = default_backend()
@@ -263,6 +285,47 @@ class OnnxModel(Module):
             backend, device = first.backend, first.device
         dtype = self.float_dtype if backend.capabilities.supports(self.float_dtype) else backend.float_dtype
         return Ctx(backend, device, dtype, self._constants_on_device, self.program.constants)
+
+
+def _output(ctx: Ctx, info: ValueInfo | None, value: Any, source: str) -> Tensor:
+    """An output as a tensor of its declared element type: the ops compute integers in int64 and
+    floats in the model's float dtype, so an ``int8``, ``float16`` or ``float64`` output is cast
+    back (integer casts wrap as ONNX's do); ``float32`` outputs stay in the model's float dtype,
+    which `load`'s ``float_dtype`` chooses. A declared type the backend has no dtype for is
+    refused, naming it, rather than returned as another type."""
+    from burn.foundations.dtype import DType, to_numpy_dtype
+    from burn.tensor.tensor import Tensor
+
+    if info is None or info.form == "untyped":
+        return ctx.tensor(value)
+    target = _output_dtype(ctx.backend, info, source)
+    if target is DType.F32:
+        target = ctx.float_dtype  # float32 outputs follow the model's float dtype (load's float_dtype)
+    if is_tensor(value):
+        return value if value.dtype is target else value.cast(target)  # type: ignore[no-any-return]
+    array = np.asarray(value)
+    if array.dtype.kind in "iub" and target.is_float or array.dtype.kind == "f" and not target.is_float:
+        return ctx.tensor(array).cast(target)  # (a graph whose declared type disagrees with its values)
+    return Tensor.from_data(array.astype(to_numpy_dtype(target)),
+                            ctx.device, dtype=target, backend=ctx.backend)
+
+
+def _output_dtype(backend: Backend, info: ValueInfo, source: str) -> DType:
+    """The burn dtype of a declared output, or an `OnnxError` naming the element type `backend`
+    has no dtype for (uint16, float8...)."""
+    from burn.foundations.dtype import DType
+
+    try:
+        target = DType.from_any(info.dtype)
+    except ValueError:
+        target = None
+    if target is None or not backend.capabilities.supports(target):
+        raise OnnxError(
+            f"output {info.name!r} is declared {info.dtype.name}, an element type backend "
+            f"{backend.name!r} has no dtype for: burn.onnx does not return it as another type",
+            source=source,
+        )
+    return target
 
 
 def _check_input(ctx: Ctx, info: ValueInfo, value: Any) -> Any:
@@ -361,9 +424,11 @@ def load(
 
     Raises:
         OnnxError: the file cannot be read (the message names it), is not a regular file, is
-            over `limits` (the message names the limit to raise), the opset is older than 13,
+            over `limits` (the message names the limit to raise), the opset is older than 13 and
+            ONNX's version converter fails on it (an older one it converts is logged),
             the graph is malformed (a node reading a value nothing produces, negative pads or
-            strides...), or a node cannot be evaluated.
+            strides...), a node cannot be evaluated, an input or output is not a numeric tensor,
+            or an output's declared type is one the backend has no dtype for.
         UnsupportedOpError: ops burn does not run (each named with its node and the opset).
 
     Example:
@@ -380,10 +445,19 @@ def load(
     try:
         graph = parse(proto, label)
         check_supported(graph, label)
+        for value, what in [(v, "input") for v in graph.inputs] + [(v, "output") for v in graph.outputs]:
+            if value.form not in ("tensor", "untyped"):
+                form = value.form.removesuffix("_type")
+                raise OnnxError(f"{what} {value.name!r} is a {form}: burn.onnx takes tensors only")
+            if value.dtype.kind in "OSU":
+                raise OnnxError(f"{what} {value.name!r} is a string tensor: burn has no string dtype")
         check_graph(graph)
     except OnnxError as err:
         raise err.with_source(label) from err.__cause__
     b, dev = resolve_backend("burn.onnx.load", device, backend)
+    for out in graph.outputs:
+        if out.form == "tensor":
+            _output_dtype(b, out, label)  # refused at load, not on the first call
     dtype = DType.from_any(float_dtype) if float_dtype is not None else b.float_dtype
     frozen = {
         node.inputs[i]
@@ -424,5 +498,6 @@ def load(
         label,
         last_use,
         limits,
+        tuple(graph.outputs),
     )
-    return OnnxModel(params, program, dtype)
+    return OnnxModel(params, program, dtype, (b, dev))

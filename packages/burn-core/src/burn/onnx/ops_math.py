@@ -10,6 +10,7 @@ import numpy as np
 
 from burn import activation as act
 from burn.foundations.kind import Bool, Float, Int
+from burn.onnx.errors import OnnxError
 from burn.onnx.graph import onnx_dtype
 from burn.onnx.ops import register
 from burn.onnx.runtime import (
@@ -50,7 +51,35 @@ def _erf_np(x: np.ndarray) -> np.ndarray:
 
 
 _unary("Identity", lambda n, x: x, lambda n, x: x)
-_unary("Dropout", lambda n, x: x, lambda n, x: x, "inference only: the input passes through")
+def _on_host(value: Value) -> np.ndarray:
+    return np.asarray(value.to_numpy()) if is_tensor(value) else np.asarray(value)
+
+
+def _dropout_off(node: Node, inputs: Sequence[Any]) -> None:
+    """Refuse training-mode dropout (random: no run could match another runtime's)."""
+    training = inputs[2] if len(inputs) > 2 else None
+    ratio = inputs[1] if len(inputs) > 1 else None
+    if training is not None and bool(scalar(_on_host(training))):
+        if ratio is None or float(scalar(_on_host(ratio))) != 0.0:
+            raise OnnxError(
+                f"node {node.name!r} (Dropout): training_mode is true: random dropout is not supported "
+                "(burn.onnx runs graphs for inference; use burn.nn.Dropout to train)"
+            )
+
+
+def _dropout_host(node: Node, inputs: Sequence[Any]) -> list[Any]:
+    _dropout_off(node, inputs)
+    x = np.asarray(inputs[0])
+    return [x, np.ones(x.shape, np.bool_)][: max(1, len(node.outputs))]
+
+
+@register("Dropout", "math", "inference only: the input passes through, the mask is all true", _dropout_host)
+def _dropout(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]:
+    _dropout_off(node, inputs)
+    x = ctx.tensor(inputs[0])
+    if len(node.outputs) < 2:
+        return [x]
+    return [x, x.equal(x).bool_or(x.not_equal(x))]  # the mask: all true (NaN included)
 _unary("Neg", lambda n, x: x.neg(), lambda n, x: -x)
 _unary("Abs", lambda n, x: x.abs(), lambda n, x: np.abs(x))
 _unary("Sign", lambda n, x: x.sign(), lambda n, x: np.sign(x))
@@ -143,6 +172,8 @@ def _clip(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]:
     hi = None if bounds[1] is None else scalar(bounds[1])
     if lo is None and hi is None:
         return [x]
+    if lo is not None and hi is not None and lo > hi:
+        lo = hi  # ONNX: with min > max every value becomes max
     return [x.clamp(lo, hi)]
 
 
@@ -276,21 +307,40 @@ def _where(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]:
     return [ty.mask_where(c, tx)]
 
 
+# NumPy's own element types (and bfloat16), which it casts to as ONNX does.
+_CASTABLE = frozenset(
+    "bool int8 int16 int32 int64 uint8 uint16 uint32 uint64 float16 float32 float64 bfloat16".split()
+)
+
+
+def _cast_target(node: Node, dtype: np.dtype[Any]) -> np.dtype[Any]:
+    """`dtype`, or an `OnnxError` for the element types burn has no dtype for and NumPy does not
+    round as ONNX does (float8, float4, int4/uint4, int2/uint2, e8m0: ONNX saturates them): a
+    Cast through one of them would otherwise leave its input unrounded."""
+    if dtype.name not in _CASTABLE:
+        raise OnnxError(f"node {node.name!r} ({node.op_type}): casting to {dtype.name} is not supported")
+    return dtype
+
+
 def _cast_host(node: Node, inputs: Sequence[Any]) -> list[Any]:
-    return [np.asarray(inputs[0]).astype(onnx_dtype(node.attr("to")))]
+    return [np.asarray(inputs[0]).astype(_cast_target(node, onnx_dtype(node.attr("to"))))]
 
 
 @register("Cast", "math", "float targets become the model's float dtype (see the guide)", host=_cast_host)
 def _cast(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]:
-    target = kind_of_numpy(np.empty(0, onnx_dtype(node.attr("to"))))
+    target = kind_of_numpy(np.empty(0, _cast_target(node, onnx_dtype(node.attr("to")))))
     return [ctx.tensor(inputs[0], target)]
 
 
 @register(
-    "CastLike", "math", host=lambda node, inputs: [np.asarray(inputs[0]).astype(np.asarray(inputs[1]).dtype)]
+    "CastLike",
+    "math",
+    host=lambda node, inputs: [np.asarray(inputs[0]).astype(_cast_target(node, np.asarray(inputs[1]).dtype))],
 )
 def _cast_like(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]:
     other = inputs[1]
+    if not is_tensor(other):
+        _cast_target(node, np.asarray(other).dtype)
     kind = other.kind if is_tensor(other) else kind_of_numpy(np.asarray(other))
     return [ctx.tensor(inputs[0], kind)]
 
@@ -328,14 +378,47 @@ def _logsumexp(x: Tensor, dims: list[int]) -> Tensor:
     return (x - m).exp().sum_dims(dims).log() + m
 
 
+# What a reduction over no elements gives (ONNX: the reduction's identity).
+_EMPTY_VALUE = {
+    "ReduceSum": 0.0, "ReduceSumSquare": 0.0, "ReduceL1": 0.0, "ReduceL2": 0.0, "ReduceProd": 1.0,
+    "ReduceMean": math.nan, "ReduceMax": -math.inf, "ReduceMin": math.inf, "ReduceLogSumExp": -math.inf,
+}
+
+
+def _empty_value(node: Node, is_float: bool) -> float:
+    value = _EMPTY_VALUE[node.op_type]
+    if not is_float and not math.isfinite(value):
+        raise OnnxError(
+            f"node {node.name!r} ({node.op_type}): reducing an integer tensor over an empty axis "
+            "(ONNX gives the type's extreme value) is not supported"
+        )
+    return value
+
+
 def _reduce(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]:
+    from burn.tensor.tensor import Tensor
+
     x = ctx.tensor(inputs[0])
     rank = len(x.shape)
     axes = _reduce_axes(node, inputs, rank)
     if axes == []:
         return [x]
     dims = list(range(rank)) if axes is None else axes
-    out = _REDUCERS[node.op_type](x, dims) if dims else x
+    if x.kind is Bool and node.op_type in ("ReduceMax", "ReduceMin"):
+        # any / all: reduced as 0/1 integers; over no elements, max is false and min true
+        ints_ = x.int()
+        if any(x.shape[d] == 0 for d in dims):
+            shape = [1 if i in dims else n for i, n in enumerate(x.shape)]
+            out = Tensor.full(shape, node.op_type == "ReduceMin", x.device, kind=Bool, backend=x.backend)
+        else:
+            out = _REDUCERS[node.op_type](ints_, dims).bool()
+    elif any(x.shape[d] == 0 for d in dims) and x.kind is not Bool:
+        value = _empty_value(node, x.kind is Float)
+        shape = [1 if i in dims else n for i, n in enumerate(x.shape)]
+        fill = value if x.kind is Float else int(value)
+        out = Tensor.full(shape, fill, x.device, dtype=x.dtype, kind=x.kind, backend=x.backend)
+    else:
+        out = _REDUCERS[node.op_type](x, dims) if dims else x
     if not node.attr("keepdims", 1):
         out = out.squeeze_dims(dims) if len(dims) < rank else out.reshape(())
     return [out]
@@ -347,6 +430,12 @@ def _reduce_host(node: Node, inputs: Sequence[Any]) -> list[Any]:
     if axes == []:
         return [x]
     fn = _HOST_REDUCERS[node.op_type]
+    dims = range(x.ndim) if axes is None else axes
+    if any(x.shape[d] == 0 for d in dims):
+        shape = [1 if i in dims else n for i, n in enumerate(x.shape)]
+        out = np.full(shape, _empty_value(node, x.dtype.kind == "f"), x.dtype)
+        kept = [n for i, n in enumerate(x.shape) if i not in dims]
+        return [out if node.attr("keepdims", 1) else out.reshape(kept)]
     return [
         np.asarray(
             fn(x, axis=None if axes is None else tuple(axes), keepdims=bool(node.attr("keepdims", 1)))

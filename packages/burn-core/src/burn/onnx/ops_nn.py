@@ -264,4 +264,5 @@ def _lp_norm(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]:
     d = norm_axis(node.attr("axis", -1), len(x.shape), node)
     p = node.attr("p", 2)
     norm = x.abs().sum_dim(d) if p == 1 else x.square().sum_dim(d).sqrt()
-    return [x / norm]
+    # A zero vector stays zero (ONNX), not 0/0 = NaN: its norm is divided as 1.
+    return [x / norm.mask_fill(norm.equal(0.0), 1.0)]

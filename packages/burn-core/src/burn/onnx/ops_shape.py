@@ -341,5 +341,11 @@ def _one_hot(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]:
     depth = int(scalar(ctx.host(inputs[1])))
     off, on = (scalar(v) for v in ctx.host(inputs[2]).reshape(-1)[:2])
     kind = Float if np.issubdtype(ctx.host(inputs[2]).dtype, np.floating) else Int
+    # ONNX: an index outside [-depth, depth) gives a row of `off` values (not an error).
+    outside = indices.lower(-depth).bool_or(indices.greater_equal(depth))
+    indices = indices.mask_fill(outside, 0)
     src = ctx.convert(indices, Float) if kind is Float else indices
-    return [src.one_hot_fill(depth, on, off, node.attr("axis", -1))]
+    out = src.one_hot_fill(depth, on, off, node.attr("axis", -1))
+    axis = node.attr("axis", -1)
+    axis = axis + len(out.shape) if axis < 0 else axis
+    return [out.mask_fill(outside.unsqueeze_dim(axis).expand(tuple(out.shape)), off)]
