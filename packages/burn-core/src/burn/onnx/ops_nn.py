@@ -258,6 +258,16 @@ def _layer_norm(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]:
     return [y, mean, inv_std][: max(1, len(node.outputs))]
 
 
+@register("RMSNormalization", "nn", "stash_type is ignored (statistics in the model's float dtype)")
+def _rms_norm(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]:
+    x = ctx.tensor(inputs[0])
+    rank = len(x.shape)
+    dims = list(range(norm_axis(node.attr("axis", -1), rank, node), rank))
+    inv_rms = (x.square().mean_dims(dims) + node.attr("epsilon", 1e-5)).sqrt().recip()
+    x, scale = align(x * inv_rms, ctx.tensor(inputs[1]))
+    return [x * scale]
+
+
 @register("LpNormalization", "nn")
 def _lp_norm(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]:
     x = ctx.tensor(inputs[0])
