@@ -206,6 +206,41 @@ def _pairs(before: list[int], after: list[int]) -> list[int]:
     return out
 
 
+@register("LpPool", "nn", "1-D, 2-D and 3-D; dilations and ceil_mode are not supported")
+def _lp_pool(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]:
+    x = ctx.tensor(inputs[0])
+    kernel = [int(k) for k in node.attr("kernel_shape")]
+    strides, dilations, before, after = _spatial(node, x, kernel)
+    if any(d != 1 for d in dilations) or node.attr("ceil_mode", 0) or len(kernel) > 3:
+        raise OnnxError(
+            f"node {node.name!r} (LpPool): dilations, ceil_mode and rank > 3 are not supported "
+            f"(dilations {dilations}, ceil_mode {node.attr('ceil_mode', 0)}, kernel {kernel})"
+        )
+    p = float(node.attr("p", 2))
+    powered = x.square() if p == 2.0 else x.abs().powf_scalar(p)
+    # The window sums of |x|^p: averages over whole windows (zero pads counted) times their size.
+    padded, pads = _pool_pads(powered, before, after, kernel, 0.0)
+    sums = _avg(padded, kernel, strides, pads, True, False) * math.prod(kernel)
+    return [sums.sqrt() if p == 2.0 else sums.powf_scalar(1.0 / p)]
+
+
+_GRID_MODES = {"linear": "bilinear", "bilinear": "bilinear", "nearest": "nearest"}
+
+
+@register("GridSample", "nn", "4-D inputs; modes linear and nearest (cubic is not supported)")
+def _grid_sample(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]:
+    x, grid = ctx.tensor(inputs[0]), ctx.tensor(inputs[1])
+    mode = node.attr("mode", "linear")
+    padding = node.attr("padding_mode", "zeros")
+    if len(x.shape) != 4 or mode not in _GRID_MODES or padding not in ("zeros", "border", "reflection"):
+        raise OnnxError(
+            f"node {node.name!r} (GridSample): only 4-D inputs with modes linear/nearest and paddings "
+            f"zeros/border/reflection are supported, got rank {len(x.shape)}, mode {mode!r}, "
+            f"padding_mode {padding!r}"
+        )
+    return [F.grid_sample_2d(x, grid, _GRID_MODES[mode], padding, bool(node.attr("align_corners", 0)))]
+
+
 @register(["GlobalAveragePool", "GlobalMaxPool"], "nn")
 def _global_pool(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]:
     x = ctx.tensor(inputs[0])
