@@ -41,6 +41,7 @@ MODULES = {
     "ScatterND": "scatternd",
     "LpPool": "lppool",
     "GridSample": "gridsample",
+    "Einsum": "einsum",
 }
 
 # Cases burn refuses, each with an OnnxError naming what it lacks (never a wrong value).
@@ -77,9 +78,16 @@ def _cases() -> list[Any]:
 CASES = _cases()
 
 
+_FLOAT_DTYPES = {
+    onnx.TensorProto.DOUBLE: "float64",
+    onnx.TensorProto.FLOAT16: "float16",
+    onnx.TensorProto.BFLOAT16: "bfloat16",
+}
+
+
 def _float_dtype(model: Any) -> str | None:
     types = {i.type.tensor_type.elem_type for i in model.graph.input}
-    return "float64" if onnx.TensorProto.DOUBLE in types else None
+    return next((name for t, name in _FLOAT_DTYPES.items() if t in types), None)
 
 
 def test_every_added_op_has_cases() -> None:
@@ -162,3 +170,34 @@ def test_softmax_cross_entropy_ignore_index_mean_divides_by_kept_weights() -> No
     model, feeds = _single("SoftmaxCrossEntropyLoss", {"x": x, "t": t}, ignore_index=-100)
     loss = float(model.run(feeds)["y0"].to_numpy())
     assert loss == pytest.approx(-np.log(0.5), rel=1e-6)
+
+
+@pytest.mark.parametrize(
+    ("equation", "shapes"),
+    [
+        ("ij,jk->ik", [(2, 3), (3, 4)]),
+        ("ij,jk", [(2, 3), (3, 4)]),  # implicit output: "ik"
+        ("bij,bjk->bik", [(2, 3, 4), (2, 4, 5)]),
+        ("...ij,...jk->...ik", [(2, 2, 3, 4), (2, 2, 4, 5)]),
+        ("ij,ij->", [(3, 4), (3, 4)]),
+        ("i,j->ij", [(3,), (4,)]),
+        ("abc,cd,de->abe", [(2, 3, 4), (4, 5), (5, 6)]),
+        ("ii->", [(4, 4)]),
+        ("iji->j", [(3, 2, 3)]),
+        ("ijk->kji", [(2, 3, 4)]),
+        ("bn,anm,bm->ba", [(2, 3), (4, 3, 5), (2, 5)]),
+    ],
+)
+def test_einsum_matches_numpy(equation: str, shapes: list[tuple[int, ...]]) -> None:
+    rng = np.random.default_rng(0)
+    arrays = {f"x{i}": rng.normal(size=s).astype(np.float32) for i, s in enumerate(shapes)}
+    model, feeds = _single("Einsum", arrays, equation=equation)
+    got = model.run(feeds)["y0"].to_numpy()
+    np.testing.assert_allclose(got, np.einsum(equation, *arrays.values()), rtol=1e-4, atol=1e-5)
+
+
+def test_einsum_refuses_broadcasting_a_size_1_dim() -> None:
+    arrays = {"a": np.ones((1, 3), np.float32), "b": np.ones((2, 3), np.float32)}
+    model, feeds = _single("Einsum", arrays, equation="ij,ij->ij")
+    with pytest.raises(OnnxError, match=r"Einsum_node.*index 'i' has sizes 1 and 2"):
+        model.run(feeds)
