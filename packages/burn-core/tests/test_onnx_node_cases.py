@@ -42,6 +42,7 @@ MODULES = {
     "LpPool": "lppool",
     "GridSample": "gridsample",
     "Einsum": "einsum",
+    "Resize": "resize",
 }
 
 # Cases burn refuses, each with an OnnxError naming what it lacks (never a wrong value).
@@ -125,8 +126,17 @@ def _run(model: Any, tc: Any) -> None:
 
 
 # -- what the added ops refuse --------------------------------------------------------------------
-def _single(op: str, inputs: dict[str, np.ndarray], outputs: int = 1, **attrs: Any) -> Any:
-    node = helper.make_node(op, list(inputs), [f"y{i}" for i in range(outputs)], name=f"{op}_node", **attrs)
+def _single(
+    op: str,
+    inputs: dict[str, np.ndarray],
+    outputs: int = 1,
+    order: list[str] | None = None,
+    opset: int = 23,
+    **attrs: Any,
+) -> Any:
+    """One `op` node over graph inputs `inputs` (`order`: the node's input list, '' omitted)."""
+    names = order if order is not None else list(inputs)
+    node = helper.make_node(op, names, [f"y{i}" for i in range(outputs)], name=f"{op}_node", **attrs)
     graph = helper.make_graph(
         [node],
         "g",
@@ -136,7 +146,7 @@ def _single(op: str, inputs: dict[str, np.ndarray], outputs: int = 1, **attrs: A
         ],
         [helper.make_empty_tensor_value_info(f"y{i}") for i in range(outputs)],
     )
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 23)])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
     return burn.onnx.load(model, backend="ndarray"), inputs
 
 
@@ -200,4 +210,28 @@ def test_einsum_refuses_broadcasting_a_size_1_dim() -> None:
     arrays = {"a": np.ones((1, 3), np.float32), "b": np.ones((2, 3), np.float32)}
     model, feeds = _single("Einsum", arrays, equation="ij,ij->ij")
     with pytest.raises(OnnxError, match=r"Einsum_node.*index 'i' has sizes 1 and 2"):
+        model.run(feeds)
+
+
+def test_resize_nearest_is_exact_on_integers_and_refuses_weighted_modes() -> None:
+    x = np.arange(12, dtype=np.int64).reshape(1, 1, 3, 4) * 1_000_000_007
+    scales = np.asarray([1, 1, 2, 0.5], np.float32)
+    model, feeds = _single("Resize", {"x": x, "scales": scales}, order=["x", "", "scales"], mode="nearest")
+    got = model.run(feeds)["y0"].to_numpy()
+    # half_pixel, round_prefer_floor: rows 0,0,1,1,2,2 (sources -0.25, 0.25, 0.75...); columns
+    # 0 and 2 (sources 0.5 and 2.5, ties rounded down); exact where floats would round
+    np.testing.assert_array_equal(got, x[:, :, [0, 0, 1, 1, 2, 2]][:, :, :, [0, 2]])
+    model, feeds = _single("Resize", {"x": x, "scales": scales}, order=["x", "", "scales"], mode="linear")
+    with pytest.raises(OnnxError, match=r"Resize_node.*mode 'linear' on Int inputs"):
+        model.run(feeds)
+
+
+def test_resize_refuses_both_scales_and_sizes() -> None:
+    x = np.ones((1, 1, 2, 2), np.float32)
+    scales = np.asarray([1, 1, 2, 2], np.float32)
+    sizes = np.asarray([1, 1, 4, 4], np.int64)
+    model, feeds = _single(
+        "Resize", {"x": x, "scales": scales, "sizes": sizes}, order=["x", "", "scales", "sizes"]
+    )
+    with pytest.raises(OnnxError, match=r"exactly one of scales and sizes"):
         model.run(feeds)

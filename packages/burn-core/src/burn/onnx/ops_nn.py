@@ -323,23 +323,6 @@ def _lp_pool(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]:
     return [sums.sqrt() if p == 2.0 else sums.powf_scalar(1.0 / p)]
 
 
-_GRID_MODES = {"linear": "bilinear", "bilinear": "bilinear", "nearest": "nearest"}
-
-
-@register("GridSample", "nn", "4-D inputs; modes linear and nearest (cubic is not supported)")
-def _grid_sample(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]:
-    x, grid = ctx.tensor(inputs[0]), ctx.tensor(inputs[1])
-    mode = node.attr("mode", "linear")
-    padding = node.attr("padding_mode", "zeros")
-    if len(x.shape) != 4 or mode not in _GRID_MODES or padding not in ("zeros", "border", "reflection"):
-        raise OnnxError(
-            f"node {node.name!r} (GridSample): only 4-D inputs with modes linear/nearest and paddings "
-            f"zeros/border/reflection are supported, got rank {len(x.shape)}, mode {mode!r}, "
-            f"padding_mode {padding!r}"
-        )
-    return [F.grid_sample_2d(x, grid, _GRID_MODES[mode], padding, bool(node.attr("align_corners", 0)))]
-
-
 @register(["GlobalAveragePool", "GlobalMaxPool"], "nn")
 def _global_pool(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]:
     x = ctx.tensor(inputs[0])
