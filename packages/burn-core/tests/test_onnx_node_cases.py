@@ -253,3 +253,73 @@ def test_resize_refuses_both_scales_and_sizes() -> None:
     )
     with pytest.raises(OnnxError, match=r"exactly one of scales and sizes"):
         model.run(feeds)
+
+
+# -- the added ops train: they run on tensor ops, under autodiff ------------------------------------
+def _autodiff() -> Any:
+    pytest.importorskip("burn_autodiff", reason="burn-autodiff is not installed")
+    import burn
+
+    return burn.backend("autodiff(ndarray)")
+
+
+_R = np.random.default_rng(3)
+
+
+def _with_param(op: str, param: np.ndarray, inputs: dict[str, np.ndarray], **attrs: Any) -> Any:
+    """`op` over the initializer ``w`` (a trainable param) then `inputs`; output ``y``."""
+    node = helper.make_node(op, ["w", *inputs], ["y"], name=f"{op}_node", **attrs)
+    graph = helper.make_graph(
+        [node],
+        "g",
+        [
+            helper.make_tensor_value_info(k, helper.np_dtype_to_tensor_dtype(v.dtype), v.shape)
+            for k, v in inputs.items()
+        ],
+        [helper.make_empty_tensor_value_info("y")],
+        [onnx.numpy_helper.from_array(param, "w")],
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 23)])
+
+
+def test_softmax_cross_entropy_gradient_is_softmax_minus_one_hot() -> None:
+    b = _autodiff()
+    scores = np.random.default_rng(1).normal(size=(4, 5)).astype(np.float32)
+    target = np.asarray([0, 3, 4, 1], np.int64)
+    model = burn.onnx.load(_with_param("SoftmaxCrossEntropyLoss", scores, {"t": target}), backend=b)
+    grads = model(target).backward()
+    got = model.weights["w"].val().grad(grads).to_numpy()
+    e = np.exp(scores - scores.max(axis=1, keepdims=True))
+    want = (e / e.sum(axis=1, keepdims=True) - np.eye(5)[target]) / 4
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-6)
+
+
+@pytest.mark.parametrize(
+    ("op", "inputs", "attrs"),
+    [
+        (
+            "Resize",
+            {"roi": np.zeros(0, np.float32), "s": np.asarray([1, 1, 2, 1.5], np.float32)},
+            {"mode": "cubic"},
+        ),
+        (
+            "Attention",
+            {
+                "k": _R.normal(size=(1, 2, 5, 4)).astype(np.float32),
+                "v": _R.normal(size=(1, 2, 5, 4)).astype(np.float32),
+            },
+            {},
+        ),
+        ("Einsum", {"b": np.ones((4, 3), np.float32)}, {"equation": "nchw,wk->nchk"}),
+        ("GridSample", {"g": np.zeros((1, 3, 3, 2), np.float32)}, {}),
+    ],
+)
+def test_added_ops_pass_gradients(op: str, inputs: dict[str, np.ndarray], attrs: dict[str, Any]) -> None:
+    b = _autodiff()
+    w = np.random.default_rng(2).normal(size=(1, 2, 3, 4)).astype(np.float32)
+    model = burn.onnx.load(_with_param(op, w, inputs, **attrs), backend=b)
+    grads = model(*inputs.values()).square().sum().backward()
+    grad = model.weights["w"].val().grad(grads)
+    assert grad is not None
+    g = grad.to_numpy()
+    assert g.shape == w.shape and np.isfinite(g).all() and np.abs(g).sum() > 0
