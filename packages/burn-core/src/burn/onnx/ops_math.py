@@ -101,6 +101,9 @@ _unary("Asin", lambda n, x: x.asin())
 _unary("Acos", lambda n, x: x.acos())
 _unary("Atan", lambda n, x: x.atan())
 _unary("Sinh", lambda n, x: x.sinh())
+_unary("Asinh", lambda n, x: x.asinh(), lambda n, x: np.arcsinh(x))
+_unary("Acosh", lambda n, x: x.acosh(), lambda n, x: np.arccosh(x))
+_unary("Atanh", lambda n, x: x.atanh(), lambda n, x: np.arctanh(x))
 _unary("Cosh", lambda n, x: x.cosh())
 _unary("Softplus", lambda n, x: act.softplus(x))
 _unary("Softsign", lambda n, x: act.softsign(x))
@@ -225,6 +228,10 @@ _binary("GreaterOrEqual", "greater_equal", np.greater_equal, "logic")
 _binary("And", "bool_and", np.logical_and, "logic", scalar_ok=False)
 _binary("Or", "bool_or", np.logical_or, "logic", scalar_ok=False)
 _binary("Xor", "bool_xor", np.logical_xor, "logic", scalar_ok=False)
+# Exact on any integer element type: the bits of the operands are kept in burn's Int dtype.
+_binary("BitwiseAnd", "bitwise_and", np.bitwise_and)
+_binary("BitwiseOr", "bitwise_or", np.bitwise_or)
+_binary("BitwiseXor", "bitwise_xor", np.bitwise_xor)
 
 
 @register("Div", "math", host=lambda node, inputs: [_trunc_div(inputs[0], inputs[1])])
@@ -471,3 +478,38 @@ def _cumsum(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]:
     if node.attr("exclusive", 0):
         out = out - src
     return [out.flip([d]) if reverse else out]
+
+
+@register("CumProd", "reduce")
+def _cumprod(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]:
+    x = ctx.tensor(inputs[0])
+    rank = len(x.shape)
+    d = norm_axis(ints(inputs[1])[0], rank, node)
+    reverse = node.attr("reverse", 0)
+    src = x.flip([d]) if reverse else x
+    if node.attr("exclusive", 0):
+        # Shift by one along d with a leading 1 (dividing by the input would fail on zeros).
+        src = src.pad([0, 0] * (rank - 1 - d) + [1, 0], 1).narrow(d, 0, x.shape[d])
+    out = src.cumprod(d)
+    return [out.flip([d]) if reverse else out]
+
+
+@register("Hardmax", "math")
+def _hardmax(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]:
+    x = ctx.tensor(inputs[0])
+    d = norm_axis(node.attr("axis", -1), len(x.shape), node)
+    # The first maximum along d is 1, all else 0: compare each position with the argmax.
+    position = x.ones_like().int().cumsum(d) - 1
+    return [position.equal(x.argmax(d)).float().cast(x.dtype)]
+
+
+@register("TopK", "reduce")
+def _topk(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]:
+    x = ctx.tensor(inputs[0])
+    d = norm_axis(node.attr("axis", -1), len(x.shape), node)
+    k = ints(inputs[1])[0]
+    if not 0 <= k <= x.shape[d]:
+        raise OnnxError(f"node {node.name!r} (TopK): k={k} is out of range for axis {d} of size {x.shape[d]}")
+    # A stable sort keeps equal values in index order: ONNX's tie rule (the lower index first).
+    values, indices = x.sort_with_indices(d, descending=bool(node.attr("largest", 1)))
+    return [values.narrow(d, 0, k), indices.narrow(d, 0, k)]

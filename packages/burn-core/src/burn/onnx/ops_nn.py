@@ -64,6 +64,105 @@ def _gemm(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]:
     return [out]
 
 
+# -- einsum: contractions as one batched matmul per pair of operands -----------------------------
+def _einsum_error(node: Node, equation: str, why: str) -> OnnxError:
+    return OnnxError(f"node {node.name!r} (Einsum): equation {equation!r}: {why}")
+
+
+def _einsum_terms(node: Node, equation: str, ranks: list[int]) -> tuple[list[str], str]:
+    """The operands' and the output's index letters, "..." spelled out as fresh characters."""
+    eq = equation.replace(" ", "")
+    lhs, arrow, out = eq.partition("->")
+    terms = lhs.split(",")
+    if len(terms) != len(ranks):
+        raise _einsum_error(node, equation, f"{len(terms)} operand terms for {len(ranks)} inputs")
+    ellipsis = max((r - (len(t) - 3) for t, r in zip(terms, ranks, strict=True) if "..." in t), default=0)
+    fresh = "".join(chr(0x2460 + i) for i in range(ellipsis))  # characters no equation uses
+    spelled = []
+    for t, r in zip(terms, ranks, strict=True):
+        if "..." in t:
+            t = t.replace("...", fresh[ellipsis - (r - (len(t) - 3)) :])
+        if len(t) != r or not all(c.isalpha() or c in fresh for c in t):
+            raise _einsum_error(node, equation, f"term {t!r} does not fit an operand of rank {r}")
+        spelled.append(t)
+    if arrow:
+        out = out.replace("...", fresh)
+    else:  # implicit output: the broadcast dims, then the letters used once, sorted
+        letters = "".join(spelled)
+        out = fresh + "".join(sorted(c for c in set(letters) if letters.count(c) == 1 and c not in fresh))
+    return spelled, out
+
+
+def einsum(node: Node, equation: str, operands: list[Tensor]) -> Tensor:
+    """ONNX ``Einsum`` through masks, sums, permutes, reshapes and batched matmuls. Broadcasting
+    of size-1 dims is refused."""
+    terms, out = _einsum_terms(node, equation, [len(t.shape) for t in operands])
+    operands = list(operands)
+    for k, (term, t) in enumerate(zip(terms, operands, strict=True)):
+        terms[k], operands[k] = _einsum_diagonals(node, equation, term, t)
+    sizes: dict[str, int] = {}
+    for term, t in zip(terms, operands, strict=True):
+        for c, n in zip(term, t.shape, strict=True):
+            if sizes.setdefault(c, n) != n:
+                raise _einsum_error(
+                    node, equation, f"index {c!r} has sizes {sizes[c]} and {n} (broadcasting)"
+                )
+    if len(set(out)) != len(out) or not set(out) <= set(sizes):
+        raise _einsum_error(node, equation, f"bad output term {out!r}")
+
+    def reduce(term: str, t: Tensor, keep: set[str]) -> tuple[str, Tensor]:
+        drop = [i for i, c in enumerate(term) if c not in keep]
+        if not drop:
+            return term, t
+        t = t.sum_dims(drop)
+        kept = "".join(c for c in term if c in keep)
+        return kept, t.reshape(tuple(sizes[c] for c in kept))
+
+    def permuted(term: str, t: Tensor, order: str) -> Tensor:
+        perm = [term.index(c) for c in order]
+        return t if perm == sorted(perm) else t.permute(perm)
+
+    term, acc = reduce(terms[0], operands[0], set(out) | set("".join(terms[1:])))
+    for i in range(1, len(terms)):
+        later = set(out) | set("".join(terms[i + 1 :]))
+        other, t = reduce(terms[i], operands[i], later | set(term))
+        term, acc = reduce(term, acc, later | set(other))
+        batch = "".join(c for c in term if c in other and c in later)
+        contract = "".join(c for c in term if c in other and c not in later)
+        left = "".join(c for c in term if c not in other)
+        right = "".join(c for c in other if c not in term)
+
+        def size(cs: str) -> int:
+            return math.prod(sizes[c] for c in cs)
+
+        a = permuted(term, acc, batch + left + contract).reshape((size(batch), size(left), size(contract)))
+        b = permuted(other, t, batch + contract + right).reshape((size(batch), size(contract), size(right)))
+        term = batch + left + right
+        acc = a.matmul(b).reshape(tuple(sizes[c] for c in term))
+    term, acc = reduce(term, acc, set(out))
+    return permuted(term, acc, out)
+
+
+def _einsum_diagonals(node: Node, equation: str, term: str, t: Tensor) -> tuple[str, Tensor]:
+    """`term` without repeated letters: each repeat keeps the diagonal (a mask of equal positions
+    along both dims, summed over the second)."""
+    while len(set(term)) != len(term):
+        c = next(c for c in term if term.count(c) > 1)
+        p, q = term.index(c), term.index(c, term.index(c) + 1)
+        if t.shape[p] != t.shape[q]:
+            raise _einsum_error(node, equation, f"index {c!r} has sizes {t.shape[p]} and {t.shape[q]}")
+        ones = t.ones_like().int()
+        mask = (ones.cumsum(p) - ones.cumsum(q)).equal(0)
+        t = t.mask_fill(mask.bool_not(), 0).sum_dims([q]).squeeze_dims([q])
+        term = term[:q] + term[q + 1 :]
+    return term, t
+
+
+@register("Einsum", "nn", "no broadcasting of size-1 dims")
+def _einsum(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]:
+    return [einsum(node, node.attr("equation", ""), [ctx.tensor(v) for v in inputs])]
+
+
 # -- convolutions -----------------------------------------------------------------------------------
 def _spatial(
     node: Node, x: Tensor, kernel: Sequence[int], transposed: bool = False
@@ -206,6 +305,24 @@ def _pairs(before: list[int], after: list[int]) -> list[int]:
     return out
 
 
+@register("LpPool", "nn", "1-D, 2-D and 3-D; dilations and ceil_mode are not supported")
+def _lp_pool(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]:
+    x = ctx.tensor(inputs[0])
+    kernel = [int(k) for k in node.attr("kernel_shape")]
+    strides, dilations, before, after = _spatial(node, x, kernel)
+    if any(d != 1 for d in dilations) or node.attr("ceil_mode", 0) or len(kernel) > 3:
+        raise OnnxError(
+            f"node {node.name!r} (LpPool): dilations, ceil_mode and rank > 3 are not supported "
+            f"(dilations {dilations}, ceil_mode {node.attr('ceil_mode', 0)}, kernel {kernel})"
+        )
+    p = float(node.attr("p", 2))
+    powered = x.square() if p == 2.0 else x.abs().powf_scalar(p)
+    # The window sums of |x|^p: averages over whole windows (zero pads counted) times their size.
+    padded, pads = _pool_pads(powered, before, after, kernel, 0.0)
+    sums = _avg(padded, kernel, strides, pads, True, False) * math.prod(kernel)
+    return [sums.sqrt() if p == 2.0 else sums.powf_scalar(1.0 / p)]
+
+
 @register(["GlobalAveragePool", "GlobalMaxPool"], "nn")
 def _global_pool(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]:
     x = ctx.tensor(inputs[0])
@@ -256,6 +373,16 @@ def _layer_norm(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]:
     if _opt(inputs, 2) is not None:
         y = y + ctx.tensor(inputs[2])
     return [y, mean, inv_std][: max(1, len(node.outputs))]
+
+
+@register("RMSNormalization", "nn", "stash_type is ignored (statistics in the model's float dtype)")
+def _rms_norm(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]:
+    x = ctx.tensor(inputs[0])
+    rank = len(x.shape)
+    dims = list(range(norm_axis(node.attr("axis", -1), rank, node), rank))
+    inv_rms = (x.square().mean_dims(dims) + node.attr("epsilon", 1e-5)).sqrt().recip()
+    x, scale = align(x * inv_rms, ctx.tensor(inputs[1]))
+    return [x * scale]
 
 
 @register("LpNormalization", "nn")

@@ -302,6 +302,55 @@ def _gather_nd(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]:
     return [ctx.tensor(inputs[0]).gather_nd(ctx.tensor(inputs[1], Int))]
 
 
+_SCATTER_REDUCTIONS = {"none": "assign", "add": "add", "mul": "mul", "max": "max", "min": "min"}
+
+
+def _scatter_mode(node: Node, allowed: Sequence[str]) -> str:
+    reduction = node.attr("reduction", "none")
+    mode = _SCATTER_REDUCTIONS.get(reduction)
+    if mode is None or mode not in allowed:
+        raise OnnxError(
+            f"node {node.name!r} ({node.op_type}): reduction {reduction!r} is not supported "
+            f"(supported: {', '.join(r for r, m in _SCATTER_REDUCTIONS.items() if m in allowed)})"
+        )
+    return mode
+
+
+@register("ScatterElements", "index")
+def _scatter_elements(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]:
+    mode = _scatter_mode(node, tuple(_SCATTER_REDUCTIONS.values()))
+    x = ctx.tensor(inputs[0])
+    rank = len(x.shape)
+    d = norm_axis(node.attr("axis", 0), rank, node)
+    idx = ctx.tensor(inputs[1], Int)
+    idx = idx.mask_where(idx.lower(0), idx + x.shape[d])
+    values = ctx.tensor(inputs[2], x.kind)
+    if mode in ("assign", "add"):
+        return [x.scatter(d, idx, values, mode=mode)]
+    # mul, max, min: each element's full coordinates (its own position, `idx` along d) for
+    # scatter_nd, which combines with those modes.
+    coords = [idx if i == d else idx.ones_like().cumsum(i) - 1 for i in range(rank)]
+    from burn.tensor.tensor import Tensor
+
+    return [x.scatter_nd(Tensor.cat([c.unsqueeze_dim(rank) for c in coords], rank), values, mode=mode)]
+
+
+@register("ScatterND", "index")
+def _scatter_nd(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]:
+    mode = _scatter_mode(node, tuple(_SCATTER_REDUCTIONS.values()))
+    x = ctx.tensor(inputs[0])
+    idx = ctx.tensor(inputs[1], Int)
+    k = idx.shape[-1] if idx.shape else 0
+    if not 1 <= k <= len(x.shape):
+        raise OnnxError(
+            f"node {node.name!r} (ScatterND): indices {list(idx.shape)} do not fit data {list(x.shape)}"
+        )
+    # Negative indices count from the end of their dim.
+    sizes = ctx.tensor(np.asarray(x.shape[:k], np.int64)).reshape((1,) * (len(idx.shape) - 1) + (k,))
+    idx = idx.mask_where(idx.lower(0), idx + sizes.expand(tuple(idx.shape)))
+    return [x.scatter_nd(idx, ctx.tensor(inputs[2], x.kind), mode=mode)]
+
+
 def _trilu_host(node: Node, inputs: Sequence[Any]) -> list[Any]:
     k = ints(inputs[1])[0] if _opt(inputs, 1) is not None else 0
     x = np.asarray(inputs[0])
