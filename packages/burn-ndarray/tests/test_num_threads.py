@@ -134,7 +134,8 @@ def test_burn_num_threads_env_is_honoured_in_a_new_process() -> None:
     seen = json.loads(proc.stdout.strip().splitlines()[-1])
     assert seen["burn"] == 1
     assert seen["ndarray"] == 1
-    assert len(seen["blas"]) == len(_blas_threads()) and all(n == 1 for n in seen["blas"])
+    # (this process may hold more BLAS libraries than the child: numba loads SciPy's OpenBLAS)
+    assert seen["blas"] and all(n == 1 for n in seen["blas"])
 
 
 def test_numba_pool_follows_the_count(restore: None) -> None:
