@@ -12,7 +12,13 @@ Example:
 from burn.record.errors import RecordError
 from burn.record.items import ModuleRecord, ParamRecord, Record, map_tensors
 from burn.record.metadata import FORMAT_VERSION, Metadata
-from burn.record.pytorch import load_pytorch, load_pytorch_safetensors
+from burn.record.pytorch import (
+    load_pytorch,
+    load_pytorch_safetensors,
+    pytorch_state_dict,
+    save_pytorch,
+    save_pytorch_safetensors,
+)
 from burn.record.recorder import (
     ALL_RECORDERS,
     BinBytesRecorder,
@@ -64,4 +70,7 @@ __all__ = [
     "load_pytorch",
     "load_pytorch_safetensors",
     "map_tensors",
+    "pytorch_state_dict",
+    "save_pytorch",
+    "save_pytorch_safetensors",
 ]

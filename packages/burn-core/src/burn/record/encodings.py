@@ -35,7 +35,7 @@ from __future__ import annotations
 import io
 import json
 import struct
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from burn.foundations.data import TensorData
@@ -337,33 +337,18 @@ class SafetensorsEncoding(Encoding):
     name = "safetensors"
 
     def write(self, prepared: Prepared, out: PositionWriter) -> None:
-        header: dict[str, Any] = {}
         used: set[str] = set()
-        end = 0
         for ref in prepared.refs:
             key, n = ref.path or "tensor", 1
             while key in used:  # {"a.b": t, "a": {"b": t}} would share a dotted key
                 key, n = f"{ref.path}#{n}", n + 1
             used.add(key)
-            ref.key, ref.offset = key, end
-            end += ref.nbytes
+            ref.key = key
         tree = PositionWriter(io.BytesIO())
         _KeyJsonWriter(tree, None).write(prepared.doc["item"])
         metadata = {f"burn.{k}": str(v) for k, v in prepared.doc.items() if k != "item"}
         metadata["burn.tree"] = tree._out.getvalue().decode()  # type: ignore[attr-defined]
-        header["__metadata__"] = metadata
-        for ref in prepared.refs:
-            header[ref.key] = {
-                "dtype": SAFETENSORS_DTYPES[ref.dtype],
-                "shape": list(ref.shape),
-                "data_offsets": [ref.offset, ref.offset + ref.nbytes],
-            }
-        raw = json.dumps(header, separators=(",", ":")).encode()
-        raw += b" " * (-len(raw) % 8)  # data starts 8-aligned, as the reference writer does
-        out.write(_U64.pack(len(raw)))
-        out.write(raw)
-        for ref in prepared.refs:
-            out.write_array(ref.array())
+        write_safetensors(out, prepared.refs, metadata)
 
     def read(
         self, buf: memoryview, template: Any = None, limits: Limits = DEFAULT_LIMITS
@@ -391,6 +376,27 @@ class SafetensorsEncoding(Encoding):
             return views[key]
 
         return meta, Decoder(tensor, limits=limits).decode(parse_json(raw["tree"].encode()))
+
+
+def write_safetensors(out: PositionWriter, refs: Sequence[TensorRef], metadata: Mapping[str, str]) -> None:
+    """The safetensors layout of `refs` (each under its ``key``, converted to its dtype one at a
+    time as it is written) with string `metadata` in ``__metadata__``."""
+    header: dict[str, Any] = {"__metadata__": dict(metadata)} if metadata else {}
+    end = 0
+    for ref in refs:
+        ref.offset = end
+        end += ref.nbytes
+        header[ref.key] = {
+            "dtype": SAFETENSORS_DTYPES[ref.dtype],
+            "shape": list(ref.shape),
+            "data_offsets": [ref.offset, ref.offset + ref.nbytes],
+        }
+    raw = json.dumps(header, separators=(",", ":")).encode()
+    raw += b" " * (-len(raw) % 8)  # data starts 8-aligned, as the reference writer does
+    out.write(_U64.pack(len(raw)))
+    out.write(raw)
+    for ref in refs:
+        out.write_array(ref.array())
 
 
 class _KeyJsonWriter(JsonWriter):

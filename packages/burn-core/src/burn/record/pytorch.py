@@ -3,6 +3,10 @@
 without running code) or from safetensors (`load_pytorch_safetensors`). Both feed one path,
 `load_state_dict`, so both map keys the same way.
 
+And back: `pytorch_state_dict` is a burn module's state dict under PyTorch's names and layouts
+(through the same adapters, each rule inverted), `save_pytorch` writes it as ``torch.save`` does
+(`burn.record.pytorch_writer`, without torch) and `save_pytorch_safetensors` as safetensors.
+
 The PyTorch key of each burn param comes from the layer adapters of
 `burn.record.pytorch_adapters` (the table of ``docs/guides/pytorch-weights.md`` is generated from
 them), after your regex remaps have been applied to the file's keys: `Linear` weights are
@@ -28,15 +32,24 @@ from typing import TYPE_CHECKING, NamedTuple, TypeVar
 import numpy as np
 
 from burn.foundations.data import TensorData
-from burn.foundations.dtype import DType
+from burn.foundations.dtype import DType, from_numpy_dtype, to_numpy_dtype
 from burn.foundations.limits import Limits, resolve_limits
-from burn.record._io import read_file
-from burn.record._tree import tensor_data
-from burn.record.encodings import read_safetensors_header
+from burn.record._io import PositionWriter, atomic_write, read_file
+from burn.record._tree import TensorRef, tensor_data
+from burn.record.encodings import read_safetensors_header, write_safetensors
 from burn.record.errors import RecordError
 from burn.record.items import ParamRecord, TensorLike
-from burn.record.pytorch_adapters import ADAPTERS, SKIP_KEYS, Source, adapters_with, take, torch_sources
+from burn.record.pytorch_adapters import (
+    ADAPTERS,
+    SKIP_KEYS,
+    Source,
+    adapters_with,
+    take,
+    torch_sources,
+    torch_state,
+)
 from burn.record.pytorch_pickle import TorchTensor, open_checkpoint
+from burn.record.pytorch_writer import write_checkpoint
 
 if TYPE_CHECKING:
     from burn.backend.device import Device
@@ -310,3 +323,186 @@ def _param_record(value: TensorData | TorchTensor, where: Source | None, path: s
     if where is not None and (where.part or where.transpose):
         return ParamRecord(None, take(value, where, path))
     return ParamRecord(None, value)
+
+
+# -- back to PyTorch ------------------------------------------------------------------------------
+def pytorch_state_dict(
+    module: Module,
+    *,
+    key_remap: Iterable[tuple[str, str]] = (),
+    layer_fields: Mapping[str, Mapping[str, str]] | None = None,
+    transpose_linear: bool = True,
+    float_dtype: DType | str | None = None,
+) -> dict[str, np.ndarray]:
+    """`module`'s params as the ``state_dict`` of the equivalent ``torch.nn`` model: PyTorch's
+    keys, layouts and buffers, as NumPy arrays (bfloat16 as ``ml_dtypes.bfloat16``).
+
+    The inverse of what `load_pytorch` maps, through the same layer adapters: `Linear` weights
+    transposed to ``[out, in]``, norms' ``gamma``/``beta`` as ``weight``/``bias``, the
+    query/key/value projections of `MultiHeadAttention` packed into ``in_proj_weight`` /
+    ``in_proj_bias``, recurrent gates packed into ``weight_ih_l<k>[_reverse]`` and friends in
+    PyTorch's gate order, the transformer layers' PyTorch names, and ``num_batches_tracked``
+    (int64 ``0``) beside each `BatchNorm`'s running statistics, since PyTorch's strict
+    ``load_state_dict`` expects it. Params no adapter names keep their burn paths (`Conv2d`,
+    `Embedding` and `BatchNorm`'s ``running_mean`` / ``running_var`` have PyTorch's names and
+    layouts already).
+
+    Args:
+        module: the burn module (lazy params are initialized, as by a forward).
+        key_remap: ``(regex, replacement)`` pairs applied in order to every PyTorch key with
+            ``re.sub`` (the mirror of `load_pytorch`'s, which rewrites file keys to burn's), e.g.
+            ``[(r"^", "model.")]`` to nest the state dict under ``model.``.
+        layer_fields, transpose_linear: as in `load_pytorch_safetensors`; a file saved with some
+            options loads back with the same ones.
+        float_dtype: convert floating-point params to this dtype (``"float16"``,
+            ``"bfloat16"``...); ints and bools are kept. Default: each param's own dtype.
+
+    Returns:
+        PyTorch key -> C-contiguous array, in the order of the module's params.
+
+    Raises:
+        RecordError: a layer with no PyTorch counterpart (a `Gru` with ``reset_after=False``, a
+            `MultiHeadAttention` with a bias on some projections only), or two keys made equal by
+            `key_remap`.
+
+    Example:
+        >>> import burn
+        >>> from burn import nn
+        >>> from burn.record import pytorch_state_dict
+        >>> device = burn.backend("ndarray").default_device()
+        >>> state = pytorch_state_dict(nn.LinearConfig(3, 2).init(device))
+        >>> {key: value.shape for key, value in state.items()}
+        {'weight': (2, 3), 'bias': (2,)}
+    """
+    table = adapters_with(layer_fields, transpose_linear=transpose_linear)
+    state = torch_state(module, table)
+    remaps = [(re.compile(pattern), repl) for pattern, repl in key_remap]
+    target = None if float_dtype is None else to_numpy_dtype(DType.from_any(float_dtype))
+    out: dict[str, np.ndarray] = {}
+    for key, array in state.items():
+        new_key = key
+        for pattern, repl in remaps:
+            new_key = pattern.sub(repl, new_key)
+        if new_key in out:
+            raise RecordError(f"two PyTorch keys map to {new_key!r} after key_remap", path=key)
+        if target is not None and from_numpy_dtype(array.dtype).is_float:
+            array = array.astype(target)
+        out[new_key] = np.ascontiguousarray(array) if array.ndim else array
+    return out
+
+
+def save_pytorch(
+    module: Module,
+    path: str | os.PathLike[str],
+    *,
+    key_remap: Iterable[tuple[str, str]] = (),
+    layer_fields: Mapping[str, Mapping[str, str]] | None = None,
+    transpose_linear: bool = True,
+    float_dtype: DType | str | None = None,
+) -> Path:
+    """Write `module`'s `pytorch_state_dict` as ``torch.save(model.state_dict(), path)`` does,
+    without torch: ``torch.load(path, weights_only=True)`` returns an ``OrderedDict`` of tensors
+    that the equivalent ``torch.nn`` model loads with ``load_state_dict(..., strict=True)``.
+
+    The file is written next to `path` and renamed over it once complete, so a failed save
+    leaves any previous file untouched.
+
+    Args:
+        module: the burn module.
+        path: the file to write (``.pt`` / ``.pth`` by convention; used as given).
+        key_remap, layer_fields, transpose_linear, float_dtype: as in `pytorch_state_dict`.
+
+    Returns:
+        `path` as a `Path`.
+
+    Raises:
+        RecordError: naming the file: it cannot be written (a missing or read-only directory),
+            or the module has no PyTorch counterpart (`pytorch_state_dict`).
+
+    Example:
+        >>> import burn, tempfile, pathlib
+        >>> from burn import nn
+        >>> from burn.record import load_pytorch, save_pytorch
+        >>> device = burn.backend("ndarray").default_device()
+        >>> model = nn.LinearConfig(3, 2).init(device)
+        >>> path = save_pytorch(model, pathlib.Path(tempfile.mkdtemp()) / "linear.pt")
+        >>> # in PyTorch: torch.nn.Linear(3, 2).load_state_dict(torch.load(path, weights_only=True))
+        >>> back = load_pytorch(path, nn.LinearConfig(3, 2).init(device))
+        >>> bool((back.weight.val() == model.weight.val()).all().into_scalar())
+        True
+    """
+    target = Path(path)
+    try:
+        state = pytorch_state_dict(
+            module,
+            key_remap=key_remap,
+            layer_fields=layer_fields,
+            transpose_linear=transpose_linear,
+            float_dtype=float_dtype,
+        )
+        atomic_write(target, lambda f: write_checkpoint(f, state))
+    except RecordError as err:
+        raise err.with_source(str(target)) from err
+    except OSError as exc:
+        raise RecordError(f"cannot write: {exc.strerror or exc}", source=str(target)) from exc
+    return target
+
+
+def save_pytorch_safetensors(
+    module: Module,
+    path: str | os.PathLike[str],
+    *,
+    key_remap: Iterable[tuple[str, str]] = (),
+    layer_fields: Mapping[str, Mapping[str, str]] | None = None,
+    transpose_linear: bool = True,
+    float_dtype: DType | str | None = None,
+) -> Path:
+    """Write `module`'s `pytorch_state_dict` as a safetensors file, as
+    ``safetensors.torch.save_file(model.state_dict(), path, metadata={"format": "pt"})`` does:
+    ``safetensors.torch.load_file(path)`` gives a state dict the equivalent ``torch.nn`` model
+    loads with ``strict=True`` (and Hugging Face loaders read the ``"format": "pt"`` metadata).
+
+    Unlike `burn.record.SafetensorsFileRecorder` (burn's paths and layouts, with burn's metadata
+    so that a burn module loads it back with its param ids), this file holds PyTorch's keys and
+    layouts only; `load_pytorch_safetensors` loads it back into burn. Written atomically, like
+    `save_pytorch`.
+
+    Args:
+        module: the burn module.
+        path: the file to write (``.safetensors`` by convention; used as given).
+        key_remap, layer_fields, transpose_linear, float_dtype: as in `pytorch_state_dict`.
+
+    Returns:
+        `path` as a `Path`.
+
+    Raises:
+        RecordError: as `save_pytorch`.
+
+    Example:
+        >>> import burn, tempfile, pathlib
+        >>> from burn import nn
+        >>> from burn.record import load_pytorch_safetensors, save_pytorch_safetensors
+        >>> device = burn.backend("ndarray").default_device()
+        >>> model = nn.LayerNormConfig(4).init(device)
+        >>> path = save_pytorch_safetensors(model, pathlib.Path(tempfile.mkdtemp()) / "norm.safetensors")
+        >>> back = load_pytorch_safetensors(path, nn.LayerNormConfig(4).init(device))
+    """
+    target = Path(path)
+    try:
+        state = pytorch_state_dict(
+            module,
+            key_remap=key_remap,
+            layer_fields=layer_fields,
+            transpose_linear=transpose_linear,
+            float_dtype=float_dtype,
+        )
+        refs = [
+            TensorRef(array, from_numpy_dtype(array.dtype), tuple(array.shape), key)
+            for key, array in state.items()
+        ]
+        atomic_write(target, lambda f: write_safetensors(PositionWriter(f), refs, {"format": "pt"}))
+    except RecordError as err:
+        raise err.with_source(str(target)) from err
+    except OSError as exc:
+        raise RecordError(f"cannot write: {exc.strerror or exc}", source=str(target)) from exc
+    return target

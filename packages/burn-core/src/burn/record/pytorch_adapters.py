@@ -16,15 +16,24 @@ prefix) and may set context values that PyTorch keys of the layers below use (``
 level of a stack, default ``0``; ``{dir}``, ``""`` or ``"_reverse"``). A rule with ``when`` applies
 only if that bool field of the layer is true (``"!field"``: false). Rules of an outer layer win
 over those of the layers inside it; paths that no rule names keep their names.
+
+The same table maps the other way (`torch_state`, behind `burn.record.pytorch_state_dict` and
+the savers): each param goes back under its PyTorch key, transposed back, and the row blocks of a
+packed tensor are stacked again in `put`, the inverse of `take`. A layer's `TorchBuffer` entries
+name PyTorch buffers burn has no counterpart for (``BatchNorm``'s ``num_batches_tracked``): they
+are skipped on load (`SKIP_KEYS` is made from them) and written with a fixed value on export, so
+that PyTorch's strict ``load_state_dict`` finds every key it expects.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
+
+import numpy as np
 
 from burn.record.errors import RecordError
 
@@ -33,10 +42,13 @@ __all__ = [
     "LayerAdapter",
     "Rule",
     "Source",
+    "TorchBuffer",
     "adapters_with",
+    "put",
     "render_table",
     "take",
     "torch_sources",
+    "torch_state",
     "write_table",
 ]
 
@@ -70,15 +82,40 @@ class Rule:
 
 
 @dataclass(frozen=True)
+class TorchBuffer:
+    """A PyTorch buffer of a layer with no burn counterpart: skipped when loading, written as a
+    constant of `dtype` and `shape` holding `value` when saving for PyTorch.
+
+    Attributes:
+        torch: the key, relative to the layer's PyTorch prefix.
+        value: what every element holds.
+        dtype: a NumPy dtype name (``"int64"``).
+        shape: the buffer's shape (``()``: a scalar).
+        why: for the docs: why that value.
+    """
+
+    torch: str
+    value: int | float | bool
+    dtype: str
+    shape: tuple[int, ...] = ()
+    why: str = ""
+
+    def array(self) -> np.ndarray:
+        return np.full(self.shape, self.value, dtype=self.dtype)
+
+
+@dataclass(frozen=True)
 class LayerAdapter:
     """The rules of one burn layer class (matched by name along the MRO; ``BatchNorm2d`` also
-    matches ``BatchNorm``), with its PyTorch counterpart for the docs and the conditions without
-    which the layer has no PyTorch counterpart (``(field, reason)``: loading raises)."""
+    matches ``BatchNorm``), with its PyTorch counterpart for the docs, the conditions without
+    which the layer has no PyTorch counterpart (``(field, reason)``: loading and saving raise),
+    and the PyTorch buffers it has no field for (`TorchBuffer`)."""
 
     layer: str
     torch_layer: str
     rules: tuple[Rule, ...]
     requires: tuple[tuple[str, str], ...] = ()
+    buffers: tuple[TorchBuffer, ...] = ()
 
 
 class Source(NamedTuple):
@@ -112,7 +149,19 @@ _FF = (Rule("pwff.linear_inner", "linear1"), Rule("pwff.linear_outer", "linear2"
 
 ADAPTERS: tuple[LayerAdapter, ...] = (
     LayerAdapter("Linear", "Linear", (Rule("weight", "weight", transpose=True), Rule("bias", "bias"))),
-    _norm("BatchNorm", "BatchNorm1d/2d"),
+    LayerAdapter(
+        "BatchNorm",
+        "BatchNorm1d/2d",
+        _norm("", "").rules,
+        buffers=(
+            TorchBuffer(
+                "num_batches_tracked",
+                0,
+                "int64",
+                why="burn does not count batches; PyTorch reads the count only with momentum=None",
+            ),
+        ),
+    ),
     _norm("LayerNorm", "LayerNorm"),
     _norm("GroupNorm", "GroupNorm"),
     _norm("InstanceNorm", "InstanceNorm1d/2d (affine=True)"),
@@ -189,8 +238,11 @@ ADAPTERS: tuple[LayerAdapter, ...] = (
 )
 """The built-in layers' adapters (see the module docstring)."""
 
-SKIP_KEYS: tuple[str, ...] = (r"(^|\.)num_batches_tracked$",)
-"""Regexes of PyTorch keys that have no burn counterpart and are ignored by default."""
+SKIP_KEYS: tuple[str, ...] = tuple(
+    dict.fromkeys(rf"(^|\.){re.escape(b.torch)}$" for a in ADAPTERS for b in a.buffers)
+)
+"""Regexes of PyTorch keys that have no burn counterpart and are ignored by default (the
+adapters' `TorchBuffer` keys: ``num_batches_tracked``)."""
 
 _DEFAULT_CONTEXT = {"layer": "0", "dir": ""}
 
@@ -212,12 +264,19 @@ def adapters_with(
             linear.torch_layer,
             tuple(Rule(r.burn, r.torch, r.part, False, r.when, r.sets) for r in linear.rules),
             linear.requires,
+            linear.buffers,
         )
     for name, fields in (layer_fields or {}).items():
         extra = tuple(Rule(burn, torch) for burn, torch in fields.items())
         old = table.get(name)
         rules = extra + (old.rules if old else ())
-        table[name] = LayerAdapter(name, old.torch_layer if old else name, rules, old.requires if old else ())
+        table[name] = LayerAdapter(
+            name,
+            old.torch_layer if old else name,
+            rules,
+            old.requires if old else (),
+            old.buffers if old else (),
+        )
     return table
 
 
@@ -260,11 +319,19 @@ def torch_sources(module: Any, table: Mapping[str, LayerAdapter] | None = None) 
         >>> src["key.weight"]  # doctest: +SKIP
         Source(key='in_proj_weight', part=(1, 3), transpose=True)
     """
+    return _walk(module, table)[0]
+
+
+def _walk(
+    module: Any, table: Mapping[str, LayerAdapter] | None
+) -> tuple[dict[str, Source], dict[str, TorchBuffer]]:
+    """`torch_sources`, and the PyTorch-only buffers of the layers by their full PyTorch key."""
     from burn.module.base import Module
     from burn.module.param import Param
 
     adapters = adapters_with() if table is None else table
     out: dict[str, Source] = {}
+    buffers: dict[str, TorchBuffer] = {}
 
     def visit(value: Any, path: str, prefix: str, context: dict[str, str], pending: list[_Pending]) -> None:
         if isinstance(value, Param):
@@ -284,6 +351,8 @@ def torch_sources(module: Any, table: Mapping[str, LayerAdapter] | None = None) 
                     for r in adapter.rules
                     if r.applies(value)
                 ]
+                for buffer in adapter.buffers:
+                    buffers[_join(prefix, buffer.torch)] = buffer
             children: Iterable[tuple[str, Any]] = vars(value).items()
         elif isinstance(value, (list, tuple)):
             children = ((str(i), item) for i, item in enumerate(value))
@@ -321,7 +390,7 @@ def torch_sources(module: Any, table: Mapping[str, LayerAdapter] | None = None) 
         visit(child, path, key, new_context, below)
 
     visit(module, "", "", {}, [])
-    return out
+    return out, buffers
 
 
 def take(data: Any, source: Source, path: str) -> Any:
@@ -341,6 +410,84 @@ def take(data: Any, source: Source, path: str) -> Any:
     if source.transpose and array.ndim == 2:
         array = array.T  # a view: made contiguous when the param is loaded
     return array
+
+
+def put(pieces: Sequence[tuple[Source, np.ndarray, str]], key: str) -> np.ndarray:
+    """The PyTorch tensor `key` rebuilt from the burn arrays `take` cuts from it: each piece is
+    ``(source, array, burn path)``; a transposed piece is transposed back, and the row blocks of
+    a packed tensor are stacked in their order.
+
+    Raises:
+        RecordError: pieces that do not make one tensor: two params without row blocks on one
+            key, blocks missing (PyTorch packs all of them: a `MultiHeadAttention` with a query
+            bias and no key bias has no PyTorch counterpart), or blocks of unequal shapes.
+
+    Example:
+        >>> import numpy as np
+        >>> q, k = Source("in_proj_bias", (0, 2), False), Source("in_proj_bias", (1, 2), False)
+        >>> put([(k, np.array([3, 4]), "key.bias"), (q, np.array([1, 2]), "query.bias")], "in_proj_bias")
+        array([1, 2, 3, 4])
+    """
+    arrays = []
+    for source, array, _ in pieces:
+        arrays.append(array.T if source.transpose and array.ndim == 2 else array)
+    paths = [path for _, _, path in pieces]
+    if all(source.part is None for source, _, _ in pieces):
+        if len(pieces) != 1:
+            raise RecordError(f"params {', '.join(paths)} all map to the PyTorch key {key!r}")
+        return arrays[0]
+    counts = {source.part[1] if source.part else 1 for source, _, _ in pieces}
+    blocks: dict[int, np.ndarray] = {}
+    for (source, _, path), array in zip(pieces, arrays, strict=True):
+        index = source.part[0] if source.part else -1
+        if len(counts) != 1 or index in blocks or index < 0:
+            raise RecordError(
+                f"params {', '.join(paths)} do not make the row blocks of the PyTorch key {key!r}",
+                path=path,
+            )
+        blocks[index] = array
+    (count,) = counts
+    if len(blocks) != count:
+        missing = count - len(blocks)
+        raise RecordError(
+            f"the PyTorch key {key!r} packs {count} row blocks, but only {', '.join(paths)} exist here "
+            f"({missing} missing): PyTorch's layer has all of them or none (e.g. a bias on every "
+            "projection or on none)",
+            path=paths[0],
+        )
+    ordered = [blocks[i] for i in range(count)]
+    if len({a.shape for a in ordered}) != 1 or ordered[0].ndim == 0:
+        shapes = ", ".join(f"{p} {list(a.shape)}" for p, a in zip(paths, arrays, strict=True))
+        raise RecordError(f"row blocks of unequal shapes for the PyTorch key {key!r}: {shapes}")
+    return np.concatenate(ordered, axis=0)
+
+
+def torch_state(module: Any, table: Mapping[str, LayerAdapter] | None = None) -> dict[str, np.ndarray]:
+    """`module`'s params as a PyTorch state dict: PyTorch key -> array in PyTorch's layout, with
+    the layers' PyTorch-only buffers (`TorchBuffer`) added; keys in the order of the module's
+    params (each packed tensor where its first block is).
+
+    Raises:
+        RecordError: a layer with no PyTorch counterpart, or params that do not fit their keys
+            (`put`).
+
+    Example:
+        >>> from burn import nn
+        >>> state = torch_state(nn.LinearConfig(3, 2).init(device))  # doctest: +SKIP
+        >>> state["weight"].shape  # doctest: +SKIP
+        (2, 3)
+    """
+    sources, buffers = _walk(module, table)
+    groups: dict[str, list[tuple[Source, np.ndarray, str]]] = {}
+    for path, param in module.named_params():
+        source = sources[path]
+        groups.setdefault(source.key, []).append((source, param.val().to_data().array, path))
+    state = {key: put(pieces, key) for key, pieces in groups.items()}
+    for key, buffer in buffers.items():
+        if key in state:
+            raise RecordError(f"the PyTorch-only buffer {key!r} is also the key of a param")
+        state[key] = buffer.array()
+    return state
 
 
 # -- docs -----------------------------------------------------------------------------------------
@@ -376,6 +523,13 @@ def render_table(adapters: Iterable[LayerAdapter] = ADAPTERS) -> str:
             lines.append("| " + " | ".join(cells) + " |")
         for name, reason in adapter.requires:
             cells = (adapter.layer, adapter.torch_layer, f"(requires `{name}=True`)", "", reason, "")
+            lines.append("| " + " | ".join(cells) + " |")
+        for buffer in adapter.buffers:
+            value = f"{buffer.dtype} {buffer.value!r}" + (
+                f" of shape {list(buffer.shape)}" if buffer.shape else ""
+            )
+            what = f"skipped on load; saved as {value} ({buffer.why})"
+            cells = (adapter.layer, adapter.torch_layer, "(none)", f"`{buffer.torch}`", what, "always")
             lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
