@@ -31,12 +31,13 @@ from burn.record import (
     RecordError,
     load_pytorch,
     load_pytorch_safetensors,
+    pytorch_adapters,
     pytorch_state_dict,
+    pytorch_writer,
     save_pytorch,
     save_pytorch_safetensors,
 )
 from burn.record import pytorch as pytorch_module
-from burn.record import pytorch_adapters, pytorch_writer
 from burn.record.pytorch_pickle import open_checkpoint
 
 nd = pytest.importorskip("burn_ndarray", reason="burn-ndarray is not installed")
@@ -423,7 +424,8 @@ def test_the_archive_has_torch_layout_and_aligned_records(tmp_path):
 
 def test_saving_never_imports_torch(tmp_path):
     code = (
-        "import sys, burn\nfrom burn import nn\nfrom burn.record import save_pytorch, save_pytorch_safetensors\n"
+        "import sys, burn\nfrom burn import nn\n"
+        "from burn.record import save_pytorch, save_pytorch_safetensors\n"
         "dev = burn.backend('ndarray').default_device()\n"
         f"save_pytorch(nn.LinearConfig(3, 2).init(dev), {str(tmp_path / 'w.pt')!r})\n"
         f"save_pytorch_safetensors(nn.LinearConfig(3, 2).init(dev), {str(tmp_path / 'w.safetensors')!r})\n"
