@@ -217,6 +217,16 @@ def test_bidirectional_two_layer_recurrent_layers_load_strictly_and_match(dev, t
     round_trips(model, config.init, tmp_path, kind)
 
 
+@needs_torch
+def test_prelu_slopes_go_to_torch_weight_and_back(dev, tmp_path):
+    prelu = perturb(nn.PReluConfig(num_parameters=3).init(dev))
+    assert list(pytorch_state_dict(prelu)) == ["weight"]  # burn's alpha
+    models = into_torch(prelu, lambda: torch.nn.PReLU(3), tmp_path, "prelu")
+    x = np.random.default_rng(12).standard_normal((2, 3, 4)).astype(np.float32)
+    check_outputs(models, [torch.from_numpy(x)], prelu(tensor(dev, x)).to_numpy())
+    round_trips(prelu, lambda: nn.PReluConfig(num_parameters=3).init(dev), tmp_path, "prelu")
+
+
 # -- small models ---------------------------------------------------------------------------------
 class Cnn(burn.Module):
     conv: nn.Conv2d

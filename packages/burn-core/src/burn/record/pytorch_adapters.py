@@ -166,6 +166,7 @@ ADAPTERS: tuple[LayerAdapter, ...] = (
     _norm("GroupNorm", "GroupNorm"),
     _norm("InstanceNorm", "InstanceNorm1d/2d (affine=True)"),
     LayerAdapter("RmsNorm", "RMSNorm", (Rule("gamma", "weight"),)),
+    LayerAdapter("PRelu", "PReLU", (Rule("alpha", "weight"),)),
     LayerAdapter(
         "MultiHeadAttention",
         "MultiheadAttention (kdim = vdim = embed_dim)",
