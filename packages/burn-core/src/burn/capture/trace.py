@@ -148,7 +148,16 @@ def trace(
         for i, a in enumerate(args)
     ]
     target = fn.map(mapper("")) if isinstance(fn, Module) else fn
-    result = target(*call_args)
+    try:
+        result = target(*call_args)
+    except BackendMismatchError as e:
+        if cap.name not in str(e):
+            raise
+        raise BackendMismatchError(
+            f"{e}\ntrace: the function used a tensor that is not among the traced function's inputs nor a "
+            "param of a traced module (a tensor it closes over?): pass it as an argument, or hold it "
+            "in a Module as a Param"
+        ) from e
 
     outs = flatten_tensors(result)
     for t in outs:

@@ -25,6 +25,7 @@ import numpy as np
 
 from burn.capture import HostReadError, trace
 from burn.capture.trace import Trace
+from burn.errors import BackendMismatchError
 from burn.module.base import Module
 from burn.onnx.exporter.dynamic import second_sizes, symbolic
 from burn.onnx.exporter.graph import DimExpr, ExportError, Graph, Size, onnx_dtype
@@ -180,7 +181,7 @@ def export(
 def _trace(target: Any, inputs: list[Tensor]) -> Trace:
     try:
         return trace(target, *inputs, host_reads="error", why=_HOST_READ_WHY)
-    except HostReadError as e:
+    except (HostReadError, BackendMismatchError) as e:
         raise ExportError(str(e)) from e
 
 

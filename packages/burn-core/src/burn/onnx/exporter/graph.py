@@ -88,15 +88,17 @@ class Graph:
         """`t`'s shape with its dynamic dims as `DimExpr`."""
         return self.shapes.get(t.id, t.shape)
 
-    def static_shape(self, t: TensorIR, op: str) -> tuple[int, ...]:
-        """`t`'s shape where `op` needs every dim fixed; ExportError when one is dynamic."""
+    def static_dims(self, t: TensorIR, op: str, axes: Sequence[int]) -> tuple[int, ...]:
+        """The sizes of `t` along `axes`, which `op` needs fixed at export time; ExportError
+        when one of them follows a dynamic axis."""
         shape = self.shape(t)
-        if any(isinstance(d, DimExpr) for d in shape):
+        picked = [shape[a] for a in axes]
+        if any(isinstance(d, DimExpr) for d in picked):
             raise ExportError(
-                f"{op}: the exported graph would need the sizes of a dynamic axis at export time "
-                f"(shape {list(shape)}); export with that axis static"
+                f"{op}: the exported graph needs the size of axes {list(axes)} at export time, and one "
+                f"follows a dynamic axis (shape {list(shape)}); export with that axis static"
             )
-        return tuple(int(d) for d in shape)  # type: ignore[arg-type]
+        return tuple(int(d) for d in picked)  # type: ignore[arg-type]
 
     # -- nodes ----------------------------------------------------------------------------------
     def node(self, op: str, inputs: Sequence[str], n_out: int = 1, **attrs: Any) -> Any:

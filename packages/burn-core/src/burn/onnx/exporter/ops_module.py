@@ -138,7 +138,7 @@ def _adaptive_avg_pool(g: Graph, call: CallIR) -> list[str]:
     out = _tuple(call.args[1], n)
     if all(o == 1 for o in out):
         return [g.node("GlobalAveragePool", [g.name(x)])]
-    size = g.static_shape(x, call.op)[2:]
+    size = g.static_dims(x, call.op, range(2, n + 2))
     if any(s % o for s, o in zip(size, out, strict=True)):
         raise ExportError(
             f"{call.op}: input size {list(size)} is not a multiple of output size {out}: ONNX has no "
@@ -166,8 +166,8 @@ def _attention(g: Graph, call: CallIR) -> list[str]:
     scores = g.node("Mul", [g.node("MatMul", [g.name(q), kt]), g.scalar(float(scale), dt)])
     masked = None if mask is None else g.name(mask)
     if causal:
-        rows = g.static_shape(q, "attention (causal)")[-2]
-        cols = g.static_shape(k, "attention (causal)")[-2]
+        (rows,) = g.static_dims(q, "attention (causal)", [rank - 2])
+        (cols,) = g.static_dims(k, "attention (causal)", [rank - 2])
         upper = g.const(np.triu(np.ones((rows, cols), bool), 1), "causal")
         masked = upper if masked is None else g.node("Or", [masked, upper])
     if masked is not None:
