@@ -188,7 +188,7 @@ def test_conv_and_pooling(tmp_path: Path) -> None:
             F.max_pool1d(s, 3, 2, 1), F.avg_pool1d(s, 2), F.adaptive_avg_pool2d(x, (2, 4)), F.adaptive_avg_pool2d(x, 1),
         )
 
-    _check(tmp_path, fn, _f32(2, 4, 8, 8), _f32(2, 3, 10), w2, b2, w1, dynamic={"input_0": [0], "input_1": [0]},
+    _check(tmp_path, fn, _f32(2, 4, 8, 8), _f32(2, 3, 10), w2, b2, w1, dynamic={"input_0": {0: "n"}, "input_1": {0: "n"}},
            others=(_f32(3, 4, 8, 8), _f32(3, 3, 10), w2, b2, w1))
 
 
@@ -212,7 +212,7 @@ def test_attention_with_a_mask(tmp_path: Path) -> None:
         return F.attention(q, k, v, m)
 
     _check(tmp_path, fn, _f32(2, 3, 4, 8), _f32(2, 3, 6, 8), _f32(2, 3, 6, 5), mask,
-           dynamic={"input_0": [0], "input_1": [0], "input_2": [0]},
+           dynamic={f"input_{i}": {0: "batch"} for i in range(3)},
            others=(_f32(3, 3, 4, 8), _f32(3, 3, 6, 8), _f32(3, 3, 6, 5), mask))
 
 

@@ -127,15 +127,15 @@ def export(
             f"(burn.onnx.export writes {len(exported_ops())} ops; see burn.onnx.exported_ops())"
         )
     out_names = _names("output", output_names, len(first.program.outputs))
-    dims, sizes = _dynamic_dims(dynamic_axes, in_names, out_names, inputs)
+    uses, sizes = _dynamic_dims(dynamic_axes, in_names, out_names, inputs)
     calls = list(first.program.calls)
     shapes: dict[int, tuple[Size, ...]] = {}
     if sizes:
         sizes2 = second_sizes(sizes)
-        second = _trace(target, [_resized(t, i, dims, sizes2) for i, t in enumerate(inputs)])
+        second = _trace(target, [_resized(t, i, uses, sizes2) for i, t in enumerate(inputs)])
         calls, shapes = symbolic(first.program, second.program, sizes, sizes2)
 
-    g = Graph({s: (in_names[i], axis) for s, (i, axis) in dims.items()}, shapes, opset)
+    g = Graph({s: (in_names[i], axis) for s, (i, axis) in reversed(uses)}, shapes, opset)
     prog = first.program
     graph_inputs = []
     for name, t in zip(in_names, prog.inputs, strict=True):
@@ -209,9 +209,9 @@ def _names(prefix: str, given: Sequence[str] | None, n: int) -> list[str]:
 
 def _dynamic_dims(
     axes: DynamicAxes | None, in_names: list[str], out_names: list[str], inputs: list[Tensor]
-) -> tuple[dict[str, tuple[int, int]], dict[str, int]]:
-    """The dynamic axis symbols: each symbol's (input index, axis) and its size in the example."""
-    dims: dict[str, tuple[int, int]] = {}
+) -> tuple[list[tuple[str, tuple[int, int]]], dict[str, int]]:
+    """The dynamic axes as ``(symbol, (input index, axis))``, and each symbol's size in the example."""
+    uses: list[tuple[str, tuple[int, int]]] = []
     sizes: dict[str, int] = {}
     for name, spec in (axes or {}).items():
         if name in out_names:
@@ -230,15 +230,15 @@ def _dynamic_dims(
                     f"export: dynamic axis {symbol!r} has size {sizes[symbol]} and {shape[axis]} in the examples"
                 )
             sizes.setdefault(symbol, shape[axis])
-            dims.setdefault(symbol, (i, axis))
-    return dims, sizes
+            uses.append((symbol, (i, axis)))
+    return uses, sizes
 
 
-def _resized(t: Tensor, index: int, dims: dict[str, tuple[int, int]], sizes: dict[str, int]) -> Tensor:
+def _resized(t: Tensor, index: int, uses: list[tuple[str, tuple[int, int]]], sizes: dict[str, int]) -> Tensor:
     """Example input `index` with each of its dynamic axes at the second trace's size (its
     entries repeated cyclically, so that values stay valid, e.g. token ids)."""
     array = t.to_data().to_numpy()
-    for symbol, (i, axis) in dims.items():
+    for symbol, (i, axis) in uses:
         if i == index:
             array = np.take(array, np.arange(sizes[symbol]) % array.shape[axis], axis=axis)
     return Tensor.from_data(np.ascontiguousarray(array), t.device, dtype=t.dtype)
