@@ -10,8 +10,11 @@ from typing import Any
 import numpy as np
 import pytest
 
+pytest.importorskip("burn_ndarray", reason="burn-ndarray is not installed")
 onnx = pytest.importorskip("onnx", reason="onnx is not installed: pip install 'burn-core[onnx]'")
 ort = pytest.importorskip("onnxruntime", reason="onnxruntime is not installed (the reference)")
+
+import export_models as M  # noqa: E402
 
 import burn  # noqa: E402
 import burn.onnx  # noqa: E402
@@ -19,8 +22,6 @@ import burn.tensor.module as F  # noqa: E402
 from burn import activation as A  # noqa: E402
 from burn.onnx import ExportError  # noqa: E402
 from burn.tensor import Tensor  # noqa: E402
-
-import export_models as M  # noqa: E402
 
 B = burn.backend("ndarray")
 DEV = B.default_device()
@@ -106,6 +107,7 @@ def test_initializers_are_named_by_param_path(tmp_path: Path) -> None:
 
 
 def test_autodiff_module_exports_its_inference_graph(tmp_path: Path) -> None:
+    pytest.importorskip("burn_autodiff", reason="burn-autodiff is not installed")
     ad = burn.backend("autodiff(ndarray)")
     model = M.bilstm(ad.default_device()).train()
     x = _f32(2, 5, 6)
@@ -121,6 +123,26 @@ UNARY = ["exp", "abs", "neg", "sin", "cos", "tanh", "erf", "floor", "ceil", "rou
 @pytest.mark.parametrize("op", UNARY)
 def test_unary_math(tmp_path: Path, op: str) -> None:
     _check(tmp_path, lambda x: getattr(x, op)(), _f32(3, 4) * 3)
+
+
+@pytest.mark.parametrize("op, low, high", [
+    ("tan", -1.2, 1.2), ("sinh", -2, 2), ("cosh", -2, 2), ("asin", -0.9, 0.9), ("acos", -0.9, 0.9),
+    ("atan", -3, 3), ("asinh", -3, 3), ("acosh", 1.1, 4), ("atanh", -0.9, 0.9),
+])
+def test_trigonometry(tmp_path: Path, op: str, low: float, high: float) -> None:
+    _check(tmp_path, lambda x: getattr(x, op)(), RNG.uniform(low, high, (3, 4)).astype(np.float32))
+
+
+def test_int_ops(tmp_path: Path) -> None:
+    def fn(a: Tensor, b: Tensor) -> tuple[Tensor, ...]:
+        c = (a + b) * 2 - b.abs() + (-a)
+        return (
+            c, c.clamp(-3, 3), c.clamp_min(0), a.greater(b), a.lower_equal_elem(1), a.equal(b),
+            a.sum_dim(1), a.max_dim(0), a.min(), a.prod_dim(1), a.argmin(1), a.cumsum(1), a.float() * 0.5,
+            a.matmul(b.swap_dims(0, 1)), a[:, 1:], Tensor.cat([a, b], 0).reshape((4, 3)),
+        )
+
+    _check(tmp_path, fn, RNG.integers(-4, 5, (2, 3)), RNG.integers(-4, 5, (2, 3)))
 
 
 def test_positive_domain_math(tmp_path: Path) -> None:
@@ -140,14 +162,18 @@ def test_comparisons_masks_and_casts(tmp_path: Path) -> None:
         mask = a.greater(b)
         filled = a.mask_fill(mask, -1.0).mask_where(a.lower_elem(-0.5), b)
         flags = mask.bool_and(a.not_equal_elem(0.0)).bool_not()
-        return filled, flags, a.greater_equal_elem(0.0).int(), (a * 3).int(), a.clamp_min(0.0) + a.clamp_max(0.1)
+        clamped = a.clamp_min(0.0) + a.clamp_max(0.1)
+        return filled, flags, a.greater_equal_elem(0.0).int(), (a * 3).int(), clamped
 
     _check(tmp_path, fn, _f32(3, 5), _f32(3, 5))
 
 
 def test_reductions(tmp_path: Path) -> None:
     def fn(x: Tensor) -> tuple[Tensor, ...]:
-        return x.sum_dim(1), x.mean_dim(0), x.max_dim(2), x.min_dim(1), x.sum(), x.mean(), x.argmax(2), x.cumsum(1)
+        return (
+            x.sum_dim(1), x.mean_dim(0), x.max_dim(2), x.min_dim(1), x.sum(), x.mean(), x.argmax(2),
+            x.cumsum(1),
+        )
 
     _check(tmp_path, fn, _f32(2, 3, 4))
 
@@ -171,7 +197,8 @@ def test_indexing_and_creation_follow_a_dynamic_batch(tmp_path: Path) -> None:
         zeros = Tensor.zeros((b, 4), device=x.device)
         full = Tensor.full((b, 2), 3.5, device=x.device)
         steps = Tensor.arange(0, b, device=x.device)
-        return x.select(1, idx), x.gather(1, idx.reshape((1, 2)).expand((b, 2))), zeros + x[:, :4], full, steps
+        picked = x.gather(1, idx.reshape((1, 2)).expand((b, 2)))
+        return x.select(1, idx), picked, zeros + x[:, :4], full, steps
 
     _check(tmp_path, fn, _f32(3, 5), np.array([4, 1]), dynamic={"input_0": [0]},
            others=(_f32(6, 5), np.array([4, 1])))
@@ -184,11 +211,13 @@ def test_conv_and_pooling(tmp_path: Path) -> None:
         y = F.conv2d(x, w2, b2, stride=2, padding=1, dilation=1, groups=2)
         z = F.conv1d(s, w1, None, stride=1, padding=2, dilation=2)
         return (
-            y, z, F.max_pool2d(x, 2, 2), F.avg_pool2d(x, 3, 1, 1), F.avg_pool2d(x, 3, 1, 1, count_include_pad=False),
-            F.max_pool1d(s, 3, 2, 1), F.avg_pool1d(s, 2), F.adaptive_avg_pool2d(x, (2, 4)), F.adaptive_avg_pool2d(x, 1),
+            y, z, F.max_pool2d(x, 2, 2), F.avg_pool2d(x, 3, 1, 1),
+            F.avg_pool2d(x, 3, 1, 1, count_include_pad=False), F.max_pool1d(s, 3, 2, 1), F.avg_pool1d(s, 2),
+            F.adaptive_avg_pool2d(x, (2, 4)), F.adaptive_avg_pool2d(x, 1),
         )
 
-    _check(tmp_path, fn, _f32(2, 4, 8, 8), _f32(2, 3, 10), w2, b2, w1, dynamic={"input_0": {0: "n"}, "input_1": {0: "n"}},
+    _check(tmp_path, fn, _f32(2, 4, 8, 8), _f32(2, 3, 10), w2, b2, w1,
+           dynamic={"input_0": {0: "n"}, "input_1": {0: "n"}},
            others=(_f32(3, 4, 8, 8), _f32(3, 3, 10), w2, b2, w1))
 
 
@@ -256,7 +285,9 @@ def test_host_read_is_named_with_the_reason(tmp_path: Path) -> None:
         burn.onnx.export(lambda x: x * x.sum().item(), _t(_f32(2, 3)), tmp_path / "h.onnx")
 
 
-def test_failed_export_leaves_an_existing_file_unchanged(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_failed_export_leaves_an_existing_file_unchanged(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     target = tmp_path / "model.onnx"
     target.write_bytes(b"previous model")
     with pytest.raises(ExportError):
@@ -309,4 +340,6 @@ def test_loop_over_a_dynamic_axis_is_refused(tmp_path: Path) -> None:
 def test_data_built_from_a_dynamic_size_is_refused(tmp_path: Path) -> None:
     model = M.gpt(DEV)  # the causal mask is built from data of size [T, T]
     with pytest.raises(ExportError, match="bool_from_data: a tensor the traced function builds from data"):
-        burn.onnx.export(model, _t(RNG.integers(0, 50, (2, 7))), tmp_path / "g.onnx", dynamic_axes={"input_0": [1]})
+        burn.onnx.export(
+            model, _t(RNG.integers(0, 50, (2, 7))), tmp_path / "g.onnx", dynamic_axes={"input_0": [1]}
+        )

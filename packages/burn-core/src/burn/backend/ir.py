@@ -375,9 +375,9 @@ class Program:
             fn = getattr(backend, call.op)
             result = fn(*[value(a) for a in call.args], **{k: value(v) for k, v in call.kwargs})
             results = result if isinstance(result, tuple) else (result,)
-            for t, r in zip(call.outputs, results, strict=True):
-                if t is not None:
-                    env[t.id] = r
+            for out, r in zip(call.outputs, results, strict=True):
+                if out is not None:
+                    env[out.id] = r
             if on_call is not None:
                 on_call(call, result)
         return [env[t.id] for t in self.outputs]

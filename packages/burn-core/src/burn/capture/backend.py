@@ -132,7 +132,8 @@ class Capture(DecoratorBackend):
         >>> import burn, numpy as np
         >>> cap = Capture(burn.backend("ndarray"))
         >>> inner = cap.wrapped
-        >>> x = cap.input(inner.float_from_data(burn.TensorData(np.array([1.0, -2.0], np.float32)), inner.default_device()), "float")
+        >>> data = burn.TensorData(np.array([1.0, -2.0], np.float32))
+        >>> x = cap.input(inner.float_from_data(data, inner.default_device()), "float")
         >>> y = cap.float_abs(x)
         >>> print(cap.calls[0])
         t1 = float_abs(t0)  # float32[2]
@@ -206,7 +207,8 @@ class Capture(DecoratorBackend):
             return None if a is None else a.ir
 
         def after(args: tuple[Any, ...], kwargs: dict[str, Any], result: Any) -> None:
-            outs = tuple(None if r is None else r.ir for r in (result if isinstance(result, tuple) else (result,)))
+            results = result if isinstance(result, tuple) else (result,)
+            outs = tuple(None if r is None else r.ir for r in results)
             holder.clear()
             calls.append(CallIR(
                 name,

@@ -21,7 +21,8 @@ from burn.onnx.model import OnnxModel, load
 from burn.onnx.ops import render_table, supported_ops
 
 __all__ = [
-    "ExportError", "OnnxError", "OnnxModel", "UnsupportedOpError", "export", "exported_ops", "inspect", "load",
+    "ExportError", "OnnxError", "OnnxModel", "UnsupportedOpError", "export", "exported_ops", "inspect",
+    "load",
     "render_table", "supported_ops",
 ]
 

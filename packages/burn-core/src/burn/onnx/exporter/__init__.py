@@ -11,7 +11,7 @@ Example:
     >>> from burn import nn
     >>> model = nn.LinearConfig(4, 2).init(burn.backend("ndarray").default_device())
     >>> x = burn.Tensor.zeros((3, 4), backend="ndarray")
-    >>> path = burn.onnx.export(model, x, tmp_path / "linear.onnx", dynamic_axes={"input_0": [0]})  # doctest: +SKIP
+    >>> burn.onnx.export(model, x, "linear.onnx", dynamic_axes={"input_0": [0]})  # doctest: +SKIP
 """
 
 from __future__ import annotations
@@ -115,7 +115,8 @@ def export(
             target = target.valid()
         target = target.eval()
     elif not callable(target):
-        raise ExportError(f"export: module_or_fn must be a burn Module or a function, got {type(target).__name__}")
+        got = type(target).__name__
+        raise ExportError(f"export: module_or_fn must be a burn Module or a function, got {got}")
     inputs = [t.inner() if t.backend.ad_enabled else t for t in inputs]
     in_names = _names("input", input_names, len(inputs))
 
@@ -152,9 +153,9 @@ def export(
         write = lookup(call.op)
         assert write is not None
         results = write(g, call)
-        for t, name in zip(call.outputs, results, strict=False):
-            if t is not None:
-                g.names[t.id] = name
+        for out, name in zip(call.outputs, results, strict=False):
+            if out is not None:
+                g.names[out.id] = name
     graph_outputs = []
     for name, t in zip(out_names, prog.outputs, strict=True):
         g.nodes.append(helper.make_node("Identity", [g.name(t)], [name], name=f"n_output_{name}"))
@@ -172,10 +173,14 @@ def export(
     from burn.record._io import atomic_write
 
     try:
-        atomic_write(out_path, lambda f: f.write(data))
+        atomic_write(out_path, lambda f: _write_all(f, data))
     except OSError as e:
         raise ExportError(f"export: cannot write {str(out_path)!r}: {e.strerror or e}") from e
     return out_path
+
+
+def _write_all(f: Any, data: bytes) -> None:
+    f.write(data)
 
 
 def _trace(target: Any, inputs: list[Tensor]) -> Trace:
@@ -217,17 +222,21 @@ def _dynamic_dims(
         if name in out_names:
             continue  # output dims follow from the inputs'
         if name not in in_names:
-            raise ExportError(f"export: dynamic_axes names {name!r}, not an input or output ({in_names + out_names})")
+            known = in_names + out_names
+            raise ExportError(f"export: dynamic_axes names {name!r}, not an input or output ({known})")
         i = in_names.index(name)
         shape = inputs[i].shape
         named = dict(spec) if isinstance(spec, Mapping) else {a: f"{name}_dim{a}" for a in spec}
         for axis, symbol in named.items():
             if not isinstance(axis, int) or not -len(shape) <= axis < len(shape):
-                raise ExportError(f"export: dynamic axis {axis!r} of {name!r} is out of range for shape {shape}")
+                raise ExportError(
+                    f"export: dynamic axis {axis!r} of {name!r} is out of range for shape {shape}"
+                )
             axis %= len(shape)
             if symbol in sizes and sizes[symbol] != shape[axis]:
                 raise ExportError(
-                    f"export: dynamic axis {symbol!r} has size {sizes[symbol]} and {shape[axis]} in the examples"
+                    f"export: dynamic axis {symbol!r} has size {sizes[symbol]} and {shape[axis]} in the "
+                    "examples"
                 )
             sizes.setdefault(symbol, shape[axis])
             uses.append((symbol, (i, axis)))

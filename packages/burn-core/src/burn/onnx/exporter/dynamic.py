@@ -95,9 +95,8 @@ def symbolic(
     shapes: dict[int, tuple[Size, ...]] = {}
     for t1, t2 in zip(_values(p1), _values(p2), strict=True):
         if t1.shape != t2.shape:
-            shapes[t1.id] = tuple(
-                x if x == y else _dim("shape", x, y, symbols, what) for x, y in zip(t1.shape, t2.shape, strict=True)
-            )
+            pairs = zip(t1.shape, t2.shape, strict=True)
+            shapes[t1.id] = tuple(x if x == y else _dim("shape", x, y, symbols, what) for x, y in pairs)
     return calls, shapes
 
 

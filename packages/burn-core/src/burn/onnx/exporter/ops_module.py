@@ -29,7 +29,7 @@ def _simple(onnx_op: str, **attrs_of: Any) -> Any:
     """An activation that is one ONNX op; `attrs_of` maps attribute names to argument indexes."""
 
     def write(g: Graph, call: CallIR) -> list[str]:
-        attrs = {k: float(call.args[i]) for k, i in attrs_of.items()}
+        attrs: dict[str, Any] = {k: float(call.args[i]) for k, i in attrs_of.items()}
         return [g.node(onnx_op, [g.name(_x(call))], **attrs)]
 
     return write
@@ -62,7 +62,8 @@ def _gelu(g: Graph, call: CallIR) -> list[str]:
     # 0.5 * x * (1 + erf(x / sqrt(2))), the contract's definition (ONNX's Gelu needs opset 20)
     x = _x(call)
     xn, dt = g.name(x), x.dtype
-    cdf = g.node("Add", [g.node("Erf", [g.node("Mul", [xn, g.scalar(1 / math.sqrt(2), dt)])]), g.scalar(1.0, dt)])
+    erf = g.node("Erf", [g.node("Mul", [xn, g.scalar(1 / math.sqrt(2), dt)])])
+    cdf = g.node("Add", [erf, g.scalar(1.0, dt)])
     return [g.node("Mul", [g.node("Mul", [xn, cdf]), g.scalar(0.5, dt)])]
 
 

@@ -140,7 +140,9 @@ def _cast(g: Graph, call: CallIR) -> list[str]:
 
 
 # -- reductions --------------------------------------------------------------------------------
-_REDUCE = {"sum": "ReduceSum", "mean": "ReduceMean", "max": "ReduceMax", "min": "ReduceMin", "prod": "ReduceProd"}
+_REDUCE = {
+    "sum": "ReduceSum", "mean": "ReduceMean", "max": "ReduceMax", "min": "ReduceMin", "prod": "ReduceProd",
+}
 
 
 def _reduce_dim(onnx_op: str) -> Any:
@@ -159,8 +161,10 @@ def _reduce_all(onnx_op: str) -> Any:
 
 
 for _stem, _op in _REDUCE.items():
-    exporter(*_each(f"{_stem}_dim"))(_reduce_dim(_op))
-    exporter(*_each(_stem))(_reduce_all(_op))
+    # an int mean rounds as the contract says, which ReduceMean on ints does not promise: floats only
+    _kinds = ("float",) if _stem == "mean" else ("float", "int")
+    exporter(*_each(f"{_stem}_dim", kinds=_kinds))(_reduce_dim(_op))
+    exporter(*_each(_stem, kinds=_kinds))(_reduce_all(_op))
 
 
 def _arg(onnx_op: str) -> Any:
