@@ -44,12 +44,14 @@ def _burn(fn: Any, *arrays: np.ndarray) -> list[np.ndarray]:
     return [o.to_data().to_numpy() for o in outs]
 
 
-def _check(tmp_path: Path, fn: Any, *arrays: np.ndarray, dynamic: dict[str, Any] | None = None,
-           others: tuple[np.ndarray, ...] | None = None, tol: float = 1e-5) -> onnx.ModelProto:
+def _check(
+    tmp_path: Path, fn: Any, *arrays: np.ndarray, dynamic: dict[str, Any] | None = None,
+    others: tuple[np.ndarray, ...] | None = None, tol: float = 1e-5, opset: int = 17,
+) -> onnx.ModelProto:
     """Export `fn` traced on `arrays`, run it with onnxruntime on `arrays` (and on `others`,
     inputs of other sizes along the dynamic axes), compare with burn."""
     path = tmp_path / "fn.onnx"
-    burn.onnx.export(fn, [_t(a) for a in arrays], path, dynamic_axes=dynamic)
+    burn.onnx.export(fn, [_t(a) for a in arrays], path, dynamic_axes=dynamic, opset=opset)
     for inputs in [arrays] + ([others] if others is not None else []):
         want = _burn(fn, *inputs)
         got = _run(path, *inputs)
@@ -168,14 +170,16 @@ def test_comparisons_masks_and_casts(tmp_path: Path) -> None:
     _check(tmp_path, fn, _f32(3, 5), _f32(3, 5))
 
 
-def test_reductions(tmp_path: Path) -> None:
+@pytest.mark.parametrize("opset", [17, 18, 21])
+def test_reductions(tmp_path: Path, opset: int) -> None:
     def fn(x: Tensor) -> tuple[Tensor, ...]:
         return (
             x.sum_dim(1), x.mean_dim(0), x.max_dim(2), x.min_dim(1), x.sum(), x.mean(), x.argmax(2),
             x.cumsum(1),
         )
 
-    _check(tmp_path, fn, _f32(2, 3, 4))
+    model = _check(tmp_path, fn, _f32(2, 3, 4), opset=opset)
+    assert model.opset_import[0].version == opset
 
 
 def test_layout_ops_follow_a_dynamic_batch(tmp_path: Path) -> None:
@@ -343,3 +347,20 @@ def test_data_built_from_a_dynamic_size_is_refused(tmp_path: Path) -> None:
         burn.onnx.export(
             model, _t(RNG.integers(0, 50, (2, 7))), tmp_path / "g.onnx", dynamic_axes={"input_0": [1]}
         )
+
+
+def test_export_from_another_backend(tmp_path: Path) -> None:
+    """The trace runs on the tensors' own backend: a model on opencl exports the same graph."""
+    pytest.importorskip("burn_opencl", reason="burn-opencl is not installed")
+    try:
+        cl = burn.backend("opencl")
+    except burn.BurnError as e:  # no OpenCL platform here
+        pytest.skip(f"opencl cannot run here: {e}")
+    dev = cl.default_device()
+    model = M.gpt(dev)
+    ids = RNG.integers(0, 50, (2, 6))
+    x = Tensor.from_data(ids, dev)
+    path = burn.onnx.export(model, x, tmp_path / "cl.onnx", dynamic_axes={"input_0": [0]})
+    for batch in (ids, RNG.integers(0, 50, (3, 6))):
+        want = model(Tensor.from_data(batch, dev)).to_data().to_numpy()
+        np.testing.assert_allclose(_run(path, batch)[0], want, rtol=1e-5, atol=1e-5)

@@ -163,8 +163,10 @@ def export(
     graph = helper.make_graph(
         g.nodes, "burn_export", graph_inputs, graph_outputs, initializer=initializers + g.initializers
     )
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)], producer_name="burn")
-    model.ir_version = min(model.ir_version, 9)  # readable by onnxruntime releases of 2023 on
+    opsets = [helper.make_opsetid("", opset)]
+    model = helper.make_model(graph, opset_imports=opsets, producer_name="burn")
+    # the oldest IR version the opset allows: the file then loads in the most runtimes
+    model.ir_version = helper.find_min_ir_version_for(opsets)
     try:
         onnx.checker.check_model(model, full_check=True)
     except onnx.checker.ValidationError as e:  # a bug of a table entry, never the user's
