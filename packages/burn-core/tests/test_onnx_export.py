@@ -364,3 +364,13 @@ def test_export_from_another_backend(tmp_path: Path) -> None:
     for batch in (ids, RNG.integers(0, 50, (3, 6))):
         want = model(Tensor.from_data(batch, dev)).to_data().to_numpy()
         np.testing.assert_allclose(_run(path, batch)[0], want, rtol=1e-5, atol=1e-5)
+
+
+def test_missing_onnx_package_says_what_to_install(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def missing() -> None:
+        raise burn.onnx.OnnxError("burn.onnx needs the onnx package: pip install 'burn-core[onnx]'")
+
+    monkeypatch.setattr("burn.onnx.graph.import_onnx", missing)
+    with pytest.raises(burn.onnx.OnnxError, match=r"pip install 'burn-core\[onnx\]'"):
+        burn.onnx.export(lambda v: v.exp(), _t(_f32(2)), tmp_path / "m.onnx")
+    assert not (tmp_path / "m.onnx").exists()

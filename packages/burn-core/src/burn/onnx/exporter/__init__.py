@@ -28,7 +28,7 @@ from burn.capture.trace import Trace
 from burn.errors import BackendMismatchError
 from burn.module.base import Module
 from burn.onnx.exporter.dynamic import second_sizes, symbolic
-from burn.onnx.exporter.graph import DimExpr, ExportError, Graph, Size, onnx_dtype
+from burn.onnx.exporter.graph import DimExpr, ExportError, Graph, Size, onnx_dtype, onnx_module
 from burn.onnx.exporter.table import exported_ops, lookup
 from burn.tensor.tensor import Tensor
 
@@ -100,9 +100,8 @@ def export(
         >>> burn.onnx.export(model, x, "linear.onnx", dynamic_axes={"input_0": [0]})  # doctest: +SKIP
         PosixPath('linear.onnx')
     """
-    import onnx
-    from onnx import helper
-
+    onnx = onnx_module()
+    helper, numpy_helper = onnx.helper, onnx.numpy_helper
     if not isinstance(opset, int) or opset < 17:
         raise ExportError(f"export: opset must be an int >= 17, got {opset!r}")
     out_path = _check_path(path)
@@ -142,8 +141,6 @@ def export(
     for name, t in zip(in_names, prog.inputs, strict=True):
         g.names[t.id] = name
         graph_inputs.append(helper.make_tensor_value_info(name, onnx_dtype(t.dtype), _dims(g.shape(t))))
-    from onnx import numpy_helper
-
     initializers = []
     for p_path, t in prog.params:
         name = param_name(p_path)

@@ -14,12 +14,11 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from onnx import TensorProto, helper, numpy_helper
 
 from burn.backend.ir import TensorIR
 from burn.foundations.dtype import DType
 
-__all__ = ["DimExpr", "ExportError", "Graph", "Size", "onnx_dtype"]
+__all__ = ["DimExpr", "ExportError", "Graph", "Size", "onnx_dtype", "onnx_module"]
 
 INT64_MAX = np.iinfo(np.int64).max
 
@@ -46,11 +45,19 @@ class DimExpr:
 Size = int | DimExpr
 
 
+def onnx_module() -> Any:
+    """The ``onnx`` package; `burn.onnx.OnnxError` with the install hint when it is missing."""
+    from burn.onnx.graph import import_onnx
+
+    return import_onnx()
+
+
 def onnx_dtype(dtype: DType) -> int:
     """The ONNX element type of a burn dtype (``TensorProto.FLOAT`` for float32...)."""
+    onnx = onnx_module()
     if dtype is DType.BOOL:
-        return TensorProto.BOOL
-    return int(helper.np_dtype_to_tensor_dtype(np.dtype(dtype.numpy)))
+        return int(onnx.TensorProto.BOOL)
+    return int(onnx.helper.np_dtype_to_tensor_dtype(np.dtype(dtype.numpy)))
 
 
 class Graph:
@@ -104,7 +111,8 @@ class Graph:
     def node(self, op: str, inputs: Sequence[str], n_out: int = 1, **attrs: Any) -> Any:
         """Add a node; returns its output name (a list of names when `n_out` > 1)."""
         outs = [self.fresh(op.lower()) for _ in range(n_out)]
-        self.nodes.append(helper.make_node(op, list(inputs), outs, name=self.fresh(f"n_{op}"), **attrs))
+        make_node = onnx_module().helper.make_node
+        self.nodes.append(make_node(op, list(inputs), outs, name=self.fresh(f"n_{op}"), **attrs))
         return outs[0] if n_out == 1 else outs
 
     def const(self, array: np.ndarray, hint: str = "const") -> str:
@@ -117,7 +125,7 @@ class Graph:
             if found is not None:
                 return found
         name = self.fresh(hint)
-        self.initializers.append(numpy_helper.from_array(array, name))
+        self.initializers.append(onnx_module().numpy_helper.from_array(array, name))
         if key is not None:
             self._consts[key] = name
         return name

@@ -14,7 +14,7 @@ import numpy as np
 
 from burn.backend.ir import CallIR, TensorIR
 from burn.foundations.dtype import DType
-from burn.onnx.exporter.graph import INT64_MAX, DimExpr, ExportError, Graph, onnx_dtype
+from burn.onnx.exporter.graph import INT64_MAX, DimExpr, ExportError, Graph, onnx_dtype, onnx_module
 from burn.onnx.exporter.table import exporter
 
 KINDS = ("float", "int", "bool")
@@ -279,10 +279,8 @@ def _filled(g: Graph, shape: Any, value: Any, dtype: DType) -> str:
     np_dtype = bool if dtype is DType.BOOL else np.dtype(dtype.numpy)
     if not any(isinstance(d, DimExpr) for d in shape):
         return g.const(np.full(tuple(shape), value, dtype=np_dtype), "full")
-    fill = np.array([value], dtype=np_dtype)
-    from onnx import numpy_helper
-
-    return str(g.node("ConstantOfShape", [g.ints(shape)], value=numpy_helper.from_array(fill)))
+    fill = onnx_module().numpy_helper.from_array(np.array([value], dtype=np_dtype))
+    return str(g.node("ConstantOfShape", [g.ints(shape)], value=fill))
 
 
 @exporter("float_full", "int_full")
