@@ -47,7 +47,8 @@ class HostReadError(BurnError, RuntimeError):
 
 
 def result_kinds(op: str) -> tuple[Kind, ...]:
-    """The kind of each primitive contract op `op` returns (one item for a ``P`` result).
+    """The kind of each primitive contract op `op` returns (one item for a ``P`` result; for a
+    tuple result the last item stands for every later one).
 
     The contract's naming says it: ``int_*`` ops give ints and ``bool_*`` ops bools, except
     conversions (``*_into_float``, ``*_into_int``), index results (``argmax``, ``argsort``,
@@ -63,7 +64,7 @@ def result_kinds(op: str) -> tuple[Kind, ...]:
     if facts.returns == "tuple":
         if op.endswith("_with_indices"):
             return (own, "int")
-        return ("float",) * 8  # backward helpers and optimizer steps: float primitives only
+        return ("float",)  # backward helpers and optimizer steps: every item a float primitive
     if _INT_RESULT.search(op):
         return ("int",)
     if op.endswith("_into_float"):
