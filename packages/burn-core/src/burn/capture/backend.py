@@ -100,12 +100,12 @@ class CaptureTensor:
         return f"CaptureTensor({self.ir})"
 
 
-def _constant(op: str, x: Any) -> Any:
+def _constant(x: Any) -> Any:
     """An argument that is not a value, as a constant of the record (no caller's object kept)."""
     if x is None or isinstance(x, bool | int | float | str | slice | DType):
         return x
     if isinstance(x, tuple | list):
-        return tuple(_constant(op, v) for v in x)
+        return tuple(_constant(v) for v in x)
     if isinstance(x, TensorData):
         array = np.array(x.to_numpy(), copy=True)
         array.setflags(write=False)
@@ -200,7 +200,7 @@ class Capture(DecoratorBackend):
 
         def arg(kind: str | None, a: Any) -> Any:
             if kind is None:
-                return _constant(name, a)
+                return _constant(a)
             if kind == "Device":
                 return DEVICE
             if kind == "Sequence[P]":
