@@ -6,8 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 from burn.backend import Backend, Device, contract_ops, implemented_ops
-from burn.backend.contract import op_facts
-from burn.backend.decorator import DecoratorBackend
+from burn.backend.decorator import DecoratorBackend, delegate_op
 from burn.backend.fusion import fused_reductions, supports_fusion
 from burn.backend.ir import ELEMENTWISE, broadcast_shapes, result_dtype
 from burn.foundations.dtype import DType
@@ -27,13 +26,6 @@ _METADATA = frozenset({
 # these reductions: the composition's reductions then take their element-wise prologue (softmax:
 # max, then exp(x - max) fused into the sum, then the division: 3 kernels instead of 4).
 _COMPOSED_WHEN_REDUCING = {"softmax": frozenset({"float_max_dim", "float_sum_dim"})}
-
-
-def _plan(name: str) -> tuple[tuple[tuple[int, str, str], ...], str]:
-    """How to call the inner `name`: which arguments to convert (index, parameter name, how) and
-    what the result is, as declared by the op's signature (`OpFacts.operands`, `OpFacts.returns`)."""
-    facts = op_facts()[name]
-    return facts.operands, facts.returns
 
 
 class Fusion(DecoratorBackend):
@@ -184,38 +176,9 @@ class Fusion(DecoratorBackend):
     # -- op builders --------------------------------------------------------------------------
     def _delegate(self, name: str) -> Callable[..., Any]:
         """`name` run on the inner backend: handles in, computed first; handles out."""
-        fn = getattr(self._in, name)
-        convert, how = _plan(name)
-        names = {pname: (i, kind) for i, pname, kind in convert}
-        value, own, inner_device = self._value, self._own_device, self._inner_device
-
-        def arg(kind: str, x: Any) -> Any:
-            if kind == "Device":
-                return inner_device(x)
-            if kind == "Sequence[P]":
-                return [value(t) for t in x]
-            return None if x is None else value(x)
-
-        def op(*args: Any, **kwargs: Any) -> Any:
-            a = list(args)
-            for i, _, kind in convert:
-                if i < len(a):
-                    a[i] = arg(kind, a[i])
-            for key in kwargs:
-                found = names.get(key)
-                if found is not None:
-                    kwargs[key] = arg(found[1], kwargs[key])
-            result = fn(*a, **kwargs)
-            if how == "P":
-                return FusionTensor(result)
-            if how == "tuple":  # an optional result (``P | None``) stays None
-                return tuple(None if r is None else FusionTensor(r) for r in result)
-            if how == "Device":
-                return own(result)
-            return result
-
-        op.__name__ = name
-        return op
+        return delegate_op(
+            name, getattr(self._in, name), self._value, FusionTensor, self._inner_device, self._own_device
+        )
 
     def _reducer(self, name: str, fallback: Callable[..., Any]) -> Callable[..., Any]:
         """Reduction `name` closing the open block when it reads a value pending there (the block

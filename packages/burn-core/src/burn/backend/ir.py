@@ -10,6 +10,13 @@ element-wise ops of the contract as their declarations state them (how many tens
 scalars each takes, what dtype it returns, its C expression) and `REDUCTIONS` names the
 reductions along a dim that can end a block.
 
+A `Program` is a whole recorded function (`burn.capture.trace`): its inputs, the params it read
+(by module param path), a `CallIR` per contract op called, in order, and its outputs. A `CallIR`
+keeps every argument of the call: values as `TensorIR`, devices as `DEVICE`, everything else as
+the constant it was (numbers, tuples, slices, dtypes, strings, and the NumPy array of a
+``*_from_data``), so a program can be replayed on any backend (`Program.replay`) and translated
+(`burn.onnx.export`) without any object of the traced function's.
+
 Example:
     >>> x = TensorIR(0, (2, 3), DType.F32)
     >>> y = TensorIR(1, (2, 3), DType.F32)
@@ -19,12 +26,16 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from burn.backend.contract import Elementwise, Kind, ResultRule, op_facts
 from burn.foundations.dtype import DType
+
+if TYPE_CHECKING:
+    from burn.backend.base import Backend
+    from burn.backend.device import Device
 
 Shape = tuple[int, ...]
 
@@ -221,7 +232,167 @@ class FusedBlock:
         return "\n".join(lines)
 
 
+class _Device:
+    """The device argument of a recorded call: replay passes its own device there."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "DEVICE"
+
+    def __reduce__(self) -> str:
+        return "DEVICE"
+
+
+DEVICE = _Device()
+
+
+@dataclass(frozen=True, slots=True)
+class CallIR:
+    """One contract op as it was called: every argument, with values as `TensorIR` (a sequence
+    of values as a tuple of them), the device as `DEVICE` and the rest as constants.
+
+    Attributes:
+        op: the contract op (``"conv2d"``).
+        args: the positional arguments after ``self``.
+        kwargs: keyword arguments, as ``(name, value)`` pairs.
+        outputs: the values returned: one for an op returning a primitive, one per item of a
+            tuple result (None for an optional result that was None).
+
+    Example:
+        >>> x, y = TensorIR(0, (2, 3), DType.F32), TensorIR(1, (3, 2), DType.F32)
+        >>> print(CallIR("float_permute", (x, (1, 0)), (), (y,)))
+        t1 = float_permute(t0, (1, 0))  # float32[3, 2]
+    """
+
+    op: str
+    args: tuple[Any, ...]
+    kwargs: tuple[tuple[str, Any], ...]
+    outputs: tuple[TensorIR | None, ...]
+
+    def values(self) -> list[TensorIR]:
+        """The values the call reads, in argument order."""
+        found: list[TensorIR] = []
+        for a in (*self.args, *(v for _, v in self.kwargs)):
+            if isinstance(a, TensorIR):
+                found.append(a)
+            elif isinstance(a, tuple) and a and all(isinstance(t, TensorIR) for t in a):
+                found.extend(a)
+        return found
+
+    def __str__(self) -> str:
+        def show(a: Any) -> str:
+            if isinstance(a, TensorIR):
+                return f"t{a.id}"
+            if isinstance(a, tuple) and a and all(isinstance(t, TensorIR) for t in a):
+                return "[" + ", ".join(f"t{t.id}" for t in a) + "]"
+            if hasattr(a, "shape") and hasattr(a, "dtype") and not isinstance(a, DType):
+                return f"<array {a.dtype}{list(a.shape)}>"
+            return repr(a)
+
+        args = [show(a) for a in self.args] + [f"{k}={show(v)}" for k, v in self.kwargs]
+        outs = ", ".join("_" if t is None else f"t{t.id}" for t in self.outputs)
+        types = ", ".join("_" if t is None else f"{t.dtype.value}{list(t.shape)}" for t in self.outputs)
+        return f"{outs} = {self.op}({', '.join(args)})  # {types}"
+
+
+@dataclass(frozen=True, slots=True)
+class Program:
+    """A recorded function: contract-op calls from its inputs and params to its outputs.
+
+    Attributes:
+        inputs: the values of the function's tensor arguments, in order.
+        params: ``(path, value)`` for each module param the function read, by its param path
+            (``"layers.0.weight"``), in the order first read.
+        calls: the contract ops called, in program order.
+        outputs: the values of the function's tensor results, in order.
+        host_reads: ops that read a value back to the host during the trace (``float_into_data``
+            for ``.item()``...), in order: the result may depend on data, so such a program
+            only replays what happened for the traced values.
+
+    Example:
+        >>> x, y = TensorIR(0, (3,), DType.F32), TensorIR(1, (3,), DType.F32)
+        >>> prog = Program((x,), (), (CallIR("float_exp", (x,), (), (y,)),), (y,))
+        >>> print(prog)
+        program(t0: float32[3]) -> t1
+          t1 = float_exp(t0)  # float32[3]
+    """
+
+    inputs: tuple[TensorIR, ...]
+    params: tuple[tuple[str, TensorIR], ...]
+    calls: tuple[CallIR, ...]
+    outputs: tuple[TensorIR, ...]
+    host_reads: tuple[str, ...] = ()
+
+    def ops(self) -> list[str]:
+        """The distinct contract ops the program calls, sorted."""
+        return sorted({c.op for c in self.calls})
+
+    def replay(
+        self,
+        backend: Backend,
+        inputs: Sequence[Any],
+        params: dict[str, Any],
+        device: Device | None = None,
+        on_call: Callable[[CallIR, Any], None] | None = None,
+    ) -> list[Any]:
+        """Run the program's calls on `backend`'s primitives: `inputs` in the order of
+        `Program.inputs`, `params` by path; returns the outputs' primitives. `on_call` sees each
+        call with its result.
+
+        Example:
+            >>> import burn, numpy as np
+            >>> B = burn.backend("ndarray")
+            >>> x, y = TensorIR(0, (2,), DType.F32), TensorIR(1, (2,), DType.F32)
+            >>> prog = Program((x,), (), (CallIR("float_neg", (x,), (), (y,)),), (y,))
+            >>> p = B.float_from_data(burn.TensorData(np.ones(2, np.float32)), B.default_device())
+            >>> B.float_into_data(prog.replay(B, [p], {})[0]).to_numpy().tolist()
+            [-1.0, -1.0]
+        """
+        if len(inputs) != len(self.inputs):
+            raise ValueError(f"Program.replay: {len(self.inputs)} inputs expected, got {len(inputs)}")
+        env: dict[int, Any] = {t.id: v for t, v in zip(self.inputs, inputs, strict=True)}
+        for path, t in self.params:
+            if path not in params:
+                raise KeyError(f"Program.replay: no value for param {path!r}")
+            env[t.id] = params[path]
+        dev = backend.default_device() if device is None else device
+
+        def value(a: Any) -> Any:
+            if isinstance(a, TensorIR):
+                return env[a.id]
+            if a is DEVICE:
+                return dev
+            if isinstance(a, tuple) and a and all(isinstance(t, TensorIR) for t in a):
+                return [env[t.id] for t in a]
+            if hasattr(a, "__array__") and not isinstance(a, DType):
+                from burn.foundations.data import TensorData
+
+                return TensorData.from_numpy(a)
+            return a
+
+        for call in self.calls:
+            fn = getattr(backend, call.op)
+            result = fn(*[value(a) for a in call.args], **{k: value(v) for k, v in call.kwargs})
+            results = result if isinstance(result, tuple) else (result,)
+            for out, r in zip(call.outputs, results, strict=True):
+                if out is not None:
+                    env[out.id] = r
+            if on_call is not None:
+                on_call(call, result)
+        return [env[t.id] for t in self.outputs]
+
+    def __str__(self) -> str:
+        ins = ", ".join(str(t) for t in self.inputs)
+        outs = ", ".join(f"t{t.id}" for t in self.outputs)
+        lines = [f"program({ins}) -> {outs}"]
+        lines.extend(f"  param {path} = {t}" for path, t in self.params)
+        lines.extend(f"  {c}" for c in self.calls)
+        return "\n".join(lines)
+
+
 __all__ = [
+    "DEVICE", "CallIR", "Program",
     "ELEMENTWISE", "REDUCTIONS", "ElementwiseSpec", "FusedBlock", "Kind", "OpIR", "ReduceIR", "ResultRule",
     "TensorIR",
     "broadcast_shapes", "result_dtype",
