@@ -20,6 +20,7 @@ import burn  # noqa: E402
 import burn.onnx  # noqa: E402
 import burn.tensor.module as F  # noqa: E402
 from burn import activation as A  # noqa: E402
+from burn import nn  # noqa: E402
 from burn.onnx import ExportError  # noqa: E402
 from burn.tensor import Tensor  # noqa: E402
 
@@ -86,7 +87,8 @@ def test_model_runs_in_onnxruntime_with_dynamic_batch_and_reloads(tmp_path: Path
     proto = onnx.load(str(path))
     onnx.checker.check_model(proto, full_check=True)
     assert proto.graph.input[0].type.tensor_type.shape.dim[0].dim_param == "batch"
-    assert {i.name for i in proto.graph.initializer} >= {p for p, _ in model.named_params()}
+    torch_keys = {k for k in burn.record.pytorch_state_dict(model) if not k.endswith("num_batches_tracked")}
+    assert {i.name for i in proto.graph.initializer} >= torch_keys
     for inp in (x, other):  # the example's batch and another one
         want = model(_t(inp)).to_data().to_numpy()
         (got,) = _run(path, inp)
@@ -98,9 +100,35 @@ def test_model_runs_in_onnxruntime_with_dynamic_batch_and_reloads(tmp_path: Path
         np.testing.assert_allclose(reloaded(_t(inp)).to_data().to_numpy(), want, rtol=1e-6, atol=1e-6)
 
 
+@pytest.mark.parametrize("name", sorted(MODELS))
+def test_initializers_carry_pytorch_names_and_layouts(tmp_path: Path, name: str) -> None:
+    build, example = MODELS[name]
+    model = build(DEV)
+    path = burn.onnx.export(model, _t(example(2)), tmp_path / f"{name}.onnx", param_names="pytorch")
+    values = {i.name: onnx.numpy_helper.to_array(i) for i in onnx.load(str(path)).graph.initializer}
+    state = burn.record.pytorch_state_dict(model)
+    shared = [k for k in state if k in values]
+    assert len(shared) == len([k for k in state if not k.endswith("num_batches_tracked")])
+    for key in shared:
+        np.testing.assert_array_equal(values[key], state[key], err_msg=key)
+
+
+def test_param_names_pytorch_refuses_a_layer_without_counterpart(tmp_path: Path) -> None:
+    model = nn.GruConfig(3, 4, reset_after=False).init(DEV)
+    x = _t(_f32(2, 5, 3))
+    with pytest.raises(burn.onnx.ExportError, match="param_names='pytorch'.*PyTorch counterpart"):
+        burn.onnx.export(model, x, tmp_path / "g.onnx", param_names="pytorch")
+    assert not (tmp_path / "g.onnx").exists()
+
+
+def test_param_names_must_be_known(tmp_path: Path) -> None:
+    with pytest.raises(burn.onnx.ExportError, match="param_names"):
+        burn.onnx.export(M.resnet(DEV), _t(_f32(1, 3, 16, 16)), tmp_path / "r.onnx", param_names="torch")
+
+
 def test_initializers_are_named_by_param_path(tmp_path: Path) -> None:
     model = M.resnet(DEV)
-    path = burn.onnx.export(model, _t(_f32(1, 3, 16, 16)), tmp_path / "r.onnx")
+    path = burn.onnx.export(model, _t(_f32(1, 3, 16, 16)), tmp_path / "r.onnx", param_names="burn")
     names = {i.name for i in onnx.load(str(path)).graph.initializer}
     for p in ("stem.weight", "bn.running_mean", "blocks.1.conv2.weight", "head.bias"):
         assert p in names

@@ -2,8 +2,8 @@
 
 The function is traced at the contract level (`burn.capture.trace`) in inference mode, each
 recorded op is written as standard ONNX nodes by its entry in the table (`table`, filled by
-`ops_tensor` and `ops_module`), the params become initializers named by their module param path
-(`param_name`), and the model is checked with ``onnx.checker`` before it is written (atomically:
+`ops_tensor` and `ops_module`), the params become initializers named as PyTorch names them (or by their module
+param path: `param_names`), and the model is checked with ``onnx.checker`` before it is written (atomically:
 a failed export never leaves a partial file, nor changes an existing one).
 
 Example:
@@ -62,6 +62,7 @@ def export(
     opset: int = 17,
     input_names: Sequence[str] | None = None,
     output_names: Sequence[str] | None = None,
+    param_names: str = "auto",
 ) -> Path:
     """Write `module_or_fn` as an ONNX model at `path`, traced once on `example_inputs`.
 
@@ -82,6 +83,13 @@ def export(
         opset: the ONNX opset (17 or later).
         input_names: graph input names (default ``input_0``, ``input_1``, ...).
         output_names: graph output names (default ``output_0``, ...).
+        param_names: how initializers are named. ``"pytorch"``: the PyTorch state-dict keys and
+            layouts of the equivalent ``torch.nn`` model (`burn.record.pytorch_state_dict`: a
+            Linear weight is stored ``[out, in]`` under ``<path>.weight`` and transposed in the
+            graph; attention's packed ``in_proj_weight`` is sliced in the graph), as
+            ``torch.onnx.export`` names them; a layer with no PyTorch counterpart is an error.
+            ``"burn"``: burn's param paths and layouts. ``"auto"`` (default): ``"pytorch"``
+            where every layer of the module has a PyTorch counterpart, else ``"burn"``.
 
     Returns:
         The path written.
@@ -102,6 +110,8 @@ def export(
     """
     onnx = onnx_module()
     helper, numpy_helper = onnx.helper, onnx.numpy_helper
+    if param_names not in ("auto", "pytorch", "burn"):
+        raise ExportError(f"export: param_names must be 'auto', 'pytorch' or 'burn', got {param_names!r}")
     if not isinstance(opset, int) or opset < 17:
         raise ExportError(f"export: opset must be an int >= 17, got {opset!r}")
     out_path = _check_path(path)
@@ -117,6 +127,7 @@ def export(
         got = type(target).__name__
         raise ExportError(f"export: module_or_fn must be a burn Module or a function, got {got}")
     inputs = [t.inner() if t.backend.ad_enabled else t for t in inputs]
+    sources = _torch_sources(target, param_names)
     in_names = _names("input", input_names, len(inputs))
 
     first = _trace(target, inputs)
@@ -141,11 +152,7 @@ def export(
     for name, t in zip(in_names, prog.inputs, strict=True):
         g.names[t.id] = name
         graph_inputs.append(helper.make_tensor_value_info(name, onnx_dtype(t.dtype), _dims(g.shape(t))))
-    initializers = []
-    for p_path, t in prog.params:
-        name = param_name(p_path)
-        g.names[t.id] = name
-        initializers.append(numpy_helper.from_array(first.params[p_path].to_data().to_numpy(), name))
+    initializers = _param_initializers(g, numpy_helper, prog, first, target, sources)
     for call in calls:
         write = lookup(call.op)
         assert write is not None
@@ -176,6 +183,64 @@ def export(
     except OSError as e:
         raise ExportError(f"export: cannot write {str(out_path)!r}: {e.strerror or e}") from e
     return out_path
+
+
+def _torch_sources(target: Any, param_names: str) -> dict[str, Any] | None:
+    """Each param path -> its `Source` in the PyTorch state dict, or None for burn's names."""
+    if param_names == "burn" or not isinstance(target, Module):
+        return None
+    from burn.record.errors import RecordError
+    from burn.record.pytorch_adapters import torch_sources
+
+    try:
+        return torch_sources(target)
+    except RecordError as e:
+        if param_names == "pytorch":
+            raise ExportError(f"export: param_names='pytorch': {e}") from e
+        return None
+
+
+def _param_initializers(
+    g: Graph, numpy_helper: Any, prog: Any, first: Trace, target: Any, sources: dict[str, Any] | None
+) -> list[Any]:
+    """The params' initializers, and the ONNX name of each param value read by the trace.
+
+    With PyTorch names, a param stored transposed or as a row block of a packed tensor (Linear's
+    weight, attention's ``in_proj_weight``) is the initializer in PyTorch's layout followed by a
+    Slice / Transpose node, which runtimes fold once when the session is built."""
+    if sources is None:
+        out = []
+        for p_path, t in prog.params:
+            name = param_name(p_path)
+            g.names[t.id] = name
+            out.append(numpy_helper.from_array(first.params[p_path].to_data().to_numpy(), name))
+        return out
+    from burn.record.pytorch_adapters import put
+
+    arrays = {path: p.val().to_data().to_numpy() for path, p in target.named_params()}
+    groups: dict[str, list[tuple[Any, np.ndarray, str]]] = {}
+    for path, array in arrays.items():
+        groups.setdefault(sources[path].key, []).append((sources[path], array, path))
+    read = {p_path for p_path, _ in prog.params}
+    out, rows = [], {}
+    for key, pieces in groups.items():
+        if not any(path in read for _, _, path in pieces):
+            continue
+        packed = np.ascontiguousarray(put(pieces, key))
+        rows[key] = packed.shape[0] if packed.ndim else 0
+        out.append(numpy_helper.from_array(packed, key))
+    for p_path, t in prog.params:
+        source = sources[p_path]
+        name = source.key
+        if source.part is not None:
+            index, count = source.part
+            size = rows[source.key] // count
+            starts, ends = np.array([index * size], np.int64), np.array([(index + 1) * size], np.int64)
+            name = g.node("Slice", [name, g.const(starts), g.const(ends), g.const(np.array([0], np.int64))])
+        if source.transpose and len(t.shape) == 2:
+            name = g.node("Transpose", [name], perm=[1, 0])
+        g.names[t.id] = name
+    return out
 
 
 def _write_all(f: Any, data: bytes) -> None:
