@@ -102,7 +102,9 @@ class GradScaler:
             TypeError: `grads` is not a `GradientsParams`.
         """
         if not isinstance(grads, GradientsParams):
-            raise TypeError(f"GradScaler.unscale: grads must be a GradientsParams, got {type(grads).__name__}")
+            raise TypeError(
+                f"GradScaler.unscale: grads must be a GradientsParams, got {type(grads).__name__}"
+            )
         if not self.enabled:
             self._found_inf = False
             return True
