@@ -10,19 +10,19 @@ from harness import Settings, Table, setup_torch, timed_row
 from workloads.common import Workload
 from workloads.transformer import burn_block, init_weights, torch_block
 
-from sections.mlp import agreement
+from sections.mlp import AUTOCAST_NOTE, agreement
 
 BATCH, SEQ, D_MODEL, HEADS = 32, 128, 256, 4
 
 
-def build(backend: Any, torch: Any, batch: int) -> dict[str, Workload | None]:
+def build(backend: Any, torch: Any, batch: int, autocast: str | None = None) -> dict[str, Workload | None]:
     weights = init_weights(D_MODEL)
     rng = np.random.default_rng(1)
     x = rng.standard_normal((batch, SEQ, D_MODEL), dtype=np.float32)
     y = rng.standard_normal((batch, SEQ, D_MODEL), dtype=np.float32)
     return {
-        "burn": burn_block(backend, weights, x, y, HEADS),
-        "torch": torch_block(torch, weights, x, y, HEADS) if torch else None,
+        "burn": burn_block(backend, weights, x, y, HEADS, autocast),
+        "torch": torch_block(torch, weights, x, y, HEADS, autocast) if torch else None,
         "numpy": None,
     }
 
@@ -34,11 +34,16 @@ def run(settings: Settings) -> list[Table]:
     batch = 8 if settings.quick else BATCH
     note = agreement(build(backend, torch, batch))
     rows = []
-    for case, attr in (("training step (Adam)", "step"), ("forward + backward", "fwd_bwd")):
-        w = build(backend, torch, batch)
+    cases = (
+        ("training step (Adam)", "step", None),
+        ("forward + backward", "fwd_bwd", None),
+        ("training step (Adam), bf16 autocast", "step", "bfloat16"),
+    )
+    for case, attr, autocast in cases:
+        w = build(backend, torch, batch, autocast)
         fns = {k: getattr(v, attr) if v else None for k, v in w.items()}
         rows.append(timed_row(case, fns, settings, "ms", warmup=1, min_time=settings.min_time * 2))
     title = (
         f"transformer block (pre-norm, {HEADS} heads, GELU MLP), batch {batch}, seq {SEQ}, d_model {D_MODEL}"
     )
-    return [Table(title, rows, notes=[note, "no NumPy floor for this workload"])]
+    return [Table(title, rows, notes=[note, "no NumPy floor for this workload", AUTOCAST_NOTE])]

@@ -50,6 +50,6 @@ def autocast(dtype: DType | str = "bfloat16", enabled: bool = True) -> AutocastC
         ...         print(current_dtype())
         ...     print(current_dtype())
         None
-        float16
+        burn.float16
     """
     return AutocastContext(dtype, enabled)

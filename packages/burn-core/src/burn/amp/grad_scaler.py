@@ -16,12 +16,13 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from burn.optim.grads import GradientsParams
 
 if TYPE_CHECKING:
+    from burn.module.base import Module
     from burn.optim.base import Optimizer
     from burn.tensor.tensor import Tensor
 
 __all__ = ["GradScaler"]
 
-M = TypeVar("M")
+M = TypeVar("M", bound="Module")
 
 
 class GradScaler:

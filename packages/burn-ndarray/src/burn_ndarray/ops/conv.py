@@ -169,8 +169,8 @@ def conv2d(
     keep and consume without a transpose copy."""
     if x.dtype in LOW or weight.dtype in LOW:
         out_dtype = np.result_type(x, weight)
-        wide = _float32(x, weight, bias)
-        return conv2d(*wide, stride, padding, dilation, groups).astype(out_dtype, copy=False)
+        x, weight, bias = _float32(x, weight, bias)
+        return conv2d(x, weight, bias, stride, padding, dilation, groups).astype(out_dtype, copy=False)
     n, c, h, w = x.shape
     o, cg, kh, kw = weight.shape
     check_groups("conv2d", x, weight, c, cg * groups, o, groups)
@@ -212,8 +212,10 @@ def conv2d_x_backward(
     x: Array, weight: Array, output_grad: Array, stride: Pair, padding: Pair, dilation: Pair, groups: int
 ) -> Array:
     if weight.dtype in LOW or output_grad.dtype in LOW:
-        wide = _float32(x, weight, output_grad)
-        return conv2d_x_backward(*wide, stride, padding, dilation, groups).astype(x.dtype, copy=False)
+        dtype = x.dtype
+        x, weight, output_grad = _float32(x, weight, output_grad)
+        grad = conv2d_x_backward(x, weight, output_grad, stride, padding, dilation, groups)
+        return grad.astype(dtype, copy=False)
     n, c, h, w = x.shape
     o, cg, kh, kw = weight.shape
     _, _, oh, ow = output_grad.shape
