@@ -10,7 +10,7 @@ from harness import Settings, Table, setup_torch, timed_row
 from workloads.cnn import burn_cnn, init_weights, numpy_cnn, torch_cnn
 from workloads.common import Workload, classification_batch
 
-from sections.mlp import AUTOCAST_NOTE, agreement
+from sections.mlp import agreement, autocast_table
 
 
 def build(backend: Any, torch: Any, batch: int, autocast: str | None = None) -> dict[str, Workload | None]:
@@ -30,14 +30,12 @@ def run(settings: Settings) -> list[Table]:
     batch = 64
     note = agreement(build(backend, torch, batch))
     rows = []
-    cases = (
-        ("training step (Adam)", "step", None),
-        ("forward + backward", "fwd_bwd", None),
-        ("training step (Adam), bf16 autocast", "step", "bfloat16"),
-    )
-    for case, attr, autocast in cases:
-        w = build(backend, torch, batch, autocast)
+    for case, attr in (("training step (Adam)", "step"), ("forward + backward", "fwd_bwd")):
+        w = build(backend, torch, batch)
         fns = {k: getattr(v, attr) if v else None for k, v in w.items()}
         rows.append(timed_row(case, fns, settings, "ms", warmup=1, min_time=settings.min_time * 2))
-    notes = [note, AUTOCAST_NOTE]
-    return [Table("CNN conv32-pool-conv64-pool-fc128-fc10, batch 64, 1x28x28", rows, notes=notes)]
+    title = "CNN conv32-pool-conv64-pool-fc128-fc10, batch 64, 1x28x28"
+    mixed = autocast_table(
+        title, lambda a: build(backend, torch, batch, a), settings, warmup=1, min_time=settings.min_time * 2
+    )
+    return [Table(title, rows, notes=[note]), mixed]

@@ -10,7 +10,7 @@ from harness import Settings, Table, setup_torch, timed_row
 from workloads.common import Workload
 from workloads.transformer import burn_block, init_weights, torch_block
 
-from sections.mlp import AUTOCAST_NOTE, agreement
+from sections.mlp import agreement, autocast_table
 
 BATCH, SEQ, D_MODEL, HEADS = 32, 128, 256, 4
 
@@ -34,16 +34,15 @@ def run(settings: Settings) -> list[Table]:
     batch = 8 if settings.quick else BATCH
     note = agreement(build(backend, torch, batch))
     rows = []
-    cases = (
-        ("training step (Adam)", "step", None),
-        ("forward + backward", "fwd_bwd", None),
-        ("training step (Adam), bf16 autocast", "step", "bfloat16"),
-    )
-    for case, attr, autocast in cases:
-        w = build(backend, torch, batch, autocast)
+    for case, attr in (("training step (Adam)", "step"), ("forward + backward", "fwd_bwd")):
+        w = build(backend, torch, batch)
         fns = {k: getattr(v, attr) if v else None for k, v in w.items()}
         rows.append(timed_row(case, fns, settings, "ms", warmup=1, min_time=settings.min_time * 2))
     title = (
         f"transformer block (pre-norm, {HEADS} heads, GELU MLP), batch {batch}, seq {SEQ}, d_model {D_MODEL}"
     )
-    return [Table(title, rows, notes=[note, "no NumPy floor for this workload", AUTOCAST_NOTE])]
+    mixed = autocast_table(
+        f"transformer block, batch {batch}", lambda a: build(backend, torch, batch, a), settings, warmup=1,
+        min_time=settings.min_time * 2,
+    )
+    return [Table(title, rows, notes=[note, "no NumPy floor for this workload"]), mixed]
