@@ -34,6 +34,7 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
+from burn.errors import DTypeError
 from burn.foundations.dtype import DType
 from burn.foundations.kind import Float
 
@@ -109,6 +110,9 @@ def low_precision(op: str, *tensors: Any) -> tuple[Any, ...]:
     dtype's) float tensors cast to the context's dtype; None, non-float and float64 tensors
     unchanged. Call only when `active` is nonzero.
 
+    Raises:
+        DTypeError: the backend of a tensor to cast does not declare the context's dtype.
+
     Example:
         >>> low_precision("matmul", None)  # no context open in this thread
         (None,)
@@ -116,7 +120,7 @@ def low_precision(op: str, *tensors: Any) -> tuple[Any, ...]:
     dtype = current_dtype()
     if dtype is None:
         return tensors
-    return tuple(_cast(t, dtype) for t in tensors)
+    return tuple(_cast(op, t, dtype) for t in tensors)
 
 
 def full_precision(op: str, tensor: T) -> T:
@@ -135,12 +139,19 @@ def full_precision(op: str, tensor: T) -> T:
     return tensor
 
 
-def _cast(t: Any, dtype: DType) -> Any:
+def _cast(op: str, t: Any, dtype: DType) -> Any:
     if t is None or t._k is not Float:
         return t
-    have = t._b.float_get_dtype(t._p)
+    b = t._b
+    have = b.float_get_dtype(t._p)
     if have is dtype or have is DType.F64:
         return t
+    if not b.capabilities.supports(dtype):
+        raise DTypeError(
+            f"autocast({dtype.value!r}): {op} would run in {dtype.value}, which backend {b.name!r} "
+            f"does not declare (see backend.capabilities.dtypes); use the other half dtype if it "
+            f"has it, or leave this backend's steps in float32"
+        )
     return t.cast(dtype)
 
 

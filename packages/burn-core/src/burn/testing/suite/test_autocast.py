@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from burn import amp, nn
+from burn.errors import DTypeError
 from burn.foundations.dtype import DType
 from burn.tensor import activation as A
 from burn.tensor import module as F
@@ -157,6 +158,16 @@ def test_low_products_match_float32_of_rounded_operands(backend: Any, rng: Any, 
     want_conv = np.einsum("nchwij,ocij->nohw", cols, rounded[3])
     got = conv.to_data().to_numpy().astype(np.float64)
     np.testing.assert_allclose(got, want_conv, rtol=2 * eps, atol=2 * eps * np.abs(want_conv).max())
+
+
+@covers("float_cast", "float_matmul")
+@pytest.mark.parametrize("low", LOW, ids=lambda d: d.value)
+def test_a_dtype_the_backend_lacks_is_a_clear_error(backend: Any, rng: Any, low: DType) -> None:
+    if backend.capabilities.supports(low):
+        pytest.skip(f"backend {backend.name!r} declares {low.value}")
+    a = _t(backend, rng, (2, 2), DType.F32)
+    with amp.autocast(low), pytest.raises(DTypeError, match=f"autocast.*matmul.*{backend.name}"):
+        a @ a
 
 
 @covers("float_cast", "float_matmul")
