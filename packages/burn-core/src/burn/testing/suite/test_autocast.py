@@ -237,5 +237,5 @@ def test_float32_params_get_float32_gradients(backend: Any, rng: Any, low: DType
         # bfloat16 keeps 8 bits of mantissa (float16 11): a few percent of the gradient's norm
         # covers the rounding of activations and products through three layers.
         tol = 0.05 if low is DType.BF16 else 0.01
-        error, norm = float(np.linalg.norm(mixed[name] - want)), float(np.linalg.norm(want))
-        assert error <= tol * max(norm, 1e-6), f"{name}: error {error:.3g}, norm {norm:.3g}"
+        error, size = float(np.linalg.norm(mixed[name] - want)), float(np.linalg.norm(want))
+        assert error <= tol * max(size, 1e-6), f"{name}: error {error:.3g}, norm {size:.3g}"
