@@ -157,6 +157,7 @@ def train(
     overwrite: bool = False,
     ddp: bool = False,
     logger: Literal["csv", "tensorboard", "mlflow"] = "csv",
+    precision: Literal["32", "bf16-mixed", "16-mixed"] = "32",
 ) -> tuple[Any, Any]:
     """Train on the digits' training split (validating on the test split each epoch), save the
     model and its config into `out`, and return ``(model, TrainingResult)``.
@@ -165,7 +166,8 @@ def train(
     Metrics always go to ``out/metrics.csv``; `logger` ``"tensorboard"`` or ``"mlflow"`` sends
     them (and the run's hyperparameters) there too.
     With `ddp` (under ``mpiexec``) every process trains a replica on `batch_size / world_size` items
-    of each batch; rank 0 saves."""
+    of each batch; rank 0 saves. `precision` is `Learner`'s (``"bf16-mixed"``: the steps under
+    bfloat16 autocast; docs/guides/precision.md)."""
     out = Path(out)
     backend_ = training_backend(backend)
     device = backend_.default_device()
@@ -191,6 +193,7 @@ def train(
         strategy=strategy,
         loggers=["csv"] if logger == "csv" else ["csv", logger],
         hparams={"model_kind": model, "batch_size": batch_size * world, "max_lr": lr, "world_size": world},
+        precision=precision,
     )
     train_loader = DataLoader(ArrayDataset(data.x_train, data.y_train), batch_size, shuffle=True, seed=seed)
     test_loader = DataLoader(ArrayDataset(data.x_test, data.y_test), 256)
@@ -260,6 +263,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument(
         "--ddp", action="store_true", help="data-parallel over the processes of `mpiexec -n N` (burn-mpi)"
     )
+    parser.add_argument(
+        "--precision",
+        choices=["32", "bf16-mixed", "16-mixed"],
+        default="32",
+        help="mixed precision: bfloat16 or float16 autocast, params in float32 (default %(default)s)",
+    )
     args = parser.parse_args(argv)
     if args.epochs < 1:
         parser.error(f"--epochs must be at least 1, got {args.epochs}")
@@ -322,6 +331,7 @@ def main(argv: list[str] | None = None) -> int:
             overwrite=args.overwrite,
             ddp=args.ddp,
             logger=args.logger,
+            precision=args.precision,
         )
     except FileExistsError as exc:  # --out names a folder with a run in it
         print(
@@ -387,6 +397,7 @@ def _ddp_worker(args: argparse.Namespace, default_out: Path) -> int:
         progress="none",
         overwrite=args.overwrite,
         ddp=True,
+        precision=args.precision,
     )
     return 0
 

@@ -10,19 +10,19 @@ from harness import Settings, Table, setup_torch, timed_row
 from workloads.common import Workload
 from workloads.transformer import burn_block, init_weights, torch_block
 
-from sections.mlp import agreement
+from sections.mlp import agreement, autocast_table
 
 BATCH, SEQ, D_MODEL, HEADS = 32, 128, 256, 4
 
 
-def build(backend: Any, torch: Any, batch: int) -> dict[str, Workload | None]:
+def build(backend: Any, torch: Any, batch: int, autocast: str | None = None) -> dict[str, Workload | None]:
     weights = init_weights(D_MODEL)
     rng = np.random.default_rng(1)
     x = rng.standard_normal((batch, SEQ, D_MODEL), dtype=np.float32)
     y = rng.standard_normal((batch, SEQ, D_MODEL), dtype=np.float32)
     return {
-        "burn": burn_block(backend, weights, x, y, HEADS),
-        "torch": torch_block(torch, weights, x, y, HEADS) if torch else None,
+        "burn": burn_block(backend, weights, x, y, HEADS, autocast),
+        "torch": torch_block(torch, weights, x, y, HEADS, autocast) if torch else None,
         "numpy": None,
     }
 
@@ -41,4 +41,8 @@ def run(settings: Settings) -> list[Table]:
     title = (
         f"transformer block (pre-norm, {HEADS} heads, GELU MLP), batch {batch}, seq {SEQ}, d_model {D_MODEL}"
     )
-    return [Table(title, rows, notes=[note, "no NumPy floor for this workload"])]
+    mixed = autocast_table(
+        f"transformer block, batch {batch}", lambda a: build(backend, torch, batch, a), settings, warmup=1,
+        min_time=settings.min_time * 2,
+    )
+    return [Table(title, rows, notes=[note, "no NumPy floor for this workload"]), mixed]

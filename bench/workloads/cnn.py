@@ -29,7 +29,9 @@ def init_weights(seed: int = 0) -> dict[str, np.ndarray]:
     }
 
 
-def burn_cnn(backend: Any, w: dict[str, np.ndarray], x_np: np.ndarray, y_np: np.ndarray) -> Workload:
+def burn_cnn(
+    backend: Any, w: dict[str, np.ndarray], x_np: np.ndarray, y_np: np.ndarray, autocast: str | None = None
+) -> Workload:
     """burn: `nn.Conv2d`, `nn.MaxPool2d`, `nn.Linear` in a `Module`; `CrossEntropyLoss`; Adam."""
     from burn import Tensor, activation, nn
     from burn.module import Module, Param
@@ -59,11 +61,12 @@ def burn_cnn(backend: Any, w: dict[str, np.ndarray], x_np: np.ndarray, y_np: np.
         nn.Linear(param("fc1.w"), param("fc1.b")),
         nn.Linear(param("fc2.w"), param("fc2.b")),
     )
-    return burn_trained(backend, model, x_np, y_np)
+    return burn_trained(backend, model, x_np, y_np, autocast=autocast)
 
 
 def torch_cnn(
-    torch: Any, w: dict[str, np.ndarray], x_np: np.ndarray, y_np: np.ndarray, device: str = "cpu"
+    torch: Any, w: dict[str, np.ndarray], x_np: np.ndarray, y_np: np.ndarray, device: str = "cpu",
+    autocast: str | None = None,
 ) -> Workload:
     """PyTorch eager with the same layers and weights."""
     nn = torch.nn
@@ -84,7 +87,7 @@ def torch_cnn(
             weight = w[f"{name}.w"]
             layer.weight.copy_(torch.from_numpy(weight.T.copy() if weight.ndim == 2 else weight))
             layer.bias.copy_(torch.from_numpy(w[f"{name}.b"]))
-    return torch_trained(torch, model, x_np, y_np, device)
+    return torch_trained(torch, model, x_np, y_np, device, autocast=autocast)
 
 
 # --- the NumPy floor: NHWC inside, convolution as as_strided windows + one GEMM ---------------

@@ -44,11 +44,15 @@ def torch_adam(torch: Any, params: Any) -> Any:
 
 
 def burn_trained(
-    backend: Any, model: Any, x_np: np.ndarray, y_np: np.ndarray, loss_fn: Any = None
+    backend: Any, model: Any, x_np: np.ndarray, y_np: np.ndarray, loss_fn: Any = None,
+    autocast: str | None = None,
 ) -> Workload:
     """burn: `model` trained on one batch with `loss_fn` (default `CrossEntropyLoss`) and
-    `AdamConfig().init()` with the shared hyperparameters."""
-    from burn import Tensor, nn, optim
+    `AdamConfig().init()` with the shared hyperparameters; with `autocast` (``"bfloat16"``...),
+    forward and loss run under `burn.amp.autocast` (params and Adam stay float32)."""
+    from contextlib import nullcontext
+
+    from burn import Tensor, amp, nn, optim
 
     device = backend.default_device()
     state = [model]
@@ -57,9 +61,13 @@ def burn_trained(
     loss_fn = loss_fn or nn.CrossEntropyLossConfig().init()
     optimizer = optim.AdamConfig(beta_1=BETA_1, beta_2=BETA_2, epsilon=EPS).init()
 
+    region: Any = nullcontext() if autocast is None else amp.autocast(autocast)
+
     def grads() -> Any:
         current = state[0]
-        return optim.GradientsParams.from_grads(loss_fn(current(x), y).backward(), current)
+        with region:
+            loss = loss_fn(current(x), y)
+        return optim.GradientsParams.from_grads(loss.backward(), current)
 
     def step() -> None:
         state[0] = optimizer.step(LR, state[0], grads())
@@ -68,10 +76,18 @@ def burn_trained(
 
 
 def torch_trained(
-    torch: Any, model: Any, x_np: np.ndarray, y_np: np.ndarray, device: str = "cpu", loss_fn: Any = None
+    torch: Any, model: Any, x_np: np.ndarray, y_np: np.ndarray, device: str = "cpu", loss_fn: Any = None,
+    autocast: str | None = None,
 ) -> Workload:
     """PyTorch eager: `model` trained on one batch with `loss_fn` (default `F.cross_entropy`) and
-    `torch.optim.Adam` with the shared hyperparameters."""
+    `torch.optim.Adam` with the shared hyperparameters; with `autocast`, forward and loss run
+    under ``torch.autocast(device, dtype)``."""
+    from contextlib import nullcontext
+
+    def region() -> Any:
+        if autocast is None:
+            return nullcontext()
+        return torch.autocast(device.split(":")[0], dtype=getattr(torch, autocast))
     loss_fn = loss_fn or torch.nn.functional.cross_entropy
     model = model.to(device)
     x, y = torch.from_numpy(x_np.copy()).to(device), torch.from_numpy(y_np.copy()).to(device)
@@ -79,7 +95,9 @@ def torch_trained(
 
     def fwd_bwd() -> None:
         optimizer.zero_grad(set_to_none=True)
-        loss_fn(model(x), y).backward()
+        with region():
+            loss = loss_fn(model(x), y)
+        loss.backward()
 
     def step() -> None:
         fwd_bwd()

@@ -20,7 +20,9 @@ def init_weights(sizes: list[int], seed: int = 0) -> Weights:
     ]
 
 
-def burn_mlp(backend: Any, weights: Weights, x_np: np.ndarray, y_np: np.ndarray) -> Workload:
+def burn_mlp(
+    backend: Any, weights: Weights, x_np: np.ndarray, y_np: np.ndarray, autocast: str | None = None
+) -> Workload:
     """burn: `nn.Linear` layers in a `Module`, `CrossEntropyLoss`, `AdamConfig().init()`."""
     from burn import Tensor, activation, nn
     from burn.module import Module, Param
@@ -41,7 +43,8 @@ def burn_mlp(backend: Any, weights: Weights, x_np: np.ndarray, y_np: np.ndarray)
     def param(a: np.ndarray) -> Param:
         return Param.from_tensor(Tensor.from_data(a, device=device))
 
-    return burn_trained(backend, Mlp([nn.Linear(param(w), param(b)) for w, b in weights]), x_np, y_np)
+    model = Mlp([nn.Linear(param(w), param(b)) for w, b in weights])
+    return burn_trained(backend, model, x_np, y_np, autocast=autocast)
 
 
 def torch_model(torch: Any, weights: Weights) -> Any:
@@ -59,10 +62,11 @@ def torch_model(torch: Any, weights: Weights) -> Any:
 
 
 def torch_mlp(
-    torch: Any, weights: Weights, x_np: np.ndarray, y_np: np.ndarray, device: str = "cpu"
+    torch: Any, weights: Weights, x_np: np.ndarray, y_np: np.ndarray, device: str = "cpu",
+    autocast: str | None = None,
 ) -> Workload:
     """PyTorch eager: `nn.Sequential` of Linear + ReLU, `F.cross_entropy`, `torch.optim.Adam`."""
-    return torch_trained(torch, torch_model(torch, weights), x_np, y_np, device)
+    return torch_trained(torch, torch_model(torch, weights), x_np, y_np, device, autocast=autocast)
 
 
 def numpy_mlp(weights: Weights, x: np.ndarray, y: np.ndarray) -> Workload:

@@ -30,7 +30,8 @@ def init_weights(d_model: int, seed: int = 0) -> dict[str, np.ndarray]:
 
 
 def burn_block(
-    backend: Any, weights: dict[str, np.ndarray], x_np: np.ndarray, y_np: np.ndarray, heads: int
+    backend: Any, weights: dict[str, np.ndarray], x_np: np.ndarray, y_np: np.ndarray, heads: int,
+    autocast: str | None = None,
 ) -> Workload:
     """burn: `nn.LayerNorm`, `nn.MultiHeadAttention` (dropout 0), `nn.Linear`, `activation.gelu`,
     `nn.MseLoss`, `AdamConfig().init()`."""
@@ -63,11 +64,12 @@ def burn_block(
     )  # fmt: skip
     norms = [nn.LayerNorm(param(f"{n}.gamma"), param(f"{n}.beta")) for n in ("norm_1", "norm_2")]
     block = Block(norms[0], attn, norms[1], linear("ff_1"), linear("ff_2"))
-    return burn_trained(backend, block, x_np, y_np, nn.MseLoss())
+    return burn_trained(backend, block, x_np, y_np, nn.MseLoss(), autocast=autocast)
 
 
 def torch_block(
-    torch: Any, weights: dict[str, np.ndarray], x_np: np.ndarray, y_np: np.ndarray, heads: int
+    torch: Any, weights: dict[str, np.ndarray], x_np: np.ndarray, y_np: np.ndarray, heads: int,
+    autocast: str | None = None,
 ) -> Workload:
     """PyTorch eager: `nn.LayerNorm`, `nn.MultiheadAttention(batch_first=True)`, `nn.Linear`,
     `F.gelu`, `F.mse_loss`, `torch.optim.Adam`."""
@@ -105,4 +107,4 @@ def torch_block(
         for name in ("ff_1", "ff_2"):
             getattr(model, name).weight.copy_(t(f"{name}.w", True))
             getattr(model, name).bias.copy_(t(f"{name}.b"))
-    return torch_trained(torch, model, x_np, y_np, loss_fn=F.mse_loss)
+    return torch_trained(torch, model, x_np, y_np, loss_fn=F.mse_loss, autocast=autocast)

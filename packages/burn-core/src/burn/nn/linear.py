@@ -13,6 +13,7 @@ from burn.module.config import config
 from burn.module.param import Param
 from burn.nn._util import resolve_device
 from burn.nn.init import DEFAULT_LAYER_INIT, Initializer, linear_fans
+from burn.tensor import autocast as _amp
 
 if TYPE_CHECKING:
     from burn.backend.device import Device
@@ -69,12 +70,15 @@ class Linear(Module):
     def forward(self, x: Tensor) -> Tensor:
         """``[..., d_input] -> [..., d_output]``."""
         w = self.weight.val()
+        bias = self.bias
+        b = None if bias is None else bias.val()
+        if _amp.active:  # as `burn.tensor.module.linear`: the bias too, so the output is low
+            x, w, b = _amp.low_precision("linear", x, w, b)
         if len(x.shape) == 1:  # matmul needs rank 2: treat a vector as one row
             out = x.unsqueeze().matmul(w).squeeze(0)
         else:
             out = x.matmul(w)
-        bias = self.bias
-        return out if bias is None else out + bias.val()
+        return out if b is None else out + b
 
     @property
     def d_input(self) -> int:

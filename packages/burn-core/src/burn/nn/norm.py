@@ -24,6 +24,7 @@ from burn.module.config import config
 from burn.module.param import Param
 from burn.nn._util import resolve_device
 from burn.nn.init import Ones, Zeros
+from burn.tensor import autocast as _amp
 
 if TYPE_CHECKING:
     from burn.backend.device import Device
@@ -102,6 +103,8 @@ class BatchNorm(Module):
     epsilon: float = 1e-5
 
     def forward(self, x: Tensor) -> Tensor:
+        if _amp.active:
+            x = _amp.full_precision("batch_norm", x)
         shape = x.shape
         channels = self.gamma.shape[0]
         if len(shape) < 2 or shape[1] != channels:
@@ -177,6 +180,8 @@ class LayerNorm(Module):
     epsilon: float = 1e-5
 
     def forward(self, x: Tensor) -> Tensor:
+        if _amp.active:
+            x = _amp.full_precision("layer_norm", x)
         centered = x - x.mean_dim(-1)
         var = (centered * centered).mean_dim(-1)
         out = centered / (var + self.epsilon).sqrt() * self.gamma.val()
@@ -226,6 +231,8 @@ class GroupNorm(Module):
     epsilon: float = 1e-5
 
     def forward(self, x: Tensor) -> Tensor:
+        if _amp.active:
+            x = _amp.full_precision("group_norm", x)
         shape = x.shape
         if len(shape) < 2 or shape[1] != self.num_channels:
             raise ShapeError(f"GroupNorm: expected an input [N, {self.num_channels}, ...], got shape {shape}")
@@ -401,5 +408,7 @@ class RmsNorm(Module):
     epsilon: float = 1e-5
 
     def forward(self, x: Tensor) -> Tensor:
+        if _amp.active:
+            x = _amp.full_precision("rms_norm", x)
         rms = ((x * x).mean_dim(-1) + self.epsilon).sqrt()
         return x / rms * self.gamma.val()

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from burn.errors import ShapeError
 from burn.foundations.kind import Float
+from burn.tensor import autocast as _amp
 from burn.tensor._base import TensorBase, wrap
 from burn.tensor._errors import expect_same, kind_error
 
@@ -242,12 +243,16 @@ def softmax(x: Tensor, dim: int) -> Tensor:
         [[0.5, 0.5]]
     """
     t = _float("softmax", x)
+    if _amp.active:
+        t = _amp.full_precision("softmax", t)
     return wrap(t._b.softmax(t._p, t._dim(dim, "softmax")), t._b, Float)
 
 
 def log_softmax(x: Tensor, dim: int) -> Tensor:
     """``log(softmax(x, dim))``, computed stably."""
     t = _float("log_softmax", x)
+    if _amp.active:
+        t = _amp.full_precision("log_softmax", t)
     return wrap(t._b.log_softmax(t._p, t._dim(dim, "log_softmax")), t._b, Float)
 
 

@@ -17,6 +17,7 @@ from burn.errors import ShapeError
 from burn.foundations.kind import Bool, Float, Int
 from burn.foundations.ownership import TEMP as _TEMP
 from burn.tensor import _owned_ops as _owned
+from burn.tensor import autocast as _amp
 from burn.tensor._base import TensorBase, wrap
 from burn.tensor._errors import binary_error, kind_error, matmul_problem, operand_error
 from burn.tensor._scalars import scalar_operand
@@ -153,6 +154,8 @@ class ArithOps(HostOps):
 
     def powf(self, other: Operand) -> Tensor:
         """Elementwise ``self ** other`` (Float only); `other` may be a Python number."""
+        if _amp.active:
+            self = _amp.full_precision("powf", self)  # noqa: PLW0642
         b = self._b
         if self._k is not Float:
             raise kind_error("powf", self, _FLOAT, "convert with .float() first")
@@ -169,6 +172,8 @@ class ArithOps(HostOps):
 
     def powf_scalar(self, exponent: float) -> Tensor:
         """Elementwise ``self ** exponent`` for a Python number (Float only)."""
+        if _amp.active:
+            self = _amp.full_precision("powf", self)  # noqa: PLW0642
         if self._k is not Float:
             raise kind_error("powf_scalar", self, _FLOAT, "convert with .float() first")
         return wrap(
@@ -192,6 +197,8 @@ class ArithOps(HostOps):
             if other._b is b and k is other._k:
                 raise kind_error("matmul", self, "Float or Int tensors", "convert with .float() first")
             raise operand_error("matmul", self, other)
+        if _amp.active and k is Float:
+            self, other = _amp.low_precision("matmul", self, other)  # noqa: PLW0642
         try:
             p = b.float_matmul(self._p, other._p) if k is Float else b.int_matmul(self._p, other._p)
         except Exception as exc:
@@ -340,6 +347,8 @@ class ArithOps(HostOps):
     # -- unary math on Float ------------------------------------------------------------------
     def exp(self) -> Tensor:
         """Elementwise ``e ** self``."""
+        if _amp.active:
+            self = _amp.full_precision("exp", self)  # noqa: PLW0642
         if self._k is Float:
             b = self._b
             if b._reuse and _rc(self) == _TEMP:
@@ -349,6 +358,8 @@ class ArithOps(HostOps):
 
     def log(self) -> Tensor:
         """Elementwise natural logarithm."""
+        if _amp.active:
+            self = _amp.full_precision("log", self)  # noqa: PLW0642
         if self._k is Float:
             b = self._b
             if b._reuse and _rc(self) == _TEMP:
@@ -358,6 +369,8 @@ class ArithOps(HostOps):
 
     def log1p(self) -> Tensor:
         """Elementwise ``log(1 + self)``."""
+        if _amp.active:
+            self = _amp.full_precision("log1p", self)  # noqa: PLW0642
         if self._k is Float:
             return wrap(self._b.float_log1p(self._p), self._b, Float)
         raise kind_error("log1p", self, _FLOAT, "convert with .float() first")

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from burn.errors import ShapeError
 from burn.foundations.kind import Bool, Float, Int
+from burn.tensor import autocast as _amp
 from burn.tensor._base import TensorBase, wrap
 from burn.tensor._errors import binary_error, kind_error, operand_error
 from burn.tensor._scalars import scalar_operand
@@ -186,6 +187,8 @@ class MathOps(AutodiffOps):
             >>> Tensor.from_data([1, 2, 3, 4]).cumprod(0).tolist()  # doctest: +SKIP
             [1, 2, 6, 24]
         """
+        if _amp.active:
+            self = _amp.full_precision("cumprod", self)  # noqa: PLW0642
         return self._numeric_dim_op("cumprod", dim)
 
     def cummax(self, dim: int) -> Tensor:

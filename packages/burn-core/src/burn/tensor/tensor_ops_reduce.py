@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Never
 
 from burn.foundations.kind import Bool, Float, Int
+from burn.tensor import autocast as _amp
 from burn.tensor._base import wrap
 from burn.tensor._errors import kind_error
 from burn.tensor._hints import dim_given
@@ -33,6 +34,8 @@ class ReduceOps(CompareOps):
         """
         if torch_dim or torch_kwargs:
             dim_given("sum", torch_dim, torch_kwargs)
+        if _amp.active:
+            self = _amp.full_precision("sum", self)  # noqa: PLW0642
         k = self._k
         if k is Float:
             return wrap(self._b.float_sum(self._p), self._b, Float)
@@ -46,6 +49,8 @@ class ReduceOps(CompareOps):
         (PyTorch's ``x.mean(1)`` is `mean_dim`: a dim given here raises a TypeError that says so.)"""
         if torch_dim or torch_kwargs:
             dim_given("mean", torch_dim, torch_kwargs)
+        if _amp.active:
+            self = _amp.full_precision("mean", self)  # noqa: PLW0642
         k = self._k
         if k is Float:
             return wrap(self._b.float_mean(self._p), self._b, Float)
@@ -59,6 +64,8 @@ class ReduceOps(CompareOps):
         """Product of all elements, shape ``(1,)``. (PyTorch's ``x.prod(1)`` is `prod_dim`.)"""
         if torch_dim or torch_kwargs:
             dim_given("prod", torch_dim, torch_kwargs)
+        if _amp.active:
+            self = _amp.full_precision("prod", self)  # noqa: PLW0642
         k = self._k
         if k is Float:
             return wrap(self._b.float_prod(self._p), self._b, Float)
@@ -103,6 +110,8 @@ class ReduceOps(CompareOps):
             >>> Tensor.from_data([[1, 2], [3, 4]]).sum_dim(-1).tolist()  # doctest: +SKIP
             [[3], [7]]
         """
+        if _amp.active:
+            self = _amp.full_precision("sum_dim", self)  # noqa: PLW0642
         k = self._k
         if k is Float:
             return wrap(self._b.float_sum_dim(self._p, self._dim(dim, "sum_dim")), self._b, Float)
@@ -113,6 +122,8 @@ class ReduceOps(CompareOps):
     def mean_dim(self, dim: int) -> Tensor:
         """Mean along `dim` (kept with size 1); NaN where `dim` is empty (Float), an error for
         Int (see `mean`)."""
+        if _amp.active:
+            self = _amp.full_precision("mean_dim", self)  # noqa: PLW0642
         k = self._k
         if k is Float:
             return wrap(self._b.float_mean_dim(self._p, self._dim(dim, "mean_dim")), self._b, Float)
@@ -126,6 +137,8 @@ class ReduceOps(CompareOps):
 
     def prod_dim(self, dim: int) -> Tensor:
         """Product along `dim` (kept with size 1)."""
+        if _amp.active:
+            self = _amp.full_precision("prod_dim", self)  # noqa: PLW0642
         k = self._k
         if k is Float:
             return wrap(self._b.float_prod_dim(self._p, self._dim(dim, "prod_dim")), self._b, Float)
@@ -195,6 +208,8 @@ class ReduceOps(CompareOps):
 
     def cumsum(self, dim: int) -> Tensor:
         """Cumulative sum along `dim` (same shape)."""
+        if _amp.active:
+            self = _amp.full_precision("cumsum", self)  # noqa: PLW0642
         k = self._k
         if k is Float:
             return wrap(self._b.float_cumsum(self._p, self._dim(dim, "cumsum")), self._b, Float)
@@ -213,6 +228,8 @@ class ReduceOps(CompareOps):
     def _var(self, dim: int, op: str, correction: int) -> Tensor:
         if self._k is not Float:
             raise kind_error(op, self, "a Float tensor", "convert with .float() first")
+        if _amp.active:
+            self = _amp.full_precision("var", self)  # noqa: PLW0642
         d = self._dim(dim, op)
         # Composed of tensor ops (not backend primitives) so autodiff backends differentiate it.
         centered = self - self.mean_dim(d)

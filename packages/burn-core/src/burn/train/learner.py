@@ -5,10 +5,12 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable, Mapping, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
+from burn.amp import GradScaler, autocast
 from burn.data.loader import DataLoader
 from burn.optim.base import Optimizer
 from burn.optim.grads import GradientsAccumulator, GradientsParams
@@ -119,6 +121,12 @@ class Learner:
             ``[]``: none. Only the main process logs under `DataParallel`.
         hparams: extra hyperparameters for the loggers (batch size, model settings...), beside
             those the learner knows (``num_epochs``, ``optimizer``, ``lr``, ``seed``...).
+        precision: ``"32"`` (default: every op in the model's dtype), ``"bf16-mixed"`` (the
+            steps run under `burn.amp.autocast` bfloat16) or ``"16-mixed"`` (autocast float16
+            with a `burn.amp.GradScaler`, whose state the checkpoints keep). Params, gradients
+            and optimizer state stay in the model's dtype; see docs/guides/precision.md.
+        grad_scaler: the `GradScaler` of ``"16-mixed"`` (default: ``GradScaler()``), to change
+            its settings; only with ``"16-mixed"``.
 
     Example:
         >>> from burn import nn, optim
@@ -164,6 +172,8 @@ class Learner:
         profile_steps: int | None = None,
         loggers: Sequence[Logger | str] | None = None,
         hparams: Mapping[str, Any] | None = None,
+        precision: str = "32",
+        grad_scaler: GradScaler | None = None,
     ) -> None:
         from burn.module.base import Module
 
@@ -197,6 +207,22 @@ class Learner:
         if hparams is not None and not isinstance(hparams, Mapping):
             raise TypeError(f"Learner: hparams must be a mapping of names to values, got {hparams!r}")
         self.hparams: dict[str, Any] = dict(hparams or {})
+        if precision not in PRECISIONS:
+            raise ValueError(
+                f"Learner: precision must be one of {', '.join(map(repr, PRECISIONS))}, got {precision!r}"
+            )
+        if grad_scaler is not None and precision != "16-mixed":
+            raise ValueError(f"Learner: grad_scaler is for precision='16-mixed', not {precision!r}")
+        if grad_scaler is not None and not isinstance(grad_scaler, GradScaler):
+            raise TypeError(f"Learner: grad_scaler must be a burn.amp.GradScaler, got {grad_scaler!r}")
+        self.precision = precision
+        low = PRECISIONS[precision]
+        # One context re-entered at every step (an autocast context pushes on enter, so it is
+        # reentrant); "32" leaves the steps as they are, inside any region the caller opened.
+        self._autocast: AbstractContextManager[Any] = nullcontext() if low is None else autocast(low)
+        self.grad_scaler: GradScaler | None = (
+            (grad_scaler or GradScaler()) if precision == "16-mixed" else None
+        )
         self.grad_accumulation = grad_accumulation
         self.checkpoint_every = checkpoint_every
         self._best_model: Any = None  # the best epoch's model, for EarlyStopping(restore_best=True)
@@ -427,9 +453,13 @@ class Learner:
             size = min(every, total - first + 1)
             if iteration == first:
                 lr = self.scheduler.step()
-            output = _checked(self.step_fn(model, batch), "step_fn")
+            with self._autocast:
+                output = _checked(self.step_fn(model, batch), "step_fn")
             # Scaling each loss by 1/size makes the summed gradients the group's mean gradient.
             loss = output.loss if size == 1 else output.loss * (1.0 / size)
+            scaler = self.grad_scaler
+            if scaler is not None:
+                loss = scaler.scale(loss)  # the same scale for every batch of a group
             grads = GradientsParams.from_grads(loss.backward(), model)
             last = iteration - first + 1 == size
             if size > 1:
@@ -439,7 +469,11 @@ class Learner:
             if last:
                 if self.strategy is not None:
                     grads = self.strategy.reduce_grads(grads, model)
-                model = self.optimizer.step(lr, model, grads)
+                if scaler is None:
+                    model = self.optimizer.step(lr, model, grads)
+                else:  # a step with inf or NaN gradients leaves the model as it is
+                    model = scaler.step(self.optimizer, model, grads, lr)
+                    scaler.update()
                 step += 1
             values = compute_all(self.metrics, output, lr)
             aggregator.add(values)
@@ -475,7 +509,8 @@ class Learner:
         device = _device_of(valid_model)
         self.progress.start("valid", epoch, self.num_epochs, len(loader))
         for iteration, batch in enumerate(loader.batches(device, epoch - 1), start=1):
-            output = _checked(self.valid_step_fn(valid_model, batch), "valid_step_fn")
+            with self._autocast:
+                output = _checked(self.valid_step_fn(valid_model, batch), "valid_step_fn")
             values = compute_all(self.metrics, output, None)
             aggregator.add(values)
             current = {name: value for name, (value, _) in values.items()}
@@ -555,6 +590,8 @@ class Learner:
         }
         if aggregator is not None:
             state["aggregator"] = aggregator.to_record()
+        if self.grad_scaler is not None:
+            state["grad_scaler"] = self.grad_scaler.to_record()
         if stopper is not None and stopper.restore_best and self._best_model is not None:
             state["best_model"] = self._best_model.into_record()
         return state
@@ -610,6 +647,8 @@ class Learner:
         model = model.load_record(state["model"])
         self.optimizer.load_record(state["optimizer"])
         self.scheduler.load_record(state["scheduler"])
+        if self.grad_scaler is not None and state.get("grad_scaler") is not None:
+            self.grad_scaler.load_record(state["grad_scaler"])
         self.backend.rng.bit_generator.state = json.loads(state["rng"])
         if self.early_stopping is not None and state.get("early_stopping") is not None:
             self.early_stopping.load_record(state["early_stopping"])
@@ -643,6 +682,10 @@ class Learner:
 
 
 # -- helpers --------------------------------------------------------------------------------------
+PRECISIONS: dict[str, str | None] = {"32": None, "bf16-mixed": "bfloat16", "16-mixed": "float16"}
+"""`Learner`'s precisions and the autocast dtype of each (None: no autocast)."""
+
+
 def _make_loggers(loggers: Sequence[Logger | str] | None, directory: Path | None, plot: bool) -> list[Logger]:
     if loggers is None:
         return [CsvLogger(plot=plot)] if directory is not None else []

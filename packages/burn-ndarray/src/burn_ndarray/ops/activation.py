@@ -32,7 +32,7 @@ from burn_ndarray import kernels
 from burn_ndarray.kernels.erf import SMALL_SIZE, erf
 from burn_ndarray.ops.select import where
 from burn_ndarray.runtime import split, threads
-from burn_ndarray.runtime.dtypes import BF16, BF16_SCALAR, F16, F32, F64
+from burn_ndarray.runtime.dtypes import BF16, BF16_SCALAR, F16, F32, F64, LOW
 
 Array = Any
 _ndarray = np.ndarray
@@ -270,6 +270,10 @@ class ThreadedActivationOps:
 
     def relu(self, x: Array) -> Array:
         if x.size >= RELU_COMPILED_MIN_SIZE:
+            if x.dtype in LOW:
+                # float32's compiled pass, narrowed back exactly: NumPy runs element-wise ops on
+                # float16/bfloat16 one value at a time, several times slower than the casts.
+                return ThreadedActivationOps.relu(self, x.astype(F32)).astype(x.dtype)
             out = _compiled_relu(x, None)
             if out is not None:
                 return out
@@ -282,6 +286,9 @@ class ThreadedActivationOps:
     def relu_backward(self, output: Array, grad: Array) -> Array:
         same_shape = output.__class__ is _ndarray and output.shape == grad.shape
         if grad.size >= RELU_COMPILED_MIN_SIZE and same_shape:
+            if grad.dtype in LOW or output.dtype in LOW:  # exact: each value is grad's or 0
+                wide = ThreadedActivationOps.relu_backward(self, output.astype(F32), grad.astype(F32))
+                return wide.astype(np.result_type(output, grad))
             out = _compiled_relu(output, grad)
             if out is not None:
                 return out

@@ -2,7 +2,9 @@
 attention through blocks of query rows, so that at most `BLOCK_SCORES` scores are held at once
 (the contract's composition holds all ``L_q x L_k`` of them, with four temporaries of that size),
 and its backward helper the same way, each block's weights recomputed from q and k as the forward
-made them. float32 and float64 arrays; other dtypes by the contract's composition.
+made them. float32 and float64 arrays; float16 and bfloat16 ones (an autocast attention) widened
+to float32, run so, and the results rounded once to their dtype, as a GPU's half attention keeps
+its softmax and accumulations in float32; other dtypes by the contract's composition.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from burn.backend.ops.attention import AttentionOps as DefaultAttentionOps
+from burn_ndarray.runtime.dtypes import LOW
 
 Array = Any
 # Scores per block of query rows (16 MB in float32): a long sequence's weights never exist whole,
@@ -24,6 +27,12 @@ _FAST = (np.dtype(np.float32), np.dtype(np.float64))
 def _fast(*arrays: Array) -> bool:
     first = arrays[0].dtype
     return first in _FAST and all(a.__class__ is np.ndarray and a.dtype == first for a in arrays)
+
+
+def _low(*arrays: Array) -> bool:
+    """Whether the operands are NumPy arrays of one half dtype (widened to float32 below)."""
+    first = arrays[0].dtype
+    return first in LOW and all(a.__class__ is np.ndarray and a.dtype == first for a in arrays)
 
 
 def _rows(query: Array, key: Array) -> int:
@@ -61,6 +70,9 @@ class AttentionOps:
 
     def attention(self, query: Array, key: Array, value: Array, mask: Array | None, scale: float,
                   causal: bool) -> Array:
+        if _low(query, key, value):
+            q, k, v = (a.astype(np.float32) for a in (query, key, value))
+            return AttentionOps.attention(self, q, k, v, mask, scale, causal).astype(query.dtype)
         if not _fast(query, key, value):
             backend: Any = self  # a mixin of the Backend the default op runs on
             return DefaultAttentionOps.attention(backend, query, key, value, mask, scale, causal)
@@ -75,6 +87,10 @@ class AttentionOps:
 
     def attention_backward(self, query: Array, key: Array, value: Array, mask: Array | None,
                            output_grad: Array, scale: float, causal: bool) -> tuple[Array, Array, Array]:
+        if _low(query, key, value, output_grad):
+            q, k, v, g = (a.astype(np.float32) for a in (query, key, value, output_grad))
+            grads = AttentionOps.attention_backward(self, q, k, v, mask, g, scale, causal)
+            return tuple(a.astype(query.dtype) for a in grads)  # type: ignore[return-value]
         if not _fast(query, key, value, output_grad):
             backend: Any = self
             return DefaultAttentionOps.attention_backward(

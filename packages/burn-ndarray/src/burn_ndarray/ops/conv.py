@@ -47,6 +47,7 @@ from burn.errors import ShapeError
 from burn_ndarray import kernels
 from burn_ndarray.ops import winograd
 from burn_ndarray.ops.windows import Pair, col2im, pad, windows, work_dtype
+from burn_ndarray.runtime.dtypes import LOW
 
 Array = Any
 Triple = tuple[int, int, int]
@@ -76,6 +77,14 @@ def gemm(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     for g in range(a.shape[0]):
         np.matmul(a[g], b[g], out=out[g])
     return out
+
+
+def _float32(*arrays: Any) -> tuple[Any, ...]:
+    """float16 / bfloat16 operands widened (exactly) to float32, others (None, float32, float64)
+    as they are: a low-precision 2-D convolution and its gradients run the float32 kernels,
+    Winograd included, and round the result once to the low dtype, which is what a GPU's half
+    convolution with float32 accumulation gives (an autocast conv2d, `burn.tensor.autocast`)."""
+    return tuple(a.astype(np.float32) if a is not None and a.dtype in LOW else a for a in arrays)
 
 
 def _nhwc(x: np.ndarray) -> np.ndarray:
@@ -158,6 +167,10 @@ def conv2d(
     """NHWC inside: ``[N * OH * OW, O]`` = columns ``@`` weight^T, one GEMM per group; returned as
     an ``[N, O, OH, OW]`` view of channels-last memory, which the next pooling / ReLU / conv
     keep and consume without a transpose copy."""
+    if x.dtype in LOW or weight.dtype in LOW:
+        out_dtype = np.result_type(x, weight)
+        x, weight, bias = _float32(x, weight, bias)
+        return conv2d(x, weight, bias, stride, padding, dilation, groups).astype(out_dtype, copy=False)
     n, c, h, w = x.shape
     o, cg, kh, kw = weight.shape
     check_groups("conv2d", x, weight, c, cg * groups, o, groups)
@@ -198,6 +211,11 @@ def _col2im_nhwc(cols: np.ndarray, size: Pair, stride: Pair, dilation: Pair) -> 
 def conv2d_x_backward(
     x: Array, weight: Array, output_grad: Array, stride: Pair, padding: Pair, dilation: Pair, groups: int
 ) -> Array:
+    if weight.dtype in LOW or output_grad.dtype in LOW:
+        dtype = x.dtype
+        x, weight, output_grad = _float32(x, weight, output_grad)
+        grad = conv2d_x_backward(x, weight, output_grad, stride, padding, dilation, groups)
+        return grad.astype(dtype, copy=False)
     n, c, h, w = x.shape
     o, cg, kh, kw = weight.shape
     _, _, oh, ow = output_grad.shape
@@ -246,6 +264,8 @@ def weight_grad(
 def conv2d_weight_backward(
     x: Array, weight: Array, output_grad: Array, stride: Pair, padding: Pair, dilation: Pair, groups: int
 ) -> Array:
+    if x.dtype in LOW or output_grad.dtype in LOW:
+        x, output_grad = _float32(x, output_grad)
     grad = weight_grad(x, output_grad, weight.shape[2:], stride, padding, dilation, groups)
     return grad.astype(weight.dtype, copy=False)
 

@@ -89,6 +89,28 @@ def _swapped_product(lhs: Any, rhs: Any) -> Any:
     return None
 
 
+def _blas_matmul(lhs: Any, rhs: Any) -> Any:
+    """``lhs @ rhs`` for two float32 or two float64 operands, through BLAS's 2-D GEMM where it can.
+
+    ndarray.dot reaches the same BLAS GEMM as np.matmul for 2-D operands, without the gufunc
+    dispatch that costs a few microseconds per call on small matrices."""
+    if rhs.ndim == 2:
+        if lhs.ndim == 2:
+            # Two size checks on the way for small products (the per-op overhead).
+            if lhs.size >= TRANSPOSED_LHS_MIN_SIZE or rhs.size >= TRANSPOSED_RHS_MIN_SIZE:
+                swapped = _swapped_product(lhs, rhs)
+                if swapped is not None:
+                    return swapped
+            return lhs.dot(rhs)
+        if lhs.ndim > 2 and lhs.size:
+            # [..., M, K] @ [K, N] (a Linear on a sequence): one GEMM over all the rows, which
+            # BLAS threads well, instead of NumPy's one small GEMM per matrix
+            # (docs/benchmarks.md, burn-ndarray measurements).
+            rows = lhs.reshape(-1, lhs.shape[-1])  # a copy only if lhs is not foldable
+            return rows.dot(rhs).reshape(*lhs.shape[:-1], rhs.shape[1])
+    return np.matmul(lhs, rhs)
+
+
 # Comparisons with a scalar too are bare ufuncs: NumPy takes the Python scalar itself (NEP 50).
 @bind_ufuncs(np, FLOAT_UFUNCS | FLOAT_SCALAR_UFUNCS)
 class FloatOps(KindOps, XpFloatOps):
@@ -136,27 +158,17 @@ class FloatOps(KindOps, XpFloatOps):
     def float_matmul(self, lhs: Array, rhs: Array) -> Array:
         dtype = lhs.dtype
         if rhs.dtype is dtype and (dtype is F32 or dtype is F64):
-            # ndarray.dot reaches the same BLAS GEMM as np.matmul for 2-D operands, without the
-            # gufunc dispatch that costs a few microseconds per call on small matrices.
-            if rhs.ndim == 2:
-                if lhs.ndim == 2:
-                    # Two size checks on the way for small products (the per-op overhead).
-                    if lhs.size >= TRANSPOSED_LHS_MIN_SIZE or rhs.size >= TRANSPOSED_RHS_MIN_SIZE:
-                        swapped = _swapped_product(lhs, rhs)
-                        if swapped is not None:
-                            return swapped
-                    return lhs.dot(rhs)
-                if lhs.ndim > 2 and lhs.size:
-                    # [..., M, K] @ [K, N] (a Linear on a sequence): one GEMM over all the rows,
-                    # which BLAS threads well, instead of NumPy's one small GEMM per matrix
-                    # (docs/benchmarks.md, burn-ndarray measurements).
-                    rows = lhs.reshape(-1, lhs.shape[-1])  # a copy only if lhs is not foldable
-                    return rows.dot(rhs).reshape(*lhs.shape[:-1], rhs.shape[1])
-            return np.matmul(lhs, rhs)
-        if lhs.dtype in LOW or rhs.dtype in LOW:
-            out_dtype = np.result_type(lhs.dtype, rhs.dtype)
-            work = np.promote_types(out_dtype, F32)  # float64 when the other operand is float64
-            return np.matmul(lhs.astype(work), rhs.astype(work)).astype(out_dtype)
+            return _blas_matmul(lhs, rhs)
+        if dtype in LOW or rhs.dtype in LOW:
+            # NumPy has no float16/bfloat16 GEMM: the operands (already rounded to their dtype)
+            # widen exactly to float32 (float64 beside a float64 operand), the tuned product
+            # runs, and its result is rounded once to the low dtype. Numerically what a GPU's
+            # half GEMM with float32 accumulation gives, at float32's speed; an autocast matmul
+            # (`burn.tensor.autocast`) lands here. Casts with order K keep a transposed view's
+            # layout, so `_blas_matmul` still hands BLAS a transpose flag.
+            out_dtype = np.result_type(dtype, rhs.dtype)
+            work = np.promote_types(out_dtype, F32)
+            return _blas_matmul(lhs.astype(work), rhs.astype(work)).astype(out_dtype)
         return np.matmul(lhs, rhs)
 
     # -- scalars: NEP 50 keeps the dtype for a Python scalar, so only bfloat16's is typed --------

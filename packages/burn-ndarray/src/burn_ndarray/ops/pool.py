@@ -38,6 +38,7 @@ from burn.backend.xp import pool as _xpool
 from burn.backend.xp.pool import XpPoolOps, adaptive_matrix, out_shape, tap_offsets, window_origins
 from burn_ndarray import kernels
 from burn_ndarray.ops.windows import Pair, empty_as, pad, taps, work_dtype
+from burn_ndarray.runtime.dtypes import LOW
 
 Array = Any
 Triple = tuple[int, int, int]
@@ -83,6 +84,12 @@ def max_pool2d_with_indices(
     """Values and flat ``h * W + w`` indices of the first maximum of each window in kernel order
     (the first NaN where a window holds one), as PyTorch."""
     x = np.asarray(x)
+    if x.dtype in LOW and x.size >= COMPILED_MIN_SIZE:
+        # A window's maximum is one of its values: pooled by the compiled float32 kernel (the
+        # widening keeps the channels-last layout) and narrowed back exactly.
+        wide = x.astype(np.float32)
+        values, indices = max_pool2d_with_indices(wide, kernel, stride, padding, dilation, index_dtype)
+        return values.astype(x.dtype), indices
     compiled = _compiled(x)
     if compiled is not None:
         shape = out_shape(x, kernel, stride, padding, dilation)
@@ -149,6 +156,11 @@ def _disjoint(kernel: Pair, stride: Pair, dilation: Pair) -> bool:
 def max_pool2d_backward(
     x: Array, output_grad: Array, indices: Array, kernel: Pair, stride: Pair, padding: Pair, dilation: Pair
 ) -> Array:
+    if output_grad.dtype in LOW and x.size >= COMPILED_MIN_SIZE:
+        # In float32 on the compiled path (overlapping windows sum there), rounded once.
+        wide = max_pool2d_backward(x.astype(np.float32), output_grad.astype(np.float32), indices, kernel,
+                                   stride, padding, dilation)
+        return wide.astype(output_grad.dtype)
     offsets = tap_offsets(x.shape[3], tuple(kernel), tuple(dilation))
     if not _disjoint(kernel, stride, dilation) or len(set(offsets)) < len(offsets):
         return max_pool2d_backward_scatter(x, output_grad, indices)

@@ -14,6 +14,7 @@ from burn.module.config import config
 from burn.nn._util import HostConstant
 from burn.nn.loss._reduction import _TINY, Reduction, _float_like, _reduce, _reduction, _same_shapes
 from burn.tensor import activation as A
+from burn.tensor import autocast as _amp
 from burn.tensor.module.loss import cross_entropy
 from burn.tensor.tensor import Tensor
 
@@ -79,6 +80,8 @@ class CrossEntropyLoss(Module):
         (weighted, 0 at pad tokens, as PyTorch's ``reduction="none"``)."""
         op = "CrossEntropyLoss"
         r = _reduction(op, reduction, Reduction.MEAN)
+        if _amp.active:  # every path below (smoothing, weights, pad tokens) in float32
+            logits = _amp.full_precision("cross_entropy", logits)
         shape = logits.shape
         if len(shape) < 2:
             raise ShapeError(

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from burn.module.base import Module
 from burn.module.config import config
 from burn.nn.loss._reduction import Reduction, _reduce, _same_shapes
+from burn.tensor import autocast as _amp
 from burn.tensor.tensor import Tensor
 
 if TYPE_CHECKING:
@@ -32,6 +33,9 @@ class MseLoss(Module):
 
     def forward_no_reduction(self, logits: Tensor, targets: Tensor) -> Tensor:
         _same_shapes("MseLoss", logits, targets, ("logits", "targets"))
+        if _amp.active:
+            logits = _amp.full_precision("mse_loss", logits)
+            targets = _amp.full_precision("mse_loss", targets)
         diff = logits - targets
         return diff * diff
 

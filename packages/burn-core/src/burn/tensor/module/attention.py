@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from burn.errors import DTypeError, ShapeError
 from burn.foundations.kind import Bool, Float
+from burn.tensor import autocast as _amp
 from burn.tensor._base import wrap
 from burn.tensor._errors import expect_same
 from burn.tensor.module._args import float_operand
@@ -70,6 +71,8 @@ def attention(
     """
     op = "attention"
     float_operand(op, query, "query")
+    if _amp.active:  # before the checks: they ask for one dtype, which the casts give
+        query, key, value = _amp.low_precision(op, query, key, value)
     for name, t in (("key", key), ("value", value)):
         expect_same(op, query, t, Float, name)
         if t.dtype is not query.dtype:

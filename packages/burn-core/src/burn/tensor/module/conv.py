@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from burn.errors import ShapeError
 from burn.foundations.kind import Float
+from burn.tensor import autocast as _amp
 from burn.tensor._base import wrap
 from burn.tensor.module._args import (
     AXES,
@@ -89,6 +90,8 @@ def _conv(
     _conv_channels(op, x.shape[1], c_out, c_per_group, g, x.shape, weight.shape)
     if bias is not None:
         param(op, x, bias, "bias", (c_out,), 1)
+    if _amp.active:
+        x, weight, bias = _amp.low_precision(op, x, weight, bias)
     x = pad_input(x, before, after)
     out_sizes(op, tuple(x.shape[2:]), tuple(kernel), s, p, d)
     b = x._b
@@ -123,6 +126,8 @@ def _conv_transpose(
             raise ShapeError(
                 f"{op}: the output {axis} would be {out} for input shape {x.shape}, weight {weight.shape}"
             )
+    if _amp.active:
+        x, weight, bias = _amp.low_precision(op, x, weight, bias)
     b = x._b
     args = as_op_args(rank, s, p, po, d)
     return wrap(getattr(b, f"conv_transpose{rank}d")(x._p, weight._p, unwrap(bias), *args, g), b, Float)

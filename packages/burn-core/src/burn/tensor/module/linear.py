@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from burn.errors import ShapeError
 from burn.foundations.kind import Float
+from burn.tensor import autocast as _amp
 from burn.tensor._errors import expect_same
 from burn.tensor.module._args import float_input
 
@@ -45,5 +46,7 @@ def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
         expect_same(op, x, bias, Float, "bias")
         if bias.shape != (weight.shape[1],):
             raise ShapeError(f"{op}: bias must have shape ({weight.shape[1]},), got {bias.shape}")
+    if _amp.active:  # the bias too, so that the layer's output is low as well
+        x, weight, bias = _amp.low_precision(op, x, weight, bias)
     out = x.unsqueeze().matmul(weight).squeeze(0) if len(shape) == 1 else x.matmul(weight)
     return out if bias is None else out + bias

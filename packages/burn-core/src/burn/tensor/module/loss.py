@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 from burn.backend.ops.loss import LossReduction, check_reduction
 from burn.errors import ShapeError
 from burn.foundations.kind import Float, Int
+from burn.tensor import autocast as _amp
 from burn.tensor._base import wrap
 from burn.tensor._errors import expect_same
 from burn.tensor.activation import log_softmax
@@ -62,6 +63,8 @@ def cross_entropy(logits: Tensor, targets: Tensor, reduction: LossReduction = "m
             f"{op}: targets must have shape ({shape[0]},) for logits {shape}, got {targets.shape}"
         )
     check_reduction(op, reduction)
+    if _amp.active:
+        logits = _amp.full_precision(op, logits)
     return wrap(logits._b.cross_entropy(logits._p, targets._p, reduction), logits._b, Float)
 
 
@@ -82,5 +85,7 @@ def cross_entropy_with_logits(logits: Tensor, target_probs: Tensor) -> Tensor:
         raise ShapeError(
             f"{op}: logits {shape} and target_probs {target_probs.shape} must have the same shape"
         )
+    if _amp.active:
+        logits, target_probs = _amp.full_precision(op, logits), _amp.full_precision(op, target_probs)
     per = (log_softmax(logits, -1) * target_probs).sum_dim(-1)
     return -per.mean()
