@@ -210,3 +210,20 @@ def test_plan_frees_values_and_fuses_a_chain() -> None:
     np.testing.assert_array_equal(B.float_into_data(out).to_numpy(), _np(t.outputs[0]))
     if BACKEND == "ndarray":
         assert (plan.fused_groups, plan.steps, plan.kernels) == (1, 1, 1)
+
+
+def test_fused_chains_with_broadcasts_masks_and_per_row_values_equal_eager() -> None:
+    def f(x: Tensor, row: Tensor, col: Tensor) -> tuple[Tensor, Tensor]:
+        r = (row + 1.0).abs().sqrt()  # [4, 1]: a per-row value, kept to the output
+        y = (x - row) / r * col
+        m = y.greater_elem(0.25)
+        z = y.mask_fill(m, 0.25).mask_where(y.lower(col), -y) - 2.0
+        return z, r * 3.0
+
+    x, row, col = _x(4, 9), _x(4, 1), _x(9)
+    compiled = burn.compile(f)
+    first = compiled(x, row, col)
+    for got, want in zip(compiled(x, row, col), first, strict=True):
+        np.testing.assert_array_equal(_np(got), _np(want))
+    if BACKEND == "ndarray":
+        assert compiled.stats()["fused_groups"] >= 2

@@ -42,6 +42,7 @@ from burn.backend.ir import FusedBlock
 from burn.foundations.dtype import DType
 
 ENV_CACHE = "BURN_NDARRAY_FUSED_CACHE"
+Pattern = tuple[tuple[str, ...], ...]
 
 # Each fused op as a numba expression over registers ``a``, ``b``, ``c`` (tensor inputs) and
 # ``s0`` (its scalar, already in the compute type): exactly what the one-op NumPy kernel computes.
@@ -87,27 +88,63 @@ def cache_dir() -> str:
     return path
 
 
-def kernel_source(block: FusedBlock, rank: int) -> str:
-    """The numba source computing `block` over `rank` collapsed dims: ``kernel(i0.., scalars, o0..)``.
+def kernel_source(block: FusedBlock, pattern: Pattern) -> str:
+    """The numba source computing `block`: ``kernel(i0.., scalars, strides, n, o0..)``.
+
+    Every operand is a flat C-contiguous buffer; `pattern` gives, per operand (inputs, then
+    outputs) and per collapsed dim, how the index moves: ``"0"`` (broadcast: not at all), ``"1"``
+    (by one: the innermost dim of a contiguous operand, so the loop vectorizes) or ``"x"`` (by
+    ``strides[operand, dim]`` elements). ``n`` holds the collapsed dims' sizes.
 
     Example:
-        >>> from burn.backend.ir import TensorIR
+        >>> from burn.backend.ir import OpIR, TensorIR
         >>> x, y = TensorIR(0, (4,), DType.F32), TensorIR(1, (4,), DType.F32)
-        >>> "v1 = -v0" in kernel_source(FusedBlock((4,), (x,), (OpIR("float_neg", (x,), (y,)),), (y,)), 1)
+        >>> block = FusedBlock((4,), (x,), (OpIR("float_neg", (x,), (y,)),), (y,))
+        >>> "v1 = -v0" in kernel_source(block, (("1",), ("1",)))
         True
     """
+    rank = len(pattern[0])
+    inner = rank - 1
+    nin = len(block.inputs)
     local: dict[int, str] = {}
-    ins = [f"i{k}" for k in range(len(block.inputs))]
+    ins = [f"i{k}" for k in range(nin)]
     outs = [f"o{k}" for k in range(len(block.outputs))]
-    idx = ", ".join(f"d{d}" for d in range(rank))
     lines = ["import numpy as np", "from burn_ndarray.kernels.jit import jit", "", "", "@jit",
-             f"def kernel({', '.join([*ins, 'scalars', *outs])}):"]
-    pre: list[str] = []
+             f"def kernel({', '.join([*ins, 'scalars', 'strides', 'n', *outs])}):"]
+    pre: list[str] = [f"n{inner} = n[{inner}]"]
+    row: list[str] = []  # per row (outer indices fixed): each operand's row view or its value
     body: list[str] = []
+    buffers = [*ins, *outs]
+    # Each operand is read through a row view (``r3 = i3[base:]``): the innermost index is then
+    # the loop variable itself, which LLVM proves non-negative, so numba's wraparound check goes
+    # and the loop vectorizes.
+    for k, name in enumerate(buffers):
+        terms = []
+        for d in range(inner):
+            if pattern[k][d] == "x":
+                pre.append(f"s{k}_{d} = strides[{k}, {d}]")
+                terms.append(f"d{d} * s{k}_{d}")
+        base = " + ".join(terms) or "0"
+        how = pattern[k][inner]
+        if how == "0" and k < nin:
+            row.append(f"r{k} = {name}[{base}]")  # one value per row
+        elif how == "x":
+            pre.append(f"s{k}_{inner} = strides[{k}, {inner}]")
+            row.append(f"r{k} = {name}[{base}:]")
+        else:
+            row.append(f"r{k} = {name}[{base}:]")
+
+    def at(k: int) -> str:
+        how = pattern[k][inner]
+        if how == "0":
+            return f"r{k}[0]"
+        return f"r{k}[d{inner}]" if how == "1" else f"r{k}[d{inner} * s{k}_{inner}]"
+
     nscalar = 0
     for k, t in enumerate(block.inputs):
-        local[t.id] = f"v{len(local)}"
-        body.append(f"{local[t.id]} = i{k}[{idx}]")
+        local[t.id] = f"r{k}" if pattern[k][inner] == "0" else f"v{len(local)}"
+        if pattern[k][inner] != "0":
+            body.append(f"{local[t.id]} = {at(k)}")
     for op in block.ops:
         regs = dict(zip("abc", (local[t.id] for t in op.inputs), strict=False))
         expr = FUSED_EXPRS[op.op]
@@ -123,14 +160,15 @@ def kernel_source(block: FusedBlock, rank: int) -> str:
         local[out.id] = f"v{len(local)}"
         body.append(f"{local[out.id]} = {expr}")
     for k, t in enumerate(block.outputs):
-        body.append(f"o{k}[{idx}] = {local[t.id]}")
+        body.append(f"{at(nin + k)} = {local[t.id]}")
     lines.extend(f"    {p}" for p in pre)
-    lines.append("    n = o0.shape")
     indent = "    "
-    for d in range(rank):
+    for d in range(inner):
         lines.append(f"{indent}for d{d} in range(n[{d}]):")
         indent += "    "
-    lines.extend(indent + b for b in body)
+    lines.extend(indent + r for r in row)
+    lines.append(f"{indent}for d{inner} in range(n{inner}):")
+    lines.extend(indent + "    " + b for b in body)
     return "\n".join(lines) + "\n"
 
 
@@ -142,8 +180,8 @@ _kernels: dict[tuple[Any, ...], Callable[..., None]] = {}
 _lock = threading.Lock()
 
 
-def _kernel(block: FusedBlock, rank: int) -> Callable[..., None]:
-    key = (block.signature(), rank)
+def _kernel(block: FusedBlock, pattern: Pattern) -> Callable[..., None]:
+    key = (block.signature(), pattern)
     found = _kernels.get(key)
     if found is not None:
         return found
@@ -151,7 +189,7 @@ def _kernel(block: FusedBlock, rank: int) -> Callable[..., None]:
         found = _kernels.get(key)
         if found is not None:
             return found
-        source = kernel_source(block, rank)
+        source = kernel_source(block, pattern)
         digest = hashlib.sha256(source.encode()).hexdigest()[:20]
         name = f"burn_fused_{digest}"
         path = os.path.join(cache_dir(), name + ".py")
@@ -184,29 +222,37 @@ class FusedOps:
     def fusion_execute(self, block: FusedBlock, inputs: Sequence[Any]) -> list[Any]:
         """Run `block` as one generated numba kernel; new contiguous arrays for its outputs."""
         shape = block.shape
-        views = [np.broadcast_to(np.asarray(x), shape) for x in inputs]
+        arrays = [np.ascontiguousarray(x) for x in inputs]
         outs = [np.empty(t.shape, _np_dtype(t.dtype)) for t in block.outputs]
-        # An output smaller than the block (a per-row value) is walked with stride 0 along its
-        # broadcast dims: every element onto it writes the same value (the contract's rule).
-        out_full = [
-            np.lib.stride_tricks.as_strided(o, shape, aligned_strides(o.shape, o.strides, shape))
-            for o in outs
-        ]
-        strides = [v.strides for v in views] + [o.strides for o in out_full]
+        # Element strides of each operand over the block's shape: 0 along broadcast dims (an
+        # output smaller than the block, a per-row value, is written once per element onto it,
+        # always the same value: the contract's rule).
+        operands = [*arrays, *outs]
+        strides = [aligned_strides(a.shape, _elements(a), shape) for a in operands]
         dims, walked = collapse(shape, strides)
         if not dims:
             dims, walked = (1,), [(0,)] * len(strides)
-        arrays = [
-            np.lib.stride_tricks.as_strided(a, dims, s)
-            for a, s in zip([*views, *out_full], walked, strict=True)
-        ]
+        pattern = tuple(
+            tuple("0" if s == 0 else "1" if d == len(dims) - 1 and s == 1 else "x" for d, s in enumerate(w))
+            for w in walked
+        )
         scalars = np.array([s for op in block.ops for s in op.scalars], np.float64)
-        _kernel(block, len(dims))(*arrays[: len(views)], scalars, *arrays[len(views):])
+        flat = [a.reshape(-1) for a in operands]
+        kernel = _kernel(block, pattern)
+        kernel(*flat[: len(arrays)], scalars, np.array(walked, np.int64), np.array(dims, np.int64),
+               *flat[len(arrays):])
         return outs
 
 
 def _np_dtype(dtype: DType) -> Any:
     return {DType.F32: np.float32, DType.F64: np.float64, DType.BOOL: np.bool_}[dtype]
+
+
+
+
+def _elements(a: np.ndarray) -> tuple[int, ...]:
+    """`a`'s strides in elements."""
+    return tuple(s // a.itemsize for s in a.strides)
 
 
 __all__ = ["ENV_CACHE", "FUSED_EXPRS", "FusedOps", "cache_dir", "kernel_source"]

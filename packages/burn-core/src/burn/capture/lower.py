@@ -40,6 +40,7 @@ MAX_BLOCK_INPUTS = 12  # tensors one kernel reads
 
 # How an argument is built at run time: a constant, a value, the device, a list of values, an array.
 _CONST, _VALUE, _DEVICE, _VALUES, _ARRAY = range(5)
+_OWNED = 2  # a step calling an ``*_owned`` op with operands handed over
 
 
 def is_random(op: str) -> bool:
@@ -200,6 +201,8 @@ class Plan:
             wanted.update(reads[k])
         steps: list[tuple[Any, ...]] = []
         backend: Any = self.backend
+        # The caller's inputs and params are held by their tensors: never handed over.
+        inputs = {t.id for t in program.inputs} | {t.id for _, t in program.params}
         for k, unit in enumerate(units):
             if isinstance(unit, FusedBlock):
                 block = blocks[k]
@@ -209,10 +212,33 @@ class Plan:
             else:
                 outs = tuple(None if t is None or t.id not in last and t.id not in out_ids else t.id
                              for t in unit.outputs)
-                steps.append((len(unit.outputs) > 1, getattr(backend, unit.op),
-                              tuple(_encode(a) for a in unit.args),
+                args = tuple(_encode(a) for a in unit.args)
+                owned = self._owned(unit, args, frees[k], inputs)
+                if owned is not None:
+                    steps.append((_OWNED, *owned, (), outs, tuple(i for i in frees[k] if i not in owned[1])))
+                    continue
+                steps.append((len(unit.outputs) > 1, getattr(backend, unit.op), args,
                               tuple((name, _encode(v)) for name, v in unit.kwargs), outs, tuple(frees[k])))
         return steps
+
+    def _owned(
+        self, call: CallIR, args: tuple[tuple[int, Any], ...], dying: list[int], inputs: set[int]
+    ) -> tuple[Any, tuple[int, ...], tuple[tuple[int, Any], ...]] | None:
+        """The backend's ``<op>_owned`` (it may write into an operand nobody else holds: the
+        Tensor API's buffer reuse) with the ids of the operands that die at this call, which
+        `run` hands over; None when no operand dies here or the backend has no such op."""
+        fn = getattr(self.backend, call.op + "_owned", None)
+        if fn is None or "buffer_reuse" not in self.backend.capabilities.features:
+            return None
+        if call.kwargs or len(args) not in (1, 2):
+            return None
+        moving = tuple(
+            payload for tag, payload in args
+            if tag == _VALUE and payload in dying and payload not in inputs
+        )
+        if not moving:
+            return None
+        return fn, moving, args
 
     # -- running ----------------------------------------------------------------------------
     def run(self, inputs: Sequence[Any], params: dict[str, Any], device: Any = None) -> list[Any]:
@@ -235,9 +261,29 @@ class Plan:
                 return [env[i] for i in payload]
             return TensorData.from_numpy(payload)
 
-        for many, fn, args, kwargs, outs, frees in self._steps:
+        for kind, fn, *rest in self._steps:
+            if kind == _OWNED:
+                moving, args, kwargs, outs, frees = rest
+                # The operands are moved out of `env` into locals, so that each dying array is
+                # held by this frame and the call only: what `*_owned` checks before writing.
+                a = env.pop(args[0][1]) if args[0][0] == _VALUE and args[0][1] in moving else build(args[0])
+                if len(args) == 1:
+                    env[outs[0]] = fn(a)
+                else:
+                    tag, payload = args[1]
+                    if tag != _VALUE or payload not in moving:
+                        b = build(args[1])
+                    else:  # ``x * x`` reads one dying value twice: it was moved into `a`
+                        b = env.pop(payload) if payload in env else a
+                    env[outs[0]] = fn(a, b)
+                    del b
+                del a
+                for i in frees:
+                    del env[i]
+                continue
+            args, kwargs, outs, frees = rest
             result = fn(*[build(a) for a in args], **{name: build(v) for name, v in kwargs})
-            if many:
+            if kind:
                 for i, r in zip(outs, result, strict=True):
                     if i is not None:
                         env[i] = r
