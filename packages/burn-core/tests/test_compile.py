@@ -227,3 +227,25 @@ def test_fused_chains_with_broadcasts_masks_and_per_row_values_equal_eager() -> 
         np.testing.assert_array_equal(_np(got), _np(want))
     if BACKEND == "ndarray":
         assert compiled.stats()["fused_groups"] >= 2
+
+
+def test_training_step_with_backward_inside_falls_back_to_eager() -> None:
+    ad = burn.backend(f"autodiff({BACKEND})")
+    dev = ad.default_device()
+    model = Mlp(nn.LinearConfig(16, 32).init(dev), nn.LinearConfig(32, 4).init(dev))
+    x = Tensor.from_data(RNG.normal(size=(8, 16)).astype(np.float32), dev)
+    y = Tensor.from_data(RNG.normal(size=(8, 4)).astype(np.float32), dev)
+    opt = optim.SgdConfig().init()
+
+    @burn.compile
+    def step(m: Mlp, x: Tensor, y: Tensor) -> tuple[Mlp, Tensor]:
+        loss = nn.MseLoss()(m(x), y)
+        return opt.step(0.1, m, optim.GradientsParams.from_grads(loss.backward(), m)), loss
+
+    with pytest.warns(CompileWarning, match="calls backward"):
+        updated, loss = step(model, x, y)
+    eager_loss = nn.MseLoss()(model(x), y)
+    eager_model = opt.step(0.1, model, optim.GradientsParams.from_grads(eager_loss.backward(), model))
+    np.testing.assert_array_equal(_np(loss), _np(eager_loss))
+    np.testing.assert_array_equal(_np(updated.fc1.weight.val()), _np(eager_model.fc1.weight.val()))
+    assert step.stats()["fallbacks"] == 1

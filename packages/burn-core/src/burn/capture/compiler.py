@@ -215,10 +215,11 @@ class CompiledFunction:
 
         try:
             tr = trace(positional, *args, *kwargs.values())
-        except BackendMismatchError as e:
-            if "trace:" not in str(e):
+        except Exception as e:
+            reason = _uncapturable(e)
+            if reason is None:
                 raise
-            reason = f"it cannot be captured ({str(e).splitlines()[-1]})"
+            # The eager run raises the function's own errors again, without the capture layer.
             self._cache[key] = _Eager(reason)
             return self._eager(reason, args, kwargs)
         self._counts["traces"] += 1
@@ -313,6 +314,22 @@ class Compiler:
             f._cache.clear()
             f._counts = dict.fromkeys(STAT_NAMES, 0)
             f._warned.clear()
+
+
+def _uncapturable(e: Exception) -> str | None:
+    """Why a trace failed because of capture itself (then the call runs eagerly), or None (an
+    error of the function's own, raised as it is)."""
+    text = str(e)
+    if isinstance(e, BackendMismatchError) and "trace:" in text:
+        return f"it cannot be captured ({text.splitlines()[-1]})"
+    if "backward" in text and "has no autodiff" in text:
+        # Capture wraps the tensors' backend, so on autodiff(x) it records the forward ops; the
+        # backward pass runs below it, unseen (capture under autodiff is not built yet).
+        return (
+            "it calls backward (a training step): capture records the ops above the autodiff layer, "
+            "not the backward pass; compile the forward or the loss and call backward outside"
+        )
+    return None
 
 
 def _forward(module: Module, *args: Any, **kwargs: Any) -> Any:
