@@ -249,3 +249,29 @@ def test_training_step_with_backward_inside_falls_back_to_eager() -> None:
     np.testing.assert_array_equal(_np(loss), _np(eager_loss))
     np.testing.assert_array_equal(_np(updated.fc1.weight.val()), _np(eager_model.fc1.weight.val()))
     assert step.stats()["fallbacks"] == 1
+
+
+@pytest.mark.skipif(BACKEND != "ndarray", reason="burn-ndarray's generated kernels")
+def test_a_second_process_loads_the_fused_kernel_from_the_disk_cache(tmp_path) -> None:
+    import subprocess
+    import sys
+
+    script = (
+        "import numpy as np, burn, sys\n"
+        "from burn_ndarray import fused\n"
+        "f = burn.compile(lambda x: (x * 3.0 - 1.0).abs() / 2.0)\n"
+        "x = burn.Tensor.from_data(np.ones((4, 4), np.float32), backend='ndarray')\n"
+        "f(x); f(x)\n"
+        "(k,) = fused._kernels.values()\n"
+        "print(sum(k.stats.cache_hits.values()), sum(k.stats.cache_misses.values()))\n"
+    )
+    env = {**os.environ, "BURN_NDARRAY_FUSED_CACHE": str(tmp_path)}
+    runs = [
+        subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=300)
+        for _ in range(2)
+    ]
+    for r in runs:
+        assert r.returncode == 0, r.stderr
+    first, second = (r.stdout.split()[-2:] for r in runs)
+    assert (first[0], second[0], second[1]) == ("0", "1", "0")  # compiled, then loaded from the cache
+    assert any(p.suffix == ".py" for p in tmp_path.iterdir())

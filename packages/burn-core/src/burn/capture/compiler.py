@@ -33,6 +33,7 @@ from __future__ import annotations
 import functools
 import logging
 import warnings
+import weakref
 from collections.abc import Callable, Hashable
 from typing import Any, overload
 
@@ -264,7 +265,8 @@ class Compiler:
     """
 
     def __init__(self) -> None:
-        self._functions: dict[str, CompiledFunction] = {}
+        # Weak: a compiled function (its plans, the programs' constants) goes when its user drops it.
+        self._functions: weakref.WeakValueDictionary[str, CompiledFunction] = weakref.WeakValueDictionary()
 
     @overload
     def __call__(self, fn: Callable[..., Any], *, max_recompiles: int = 8) -> CompiledFunction: ...
@@ -306,11 +308,11 @@ class Compiler:
     def stats(self) -> dict[str, dict[str, int]]:
         """Per compiled function (by name): traces, replays, fallbacks, recompiles, fused_groups,
         fused_ops, kernels, removed_ops (see `CompiledFunction.stats`)."""
-        return {name: f.stats() for name, f in self._functions.items()}
+        return {name: f.stats() for name, f in list(self._functions.items())}
 
     def reset(self) -> None:
         """Forget every compiled function's counts and traces (tests, benchmarks)."""
-        for f in self._functions.values():
+        for f in list(self._functions.values()):
             f._cache.clear()
             f._counts = dict.fromkeys(STAT_NAMES, 0)
             f._warned.clear()
