@@ -275,3 +275,30 @@ def test_a_second_process_loads_the_fused_kernel_from_the_disk_cache(tmp_path) -
     first, second = (r.stdout.split()[-2:] for r in runs)
     assert (first[0], second[0], second[1]) == ("0", "1", "0")  # compiled, then loaded from the cache
     assert any(p.suffix == ".py" for p in tmp_path.iterdir())
+
+
+def test_auto_mode_layers_train_on_autodiff_and_state_changes_run_eagerly() -> None:
+    ad = burn.backend(f"autodiff({BACKEND})")
+    dev = ad.default_device()
+    x = Tensor.ones((32, 32), device=dev)
+    drop = nn.DropoutConfig(0.5).init()  # no explicit mode: trains on autodiff, as eagerly
+
+    @burn.compile
+    def f(d: nn.Dropout, x: Tensor) -> Tensor:
+        return d(x)
+
+    outs = [_np(f(drop, x)) for _ in range(2)]
+    assert all((o == 0.0).any() for o in outs) and not np.array_equal(outs[0], outs[1])
+    assert f.stats()["replays"] == 1
+
+    bn = nn.BatchNormConfig(3).init(dev)  # training replaces its running statistics
+
+    @burn.compile
+    def g(m: nn.BatchNorm, x: Tensor) -> Tensor:
+        return m(x)
+
+    xb = Tensor.from_data(RNG.normal(size=(4, 3, 2, 2)).astype(np.float32), dev)
+    before = _np(bn.running_mean.val())
+    with pytest.warns(CompileWarning, match="running_mean"):
+        g(bn, xb)
+    assert not np.array_equal(_np(bn.running_mean.val()), before)  # updated on the caller's module

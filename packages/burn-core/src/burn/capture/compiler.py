@@ -30,6 +30,7 @@ Example:
 
 from __future__ import annotations
 
+import copy
 import functools
 import logging
 import warnings
@@ -38,10 +39,11 @@ from collections.abc import Callable, Hashable
 from typing import Any, overload
 
 from burn.backend.base import Backend
+from burn.capture.backend import CaptureTensor
 from burn.capture.lower import Plan
 from burn.capture.trace import Trace, flatten_tensors, trace
 from burn.errors import BackendMismatchError
-from burn.module.base import Module
+from burn.module.base import _MODE, Module
 from burn.module.param import Param
 from burn.tensor._base import wrap
 from burn.tensor.tensor import Tensor
@@ -214,8 +216,13 @@ class CompiledFunction:
         def positional(*a: Any) -> Any:
             return fn(*a[:n], **dict(zip(names, a[n:], strict=True)))
 
+        traced = (*args, *kwargs.values())
+        if _on_autodiff(traced):
+            # Layers in auto mode train when their input is on an autodiff backend; in the trace
+            # the input is on the capture backend, so that choice is made explicit first.
+            traced = tuple(_auto_trains(a) if isinstance(a, Module) else a for a in traced)
         try:
-            tr = trace(positional, *args, *kwargs.values())
+            tr = trace(positional, *traced)
         except Exception as e:
             reason = _uncapturable(e)
             if reason is None:
@@ -235,6 +242,12 @@ class CompiledFunction:
             self._counts["fallbacks"] += 1
             self._warn(reason)
             return tr.result  # the traced run was an eager run: its result is the answer
+        changed = _changed_params(tr)
+        if changed:
+            # The eager run makes the change on the caller's module (the trace changed a copy).
+            reason = f"it replaces module state (param {changed!r}, e.g. batch norm's running statistics)"
+            self._cache[key] = _Eager(reason)
+            return self._eager(reason, args, kwargs)
         device = tr.outputs[0].device if tr.outputs else None
         self._cache[key] = _Entry(tr, Plan(tr.program, tr.backend), device)
         return tr.result
@@ -316,6 +329,49 @@ class Compiler:
             f._cache.clear()
             f._counts = dict.fromkeys(STAT_NAMES, 0)
             f._warned.clear()
+
+
+def _on_autodiff(values: tuple[Any, ...]) -> bool:
+    for v in values:
+        if isinstance(v, Module):
+            for _, p in v.named_params():
+                return bool(p.val().backend.ad_enabled)
+        for t in flatten_tensors(v):
+            return bool(t.backend.ad_enabled)
+    return False
+
+
+def _auto_trains(value: Any) -> Any:
+    """`value` with every module without an explicit mode copied into training mode (explicit
+    modes kept): what auto mode decides on an autodiff backend."""
+    if isinstance(value, Module):
+        changes = {k: new for k, v in vars(value).items() if (new := _auto_trains(v)) is not v}
+        auto = vars(value).get(_MODE) is None
+        if not changes and not auto:
+            return value
+        out = copy.copy(value)
+        for k, v in changes.items():
+            object.__setattr__(out, k, v)
+        if auto:
+            object.__setattr__(out, _MODE, True)
+        return out
+    if isinstance(value, list | tuple) and not hasattr(value, "_fields"):
+        items = [_auto_trains(v) for v in value]
+        return value if all(a is b for a, b in zip(items, value, strict=True)) else type(value)(items)
+    if isinstance(value, dict):
+        return {k: _auto_trains(v) for k, v in value.items()}
+    return value
+
+
+def _changed_params(tr: Trace) -> str | None:
+    """The path of a param the traced function replaced with a computed value, or None."""
+    produced = {o.id for c in tr.program.calls for o in c.outputs if o is not None}
+    for m in tr.modules:
+        for path, p in m.named_params():
+            prim = p.val()._p
+            if not isinstance(prim, CaptureTensor) or prim.ir.id in produced:
+                return path
+    return None
 
 
 def _uncapturable(e: Exception) -> str | None:
