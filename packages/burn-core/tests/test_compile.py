@@ -262,7 +262,8 @@ def test_a_second_process_loads_the_fused_kernel_from_the_disk_cache(tmp_path) -
         "f = burn.compile(lambda x: (x * 3.0 - 1.0).abs() / 2.0)\n"
         "x = burn.Tensor.from_data(np.ones((4, 4), np.float32), backend='ndarray')\n"
         "f(x); f(x)\n"
-        "(k,) = fused._kernels.values()\n"
+        "(m,) = fused._kernels.values()\n"
+        "k = m.kernel\n"
         "print(sum(k.stats.cache_hits.values()), sum(k.stats.cache_misses.values()))\n"
     )
     env = {**os.environ, "BURN_NDARRAY_FUSED_CACHE": str(tmp_path)}
@@ -302,3 +303,20 @@ def test_auto_mode_layers_train_on_autodiff_and_state_changes_run_eagerly() -> N
     with pytest.warns(CompileWarning, match="running_mean"):
         g(bn, xb)
     assert not np.array_equal(_np(bn.running_mean.val()), before)  # updated on the caller's module
+
+
+@pytest.mark.skipif(BACKEND != "ndarray", reason="burn-ndarray's split kernels")
+def test_fused_kernels_give_the_same_bits_at_any_thread_count() -> None:
+    x, g = _x(1200, 512), _x(512)
+    f = burn.compile(lambda x, g: ((x - 0.5) * g + 1.0).abs().sqrt() / 3.0)
+    old = burn.get_num_threads()
+    try:
+        burn.set_num_threads(1)
+        one = _np(f(x, g)), _np(f(x, g))
+        burn.set_num_threads(2)
+        two = _np(f(x, g))
+    finally:
+        burn.set_num_threads(old)
+    np.testing.assert_array_equal(one[1], one[0])
+    np.testing.assert_array_equal(two, one[0])
+    assert f.stats()["kernels"] == 2

@@ -32,7 +32,7 @@ import os
 import re
 import sys
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -40,6 +40,7 @@ import numpy as np
 from burn.backend.fusion_exprs import aligned_strides, collapse
 from burn.backend.ir import FusedBlock
 from burn.foundations.dtype import DType
+from burn_ndarray.runtime import split
 
 ENV_CACHE = "BURN_NDARRAY_FUSED_CACHE"
 Pattern = tuple[tuple[str, ...], ...]
@@ -89,7 +90,9 @@ def cache_dir() -> str:
 
 
 def kernel_source(block: FusedBlock, pattern: Pattern) -> str:
-    """The numba source computing `block`: ``kernel(i0.., scalars, strides, n, o0..)``.
+    """The numba source computing `block`: ``kernel(lo, hi, i0.., scalars, strides, n, o0..)``
+    over ``[lo, hi)`` of the outermost collapsed dim, and ``launch(parts, ...)`` running it in
+    `parts` chunks on numba's pool (the cut of `burn_ndarray.kernels.jit.bounds`).
 
     Every operand is a flat C-contiguous buffer; `pattern` gives, per operand (inputs, then
     outputs) and per collapsed dim, how the index moves: ``"0"`` (broadcast: not at all), ``"1"``
@@ -109,8 +112,18 @@ def kernel_source(block: FusedBlock, pattern: Pattern) -> str:
     local: dict[int, str] = {}
     ins = [f"i{k}" for k in range(nin)]
     outs = [f"o{k}" for k in range(len(block.outputs))]
-    lines = ["import numpy as np", "from burn_ndarray.kernels.jit import jit", "", "", "@jit",
-             f"def kernel({', '.join([*ins, 'scalars', 'strides', 'n', *outs])}):"]
+    params = ", ".join([*ins, "scalars", "strides", "n", *outs])
+    lines = [
+        "import numpy as np", "from numba import prange",
+        "from burn_ndarray.kernels.jit import bounds, jit, jit_parallel", "", "",
+        "@jit_parallel",
+        f"def launch(parts, {params}):",
+        "    for c in prange(parts):",
+        "        lo, hi = bounds(n[0], c, parts)",
+        f"        kernel(lo, hi, {params})", "", "",
+        "@jit",
+        f"def kernel(lo, hi, {params}):",
+    ]
     pre: list[str] = [f"n{inner} = n[{inner}]"]
     row: list[str] = []  # per row (outer indices fixed): each operand's row view or its value
     body: list[str] = []
@@ -163,11 +176,13 @@ def kernel_source(block: FusedBlock, pattern: Pattern) -> str:
         body.append(f"{at(nin + k)} = {local[t.id]}")
     lines.extend(f"    {p}" for p in pre)
     indent = "    "
+    # The outermost dim runs over [lo, hi): a chunk of a split launch.
+    ranges = ["range(lo, hi)", *(f"range(n[{d}])" for d in range(1, inner)), f"range(n{inner})"][-rank:]
     for d in range(inner):
-        lines.append(f"{indent}for d{d} in range(n[{d}]):")
+        lines.append(f"{indent}for d{d} in {ranges[d]}:")
         indent += "    "
     lines.extend(indent + r for r in row)
-    lines.append(f"{indent}for d{inner} in range(n{inner}):")
+    lines.append(f"{indent}for d{inner} in {'range(lo, hi)' if inner == 0 else ranges[inner]}:")
     lines.extend(indent + "    " + b for b in body)
     return "\n".join(lines) + "\n"
 
@@ -176,11 +191,12 @@ def _substitute(expr: str, name: str, value: str) -> str:
     return re.sub(rf"\b{name}\b", value, expr)
 
 
-_kernels: dict[tuple[Any, ...], Callable[..., None]] = {}
+_kernels: dict[tuple[Any, ...], Any] = {}
 _lock = threading.Lock()
 
 
-def _kernel(block: FusedBlock, pattern: Pattern) -> Callable[..., None]:
+def _kernel(block: FusedBlock, pattern: Pattern) -> Any:
+    """The generated module of `block` (``kernel`` and ``launch``), imported once."""
     key = (block.signature(), pattern)
     found = _kernels.get(key)
     if found is not None:
@@ -203,7 +219,7 @@ def _kernel(block: FusedBlock, pattern: Pattern) -> Callable[..., None]:
         module = importlib.util.module_from_spec(spec)
         sys.modules[name] = module  # numba's cache locates a function by its module
         spec.loader.exec_module(module)
-        found = module.kernel
+        found = module
         _kernels[key] = found
         return found
 
@@ -238,9 +254,14 @@ class FusedOps:
         )
         scalars = np.array([s for op in block.ops for s in op.scalars], np.float64)
         flat = [a.reshape(-1) for a in operands]
-        kernel = _kernel(block, pattern)
-        kernel(*flat[: len(arrays)], scalars, np.array(walked, np.int64), np.array(dims, np.int64),
-               *flat[len(arrays):])
+        module = _kernel(block, pattern)
+        args = (*flat[: len(arrays)], scalars, np.array(walked, np.int64), np.array(dims, np.int64),
+                *flat[len(arrays):])
+        # Chunks of the outermost dim, as burn-ndarray's one-op kernels split: each element is
+        # computed by the same code in any chunk, so the bits do not depend on the thread count.
+        size = int(np.prod(dims))
+        parts = split.compiled_parts(size, split.UFUNC_PER_THREAD, split.NATIVE_UFUNC_PER_THREAD)
+        split.run_ranges(module.kernel, module.launch, dims[0], parts, *args)
         return outs
 
 
