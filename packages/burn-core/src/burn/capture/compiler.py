@@ -233,6 +233,12 @@ class CompiledFunction:
         self._counts["traces"] += 1
         if self._counts["traces"] > 1:
             self._counts["recompiles"] += 1
+        changed = _changed_params(tr)
+        if changed:
+            # The eager run makes the change on the caller's module (the trace changed a copy).
+            reason = f"it replaces module state (param {changed!r}, e.g. batch norm's running statistics)"
+            self._cache[key] = _Eager(reason)
+            return self._eager(reason, args, kwargs)
         if tr.program.host_reads:
             reason = (
                 f"it reads a value back to the host ({tr.program.host_reads[0]}: .item(), .tolist(), "
@@ -242,12 +248,6 @@ class CompiledFunction:
             self._counts["fallbacks"] += 1
             self._warn(reason)
             return tr.result  # the traced run was an eager run: its result is the answer
-        changed = _changed_params(tr)
-        if changed:
-            # The eager run makes the change on the caller's module (the trace changed a copy).
-            reason = f"it replaces module state (param {changed!r}, e.g. batch norm's running statistics)"
-            self._cache[key] = _Eager(reason)
-            return self._eager(reason, args, kwargs)
         device = tr.outputs[0].device if tr.outputs else None
         self._cache[key] = _Entry(tr, Plan(tr.program, tr.backend), device)
         return tr.result
