@@ -1,5 +1,6 @@
 """Transformer encoder block training step (pre-norm, 4-head self-attention, GELU MLP; batch 32,
-seq 128, d_model 256; MSE, Adam) and forward + backward alone: burn autodiff(ndarray) vs torch."""
+seq 128, d_model 256; MSE, Adam) and forward + backward alone: burn autodiff(ndarray) vs torch;
+and the block's forward on ndarray: `burn.compile` against burn eager and torch (no grad)."""
 
 from __future__ import annotations
 
@@ -45,4 +46,37 @@ def run(settings: Settings) -> list[Table]:
         f"transformer block, batch {batch}", lambda a: build(backend, torch, batch, a), settings, warmup=1,
         min_time=settings.min_time * 2,
     )
-    return [Table(title, rows, notes=[note, "no NumPy floor for this workload"]), mixed]
+    table = Table(title, rows, notes=[note, "no NumPy floor for this workload"])
+    return [table, mixed, forward_table(settings, torch, batch)]
+
+
+def forward_table(settings: Settings, torch: Any, batch: int) -> Table:
+    """The block's forward on ndarray: compiled (`burn.compile`, fused element-wise chains, replayed
+    without the Tensor API) against eager, and torch under ``no_grad``."""
+    import burn
+
+    backend = burn.backend("ndarray")
+    w = build(backend, torch, batch)
+    burn_model = w["burn"].model() if w["burn"] and w["burn"].model else None
+    assert burn_model is not None
+    x_np = np.random.default_rng(1).standard_normal((batch, SEQ, D_MODEL), dtype=np.float32)
+    x = burn.Tensor.from_data(x_np, device=backend.default_device())
+    forward = burn.compile(lambda m, v: m(v))
+    torch_fwd = None
+    if torch and w["torch"] and w["torch"].model:
+        tmodel, tx = w["torch"].model(), torch.from_numpy(x_np.copy())
+
+        def torch_fwd() -> object:
+            with torch.no_grad():
+                return tmodel(tx)
+
+    same = np.array_equal(forward(burn_model, x).to_data().to_numpy(), burn_model(x).to_data().to_numpy())
+    fns = {"burn": lambda: forward(burn_model, x), "torch": lambda: burn_model(x), "numpy": torch_fwd}
+    row = timed_row("forward", fns, settings, "ms", warmup=1, min_time=settings.min_time * 2)
+    s = forward.stats()
+    notes = [
+        f"compiled equals eager bitwise: {same}; {s['fused_groups']} fused groups ({s['fused_ops']} ops), "
+        f"{s['traces']} trace",
+    ]
+    title = f"transformer block forward on ndarray, batch {batch}, seq {SEQ}, d_model {D_MODEL}"
+    return Table(title, [row], labels=("burn.compile", "burn eager", "torch"), notes=notes)

@@ -20,7 +20,7 @@ class Workload:
     step: Callable[[], object]
     fwd_bwd: Callable[[], object]
     loss: Callable[[], float]
-    model: Callable[[], Any] | None = None  # burn's current module (for the GPU graph probe)
+    model: Callable[[], Any] | None = None  # the current module (GPU graph probe, forward rows)
 
 
 def uniform_init(rng: np.random.Generator, shape: tuple[int, ...], fan_in: int) -> np.ndarray:
@@ -107,4 +107,4 @@ def torch_trained(
         with torch.no_grad():
             return float(loss_fn(model(x), y))
 
-    return Workload(step, fwd_bwd, loss)
+    return Workload(step, fwd_bwd, loss, lambda: model)

@@ -268,14 +268,25 @@ def test_autodiff_over_fusion_matches_opencl(cl_backend: Any) -> None:
 
 
 def test_fusion_needs_the_contract() -> None:
-    from burn_ndarray import NdArray
-
     with pytest.raises(FusionError, match="does not implement the fusion contract"):
-        Fusion(NdArray())
+        Fusion(burn.backend("autodiff(ndarray)"))
     with pytest.raises(FusionError, match="fusion contract"):
-        burn.plugins.backend("fusion(ndarray)")
+        burn.plugins.backend("fusion(autodiff(ndarray))")
     with pytest.raises(FusionError, match="fusion contract"):
         burn.plugins.backend("fusion(fusion(opencl))")
+
+
+def test_fusion_over_ndarray_runs_generated_numba_kernels_bitwise() -> None:
+    # burn-ndarray implements the contract (burn_ndarray.fused) for its bitwise-exact ops.
+    fused, plain = burn.plugins.backend("fusion(ndarray)"), burn.backend("ndarray")
+    x, g = RNG.normal(size=(6, 5)).astype(np.float32), RNG.normal(size=5).astype(np.float32)
+
+    def f(backend: Any) -> np.ndarray:
+        v = put(backend, x)
+        return (((v - v.mean_dim(1)) / 3.0) * put(backend, g) + 1.0).abs().to_numpy()
+
+    np.testing.assert_array_equal(f(fused), f(plain))
+    assert fused.stats.kernels >= 1 and fused.stats.fused_ops >= 4
 
 
 def test_log_prints_the_fused_groups(fused: Any, capsys: pytest.CaptureFixture[str]) -> None:

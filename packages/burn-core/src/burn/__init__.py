@@ -63,6 +63,7 @@ _LAZY = {
     "ParamId": "burn.module",
     "config": "burn.module",
     "profile": "burn.profiler",
+    "compile": "burn.capture.compiler",
     "Profile": "burn.profiler",
 }
 
@@ -103,6 +104,7 @@ __all__ = [
     "__version__",
     "activation",
     "backend",
+    "compile",
     "backends",
     "bfloat16",
     "bool_",

@@ -11,6 +11,7 @@ from burn.backend.base import Backend
 from burn.backend.capabilities import Capabilities
 from burn.backend.device import Device
 from burn.foundations.dtype import DType
+from burn_ndarray.fused import FusedOps
 from burn_ndarray.ops.activation import ActivationOps, ThreadedActivationOps
 from burn_ndarray.ops.attention import AttentionOps
 from burn_ndarray.ops.bool import BoolOps
@@ -46,6 +47,7 @@ class NdArray(  # type: ignore[misc]
     RnnOps,
     AttentionOps,
     OptimOps,
+    FusedOps,
     Backend,
 ):
     """The NumPy backend: primitives are NumPy arrays on the CPU (one device, ``ndarray:cpu``).

@@ -35,6 +35,9 @@ class Trace:
         params: the value of each param in `program.params`, by path, on `backend`.
         outputs: the function's tensor results, flattened, on `backend`.
         result: the function's result as it returned it (tensors on `backend`).
+        modules: the modules the function ran with (``fn`` first when it is a module, then the
+            module arguments), params on the capture backend: a param the function replaced
+            (batch norm's running statistics) holds a value computed in the trace.
     """
 
     program: Program
@@ -42,6 +45,7 @@ class Trace:
     params: dict[str, Tensor]
     outputs: tuple[Tensor, ...]
     result: Any
+    modules: tuple[Module, ...] = ()
 
 
 def flatten_tensors(value: Any) -> list[Any]:
@@ -188,6 +192,7 @@ def trace(
         {param_ir[i][0]: param_ir[i][1] for i in read},
         tuple(flatten_tensors(real)),
         real,
+        tuple(m for m in (target, *call_args) if isinstance(m, Module)),
     )
 
 

@@ -1,0 +1,304 @@
+"""Lowering a captured `burn.backend.ir.Program` to a plan that replays it fast on one backend.
+
+`Plan(program, backend)` does, once:
+
+- **dead code removal**: calls none of whose results reach an output are dropped, except random
+  ops (they advance the backend's generator, so the next call's draws match eager's);
+- **fusion**: runs of element-wise calls over one iteration shape that the backend's fused
+  kernels support (the fusion contract, `burn.backend.fusion`) become one `FusedBlock` launched
+  through ``fusion_execute``; a block runs where its last op was, unless a call in between reads
+  one of its values (the block then runs before that call);
+- **buffer planning**: every value is dropped right after its last reader, so its memory goes
+  back to the allocator while the rest of the program runs.
+
+`Plan.run` then calls the backend's ops on primitives from a flat list of steps: no Tensor API,
+no autodiff or capture layer, no name lookups per op.
+
+Example:
+    >>> import burn
+    >>> from burn.capture import trace
+    >>> x = burn.Tensor.from_data([1.0, -2.0], backend="ndarray")
+    >>> plan = Plan(trace(lambda v: (v * 2.0 + 1.0).abs(), x).program, x.backend)
+    >>> plan.fused_groups, plan.run([x._p], {})[0].tolist()
+    (1, [3.0, 3.0])
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from burn.backend.base import Backend
+from burn.backend.fusion import supports_fusion
+from burn.backend.ir import DEVICE, ELEMENTWISE, CallIR, FusedBlock, OpIR, Program, TensorIR, broadcast_shapes
+from burn.foundations.data import TensorData
+
+__all__ = ["MAX_BLOCK_INPUTS", "MAX_BLOCK_OPS", "Plan", "is_random"]
+
+MAX_BLOCK_OPS = 48  # a bound on a generated kernel's size
+MAX_BLOCK_INPUTS = 12  # tensors one kernel reads
+
+# How an argument is built at run time: a constant, a value, the device, a list of values, an array.
+_CONST, _VALUE, _DEVICE, _VALUES, _ARRAY = range(5)
+_OWNED = 2  # a step calling an ``*_owned`` op with operands handed over
+
+
+def is_random(op: str) -> bool:
+    """Whether `op` draws from the backend's generator (never removed, never reordered).
+
+    Example:
+        >>> is_random("float_random"), is_random("float_add")
+        (True, False)
+    """
+    return "random" in op or "bernoulli" in op or "multinomial" in op or "dropout" in op
+
+
+def _encode(a: Any) -> tuple[int, Any]:
+    if isinstance(a, TensorIR):
+        return (_VALUE, a.id)
+    if a is DEVICE:
+        return (_DEVICE, None)
+    if isinstance(a, tuple) and a and all(isinstance(t, TensorIR) for t in a):
+        return (_VALUES, tuple(t.id for t in a))
+    if hasattr(a, "__array__") and hasattr(a, "dtype") and hasattr(a, "shape"):
+        return (_ARRAY, a)
+    return (_CONST, a)
+
+
+class Plan:
+    """A `Program` prepared for replay on `backend` (see the module docstring).
+
+    Args:
+        program: the captured program.
+        backend: the backend its inputs and params live on.
+        fuse: whether to group element-wise chains (when the backend implements the contract).
+
+    Attributes:
+        fused_groups: fused blocks in the plan (each one kernel launch per run).
+        fused_ops: element-wise ops inside those blocks.
+        removed: calls dropped as dead code.
+        steps: the number of backend calls per run.
+        kernels: fused kernels launched by `run` so far.
+    """
+
+    def __init__(self, program: Program, backend: Backend, fuse: bool = True) -> None:
+        self.program = program
+        self.backend = backend
+        calls = self._live(program)
+        self.removed = len(program.calls) - len(calls)
+        units: list[CallIR | FusedBlock] = list(calls)
+        if fuse and supports_fusion(backend):
+            units = self._group(calls, backend)
+        self.fused_groups = sum(isinstance(u, FusedBlock) for u in units)
+        self.fused_ops = sum(len(u.ops) for u in units if isinstance(u, FusedBlock))
+        self.kernels = 0
+        self._steps = self._compile(units, program)
+        self.steps = len(self._steps)
+
+    # -- planning ---------------------------------------------------------------------------
+    @staticmethod
+    def _live(program: Program) -> list[CallIR]:
+        needed = {t.id for t in program.outputs}
+        kept: list[CallIR] = []
+        for call in reversed(program.calls):
+            if is_random(call.op) or any(t is not None and t.id in needed for t in call.outputs):
+                kept.append(call)
+                needed.update(t.id for t in call.values())
+        kept.reverse()
+        return kept
+
+    @staticmethod
+    def _group(calls: list[CallIR], backend: Backend) -> list[CallIR | FusedBlock]:
+        fusable: Any = backend
+        ops = frozenset(fusable.fusion_ops()) & ELEMENTWISE.keys()
+        dtypes = frozenset(fusable.fusion_dtypes())
+        units: list[CallIR | FusedBlock] = []
+        group: list[OpIR] = []
+        produced: set[int] = set()
+        shape: tuple[int, ...] | None = None
+        reads: dict[int, TensorIR] = {}
+
+        def as_op(call: CallIR) -> OpIR | None:
+            spec = ELEMENTWISE.get(call.op)
+            if spec is None or call.op not in ops or call.kwargs or spec.result == "cast":
+                return None
+            if len(call.args) != spec.arity + spec.nscalars:
+                return None
+            tensors, scalars = call.args[: spec.arity], call.args[spec.arity :]
+            if not all(isinstance(t, TensorIR) and t.dtype in dtypes for t in tensors):
+                return None
+            if not all(isinstance(s, int | float) and not isinstance(s, bool) for s in scalars):
+                return None
+            out = call.outputs[0]
+            if len(call.outputs) != 1 or out is None or out.dtype not in dtypes:
+                return None
+            try:
+                if broadcast_shapes(call.op, [t.shape for t in tensors]) != out.shape:
+                    return None
+            except ValueError:
+                return None
+            return OpIR(call.op, tuple(tensors), (out,), tuple(float(s) for s in scalars))
+
+        def flush() -> None:
+            nonlocal group, produced, shape, reads
+            if len(group) == 1:
+                units.append(pending_calls[0])
+            elif group:
+                assert shape is not None
+                units.append(FusedBlock(shape, tuple(reads.values()), tuple(group), ()))
+            group, produced, shape, reads = [], set(), None, {}
+            pending_calls.clear()
+
+        pending_calls: list[CallIR] = []
+        for call in calls:
+            op = as_op(call)
+            if op is not None:
+                new_reads = {t.id: t for t in op.inputs if t.id not in produced and t.id not in reads}
+                joins = (
+                    group and op.outputs[0].shape == shape and len(group) < MAX_BLOCK_OPS
+                    and len(reads) + len(new_reads) <= MAX_BLOCK_INPUTS
+                )
+                if not joins:
+                    flush()
+                    new_reads = {t.id: t for t in op.inputs}
+                    shape = op.outputs[0].shape
+                group.append(op)
+                pending_calls.append(call)
+                reads.update(new_reads)
+                produced.add(op.outputs[0].id)
+                continue
+            if group and any(t.id in produced for t in call.values()):
+                flush()
+            units.append(call)
+        flush()
+        return units
+
+    def _compile(self, units: list[CallIR | FusedBlock], program: Program) -> list[tuple[Any, ...]]:
+        out_ids = {t.id for t in program.outputs}
+        reads: list[list[int]] = []
+        for unit in units:
+            if isinstance(unit, FusedBlock):
+                reads.append([t.id for t in unit.inputs])
+            else:
+                reads.append([t.id for t in unit.values()])
+        last: dict[int, int] = {}
+        for k, ids in enumerate(reads):
+            for i in ids:
+                last[i] = k
+        frees: list[list[int]] = [[] for _ in units]
+        for i, k in last.items():
+            if i not in out_ids:
+                frees[k].append(i)
+        # A block writes the values read after it: by later units or as the program's results.
+        blocks: dict[int, FusedBlock] = {}
+        wanted = set(out_ids)
+        for k in range(len(units) - 1, -1, -1):
+            unit = units[k]
+            if isinstance(unit, FusedBlock):
+                made = [o for op in unit.ops for o in op.outputs]
+                kept = tuple(t for t in made if t.id in wanted)
+                blocks[k] = FusedBlock(unit.shape, unit.inputs, unit.ops, kept)
+            wanted.update(reads[k])
+        steps: list[tuple[Any, ...]] = []
+        backend: Any = self.backend
+        # The caller's inputs and params are held by their tensors: never handed over.
+        inputs = {t.id for t in program.inputs} | {t.id for _, t in program.params}
+        for k, unit in enumerate(units):
+            if isinstance(unit, FusedBlock):
+                block = blocks[k]
+                ins = tuple((_VALUE, t.id) for t in block.inputs)
+                written = tuple(t.id for t in block.outputs)
+                steps.append((True, _launcher(backend, block, self), ins, (), written, tuple(frees[k])))
+            else:
+                outs = tuple(None if t is None or t.id not in last and t.id not in out_ids else t.id
+                             for t in unit.outputs)
+                args = tuple(_encode(a) for a in unit.args)
+                owned = self._owned(unit, args, frees[k], inputs)
+                if owned is not None:
+                    steps.append((_OWNED, *owned, (), outs, tuple(i for i in frees[k] if i not in owned[1])))
+                    continue
+                steps.append((len(unit.outputs) > 1, getattr(backend, unit.op), args,
+                              tuple((name, _encode(v)) for name, v in unit.kwargs), outs, tuple(frees[k])))
+        return steps
+
+    def _owned(
+        self, call: CallIR, args: tuple[tuple[int, Any], ...], dying: list[int], inputs: set[int]
+    ) -> tuple[Any, tuple[int, ...], tuple[tuple[int, Any], ...]] | None:
+        """The backend's ``<op>_owned`` (it may write into an operand nobody else holds: the
+        Tensor API's buffer reuse) with the ids of the operands that die at this call, which
+        `run` hands over; None when no operand dies here or the backend has no such op."""
+        fn = getattr(self.backend, call.op + "_owned", None)
+        if fn is None or "buffer_reuse" not in self.backend.capabilities.features:
+            return None
+        if call.kwargs or len(args) not in (1, 2):
+            return None
+        moving = tuple(
+            payload for tag, payload in args
+            if tag == _VALUE and payload in dying and payload not in inputs
+        )
+        if not moving:
+            return None
+        return fn, moving, args
+
+    # -- running ----------------------------------------------------------------------------
+    def run(self, inputs: Sequence[Any], params: dict[str, Any], device: Any = None) -> list[Any]:
+        """The outputs' primitives for `inputs` (in `Program.inputs` order) and `params` by path."""
+        program = self.program
+        env: dict[int, Any] = {t.id: v for t, v in zip(program.inputs, inputs, strict=True)}
+        for path, t in program.params:
+            env[t.id] = params[path]
+        dev = self.backend.default_device() if device is None else device
+
+        def build(spec: tuple[int, Any]) -> Any:
+            tag, payload = spec
+            if tag == _VALUE:
+                return env[payload]
+            if tag == _CONST:
+                return payload
+            if tag == _DEVICE:
+                return dev
+            if tag == _VALUES:
+                return [env[i] for i in payload]
+            return TensorData.from_numpy(payload)
+
+        for kind, fn, *rest in self._steps:
+            if kind == _OWNED:
+                moving, args, kwargs, outs, frees = rest
+                # The operands are moved out of `env` into locals, so that each dying array is
+                # held by this frame and the call only: what `*_owned` checks before writing.
+                a = env.pop(args[0][1]) if args[0][0] == _VALUE and args[0][1] in moving else build(args[0])
+                if len(args) == 1:
+                    env[outs[0]] = fn(a)
+                else:
+                    tag, payload = args[1]
+                    if tag != _VALUE or payload not in moving:
+                        b = build(args[1])
+                    else:  # ``x * x`` reads one dying value twice: it was moved into `a`
+                        b = env.pop(payload) if payload in env else a
+                    env[outs[0]] = fn(a, b)
+                    del b
+                del a
+                for i in frees:
+                    del env[i]
+                continue
+            args, kwargs, outs, frees = rest
+            result = fn(*[build(a) for a in args], **{name: build(v) for name, v in kwargs})
+            if kind:
+                for i, r in zip(outs, result, strict=True):
+                    if i is not None:
+                        env[i] = r
+            elif outs[0] is not None:
+                env[outs[0]] = result
+            for i in frees:
+                del env[i]
+        return [env[t.id] for t in program.outputs]
+
+
+def _launcher(backend: Any, block: FusedBlock, plan: Plan) -> Callable[..., Any]:
+    execute = backend.fusion_execute
+
+    def launch(*inputs: Any) -> tuple[Any, ...]:
+        plan.kernels += 1
+        return tuple(execute(block, list(inputs)))
+
+    return launch
