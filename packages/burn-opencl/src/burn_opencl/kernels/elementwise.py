@@ -7,7 +7,8 @@ compiler run however many of its ops are used.
 
 Layouts: *flat* when every input is contiguous with the output's shape or holds one element
 (its stride is then 1 or 0); otherwise *strided*, with the dims collapsed as far as every operand
-allows and one kernel per remaining rank.
+allows and one kernel per remaining rank, launched on a *grid* (`burn_opencl.kernels.common.
+grid_local`: no index division) where the innermost dim is long enough.
 """
 
 from __future__ import annotations
@@ -29,6 +30,9 @@ from burn_opencl.kernels.common import (
     broadcast_strides,
     collapse,
     global_size,
+    grid_index_code,
+    grid_local,
+    grid_size,
     index_code,
     index_params,
     new,
@@ -196,8 +200,11 @@ for _table in (
         GROUPS.setdefault(_op.group, []).append(_op)
 
 
-def _source(group: str, ins: tuple[DType, ...], out: DType, compute: DType, rank: int) -> str:
-    """Program text of every op of `group` for these dtypes; rank -1 is the flat layout."""
+def _source(
+    group: str, ins: tuple[DType, ...], out: DType, compute: DType, rank: int, grid: bool = False
+) -> str:
+    """Program text of every op of `group` for these dtypes; rank -1 is the flat layout, `grid` the
+    grid one of a strided rank."""
     t = COMPUTE[compute]
     is_float = compute.is_float
     helpers = _FLOAT_HELPERS if is_float else (_INT_HELPERS if compute.is_int else "")
@@ -213,11 +220,14 @@ def _source(group: str, ins: tuple[DType, ...], out: DType, compute: DType, rank
         params += [f"{stype} s{j}_" for j in range(op.nscalars)]
         if rank >= 0:
             params.append(index_params(rank, names))
-        body = ["long i = get_global_id(0);", "GUARD(i, n);"]
+        if grid:
+            body = [grid_index_code(rank, names)]
+        else:
+            body = ["long i = get_global_id(0);", "GUARD(i, n);"]
         if rank < 0:
             body.append("long o_i = o_off + i;")
             body.extend(f"long x{k}_i = x{k}_off + i * x{k}_st;" for k in range(len(ins)))
-        else:
+        elif not grid:
             body.append(index_code(rank, names))
         body.extend(f"T s{j} = (T)s{j}_;" for j in range(op.nscalars))
         for k, d in enumerate(ins):
@@ -332,19 +342,25 @@ def run(
     else:
         dims, strides = collapse(out_shape, [out.strides] + [broadcast_strides(t, out_shape) for t in ins])
         rank = len(dims)
-        key = (op.group, dtypes, out_dtype, compute, rank)
+        local = grid_local(dims)
+        grid = local is not None
+        key = (op.group, dtypes, out_dtype, compute, rank, grid)
         kernel = rt.kernels.get((key, op.cname))
         if kernel is None:
             kernel = rt.build(
                 key,
                 [o.cname for o in GROUPS[op.group]],
-                lambda: _source(op.group, dtypes, out_dtype, compute, rank),
+                lambda: _source(op.group, dtypes, out_dtype, compute, rank, grid),
                 build_options(compute, out_dtype, *dtypes),
                 _arg_types(op.group, len(ins), compute, rank),
             )[op.cname]
         args = [out.buf, *[t.buf for t in ins], n, out.offset, *[t.offset for t in ins], *scalars, *dims]
         for s in strides:
             args.extend(s)
+        if local is not None:
+            with rt.lock:
+                kernel(rt.queue, grid_size(dims, local), local, *args)
+            return out
     with rt.lock:
         kernel(rt.queue, global_size(n), (LOCAL,), *args)
     return out

@@ -140,7 +140,7 @@ class FloatOps(KindOps):
     def float_remainder(self, lhs: P, rhs: P) -> P:
         """Remainder with the sign of the divisor (Python's ``%``)."""
 
-    @required(bound="memory", ew=binary("pow(a, b)"))
+    @required(bound="memory", ew=binary("b_pow(a, b)"))
     def float_powf(self, lhs: P, rhs: P) -> P: ...
 
     @required
@@ -170,7 +170,7 @@ class FloatOps(KindOps):
     def float_remainder_scalar(self, lhs: P, rhs: float) -> P:
         return self.float_remainder(lhs, self._float_scalar_like(lhs, rhs))
 
-    @default(bound="memory", ew=unary("pow(a, s0)", 1))
+    @default(bound="memory", ew=unary("b_pow(a, s0)", 1))
     def float_powf_scalar(self, lhs: P, rhs: float) -> P:
         return self.float_powf(lhs, self._float_scalar_like(lhs, rhs))
 
