@@ -328,7 +328,7 @@ def run(
                 flat = False
                 break
     if flat:
-        key = (op.group, dtypes, out_dtype, compute, -1)
+        key = (op.group, dtypes, out_dtype, compute, -1, False)
         kernel = rt.kernels.get((key, op.cname))
         if kernel is None:
             kernel = rt.build(
