@@ -31,6 +31,7 @@ from burn.backend.fusion_exprs import (
     float_types,
     op_code,
     scalar_dtypes,
+    scalar_values,
 )
 from burn.backend.ir import FusedBlock
 from burn.errors import DeviceError
@@ -184,7 +185,7 @@ class FusionOps:
             n *= s
         if n == 0:
             return outs
-        scalars = [s for op in block.ops for s in op.scalars]
+        scalars = scalar_values(block)
         flat = all(t.shape == shape for t in block.outputs)
         steps = []
         if flat:
@@ -263,7 +264,7 @@ def _execute_reduce(block: FusedBlock, inputs: Sequence[CLTensor], outs: list[CL
     args: list[Any] = [*(o.buf for o in outs), result.buf, *(t.buf for t in inputs), n, chunks, L, chunk]
     args += [0] * len(outs) + [t.offset for t in inputs]
     args += [st[dim] for st in full]
-    args += [scale, *(s for o in block.ops for s in o.scalars), *dims]
+    args += [scale, *scalar_values(block), *dims]
     for walk in collapsed:
         args.extend(walk)
     with rt.lock:

@@ -29,7 +29,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from burn.backend.contract import Elementwise
-from burn.backend.ir import ELEMENTWISE, REDUCTIONS, FusedBlock, OpIR
+from burn.backend.ir import ELEMENTWISE, REDUCTIONS, FusedBlock, OpIR, written_scalars
 from burn.foundations.dtype import DType
 
 Shape = tuple[int, ...]
@@ -157,7 +157,18 @@ def float_types(block: FusedBlock, dialect: Dialect) -> list[str]:
 
 def scalar_dtypes(block: FusedBlock) -> list[DType]:
     """The dtype of each scalar kernel parameter that `op_code` declares, in order."""
-    return [compute_dtype(op) for op in block.ops for _ in op.scalars]
+    return [
+        compute_dtype(op) for op in block.ops for lit in written_scalars(op.op, op.scalars) if lit is None
+    ]
+
+
+def scalar_values(block: FusedBlock) -> list[float]:
+    """The value of each scalar kernel parameter that `op_code` declares, in order (the scalars
+    not written into the code, `burn.backend.ir.written_scalars`)."""
+    return [
+        s for op in block.ops for s, lit in zip(op.scalars, written_scalars(op.op, op.scalars), strict=True)
+        if lit is None
+    ]
 
 
 def op_code(
@@ -194,7 +205,10 @@ def op_code(
         for k, src in enumerate(op.inputs):
             ctype = ctype_op if spec.promote[k] else dialect.compute[src.dtype]
             decls.append(f"{ctype} {'abc'[k]} = ({ctype}){var[src.id]};")
-        for j in range(len(op.scalars)):
+        for j, lit in enumerate(written_scalars(op.op, op.scalars)):
+            if lit is not None:
+                decls.append(f"T s{j} = (T){lit!r};")
+                continue
             params.append(f"{ctype_op} p{nscalar}")
             decls.append(f"T s{j} = p{nscalar};")
             nscalar += 1
@@ -266,5 +280,5 @@ def collapse(shape: Shape, strides: Sequence[Shape]) -> tuple[Shape, list[Shape]
 __all__ = [
     "EXPRS", "FLOAT_HELPERS", "REDUCE_FROM_FIRST", "REDUCE_UPDATES", "Dialect", "Expr", "aligned_strides",
     "c_strides", "collapse", "compute_dtype", "float_types", "op_code", "plain_load", "plain_store",
-    "scalar_dtypes",
+    "scalar_dtypes", "scalar_values",
 ]

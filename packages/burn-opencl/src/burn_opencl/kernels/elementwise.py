@@ -53,6 +53,7 @@ class Ew:
         promote: per input, whether it is converted to the compute type (False: read as is, e.g.
             a bool mask).
         int_scalars: scalars are passed as ``long`` and converted in the kernel (int ops).
+        literals: values of the first scalars written into the kernel's code (not arguments).
     """
 
     name: str
@@ -62,6 +63,7 @@ class Ew:
     nscalars: int = 0
     promote: tuple[bool, ...] = (True, True, True)
     int_scalars: bool = False
+    literals: tuple[float, ...] = ()
 
     @property
     def cname(self) -> str:
@@ -106,6 +108,17 @@ OPS: dict[str, Ew] = {
     name: Ew(name, spec.expr, spec.arity, _group(spec), spec.nscalars, spec.promote)
     for name, spec in ELEMENTWISE.items()
     if spec.result != "cast"
+}
+# The contract ops' kernels with the scalar ``s0`` written into the code, for the values each
+# declares (`burn.backend.contract.Elementwise.literals`): powf_scalar's 2.0 folds to ``a * a``.
+# One program per op, a kernel per value (pocl compiles a kernel on its first launch).
+LITERAL: dict[tuple[str, float], Ew] = {
+    (name, value): Ew(
+        f"{name}_{k}", spec.expr, spec.arity, f"{_group(spec)}_{name}", spec.nscalars, spec.promote,
+        literals=(value,),
+    )
+    for name, spec in ELEMENTWISE.items()
+    for k, value in enumerate(spec.literals)
 }
 # Kernels of burn-opencl's own compositions (not contract ops), in the programs of the contract
 # ops with their signature.
@@ -178,6 +191,7 @@ ARANGE = Ew("arange", "s0 + (T)i * s1", 0, "arange", nscalars=2, int_scalars=Tru
 GROUPS: dict[str, list[Ew]] = {}
 for _table in (
     OPS,
+    {f"{name}_{value}": op for (name, value), op in LITERAL.items()},
     OWN,
     INT_COMPARE_SCALAR,
     INT_UNARY,
@@ -217,7 +231,8 @@ def _source(
         if rank < 0:
             params += [f"long x{k}_st" for k in range(len(ins))]
         stype = "long" if op.int_scalars else t
-        params += [f"{stype} s{j}_" for j in range(op.nscalars)]
+        written = len(op.literals)
+        params += [f"{stype} s{j}_" for j in range(written, op.nscalars)]
         if rank >= 0:
             params.append(index_params(rank, names))
         if grid:
@@ -229,7 +244,8 @@ def _source(
             body.extend(f"long x{k}_i = x{k}_off + i * x{k}_st;" for k in range(len(ins)))
         elif not grid:
             body.append(index_code(rank, names))
-        body.extend(f"T s{j} = (T)s{j}_;" for j in range(op.nscalars))
+        body.extend(f"T s{j} = (T){op.literals[j]!r};" for j in range(written))
+        body.extend(f"T s{j} = (T)s{j}_;" for j in range(written, op.nscalars))
         for k, d in enumerate(ins):
             var = "abc"[k]
             if op.promote[k]:
@@ -257,7 +273,7 @@ def _arg_types(group: str, nins: int, compute: DType, rank: int) -> Any:
         args: list[Any] = [None] * (1 + nins) + [I64] * (2 + nins)
         if rank < 0:
             args += [I64] * nins
-        args += [stype] * op.nscalars
+        args += [stype] * (op.nscalars - len(op.literals))
         if rank >= 0:
             args += [I64] * (rank * (2 + nins))
         return args
@@ -288,6 +304,9 @@ def run(
         shape: output shape when there are no inputs.
         rt: the runtime when there are no inputs.
     """
+    if scalars and (op.name, scalars[0]) in LITERAL:
+        op = LITERAL[op.name, scalars[0]]
+        scalars = scalars[1:]
     if ins:
         first = ins[0]
         rt = first.rt
