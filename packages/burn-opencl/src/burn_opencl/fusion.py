@@ -46,6 +46,7 @@ from burn_opencl.kernels.common import (
     collapse,
     global_size,
     grid_index_code,
+    grid_inner,
     grid_local,
     grid_size,
     index_code,
@@ -67,9 +68,9 @@ _REDUCE = {
 }
 FUSION_REDUCE_OPS = frozenset(_REDUCE)
 
-def _source(block: FusedBlock, rank: int, grid: bool = False) -> str:
+def _source(block: FusedBlock, rank: int, grid: tuple[int | None, ...] | None = None) -> str:
     """Program text of `block`'s kernel ``fused``; rank -1 is the flat layout, `grid` the grid one
-    of a strided rank."""
+    of a strided rank (with the operands' literal innermost strides)."""
     nin, nout = len(block.inputs), len(block.outputs)
     parts = [OPENCL.helpers(t) for t in float_types(block, OPENCL)]
     names = [f"o{k}" for k in range(nout)] + [f"x{k}" for k in range(nin)]
@@ -78,11 +79,14 @@ def _source(block: FusedBlock, rank: int, grid: bool = False) -> str:
     params += ["long n"] + [f"long {nm}_off" for nm in names]
     if rank < 0:
         params += [f"long x{k}_st" for k in range(nin)]
-    body = [grid_index_code(rank, names)] if grid else ["long i = get_global_id(0);", "GUARD(i, n);"]
+    if grid is not None:
+        body = [grid_index_code(rank, names, grid)]
+    else:
+        body = ["long i = get_global_id(0);", "GUARD(i, n);"]
     if rank < 0:
         body.extend(f"long o{k}_i = o{k}_off + i;" for k in range(nout))
         body.extend(f"long x{k}_i = x{k}_off + i * x{k}_st;" for k in range(nin))
-    elif not grid:
+    elif grid is None:
         body.append(index_code(rank, names))
     var: dict[int, str] = {}
     body.extend(op_code(block, OPENCL, var, params, "_i"))
@@ -199,6 +203,7 @@ class FusionOps:
                     break
         offsets = [0] * len(outs) + [t.offset for t in inputs]
         local = None
+        grid = None
         if flat:
             rank = -1
             tail: list[Any] = [*steps, *scalars]
@@ -208,10 +213,10 @@ class FusionOps:
             dims, collapsed = collapse(shape, strides)
             rank = len(dims)
             local = grid_local(dims)
+            grid = None if local is None else grid_inner(collapsed)
             tail = [*scalars, *dims]
             for walk in collapsed:
                 tail.extend(walk)
-        grid = local is not None
         key = ("fused", block.signature(), rank, grid)
         kernel = rt.kernels.get((key, "fused"))
         if kernel is None:

@@ -71,18 +71,38 @@ def grid_size(dims: Sequence[int], local: tuple[int, int, int]) -> tuple[int, in
     )
 
 
-def grid_index_code(rank: int, operands: Sequence[str], flat: str = "i", dims: str = "d") -> str:
+def grid_inner(strides: Sequence[Sequence[int]]) -> tuple[int | None, ...]:
+    """Each operand's stride along the innermost collapsed dim where it is 0 or 1 (written into
+    the kernel: LLVM then sees contiguous or uniform loads and vectorizes them; a stride that is
+    a kernel argument makes every load a gather), else None (an argument).
+
+    Example:
+        >>> grid_inner([(1024, 1), (1, 0), (0, 1), (1, 1024)])
+        (1, 0, 1, None)
+    """
+    return tuple(s[-1] if s[-1] in (0, 1) else None for s in strides)
+
+
+def grid_index_code(
+    rank: int, operands: Sequence[str], inner_strides: Sequence[int | None], flat: str = "i", dims: str = "d"
+) -> str:
     """`index_code` for the grid layout (rank >= 2): returns from work-items outside `dims`, then
     sets each operand's ``<op>_i`` and the row-major index `flat`; divides only over dims
-    ``0..rank-3`` (none after collapsing a broadcast of rank <= 3)."""
+    ``0..rank-3`` (none after collapsing a broadcast of rank <= 3). `inner_strides` are
+    `grid_inner`'s (literal innermost strides)."""
     inner, next_ = f"{dims}{rank - 1}", f"{dims}{rank - 2}"
+    step = {0: "", 1: " + c0_"}
     lines = [
         f"long c0_ = get_global_id(0); GUARD(c0_, {inner});",
         f"long c1_ = get_global_id(1); GUARD_AXIS(1, c1_, {next_});",
         "long r_ = get_global_id(2);",
         f"long {flat} = (r_ * {next_} + c1_) * {inner} + c0_;",
     ]
-    lines += [f"long {op}_i = {op}_off + c0_ * {op}_s{rank - 1} + c1_ * {op}_s{rank - 2};" for op in operands]
+    lines += [
+        f"long {op}_i = {op}_off" + (f" + c0_ * {op}_s{rank - 1}" if st is None else step[st])
+        + f" + c1_ * {op}_s{rank - 2};"
+        for op, st in zip(operands, inner_strides, strict=True)
+    ]
     for d in range(rank - 3, 0, -1):
         lines.append(f"{{ long c_ = r_ % {dims}{d}; r_ /= {dims}{d};")
         lines.extend(f"  {op}_i += c_ * {op}_s{d};" for op in operands)
@@ -181,6 +201,7 @@ __all__ = [
     "GRID_WIDTHS",
     "global_size",
     "grid_index_code",
+    "grid_inner",
     "grid_local",
     "grid_size",
     "index_code",

@@ -31,6 +31,7 @@ from burn_opencl.kernels.common import (
     collapse,
     global_size,
     grid_index_code,
+    grid_inner,
     grid_local,
     grid_size,
     index_code,
@@ -215,10 +216,15 @@ for _table in (
 
 
 def _source(
-    group: str, ins: tuple[DType, ...], out: DType, compute: DType, rank: int, grid: bool = False
+    group: str,
+    ins: tuple[DType, ...],
+    out: DType,
+    compute: DType,
+    rank: int,
+    grid: tuple[int | None, ...] | None = None,
 ) -> str:
-    """Program text of every op of `group` for these dtypes; rank -1 is the flat layout, `grid` the
-    grid one of a strided rank."""
+    """Program text of every op of `group` for these dtypes; rank -1 is the flat layout, `grid`
+    the grid one of a strided rank (with the operands' literal innermost strides)."""
     t = COMPUTE[compute]
     is_float = compute.is_float
     helpers = _FLOAT_HELPERS if is_float else (_INT_HELPERS if compute.is_int else "")
@@ -235,14 +241,14 @@ def _source(
         params += [f"{stype} s{j}_" for j in range(written, op.nscalars)]
         if rank >= 0:
             params.append(index_params(rank, names))
-        if grid:
-            body = [grid_index_code(rank, names)]
+        if grid is not None:
+            body = [grid_index_code(rank, names, grid)]
         else:
             body = ["long i = get_global_id(0);", "GUARD(i, n);"]
         if rank < 0:
             body.append("long o_i = o_off + i;")
             body.extend(f"long x{k}_i = x{k}_off + i * x{k}_st;" for k in range(len(ins)))
-        elif not grid:
+        elif grid is None:
             body.append(index_code(rank, names))
         body.extend(f"T s{j} = (T){op.literals[j]!r};" for j in range(written))
         body.extend(f"T s{j} = (T)s{j}_;" for j in range(written, op.nscalars))
@@ -347,7 +353,7 @@ def run(
                 flat = False
                 break
     if flat:
-        key = (op.group, dtypes, out_dtype, compute, -1, False)
+        key = (op.group, dtypes, out_dtype, compute, -1, None)
         kernel = rt.kernels.get((key, op.cname))
         if kernel is None:
             kernel = rt.build(
@@ -362,7 +368,7 @@ def run(
         dims, strides = collapse(out_shape, [out.strides] + [broadcast_strides(t, out_shape) for t in ins])
         rank = len(dims)
         local = grid_local(dims)
-        grid = local is not None
+        grid = None if local is None else grid_inner(strides)
         key = (op.group, dtypes, out_dtype, compute, rank, grid)
         kernel = rt.kernels.get((key, op.cname))
         if kernel is None:
