@@ -353,7 +353,7 @@ def run(
                 flat = False
                 break
     if flat:
-        key = (op.group, dtypes, out_dtype, compute, -1, None)
+        key: tuple[Any, ...] = (op.group, dtypes, out_dtype, compute, -1, None)
         kernel = rt.kernels.get((key, op.cname))
         if kernel is None:
             kernel = rt.build(
