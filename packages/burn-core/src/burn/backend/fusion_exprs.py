@@ -64,7 +64,7 @@ B_FN T b_pow(T a, T s) {
   if (s == (T)-2) { T r = (T)1 / a; return r * r; }
   if (s == (T)4) { T q = a * a; return q * q; }
   if (s == (T)0.5 || s == (T)-0.5) {
-    T r = a == (T)0 ? (T)0 : (b_isinf(a) ? b_fabs(a) : b_sqrt(a));
+    T r = b_isinf(a) ? b_fabs(a) : b_sqrt(a + (T)0);  /* -0 + 0 is +0: pow(-0, 0.5) is +0 */
     return s > (T)0 ? r : (T)1 / r;
   }
   return pow(a, s);
