@@ -1,6 +1,7 @@
-"""burn-fusion (issue 15), when installed: GELU(x·w + b) (and its matmul and element-wise tail
-alone), layer norm and softmax on 1024x1024 on fusion(opencl) against opencl (with OpenCL kernel
-launches counted), the MLP 784-512-512-10
+"""burn-fusion (issue 15), when installed: issue 35's GELU + layer norm chain on 1024x1024 on
+fusion(opencl), opencl and ndarray (with ``**`` and with products); GELU(x·w + b) (and its matmul
+and element-wise tail alone), layer norm and softmax on 1024x1024 on fusion(opencl) against opencl
+(with OpenCL kernel launches counted), the MLP 784-512-512-10
 training step on autodiff(fusion(opencl)) against autodiff(ndarray), and an Adam update of 25M
 params (6M with --quick) on fusion(opencl) with its launches per step. Columns: fusion, the
 unfused contender, and a third one where it applies. Every timing ends with ``backend.sync()``."""
@@ -62,6 +63,55 @@ def _layer_norm(x: Any, gamma: Any, beta: Any) -> Any:
     centered = x - x.mean_dim(1)
     var = (centered * centered).mean_dim(1)
     return centered / (var + 1e-5).sqrt() * gamma + beta
+
+
+def _gelu_norm(x: Any, gamma: Any, beta: Any) -> Any:
+    """Issue 35's chain: GELU (tanh form, written out with ``**``) then a layer norm with ``**``."""
+    y = x * 0.5 * (((x + x**3.0 * 0.044715) * 0.7978845608028654).tanh() + 1.0)
+    centered = y - y.mean_dim(1)
+    return centered * ((centered**2.0).mean_dim(1) + 1e-5) ** -0.5 * gamma + beta
+
+
+def _gelu_norm_products(x: Any, gamma: Any, beta: Any) -> Any:
+    """`_gelu_norm` with the powers written as products and a square root."""
+    y = x * 0.5 * (((x + x * x * x * 0.044715) * 0.7978845608028654).tanh() + 1.0)
+    centered = y - y.mean_dim(1)
+    return centered / ((centered * centered).mean_dim(1) + 1e-5).sqrt() * gamma + beta
+
+
+def chain_rows(size: int, settings: Settings) -> list[Row]:
+    """`_gelu_norm` and `_gelu_norm_products` over size x size on fusion(opencl), opencl, ndarray."""
+    import burn
+
+    backends = {
+        "burn": burn.backend("fusion(opencl)"),
+        "torch": burn.backend("opencl"),
+        "numpy": burn.backend("ndarray"),
+    }
+    rng = np.random.default_rng(0)
+    arrays = (
+        rng.standard_normal((size, size)).astype(np.float32),
+        rng.standard_normal((size,)).astype(np.float32),
+        rng.standard_normal((size,)).astype(np.float32),
+    )
+    rows = []
+    for case, fn in (
+        (f"GELU + layer norm chain, with ** {size}x{size}", _gelu_norm),
+        (f"GELU + layer norm chain, products {size}x{size}", _gelu_norm_products),
+    ):
+        runs = {}
+        for label, backend in backends.items():
+            args = [burn.Tensor.from_data(a, backend=backend) for a in arrays]
+
+            def run(args: list[Any] = args, backend: Any = backend, fn: Any = fn) -> None:
+                out = fn(*args)
+                backend.sync()
+                del out
+
+            runs[label] = run
+        t = time_side_by_side(runs, settings, warmup=2)  # type: ignore[arg-type]
+        rows.append(Row(case, t["burn"], t["torch"], t["numpy"], unit="ms"))
+    return rows
 
 
 def op_rows(size: int, settings: Settings) -> tuple[list[Row], list[str]]:
@@ -158,6 +208,11 @@ def run(settings: Settings) -> list[Table]:
     rows, notes = op_rows(256 if settings.quick else 1024, settings)
     adam, adam_note = adam_row(6_000_000 if settings.quick else 25_000_000, settings)
     return [
+        Table(
+            "burn-fusion: GELU + layer norm chain (ms)",
+            chain_rows(256 if settings.quick else 1024, settings),
+            ("fusion(opencl)", "opencl", "ndarray"),
+        ),
         Table("burn-fusion element-wise chains (ms)", [*rows, adam], ("fusion(opencl)", "opencl", "-"),
               notes=[*notes, adam_note]),
         Table(

@@ -1,6 +1,8 @@
 """burn-opencl (issue 7), when installed: GEMM 1024x1024 (256 with --quick) against NumPy and torch,
-per-op overhead on tiny tensors, and the MLP 784-512-512-10 training step on autodiff(opencl)
-against torch and autodiff(ndarray). Every burn-opencl timing ends with ``backend.sync()``."""
+per-op overhead on tiny tensors, element-wise throughput on 1024x1024 (powers with small exponents
+and broadcasts, issues 34 and 35; on opencl, fusion(opencl) and ndarray), and the MLP
+784-512-512-10 training step on autodiff(opencl) against torch and autodiff(ndarray). Every
+burn-opencl timing ends with ``backend.sync()``."""
 
 from __future__ import annotations
 
@@ -66,6 +68,60 @@ def overhead_rows(settings: Settings, torch: Any) -> list[Row]:
     return rows
 
 
+def throughput_rows(size: int, settings: Settings) -> list[Row]:
+    """One element-wise op over size x size float32 per row: same-shape multiply, powers (small
+    integer and half exponents run as products or sqrt, 2.5 as pow), broadcasts (a trailing bias,
+    a per-row column, a middle dim, a 1x1). Columns: opencl, fusion(opencl) (when installed),
+    ndarray; every OpenCL timing ends with ``backend.sync()``."""
+    import burn
+
+    rng = np.random.default_rng(0)
+    x_np = (np.abs(rng.standard_normal((size, size))) + 0.1).astype(np.float32)
+    arrays = {
+        "x": x_np,
+        "b": rng.standard_normal((size,)).astype(np.float32),
+        "c": rng.standard_normal((size, 1)).astype(np.float32),
+        "x3": x_np.reshape(4, size, size // 4),
+        "m": rng.standard_normal((4, 1, size // 4)).astype(np.float32),
+        "s": np.ones((1, 1), np.float32),
+    }
+    cases: dict[str, Any] = {
+        "x * x": lambda t: t["x"] * t["x"],
+        "x ** 2.0": lambda t: t["x"] ** 2.0,
+        "x ** 3.0": lambda t: t["x"] ** 3.0,
+        "x ** -0.5": lambda t: t["x"] ** -0.5,
+        "x ** 2.5 (pow)": lambda t: t["x"] ** 2.5,
+        f"x + b, b [{size}]": lambda t: t["x"] + t["b"],
+        f"x + c, c [{size}, 1]": lambda t: t["x"] + t["c"],
+        f"x + m, [4, {size}, {size // 4}] + [4, 1, {size // 4}]": lambda t: t["x3"] + t["m"],
+        "x + s, s [1, 1]": lambda t: t["x"] + t["s"],
+    }
+    try:
+        burn.backend("fusion(opencl)")
+        names = {"burn": "opencl", "torch": "fusion(opencl)", "numpy": "ndarray"}
+    except Exception:  # burn-fusion not installed
+        names = {"burn": "opencl", "numpy": "ndarray"}
+    backends = {label: burn.backend(name) for label, name in names.items()}
+    tensors = {
+        label: {k: burn.Tensor.from_data(a, backend=backend) for k, a in arrays.items()}
+        for label, backend in backends.items()
+    }
+    rows = []
+    for case, fn in cases.items():
+        runs: dict[str, Any] = {"torch": None}
+        for label, backend in backends.items():
+
+            def run(t: Any = tensors[label], backend: Any = backend, fn: Any = fn) -> None:
+                out = fn(t)
+                backend.sync()
+                del out
+
+            runs[label] = run
+        t = time_side_by_side(runs, settings, warmup=2)
+        rows.append(Row(f"{case} ({size}x{size})", t["burn"], t["torch"], t["numpy"], unit="ms"))
+    return rows
+
+
 def mlp_row(settings: Settings, torch: Any) -> Row:
     import burn
 
@@ -98,6 +154,11 @@ def run(settings: Settings) -> list[Table]:
     return [
         Table("burn-opencl GEMM (ms per product)", rows, labels, notes=[device, *notes]),
         Table("burn-opencl per-op overhead, tiny tensors", overhead_rows(settings, torch), labels),
+        Table(
+            "burn-opencl element-wise throughput (ms)",
+            throughput_rows(256 if settings.quick else 1024, settings),
+            ("opencl", "fusion(opencl)", "ndarray"),
+        ),
         Table(
             "burn-opencl MLP training step",
             [mlp_row(settings, torch)],

@@ -36,3 +36,32 @@ def test_helpers_and_reductions_are_the_one_op_kernels() -> None:
     assert FLOAT_HELPERS.replace("B_FN ", "inline ") == ew._FLOAT_HELPERS
     for op, update in REDUCE_UPDATES.items():
         assert update == rd._OPS[op.removeprefix("float_").removesuffix("_dim")][1]
+
+
+@pytest.mark.no_device
+def test_literal_exponents_are_written_into_the_kernels() -> None:
+    from burn.backend.fusion_exprs import op_code, scalar_values
+    from burn.backend.ir import FusedBlock, OpIR, TensorIR
+    from burn.foundations.dtype import DType
+    from burn_opencl.fusion import OPENCL
+
+    # one-op kernels: a kernel per declared exponent, the exponent a literal, no scalar parameter
+    square = ew.LITERAL["float_powf_scalar", 2.0]
+    text = ew._source(square.group, (DType.F32,), DType.F32, DType.F32, -1)
+    kernel = text[text.index(f"void {square.cname}(") :].split("}\n")[0]
+    assert "T s0 = (T)2.0;" in kernel and "s0_" not in kernel
+    assert ("float_powf_scalar", 2.5) not in ew.LITERAL
+
+    # fused kernels: the same, and the exponent is part of the block's signature
+    def block(exponent: float) -> FusedBlock:
+        x, y = TensorIR(0, (4,), DType.F32), TensorIR(1, (4,), DType.F32)
+        return FusedBlock((4,), (x,), (OpIR("float_powf_scalar", (x,), (y,), (exponent,)),), (y,))
+
+    params: list[str] = []
+    code = "\n".join(op_code(block(-0.5), OPENCL, {}, params, "_i"))
+    assert "T s0 = (T)-0.5;" in code and params == [] and scalar_values(block(-0.5)) == []
+    params = []
+    code = "\n".join(op_code(block(2.5), OPENCL, {}, params, "_i"))
+    assert "T s0 = p0;" in code and params == ["float p0"] and scalar_values(block(2.5)) == [2.5]
+    assert block(2.0).signature() != block(3.0).signature()
+    assert block(2.5).signature() == block(1.5).signature()

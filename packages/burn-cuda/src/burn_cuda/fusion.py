@@ -46,6 +46,7 @@ from burn.backend.fusion_exprs import (
     plain_load,
     plain_store,
     scalar_dtypes,
+    scalar_values,
 )
 from burn.backend.ir import REDUCTIONS, FusedBlock
 from burn.errors import DeviceError
@@ -225,7 +226,7 @@ def _strides(t: Array) -> Shape:
 
 
 def _scalars(block: FusedBlock) -> list[Any]:
-    values = [s for op in block.ops for s in op.scalars]
+    values = scalar_values(block)
     return [NP_OF[d].type(v) for d, v in zip(scalar_dtypes(block), values, strict=True)]
 
 

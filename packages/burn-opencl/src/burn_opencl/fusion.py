@@ -6,7 +6,8 @@ equals the one-op kernels' (`burn_opencl.kernels.elementwise`), so fused and unf
 results agree (up to the rounding of values that the unfused kernels store between ops). The
 kernel reads each input through broadcasting, as the one-op kernels do: *flat* when every input
 is contiguous with the block's shape or holds one element and every output has the block's
-shape, else *strided* with dims collapsed. Programs are built once per block signature, dtypes
+shape, else *strided* with dims collapsed (on a grid of work-items where the innermost dim is
+long enough, `burn_opencl.kernels.common.grid_local`). Programs are built once per block signature, dtypes
 and layout rank, kept in the device's kernel cache and, by pyopencl and pocl, on disk.
 
 A block ending in a reduction (``block.reduce``) becomes a reduction kernel shaped like
@@ -30,6 +31,7 @@ from burn.backend.fusion_exprs import (
     float_types,
     op_code,
     scalar_dtypes,
+    scalar_values,
 )
 from burn.backend.ir import FusedBlock
 from burn.errors import DeviceError
@@ -43,6 +45,10 @@ from burn_opencl.kernels.common import (
     c_strides,
     collapse,
     global_size,
+    grid_index_code,
+    grid_inner,
+    grid_local,
+    grid_size,
     index_code,
     index_params,
     new,
@@ -62,8 +68,9 @@ _REDUCE = {
 }
 FUSION_REDUCE_OPS = frozenset(_REDUCE)
 
-def _source(block: FusedBlock, rank: int) -> str:
-    """Program text of `block`'s kernel ``fused``; rank -1 is the flat layout."""
+def _source(block: FusedBlock, rank: int, grid: tuple[int | None, ...] | None = None) -> str:
+    """Program text of `block`'s kernel ``fused``; rank -1 is the flat layout, `grid` the grid one
+    of a strided rank (with the operands' literal innermost strides)."""
     nin, nout = len(block.inputs), len(block.outputs)
     parts = [OPENCL.helpers(t) for t in float_types(block, OPENCL)]
     names = [f"o{k}" for k in range(nout)] + [f"x{k}" for k in range(nin)]
@@ -72,11 +79,14 @@ def _source(block: FusedBlock, rank: int) -> str:
     params += ["long n"] + [f"long {nm}_off" for nm in names]
     if rank < 0:
         params += [f"long x{k}_st" for k in range(nin)]
-    body = ["long i = get_global_id(0);", "GUARD(i, n);"]
+    if grid is not None:
+        body = [grid_index_code(rank, names, grid)]
+    else:
+        body = ["long i = get_global_id(0);", "GUARD(i, n);"]
     if rank < 0:
         body.extend(f"long o{k}_i = o{k}_off + i;" for k in range(nout))
         body.extend(f"long x{k}_i = x{k}_off + i * x{k}_st;" for k in range(nin))
-    else:
+    elif grid is None:
         body.append(index_code(rank, names))
     var: dict[int, str] = {}
     body.extend(op_code(block, OPENCL, var, params, "_i"))
@@ -179,7 +189,7 @@ class FusionOps:
             n *= s
         if n == 0:
             return outs
-        scalars = [s for op in block.ops for s in op.scalars]
+        scalars = scalar_values(block)
         flat = all(t.shape == shape for t in block.outputs)
         steps = []
         if flat:
@@ -192,6 +202,8 @@ class FusionOps:
                     flat = False
                     break
         offsets = [0] * len(outs) + [t.offset for t in inputs]
+        local = None
+        grid = None
         if flat:
             rank = -1
             tail: list[Any] = [*steps, *scalars]
@@ -200,19 +212,25 @@ class FusionOps:
             strides += [aligned_strides(t.shape, t.strides, shape) for t in inputs]
             dims, collapsed = collapse(shape, strides)
             rank = len(dims)
+            local = grid_local(dims)
+            grid = None if local is None else grid_inner(collapsed)
             tail = [*scalars, *dims]
             for walk in collapsed:
                 tail.extend(walk)
-        key = ("fused", block.signature(), rank)
+        key = ("fused", block.signature(), rank, grid)
         kernel = rt.kernels.get((key, "fused"))
         if kernel is None:
             dtypes = [t.dtype for t in (*block.inputs, *block.outputs)]
             kernel = rt.kernel(
-                key, "fused", lambda: _source(block, rank), build_options(*dtypes), _arg_types(block, rank)
+                key, "fused", lambda: _source(block, rank, grid), build_options(*dtypes),
+                _arg_types(block, rank),
             )
         args = [*(o.buf for o in outs), *(t.buf for t in inputs), n, *offsets, *tail]
         with rt.lock:
-            kernel(rt.queue, global_size(n), (LOCAL,), *args)
+            if local is None:
+                kernel(rt.queue, global_size(n), (LOCAL,), *args)
+            else:
+                kernel(rt.queue, grid_size(dims, local), local, *args)
         return outs
 
 
@@ -251,7 +269,7 @@ def _execute_reduce(block: FusedBlock, inputs: Sequence[CLTensor], outs: list[CL
     args: list[Any] = [*(o.buf for o in outs), result.buf, *(t.buf for t in inputs), n, chunks, L, chunk]
     args += [0] * len(outs) + [t.offset for t in inputs]
     args += [st[dim] for st in full]
-    args += [scale, *(s for o in block.ops for s in o.scalars), *dims]
+    args += [scale, *scalar_values(block), *dims]
     for walk in collapsed:
         args.extend(walk)
     with rt.lock:

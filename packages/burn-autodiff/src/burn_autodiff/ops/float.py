@@ -539,7 +539,10 @@ class AutodiffFloatOps:
         c = s.exponent  # d(x^c)/dx = c x^(c-1); 0 for c == 0 (x^0 is constant, even at x == 0)
         if c == 0:
             return (zeros_like_grad(B, g, B.float_shape(g)),)
-        return (B.float_mul(g, B.float_mul_scalar(B.float_powf_scalar(s.x, c - 1.0), c)),)
+        # x^(c-1) by the backend's powf_scalar, whose small integer exponents are products; x^1
+        # (the gradient of x^2) is x itself.
+        power = s.x if c == 2.0 else B.float_powf_scalar(s.x, c - 1.0)
+        return (B.float_mul(g, B.float_mul_scalar(power, c)),)
 
     # -- unary math ---------------------------------------------------------------------------
     def float_exp(self, tensor: AD) -> AD:

@@ -61,6 +61,9 @@ class Elementwise:
         kinds: the kind of each tensor input (``"float"``, ``"int"``, ``"bool"``).
         promote: per tensor input, whether it is converted to the compute type (False: read as
             its own type, e.g. a bool mask).
+        literals: values of the scalar ``s0`` that generated kernels write into their code rather
+            than take as an argument, so that the compiler folds the expression for them
+            (``b_pow(a, 2)`` becomes ``a * a``, which vectorizes; a kernel per value).
 
     Example:
         >>> Elementwise("a + s0", nscalars=1).arity
@@ -73,11 +76,12 @@ class Elementwise:
     result: ResultRule = "same"
     kinds: tuple[Kind, ...] = ("float",)
     promote: tuple[bool, ...] = (True, True, True)
+    literals: tuple[float, ...] = ()
 
 
-def unary(expr: str, nscalars: int = 0) -> Elementwise:
+def unary(expr: str, nscalars: int = 0, literals: tuple[float, ...] = ()) -> Elementwise:
     """A float op of one tensor (and `nscalars` scalars) keeping its dtype."""
-    return Elementwise(expr, 1, nscalars)
+    return Elementwise(expr, 1, nscalars, literals=literals)
 
 
 def binary(expr: str) -> Elementwise:

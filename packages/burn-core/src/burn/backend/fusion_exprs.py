@@ -29,7 +29,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from burn.backend.contract import Elementwise
-from burn.backend.ir import ELEMENTWISE, REDUCTIONS, FusedBlock, OpIR
+from burn.backend.ir import ELEMENTWISE, REDUCTIONS, FusedBlock, OpIR, written_scalars
 from burn.foundations.dtype import DType
 
 Shape = tuple[int, ...]
@@ -42,6 +42,12 @@ Expr = Elementwise
 EXPRS: dict[str, Elementwise] = ELEMENTWISE
 
 # Helpers of the float expressions, in the compute type ``T``; ``B_FN`` is the dialect's qualifier.
+# b_pow: exponents 0, +-1, +-2, 3, 4 as multiplications and +-0.5 as a square root, with C's pow
+# results on every input (-0, +-inf, NaN, negative bases included), the rest by pow. pocl's pow
+# costs ~350 ns an element (x ** 2 was 1000x x * x). powf_scalar declares these exponents as
+# literals (`Elementwise.literals`): generated kernels write them into the code, the compiler folds
+# b_pow to its one branch and drops the pow call (a kernel holding one is not vectorized by pocl).
+# The products round no worse than pow.
 FLOAT_HELPERS = r"""
 B_FN T b_rem(T a, T b) { T r = fmod(a, b); if (r != (T)0 && ((r < (T)0) != (b < (T)0))) r += b; return r; }
 B_FN T b_sign(T a) { return b_isnan(a) ? a : (T)((a > (T)0) - (a < (T)0)); }
@@ -51,6 +57,20 @@ B_FN T b_sigmoid(T a) {
   return e / ((T)1 + e);
 }
 B_FN T b_softplus(T a, T beta) { T z = a * beta; return (b_fmax(z, (T)0) + log1p(exp(-b_fabs(z)))) / beta; }
+B_FN T b_pow(T a, T s) {
+  if (s == (T)2) return a * a;
+  if (s == (T)1) return a;
+  if (s == (T)0) return (T)1;
+  if (s == (T)3) return a * a * a;
+  if (s == (T)-1) return (T)1 / a;
+  if (s == (T)-2) { T r = (T)1 / a; return r * r; }
+  if (s == (T)4) { T q = a * a; return q * q; }
+  if (s == (T)0.5 || s == (T)-0.5) {
+    T r = b_isinf(a) ? b_fabs(a) : b_sqrt(a + (T)0);  /* -0 + 0 is +0: pow(-0, 0.5) is +0 */
+    return s > (T)0 ? r : (T)1 / r;
+  }
+  return pow(a, s);
+}
 B_FN T b_gelu_grad(T x) {
   return (T)0.5 * ((T)1 + erf(x * (T)0.70710678118654752440))
          + x * exp((T)-0.5 * x * x) * (T)0.39894228040143267794;
@@ -139,7 +159,18 @@ def float_types(block: FusedBlock, dialect: Dialect) -> list[str]:
 
 def scalar_dtypes(block: FusedBlock) -> list[DType]:
     """The dtype of each scalar kernel parameter that `op_code` declares, in order."""
-    return [compute_dtype(op) for op in block.ops for _ in op.scalars]
+    return [
+        compute_dtype(op) for op in block.ops for lit in written_scalars(op.op, op.scalars) if lit is None
+    ]
+
+
+def scalar_values(block: FusedBlock) -> list[float]:
+    """The value of each scalar kernel parameter that `op_code` declares, in order (the scalars
+    not written into the code, `burn.backend.ir.written_scalars`)."""
+    return [
+        s for op in block.ops for s, lit in zip(op.scalars, written_scalars(op.op, op.scalars), strict=True)
+        if lit is None
+    ]
 
 
 def op_code(
@@ -176,7 +207,10 @@ def op_code(
         for k, src in enumerate(op.inputs):
             ctype = ctype_op if spec.promote[k] else dialect.compute[src.dtype]
             decls.append(f"{ctype} {'abc'[k]} = ({ctype}){var[src.id]};")
-        for j in range(len(op.scalars)):
+        for j, lit in enumerate(written_scalars(op.op, op.scalars)):
+            if lit is not None:
+                decls.append(f"T s{j} = (T){lit!r};")
+                continue
             params.append(f"{ctype_op} p{nscalar}")
             decls.append(f"T s{j} = p{nscalar};")
             nscalar += 1
@@ -248,5 +282,5 @@ def collapse(shape: Shape, strides: Sequence[Shape]) -> tuple[Shape, list[Shape]
 __all__ = [
     "EXPRS", "FLOAT_HELPERS", "REDUCE_FROM_FIRST", "REDUCE_UPDATES", "Dialect", "Expr", "aligned_strides",
     "c_strides", "collapse", "compute_dtype", "float_types", "op_code", "plain_load", "plain_store",
-    "scalar_dtypes",
+    "scalar_dtypes", "scalar_values",
 ]

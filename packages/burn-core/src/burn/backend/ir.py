@@ -89,6 +89,18 @@ ELEMENTWISE: dict[str, Elementwise] = {
 }
 
 
+def written_scalars(op: str, scalars: Sequence[float]) -> tuple[float | None, ...]:
+    """Per scalar of an element-wise `op`: its value where generated code writes it as a literal
+    (``s0`` among the op's `Elementwise.literals`), else None (a kernel argument).
+
+    Example:
+        >>> written_scalars("float_powf_scalar", (2.0,)), written_scalars("float_powf_scalar", (2.5,))
+        ((2.0,), (None,))
+    """
+    literals = ELEMENTWISE[op].literals
+    return tuple(s if j == 0 and s in literals else None for j, s in enumerate(scalars))
+
+
 # Reductions along one dim (keepdim, result dtype = input dtype) that can end a fused block.
 REDUCTIONS: frozenset[str] = frozenset({
     "float_sum_dim", "float_mean_dim", "float_prod_dim", "float_max_dim", "float_min_dim",
@@ -200,8 +212,8 @@ class FusedBlock:
 
     def signature(self) -> tuple[Any, ...]:
         """What a generated kernel depends on, with ids renumbered locally: inputs 0.., then each
-        op's outputs in order. Shapes, scalar values and the reduced dim are not part of it
-        (kernel arguments)."""
+        op's outputs in order. Shapes, scalar values (but those written as literals,
+        `written_scalars`) and the reduced dim are not part of it (kernel arguments)."""
         local: dict[int, int] = {}
         for t in self.inputs:
             local[t.id] = len(local)
@@ -210,7 +222,8 @@ class FusedBlock:
             ins = tuple(local[t.id] for t in op.inputs)
             for t in op.outputs:
                 local[t.id] = len(local)
-            ops.append((op.op, ins, tuple(t.dtype for t in op.outputs), len(op.scalars)))
+            written = written_scalars(op.op, op.scalars)
+            ops.append((op.op, ins, tuple(t.dtype for t in op.outputs), len(op.scalars), written))
         red = self.reduce
         return (
             tuple(t.dtype for t in self.inputs),
@@ -395,5 +408,5 @@ __all__ = [
     "DEVICE", "CallIR", "Program",
     "ELEMENTWISE", "REDUCTIONS", "ElementwiseSpec", "FusedBlock", "Kind", "OpIR", "ReduceIR", "ResultRule",
     "TensorIR",
-    "broadcast_shapes", "result_dtype",
+    "broadcast_shapes", "result_dtype", "written_scalars",
 ]

@@ -189,9 +189,6 @@ class FloatOps(KindOps, XpFloatOps):
     def float_remainder_scalar(self, lhs: Array, rhs: float) -> Array:
         return np.remainder(lhs, BF16_SCALAR(rhs) if lhs.dtype is BF16 else rhs)
 
-    def float_powf_scalar(self, lhs: Array, rhs: float) -> Array:
-        return lhs ** (BF16_SCALAR(rhs) if lhs.dtype is BF16 else rhs)
-
     def float_clamp_min(self, tensor: Array, min: float) -> Array:
         return np.maximum(tensor, BF16_SCALAR(min) if tensor.dtype is BF16 else min)
 

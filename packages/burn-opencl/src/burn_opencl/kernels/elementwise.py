@@ -7,7 +7,8 @@ compiler run however many of its ops are used.
 
 Layouts: *flat* when every input is contiguous with the output's shape or holds one element
 (its stride is then 1 or 0); otherwise *strided*, with the dims collapsed as far as every operand
-allows and one kernel per remaining rank.
+allows and one kernel per remaining rank, launched on a *grid* (`burn_opencl.kernels.common.
+grid_local`: no index division) where the innermost dim is long enough.
 """
 
 from __future__ import annotations
@@ -29,6 +30,10 @@ from burn_opencl.kernels.common import (
     broadcast_strides,
     collapse,
     global_size,
+    grid_index_code,
+    grid_inner,
+    grid_local,
+    grid_size,
     index_code,
     index_params,
     new,
@@ -49,6 +54,7 @@ class Ew:
         promote: per input, whether it is converted to the compute type (False: read as is, e.g.
             a bool mask).
         int_scalars: scalars are passed as ``long`` and converted in the kernel (int ops).
+        literals: values of the first scalars written into the kernel's code (not arguments).
     """
 
     name: str
@@ -58,6 +64,7 @@ class Ew:
     nscalars: int = 0
     promote: tuple[bool, ...] = (True, True, True)
     int_scalars: bool = False
+    literals: tuple[float, ...] = ()
 
     @property
     def cname(self) -> str:
@@ -102,6 +109,17 @@ OPS: dict[str, Ew] = {
     name: Ew(name, spec.expr, spec.arity, _group(spec), spec.nscalars, spec.promote)
     for name, spec in ELEMENTWISE.items()
     if spec.result != "cast"
+}
+# The contract ops' kernels with the scalar ``s0`` written into the code, for the values each
+# declares (`burn.backend.contract.Elementwise.literals`): powf_scalar's 2.0 folds to ``a * a``.
+# One program per op, a kernel per value (pocl compiles a kernel on its first launch).
+LITERAL: dict[tuple[str, float], Ew] = {
+    (name, value): Ew(
+        f"{name}_{k}", spec.expr, spec.arity, f"{_group(spec)}_{name}", spec.nscalars, spec.promote,
+        literals=(value,),
+    )
+    for name, spec in ELEMENTWISE.items()
+    for k, value in enumerate(spec.literals)
 }
 # Kernels of burn-opencl's own compositions (not contract ops), in the programs of the contract
 # ops with their signature.
@@ -174,6 +192,7 @@ ARANGE = Ew("arange", "s0 + (T)i * s1", 0, "arange", nscalars=2, int_scalars=Tru
 GROUPS: dict[str, list[Ew]] = {}
 for _table in (
     OPS,
+    {f"{name}_{value}": op for (name, value), op in LITERAL.items()},
     OWN,
     INT_COMPARE_SCALAR,
     INT_UNARY,
@@ -196,8 +215,16 @@ for _table in (
         GROUPS.setdefault(_op.group, []).append(_op)
 
 
-def _source(group: str, ins: tuple[DType, ...], out: DType, compute: DType, rank: int) -> str:
-    """Program text of every op of `group` for these dtypes; rank -1 is the flat layout."""
+def _source(
+    group: str,
+    ins: tuple[DType, ...],
+    out: DType,
+    compute: DType,
+    rank: int,
+    grid: tuple[int | None, ...] | None = None,
+) -> str:
+    """Program text of every op of `group` for these dtypes; rank -1 is the flat layout, `grid`
+    the grid one of a strided rank (with the operands' literal innermost strides)."""
     t = COMPUTE[compute]
     is_float = compute.is_float
     helpers = _FLOAT_HELPERS if is_float else (_INT_HELPERS if compute.is_int else "")
@@ -210,16 +237,21 @@ def _source(group: str, ins: tuple[DType, ...], out: DType, compute: DType, rank
         if rank < 0:
             params += [f"long x{k}_st" for k in range(len(ins))]
         stype = "long" if op.int_scalars else t
-        params += [f"{stype} s{j}_" for j in range(op.nscalars)]
+        written = len(op.literals)
+        params += [f"{stype} s{j}_" for j in range(written, op.nscalars)]
         if rank >= 0:
             params.append(index_params(rank, names))
-        body = ["long i = get_global_id(0);", "GUARD(i, n);"]
+        if grid is not None:
+            body = [grid_index_code(rank, names, grid)]
+        else:
+            body = ["long i = get_global_id(0);", "GUARD(i, n);"]
         if rank < 0:
             body.append("long o_i = o_off + i;")
             body.extend(f"long x{k}_i = x{k}_off + i * x{k}_st;" for k in range(len(ins)))
-        else:
+        elif grid is None:
             body.append(index_code(rank, names))
-        body.extend(f"T s{j} = (T)s{j}_;" for j in range(op.nscalars))
+        body.extend(f"T s{j} = (T){op.literals[j]!r};" for j in range(written))
+        body.extend(f"T s{j} = (T)s{j}_;" for j in range(written, op.nscalars))
         for k, d in enumerate(ins):
             var = "abc"[k]
             if op.promote[k]:
@@ -247,7 +279,7 @@ def _arg_types(group: str, nins: int, compute: DType, rank: int) -> Any:
         args: list[Any] = [None] * (1 + nins) + [I64] * (2 + nins)
         if rank < 0:
             args += [I64] * nins
-        args += [stype] * op.nscalars
+        args += [stype] * (op.nscalars - len(op.literals))
         if rank >= 0:
             args += [I64] * (rank * (2 + nins))
         return args
@@ -278,6 +310,9 @@ def run(
         shape: output shape when there are no inputs.
         rt: the runtime when there are no inputs.
     """
+    if scalars and (op.name, scalars[0]) in LITERAL:
+        op = LITERAL[op.name, scalars[0]]
+        scalars = scalars[1:]
     if ins:
         first = ins[0]
         rt = first.rt
@@ -318,7 +353,7 @@ def run(
                 flat = False
                 break
     if flat:
-        key = (op.group, dtypes, out_dtype, compute, -1)
+        key: tuple[Any, ...] = (op.group, dtypes, out_dtype, compute, -1, None)
         kernel = rt.kernels.get((key, op.cname))
         if kernel is None:
             kernel = rt.build(
@@ -332,19 +367,25 @@ def run(
     else:
         dims, strides = collapse(out_shape, [out.strides] + [broadcast_strides(t, out_shape) for t in ins])
         rank = len(dims)
-        key = (op.group, dtypes, out_dtype, compute, rank)
+        local = grid_local(dims)
+        grid = None if local is None else grid_inner(strides)
+        key = (op.group, dtypes, out_dtype, compute, rank, grid)
         kernel = rt.kernels.get((key, op.cname))
         if kernel is None:
             kernel = rt.build(
                 key,
                 [o.cname for o in GROUPS[op.group]],
-                lambda: _source(op.group, dtypes, out_dtype, compute, rank),
+                lambda: _source(op.group, dtypes, out_dtype, compute, rank, grid),
                 build_options(compute, out_dtype, *dtypes),
                 _arg_types(op.group, len(ins), compute, rank),
             )[op.cname]
         args = [out.buf, *[t.buf for t in ins], n, out.offset, *[t.offset for t in ins], *scalars, *dims]
         for s in strides:
             args.extend(s)
+        if local is not None:
+            with rt.lock:
+                kernel(rt.queue, grid_size(dims, local), local, *args)
+            return out
     with rt.lock:
         kernel(rt.queue, global_size(n), (LOCAL,), *args)
     return out

@@ -140,7 +140,7 @@ class FloatOps(KindOps):
     def float_remainder(self, lhs: P, rhs: P) -> P:
         """Remainder with the sign of the divisor (Python's ``%``)."""
 
-    @required(bound="memory", ew=binary("pow(a, b)"))
+    @required(bound="memory", ew=binary("b_pow(a, b)"))
     def float_powf(self, lhs: P, rhs: P) -> P: ...
 
     @required
@@ -170,7 +170,8 @@ class FloatOps(KindOps):
     def float_remainder_scalar(self, lhs: P, rhs: float) -> P:
         return self.float_remainder(lhs, self._float_scalar_like(lhs, rhs))
 
-    @default(bound="memory", ew=unary("pow(a, s0)", 1))
+    # The exponents b_pow (burn.backend.fusion_exprs) takes apart, written into kernels as literals.
+    @default(bound="memory", ew=unary("b_pow(a, s0)", 1, (0.0, 1.0, 2.0, 3.0, 4.0, -1.0, -2.0, 0.5, -0.5)))
     def float_powf_scalar(self, lhs: P, rhs: float) -> P:
         return self.float_powf(lhs, self._float_scalar_like(lhs, rhs))
 

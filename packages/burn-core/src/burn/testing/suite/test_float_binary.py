@@ -88,6 +88,43 @@ def test_arithmetic(backend: Any, float_dtype: DType, case: Binary, shapes: Any,
     check_float(out, case.ref(f64(a), f64(b)), float_dtype, what=case.op)
 
 
+# Broadcasts of common shapes whose innermost dim (after collapsing) is long enough for
+# burn-opencl's grid layout: work-groups 256, 64 and 16 wide with ragged edges on both axes, the
+# dims above the two innermost divided out, and (below) transposed operands.
+LAYOUTS = [
+    ((6, 512), (512,)),  # trailing-dim bias, 256-wide groups
+    ((6, 300), (300,)),  # trailing-dim bias, 64-wide groups, ragged edge
+    ((40, 16), (40, 1)),  # leading-dim rows, 16-wide groups, ragged axis 1
+    ((3, 5, 70), (3, 1, 70)),  # a middle dim
+    ((2, 3, 4, 10), (2, 1, 4, 1)),  # rank 4 after collapsing
+    ((7, 9), (1, 1)),  # scalar-like
+    ((300,), (4, 1, 1)),  # the left operand broadcast
+]
+
+
+@covers("float_add", "float_sub", "float_mul", "float_powf")
+@pytest.mark.parametrize("shapes", LAYOUTS, ids=str)
+def test_broadcast_layouts(backend: Any, float_dtype: DType, shapes: Any, rng: Any) -> None:
+    a = values("pos", rng, shapes[0], float_dtype)
+    b = values("any", rng, shapes[1], float_dtype)
+    ta, tb = make(backend, a, float_dtype), make(backend, b, float_dtype)
+    x, y = f64(a), f64(b)
+    check_float(ta + tb, x + y, float_dtype, what="a + b")
+    check_float(tb - ta, y - x, float_dtype, what="b - a")
+    check_float(ta * tb * tb, x * y * y, float_dtype, terms=2, what="a * b * b")
+    check_float(ta.powf(tb), np.power(x, y), float_dtype, what="a ** b")
+
+
+@covers("float_add", "float_mul")
+def test_broadcast_of_transposed_operands(backend: Any, float_dtype: DType, rng: Any) -> None:
+    a = values("any", rng, (300, 20), float_dtype)
+    b = values("any", rng, (20, 1), float_dtype)
+    ta = make(backend, a, float_dtype).transpose()
+    out = ta + make(backend, b, float_dtype)
+    check_float(out, f64(a).T + f64(b), float_dtype, what="a.T + b")
+    check_float(out * ta, (f64(a).T + f64(b)) * f64(a).T, float_dtype, terms=2, what="(a.T + b) * a.T")
+
+
 @covers(*(case.op for case in COMPARE))
 @pytest.mark.parametrize("shapes", SHAPES, ids=str)
 @pytest.mark.parametrize("case", COMPARE, ids=lambda c: c.op)

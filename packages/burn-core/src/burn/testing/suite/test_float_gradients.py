@@ -89,6 +89,18 @@ CASES = [
         lambda a: op("float_powf_scalar", a, 3.0),
         inputs(u((2, 3))),
     ),
+    Case(
+        "powf_scalar_square",
+        ("float_powf_scalar",),
+        lambda a: op("float_powf_scalar", a, 2.0),
+        inputs(u((2, 3))),
+    ),
+    Case(
+        "powf_scalar_rsqrt",
+        ("float_powf_scalar",),
+        lambda a: op("float_powf_scalar", a, -0.5),
+        inputs(u((2, 3), 0.5, 2.0)),
+    ),
     # -- unary math ------------------------------------------------------------------------
     Case("exp", ("float_exp",), lambda a: op("float_exp", a), inputs(u((2, 3)))),
     Case("log", ("float_log",), lambda a: op("float_log", a), inputs(u((2, 3), 0.2, 3.0))),

@@ -97,8 +97,13 @@ def test_unary(backend: Any, float_dtype: DType, case: Unary, shape: tuple[int, 
     check_float(out, case.ref(f64(x)), float_dtype, what=case.op)
 
 
+# Exponents backends compute as products or a square root (burn.backend.fusion_exprs's b_pow, the
+# xp backends' powf_scalar) and ones they leave to pow.
+POW_EXPONENTS = [0.0, 1.0, 2.0, 3.0, 4.0, -1.0, -2.0, 0.5, -0.5, 2.5, -1.5]
+
+
 @covers("float_powf_scalar")
-@pytest.mark.parametrize("exponent", [2.0, 3.0, -1.0, 0.0])
+@pytest.mark.parametrize("exponent", [e for e in POW_EXPONENTS if e == int(e)])
 def test_powf_scalar_integer_exponent_on_negative_base(
     backend: Any, float_dtype: DType, exponent: float
 ) -> None:
@@ -107,6 +112,33 @@ def test_powf_scalar_integer_exponent_on_negative_base(
     t = make(backend, x, float_dtype)
     check_float(t**exponent, f64(x) ** exponent, float_dtype, what=f"x ** {exponent}")
     check_float(t.powf_scalar(exponent), f64(x) ** exponent, float_dtype, what=f"powf_scalar({exponent})")
+
+
+def _c_pow(x: float, y: float) -> float:
+    """C99's pow (Annex F) of one pair: numpy's power(x, 0.5) is its sqrt, which differs at -inf."""
+    if y == 0.0:
+        return 1.0
+    if math.isinf(x) and x < 0 and y in (0.5, -0.5):
+        return math.inf if y > 0 else 0.0
+    with np.errstate(all="ignore"):
+        return float(np.power(np.float64(x), np.float64(y)))
+
+
+@covers("float_powf_scalar")
+@pytest.mark.parametrize("exponent", POW_EXPONENTS)
+def test_powf_scalar_special_values(backend: Any, float_dtype: DType, exponent: float) -> None:
+    x = np.array([-0.0, 0.0, -math.inf, math.inf, math.nan, -2.0, -0.5, 0.25, 3.0, 1.0, -1.0])
+    t = make(backend, x.astype(float_dtype.numpy), float_dtype)
+    expected = np.array([_c_pow(v, exponent) for v in f64(x.astype(float_dtype.numpy))])
+    check_float(t.powf_scalar(exponent), expected, float_dtype, what=f"powf_scalar({exponent})")
+
+
+@covers("float_powf_scalar")
+@pytest.mark.parametrize("exponent", [2.0, -0.5, 2.5])
+def test_powf_scalar_of_a_strided_view(backend: Any, float_dtype: DType, exponent: float, rng: Any) -> None:
+    x = rand_float(rng, (40, 300), float_dtype, 0.5, 2.0)
+    t = make(backend, x, float_dtype).transpose()
+    check_float(t.powf_scalar(exponent), f64(x).T ** exponent, float_dtype, what=f"x.T ** {exponent}")
 
 
 @covers("float_remainder_scalar")
