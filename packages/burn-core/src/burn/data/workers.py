@@ -16,6 +16,7 @@ without importing burn again. The cost: the dataset and the transform are pickle
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import multiprocessing
 import multiprocessing.connection
@@ -23,12 +24,14 @@ import pickle
 import queue
 import signal
 import threading
+import time
 import traceback
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
 
+from burn.data.transport import Collated, Slot, SlotRing, close_attached, pack
 from burn.errors import BurnError
 
 Transform = Callable[[Any, np.random.Generator], Any]
@@ -71,13 +74,23 @@ def load_items(
     return items
 
 
-# A task is (position of the batch in the epoch, epoch, item indices); None stops the worker.
-Task = tuple[int, int, list[int]]
+# A task is (position of the batch in the epoch, epoch, item indices, the shared-memory slot to
+# fill or None); None stops the worker. The epoch travels with each task: a worker that lives
+# across epochs (persistent_workers) seeds each item with (seed, epoch, index) all the same.
+Task = tuple[int, int, list[int], Slot | None]
 
 
 def _process_main(conn: Any, dataset: Any, transform: Transform | None, seed: int) -> None:
     # Ctrl-C goes to the whole process group: the main process handles it and closes the workers.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    attached: dict[int, Any] = {}
+    try:
+        _serve(conn, dataset, transform, seed, attached)
+    finally:
+        close_attached(attached)
+
+
+def _serve(conn: Any, dataset: Any, transform: Transform | None, seed: int, attached: dict[int, Any]) -> None:
     while True:
         try:
             task = conn.recv()
@@ -85,9 +98,10 @@ def _process_main(conn: Any, dataset: Any, transform: Transform | None, seed: in
             return
         if task is None:
             return
-        position, epoch, indices = task
+        position, epoch, indices, slot = task
         try:
-            message: tuple[Any, ...] = ("ok", position, load_items(dataset, transform, seed, epoch, indices))
+            items = load_items(dataset, transform, seed, epoch, indices)
+            message: tuple[Any, ...] = ("ok", position, pack(items, slot, attached))
         except ItemFailed as failed:
             message = _error_message(position, failed.index, failed.error)
         try:
@@ -205,7 +219,7 @@ class ThreadWorker:
             task = self.tasks.get()
             if task is None or self.stopped.is_set():
                 return
-            position, epoch, indices = task
+            position, epoch, indices, _ = task  # threads share memory: no slot to fill
             try:
                 self.results.put(("ok", position, load_items(dataset, transform, seed, epoch, indices)))
             except ItemFailed as failed:
@@ -259,3 +273,119 @@ def raise_failure(message: tuple[Any, ...], worker: ProcessWorker | ThreadWorker
         f"raised in {where} while loading {item} of the dataset (epoch {epoch}); its traceback:\n{text}"
     )
     raise error
+
+
+class WorkerPool:
+    """The workers of a `DataLoader` pass (or of every pass, with ``persistent_workers``).
+
+    `run` sends each worker up to `prefetch` tasks ahead of the batch being consumed (batch ``p``
+    to worker ``p % count``) and yields the batches in order. Process workers return their batches
+    through a `SlotRing` of `prefetch` shared-memory blocks each (`burn.data.transport`): a worker
+    never holds more than `prefetch` tasks, and a slot is free again once its batch was copied out,
+    before the next task is sent.
+
+    A pass left early (the generator closed: ``break``) leaves up to `prefetch` results per worker
+    in flight; a pool that lives on reads and drops them at the start of its next pass, so leaving
+    a loop never waits for workers. Any other exception in a pass closes the pool.
+    """
+
+    def __init__(
+        self,
+        count: int,
+        dataset: Any,
+        transform: Transform | None,
+        seed: int,
+        *,
+        worker_type: str,
+        prefetch: int,
+        start_method: str | None = None,
+        need: int = 0,
+    ) -> None:
+        self.prefetch = prefetch
+        self.need = need  # bytes the array fields of a batch take; 0: not known yet
+        self.busy = False
+        self.closed = False
+        self.workers: list[ProcessWorker | ThreadWorker] = []
+        self.rings: list[SlotRing] = []
+        self.pending: list[collections.deque[Slot | None]] = []
+        try:
+            for number in range(count):
+                if worker_type == "thread":
+                    self.workers.append(ThreadWorker(number, dataset, transform, seed))
+                else:
+                    self.workers.append(ProcessWorker(number, dataset, transform, seed, start_method))
+                    self.rings.append(SlotRing(number, prefetch))
+                self.pending.append(collections.deque())
+        except BaseException:
+            self.close()
+            raise
+
+    def __len__(self) -> int:
+        return len(self.workers)
+
+    def run(self, tasks: list[list[int]], epoch: int) -> Iterator[tuple[Collated | list[Any], int, int]]:
+        """Yields ``(batch, when the wait for it began, nanoseconds waited)`` for each task, in
+        order (`time.perf_counter_ns`): a batch is the list of items, or a `Collated` batch from a
+        process worker."""
+        if self.closed:
+            raise RuntimeError("DataLoader: this worker pool is closed")
+        self.busy = True
+        count = len(self.workers)
+        ahead = count * self.prefetch
+        try:
+            self._drop_stale()
+            for position in range(min(ahead, len(tasks))):
+                self._send(position % count, position, epoch, tasks[position])
+            for position in range(len(tasks)):
+                number = position % count
+                began = time.perf_counter_ns()
+                message = self.workers[number].receive()
+                waited = time.perf_counter_ns() - began
+                slot = self.pending[number].popleft()
+                if message[0] != "ok":
+                    raise_failure(message, self.workers[number], epoch)
+                if message[1] != position:
+                    raise RuntimeError(f"DataLoader: expected batch {position}, a worker sent {message[1]}")
+                batch = self._unpack(number, message[2], slot)
+                if position + ahead < len(tasks):  # before batching: the worker goes on meanwhile
+                    self._send(number, position + ahead, epoch, tasks[position + ahead])
+                yield batch, began, waited
+        except GeneratorExit:  # left early: what is in flight is dropped by the next pass
+            raise
+        except BaseException:
+            self.close()
+            raise
+        finally:
+            self.busy = False
+
+    def _send(self, number: int, position: int, epoch: int, indices: list[int]) -> None:
+        slot = self.rings[number].take(self.need) if self.rings else None
+        self.pending[number].append(slot)
+        self.workers[number].send((position, epoch, indices, slot))
+
+    def _unpack(self, number: int, payload: Any, slot: Slot | None) -> Collated | list[Any]:
+        if not self.rings:
+            batch: list[Any] = payload
+            return batch
+        if payload[0] == "items" and payload[2] > self.need:  # blocks sized from this batch on
+            self.need = payload[2]
+        return self.rings[number].unpack(payload, slot)
+
+    def _drop_stale(self) -> None:
+        for number, pending in enumerate(self.pending):
+            while pending:
+                self.workers[number].receive()  # an error of a pass nobody reads is dropped too
+                slot = pending.popleft()
+                if self.rings:
+                    self.rings[number].release(slot)
+
+    def close(self) -> None:
+        """Stop the workers, then unlink the shared-memory blocks (idempotent)."""
+        if self.closed:
+            return
+        self.closed = True
+        for worker in self.workers:
+            with contextlib.suppress(Exception):
+                worker.close()
+        for ring in self.rings:
+            ring.close()
