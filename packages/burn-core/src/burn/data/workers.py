@@ -11,7 +11,11 @@ on a lock that a thread held at that moment (Python 3.12 warns about it and 3.14
 Linux's default). The fork server is a small process forked early, before those threads exist;
 workers are forked from it. It preloads `burn.data.workers` once so that each worker starts
 without importing burn again. The cost: the dataset and the transform are pickled to each worker
-(a `MemmapDataset` pickles as its path), and scripts need the ``if __name__ == "__main__":`` guard.
+(a `MemmapDataset` pickles as its path), and scripts need the ``if __name__ == "__main__":`` guard;
+``persistent_workers=True`` pays it once instead of every pass (`WorkerPool`).
+
+Process workers return each batch's arrays through shared memory (`burn.data.transport`), not
+pickled through the pipe.
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ import signal
 import threading
 import time
 import traceback
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Sequence
 from typing import Any
 
 import numpy as np
@@ -323,7 +327,7 @@ class WorkerPool:
     def __len__(self) -> int:
         return len(self.workers)
 
-    def run(self, tasks: list[list[int]], epoch: int) -> Iterator[tuple[Collated | list[Any], int, int]]:
+    def run(self, tasks: list[list[int]], epoch: int) -> Generator[tuple[Collated | list[Any], int, int]]:
         """Yields ``(batch, when the wait for it began, nanoseconds waited)`` for each task, in
         order (`time.perf_counter_ns`): a batch is the list of items, or a `Collated` batch from a
         process worker."""
