@@ -88,6 +88,9 @@ class LoaderStats:
             on a worker, or, without workers, reading and transforming them itself.
         batch_s: per batch, the seconds spent turning the items into the batch in the calling
             thread (the copy out of shared memory and the batcher).
+        ready: per batch, whether a worker had it done before the calling thread asked for it
+            (always False without workers). A ready batch's wait is only the time to read it,
+            plus whatever the OS scheduler adds on a busy machine.
 
     Example:
         >>> import numpy as np
@@ -103,16 +106,21 @@ class LoaderStats:
     num_workers: int
     wait_s: list[float] = field(default_factory=list)
     batch_s: list[float] = field(default_factory=list)
+    ready: list[bool] = field(default_factory=list)
 
     def waited(self, skip: int = 0) -> float:
         """The seconds waited for items, over the batches after the first `skip` (the warm-up)."""
         return float(sum(self.wait_s[skip:]))
 
+    def starved(self, skip: int = 0) -> int:
+        """How many batches after the first `skip` were not ready when asked for."""
+        return sum(not r for r in self.ready[skip:])
+
     def __repr__(self) -> str:
         n = len(self.wait_s)
         return (
             f"LoaderStats(epoch {self.epoch}, {n} batches, {self.num_workers} workers, waited "
-            f"{self.waited():.3f} s, batching {sum(self.batch_s):.3f} s)"
+            f"{self.waited():.3f} s, {self.starved()} not ready, batching {sum(self.batch_s):.3f} s)"
         )
 
 
@@ -282,6 +290,7 @@ class DataLoader:
                 began = time.perf_counter_ns()
                 items = self._items(indices, int(epoch))
                 stats.wait_s.append(_record_wait(began))
+                stats.ready.append(False)
                 began = time.perf_counter_ns()
                 batch = self.batcher(items, target)
                 stats.batch_s.append((time.perf_counter_ns() - began) / 1e9)
@@ -299,11 +308,16 @@ class DataLoader:
     def _worker_batches(
         self, tasks: list[list[int]], epoch: int, target: Device | None, stats: LoaderStats
     ) -> Iterator[Any]:
+        starting = time.perf_counter_ns()  # starting workers is waiting too: counted in batch 0's wait
         pool, owned = self._take_pool(len(tasks))
         run = pool.run(tasks, epoch)
         try:
-            for items, began, waited in run:
+            for items, began, waited, ready in run:
+                if starting:
+                    waited += began - starting
+                    began, starting = starting, 0
                 stats.wait_s.append(_record_wait(began, waited))
+                stats.ready.append(ready)
                 began = time.perf_counter_ns()
                 if isinstance(items, Collated):
                     batch = (

@@ -173,6 +173,13 @@ class ProcessWorker:
     def send(self, task: Task) -> None:
         self.conn.send(task)
 
+    def ready(self) -> bool:
+        """Whether a message is waiting to be read."""
+        try:
+            return bool(self.conn.poll(0))
+        except (OSError, EOFError):
+            return False
+
     def receive(self) -> tuple[Any, ...]:
         # waiting on the sentinel too: a worker that dies (killed, os._exit, a crash in C) is noticed
         ready = multiprocessing.connection.wait([self.conn, self.process.sentinel])
@@ -237,6 +244,10 @@ class ThreadWorker:
 
     def send(self, task: Task) -> None:
         self.tasks.put(task)
+
+    def ready(self) -> bool:
+        """Whether a result is waiting to be read."""
+        return not self.results.empty()
 
     def receive(self) -> tuple[Any, ...]:
         while True:
@@ -327,10 +338,13 @@ class WorkerPool:
     def __len__(self) -> int:
         return len(self.workers)
 
-    def run(self, tasks: list[list[int]], epoch: int) -> Generator[tuple[Collated | list[Any], int, int]]:
-        """Yields ``(batch, when the wait for it began, nanoseconds waited)`` for each task, in
-        order (`time.perf_counter_ns`): a batch is the list of items, or a `Collated` batch from a
-        process worker."""
+    def run(
+        self, tasks: list[list[int]], epoch: int
+    ) -> Generator[tuple[Collated | list[Any], int, int, bool]]:
+        """Yields ``(batch, when the wait for it began, nanoseconds waited, ready)`` for each task,
+        in order (`time.perf_counter_ns`): a batch is the list of items, or a `Collated` batch from
+        a process worker; `ready` tells whether its worker had sent it before it was asked for
+        (then the wait is this process's own time to read it, and its scheduling)."""
         if self.closed:
             raise RuntimeError("DataLoader: this worker pool is closed")
         self.busy = True
@@ -343,6 +357,7 @@ class WorkerPool:
             for position in range(len(tasks)):
                 number = position % count
                 began = time.perf_counter_ns()
+                ready = self.workers[number].ready()
                 message = self.workers[number].receive()
                 waited = time.perf_counter_ns() - began
                 slot = self.pending[number].popleft()
@@ -353,7 +368,7 @@ class WorkerPool:
                 batch = self._unpack(number, message[2], slot)
                 if position + ahead < len(tasks):  # before batching: the worker goes on meanwhile
                     self._send(number, position + ahead, epoch, tasks[position + ahead])
-                yield batch, began, waited
+                yield batch, began, waited, ready
         except GeneratorExit:  # left early: what is in flight is dropped by the next pass
             raise
         except BaseException:
