@@ -275,11 +275,24 @@ def test_stats_and_the_profiler_see_the_waits() -> None:
         batches = list(data.batches(epoch=0))
     stats = data.stats()
     assert isinstance(stats, LoaderStats) and stats.epoch == 0 and stats.num_workers == 2
-    assert len(stats.wait_s) == len(stats.batch_s) == len(batches) == 7
+    assert len(stats.wait_s) == len(stats.batch_s) == len(stats.ready) == len(batches) == 7
     assert all(w >= 0 for w in stats.wait_s) and stats.waited(skip=2) <= stats.waited()
     waits = prof.stats_by_name()["data.wait"]
     assert waits.calls == 7 and abs(waits.total_ns / 1e9 - stats.waited()) < 1e-6
     list(loader().batches())  # without workers the wait is the time reading and transforming
+
+
+def test_a_slow_consumer_finds_every_batch_ready_after_the_first() -> None:
+    with loader(2, persistent_workers=True) as data:
+        for _ in data.batches():
+            time.sleep(0.5)  # a training step far slower than the workers
+        stats = data.stats()
+        assert stats is not None and len(stats.ready) == 7 and not stats.ready[0]
+        assert stats.starved(skip=2) == 0
+    data = loader()
+    list(data.batches())
+    stats = data.stats()
+    assert stats is not None and stats.starved() == 7  # without workers no batch is made ahead
 
 
 def test_bad_persistent_workers() -> None:
