@@ -15,7 +15,9 @@ collate stacks it into torch tensors. torch's
 dataset runs the same NumPy function on the same generators and wraps the result with
 ``torch.from_numpy``.
 
-Reported: batches per second over a whole epoch, the best of ``--repeats`` (default 2). Rows
+Reported: batches per second over a whole epoch, the best of ``--repeats`` rounds (default 2;
+each round times every row once, rows in turn, so a load that comes and goes on a shared machine
+falls on all rows alike), and each round's rate. Rows
 without "persistent" start their workers every epoch (torch's default too:
 ``persistent_workers=False``), so the start is in the time; "persistent" rows keep them
 (``persistent_workers=True`` on both sides) and time the second and later epochs. burn's process

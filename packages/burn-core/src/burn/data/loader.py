@@ -172,6 +172,8 @@ class DataLoader:
             consumed; each process worker gets as many shared-memory blocks.
         persistent_workers: keep the workers (and their copy of the dataset and transform)
             between passes. Each task carries its epoch, so the batches are the same as without.
+            The workers keep the dataset and transform they started with: `close` the loader
+            after changing either.
         start_method: the multiprocessing start method of process workers (default: forkserver
             where available, else spawn; ``"fork"`` is faster to start and unsafe with threads).
 
@@ -364,8 +366,9 @@ class DataLoader:
     def stats(self) -> LoaderStats | None:
         """What the calling thread waited for in the last (or current) pass; None before any.
 
-        With workers that keep up, `LoaderStats.waited` after the first batches (the workers'
-        start and first batches) is near 0: the step never waits on data.
+        With workers that keep up, every batch after the first few (the workers' start and first
+        batches) is ready when asked for (``stats().starved(skip=k) == 0``) and
+        `LoaderStats.waited` after them is near 0: the step never waits on data.
         """
         return self._stats
 
