@@ -337,6 +337,38 @@ if __name__ == "__main__":
     print("leaving", flush=True)
 """
 
+WAITING = """
+import multiprocessing, os, signal, threading, time
+import numpy as np
+from burn.data import ArrayDataset, DataLoader
+
+def slow(item, rng):
+    time.sleep(0.5 if item[0] >= 8 else 0)
+    return item.astype(np.float32)
+
+if __name__ == "__main__":
+    loader = DataLoader(ArrayDataset(np.arange(64.0).reshape(16, 4)), batch_size=4, num_workers=2,
+                        transform=slow, persistent_workers=True, batcher=lambda items, device: items)
+    batches = loader.batches()
+    next(batches)  # the pool is up and its blocks made
+    threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGINT)).start()
+    try:
+        for _ in batches:  # blocked on a slow worker when Ctrl-C comes
+            pass
+    except KeyboardInterrupt:
+        names = [n for n in os.listdir("/dev/shm") if n.startswith(f"burn-data-{os.getpid()}-")]
+        alive = [p.name for p in multiprocessing.active_children() if p.name.startswith("burn-data-")]
+        print("interrupted", names, alive, flush=True)
+"""
+
+
+def test_ctrl_c_while_waiting_on_a_worker_stops_the_pool(tmp_path: Path) -> None:
+    script = tmp_path / "waiting.py"
+    script.write_text(textwrap.dedent(WAITING))
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "interrupted [] []"
+
 
 @pytest.mark.parametrize("how", ["exit", "interrupt", "kill"])
 def test_no_shared_memory_outlives_the_process(tmp_path: Path, how: str) -> None:
