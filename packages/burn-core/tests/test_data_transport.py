@@ -98,6 +98,22 @@ def test_pack_and_unpack_give_the_items_back_through_shared_memory() -> None:
     assert our_blocks() == []
 
 
+def test_structured_and_big_endian_arrays_keep_their_dtype() -> None:
+    pairs = np.dtype([("x", "<f4"), ("n", "<i2")])
+    items = [(np.zeros(3, pairs), (np.arange(2) + i).astype(">i4")) for i in range(3)]
+    ring = SlotRing(0, depth=1)
+    attached: dict[int, Any] = {}
+    try:
+        slot = ring.take(1 << 12)
+        batch = ring.unpack(pack(items, slot, attached), slot)
+        assert isinstance(batch, Collated)
+        assert batch.fields[0].dtype == pairs and batch.fields[1].dtype == np.dtype(">i4")
+        assert np.array_equal(batch.fields[1], np.stack([i[1] for i in items]))
+    finally:
+        close_attached(attached)
+        ring.close()
+
+
 @pytest.mark.parametrize(
     "items",
     [

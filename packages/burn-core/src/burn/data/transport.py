@@ -109,7 +109,8 @@ def pack(
     for values in fields:
         if _is_array_field(values):
             first = values[0]
-            layout.append(("array", need, (len(values), *first.shape), first.dtype.str))
+            # the dtype itself, not its string: a structured dtype keeps its fields
+            layout.append(("array", need, (len(values), *first.shape), first.dtype))
             arrays.append((len(layout) - 1, values))
             need = _aligned(need + first.nbytes * len(values))
         else:
