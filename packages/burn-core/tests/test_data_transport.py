@@ -98,6 +98,27 @@ def test_pack_and_unpack_give_the_items_back_through_shared_memory() -> None:
     assert our_blocks() == []
 
 
+def test_numpy_scalars_travel_as_arrays_and_come_back_as_scalars() -> None:
+    items = [(np.full(2, i, np.float32), np.int64(i), np.float16(i / 2)) for i in range(4)]
+    ring = SlotRing(0, depth=1)
+    attached: dict[int, Any] = {}
+    try:
+        slot = ring.take(1 << 12)
+        message = pack(items, slot, attached)
+        assert message[0] == "shm" and [e[0] for e in message[3]] == ["array", "scalars", "scalars"]
+        batch = ring.unpack(message, slot)
+        assert isinstance(batch, Collated) and batch.fields[1].tolist() == [0, 1, 2, 3]
+        for got, want in zip(batch.items(), items, strict=True):
+            assert type(got[1]) is np.int64 and got[1] == want[1]
+            assert type(got[2]) is np.float16 and got[2] == want[2]
+        # mixed scalar dtypes are not one field: pickled
+        mixed = [(np.zeros(2), np.int64(1)), (np.zeros(2), np.int32(2))]
+        assert pack(mixed, slot, attached)[3][1] == ("list", [np.int64(1), np.int32(2)])
+    finally:
+        close_attached(attached)
+        ring.close()
+
+
 def test_structured_and_big_endian_arrays_keep_their_dtype() -> None:
     pairs = np.dtype([("x", "<f4"), ("n", "<i2")])
     items = [(np.zeros(3, pairs), (np.arange(2) + i).astype(">i4")) for i in range(3)]
