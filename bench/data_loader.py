@@ -4,6 +4,7 @@ Usage (from the checkout root, burn-core + burn-ndarray installed, torch optiona
 
     python bench/data_loader.py                 # 50,000 items, 1 epoch per configuration
     python bench/data_loader.py --items 10000   # shorter
+    python bench/data_loader.py --transform float --workers 2 --torch-workers 2   # the loaders' costs
 
 Data: 50,000 random (3, 32, 32) uint8 images and int64 labels, in memory (an `ArrayDataset`) and
 on disk (`write_memmap` / `MemmapDataset`). Batch 128, shuffled. The transform (written here with
@@ -50,16 +51,30 @@ def augment(image: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return (out.astype(np.float32) - MEAN) * INV_STD
 
 
+def to_float(image: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """``--transform float``: only uint8 -> float32, so the loader's own costs show."""
+    return image.astype(np.float32)
+
+
+FUNCTIONS = {"cifar": augment, "float": to_float}
+
+
 def burn_transform(item: tuple[np.ndarray, Any], rng: np.random.Generator) -> tuple[np.ndarray, Any]:
     image, label = item
     return augment(image, rng), label
 
 
+def burn_float(item: tuple[np.ndarray, Any], rng: np.random.Generator) -> tuple[np.ndarray, Any]:
+    image, label = item
+    return to_float(image, rng), label
+
+
 class TorchCifar:
     """torch's side: the same arrays, the same function, the same per-item generators."""
 
-    def __init__(self, images: np.ndarray, labels: np.ndarray, seed: int) -> None:
+    def __init__(self, images: np.ndarray, labels: np.ndarray, seed: int, function: str = "cifar") -> None:
         self.images, self.labels, self.seed, self.epoch = images, labels, seed, 0
+        self.function = function
 
     def __len__(self) -> int:
         return len(self.images)
@@ -68,7 +83,7 @@ class TorchCifar:
         import torch
 
         rng = np.random.default_rng([self.seed, self.epoch, index])
-        image = augment(self.images[index], rng)
+        image = FUNCTIONS[self.function](self.images[index], rng)
         return torch.from_numpy(np.ascontiguousarray(image)), int(self.labels[index])
 
 
@@ -90,6 +105,12 @@ def main() -> None:
     parser.add_argument("--no-memmap", action="store_true", help="skip the MemmapDataset rows")
     parser.add_argument("--no-thread", action="store_true", help="skip the thread-worker rows")
     parser.add_argument("--repeats", type=int, default=2)
+    parser.add_argument(
+        "--transform",
+        choices=["cifar", "float"],
+        default="cifar",
+        help="cifar: pad-crop-flip-normalize; float: only uint8 -> float32 (the loaders' own costs)",
+    )
     args = parser.parse_args()
 
     import burn
@@ -104,10 +125,14 @@ def main() -> None:
     sources = {"ArrayDataset": ArrayDataset(images, labels)}
     if not args.no_memmap:
         sources["MemmapDataset"] = MemmapDataset(folder)
-    print(f"{args.items} items of (3, 32, 32) uint8, batch {args.batch_size}, {os.cpu_count()} CPUs")
+    print(
+        f"{args.items} items of (3, 32, 32) uint8, batch {args.batch_size}, transform {args.transform}, "
+        f"{os.cpu_count()} CPUs"
+    )
 
     # the reference: one batch made by hand, to check every pipeline computes the same first batch
-    first = DataLoader(sources["ArrayDataset"], args.batch_size, shuffle=True, transform=burn_transform)
+    transform = burn_transform if args.transform == "cifar" else burn_float
+    first = DataLoader(sources["ArrayDataset"], args.batch_size, shuffle=True, transform=transform)
     want = next(first.batches(device))[0].to_data().array
 
     # Every row's epoch runs once per round, rows in turn, so that a load that comes and goes on a
@@ -125,7 +150,7 @@ def main() -> None:
                 source,
                 args.batch_size,
                 shuffle=True,
-                transform=burn_transform,
+                transform=transform,
                 num_workers=workers,
                 worker_type=kind,
                 persistent_workers=persistent,
@@ -144,7 +169,7 @@ def main() -> None:
         torch = None
         print("torch is not installed: no torch rows")
     if torch is not None:
-        dataset = TorchCifar(images, labels, seed=0)
+        dataset = TorchCifar(images, labels, seed=0, function=args.transform)
         torch_configurations = [(w, False) for w in args.torch_workers]
         torch_configurations += [(w, True) for w in args.torch_workers if w]
         for workers, persistent in torch_configurations:
