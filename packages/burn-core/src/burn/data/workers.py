@@ -293,11 +293,13 @@ def raise_failure(message: tuple[Any, ...], worker: ProcessWorker | ThreadWorker
 class WorkerPool:
     """The workers of a `DataLoader` pass (or of every pass, with ``persistent_workers``).
 
-    `run` sends each worker up to `prefetch` tasks ahead of the batch being consumed (batch ``p``
-    to worker ``p % count``) and yields the batches in order. Process workers return their batches
-    through a `SlotRing` of `prefetch` shared-memory blocks each (`burn.data.transport`): a worker
-    never holds more than `prefetch` tasks, and a slot is free again once its batch was copied out,
-    before the next task is sent.
+    `run` keeps each worker busy with up to `prefetch` tasks (batch ``p`` goes to worker
+    ``p % count``, at most ``2 * count * prefetch`` positions past the batch awaited) and yields the
+    batches in order. Process workers' results are read as soon as any arrives, copied out of the
+    worker's `SlotRing` (`prefetch` shared-memory blocks, `burn.data.transport`) and kept until
+    their turn, and that worker gets its next task at once: one slow batch does not leave the
+    other workers idle. A slot is free again once its batch was copied out, before the next task.
+    An error is raised in its batch's turn.
 
     A pass left early (the generator closed: ``break``) leaves up to `prefetch` results per worker
     in flight; a pool that lives on reads and drops them at the start of its next pass, so leaving
@@ -322,7 +324,7 @@ class WorkerPool:
         self.closed = False
         self.workers: list[ProcessWorker | ThreadWorker] = []
         self.rings: list[SlotRing] = []
-        self.pending: list[collections.deque[Slot | None]] = []
+        self.pending: list[collections.deque[tuple[int, Slot | None]]] = []  # (position, slot)
         try:
             for number in range(count):
                 if worker_type == "thread":
@@ -349,26 +351,49 @@ class WorkerPool:
             raise RuntimeError("DataLoader: this worker pool is closed")
         self.busy = True
         count = len(self.workers)
-        ahead = count * self.prefetch
+        window = 2 * count * self.prefetch  # how far past the batch awaited tasks may be sent
+        following = list(range(count))  # the next position of each worker: p goes to p % count
+        done: dict[int, tuple[Any, ...]] = {}  # batches that arrived before their turn
+
+        def fill(number: int, awaited: int) -> None:
+            pending = self.pending[number]
+            while len(pending) < self.prefetch and following[number] < min(len(tasks), awaited + window):
+                self._send(number, following[number], epoch, tasks[following[number]])
+                following[number] += count
+
+        def take(number: int) -> None:
+            message = self.workers[number].receive()
+            position, slot = self.pending[number].popleft()
+            if message[0] != "ok":
+                if self.rings:
+                    self.rings[number].release(slot)
+                done[position] = ("failed", message, number)  # raised in its turn
+                return
+            if message[1] != position:
+                raise RuntimeError(f"DataLoader: expected batch {position}, a worker sent {message[1]}")
+            done[position] = ("ok", self._unpack(number, message[2], slot))
+
         try:
             self._drop_stale()
-            for position in range(min(ahead, len(tasks))):
-                self._send(position % count, position, epoch, tasks[position])
             for position in range(len(tasks)):
                 number = position % count
+                for other in range(count):
+                    fill(other, position)
                 began = time.perf_counter_ns()
-                ready = self.workers[number].ready()
-                message = self.workers[number].receive()
+                ready = position in done or self.workers[number].ready()
+                while position not in done:
+                    # Process workers: whatever any of them finished is read now, its block copied
+                    # out and the worker given its next task, so a worker ahead of the others
+                    # keeps working instead of waiting for the batch awaited (torch's loader
+                    # does the same with its reorder buffer).
+                    for other in self._finished() if self.rings else [number]:
+                        take(other)
+                        fill(other, position)
                 waited = time.perf_counter_ns() - began
-                slot = self.pending[number].popleft()
-                if message[0] != "ok":
-                    raise_failure(message, self.workers[number], epoch)
-                if message[1] != position:
-                    raise RuntimeError(f"DataLoader: expected batch {position}, a worker sent {message[1]}")
-                batch = self._unpack(number, message[2], slot)
-                if position + ahead < len(tasks):  # before batching: the worker goes on meanwhile
-                    self._send(number, position + ahead, epoch, tasks[position + ahead])
-                yield batch, began, waited, ready
+                entry = done.pop(position)
+                if entry[0] == "failed":
+                    raise_failure(entry[1], self.workers[entry[2]], epoch)
+                yield entry[1], began, waited, ready
         except GeneratorExit:  # left early: what is in flight is dropped by the next pass
             raise
         except BaseException:
@@ -379,8 +404,16 @@ class WorkerPool:
 
     def _send(self, number: int, position: int, epoch: int, indices: list[int]) -> None:
         slot = self.rings[number].take(self.need) if self.rings else None
-        self.pending[number].append(slot)
+        self.pending[number].append((position, slot))
         self.workers[number].send((position, epoch, indices, slot))
+
+    def _finished(self) -> list[int]:
+        """Process workers with a message to read or that exited (blocks until there is one)."""
+        owners: dict[Any, int] = {}
+        for number, worker in enumerate(self.workers):
+            if self.pending[number] and isinstance(worker, ProcessWorker):
+                owners[worker.conn] = owners[worker.process.sentinel] = number
+        return sorted({owners[ready] for ready in multiprocessing.connection.wait(list(owners))})
 
     def _unpack(self, number: int, payload: Any, slot: Slot | None) -> Collated | list[Any]:
         if not self.rings:
@@ -394,7 +427,7 @@ class WorkerPool:
         for number, pending in enumerate(self.pending):
             while pending:
                 self.workers[number].receive()  # an error of a pass nobody reads is dropped too
-                slot = pending.popleft()
+                _, slot = pending.popleft()
                 if self.rings:
                     self.rings[number].release(slot)
 
