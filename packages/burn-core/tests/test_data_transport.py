@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from _loader_transforms import arrays_batcher, crop_flip, exit_on_5, fail_on_13
+from _loader_transforms import arrays_batcher, crop_flip, exit_on_5, fail_on_13, slow_on_0
 
 import burn
 from burn.data import ArrayDataset, DataLoader, LoaderStats, WorkerError
@@ -227,6 +227,19 @@ def grow(item: Any, rng: np.random.Generator) -> np.ndarray:
 
 def concat_batcher(items: list, device: Any) -> np.ndarray:
     return np.concatenate(items)
+
+
+def test_a_late_batch_does_not_hold_up_the_other_workers() -> None:
+    data = DataLoader(
+        images(), batch_size=6, transform=slow_on_0, batcher=arrays_batcher, num_workers=2, prefetch=1
+    )
+    got = list(data.batches())
+    assert same(got, list(DataLoader(images(), batch_size=6, batcher=arrays_batcher).batches()))
+    stats = data.stats()
+    assert stats is not None
+    # while batch 0 took its second, worker 1 made batch 1 and, given its next task at once, batch 3
+    assert stats.ready[1] and stats.ready[3]
+    assert stats.wait_s[0] >= 0.9
 
 
 def test_persistent_workers_live_across_epochs_and_stop_on_close() -> None:
