@@ -191,8 +191,15 @@ def train(
         seed=seed,
         transform=train_transform(CIFAR_MEAN, CIFAR_STD),
         num_workers=workers,
+        persistent_workers=workers > 0,  # started once, not every epoch
     )
-    test_loader = DataLoader(test_set, 256, transform=T.Normalize(CIFAR_MEAN, CIFAR_STD), num_workers=workers)
+    test_loader = DataLoader(
+        test_set,
+        256,
+        transform=T.Normalize(CIFAR_MEAN, CIFAR_STD),
+        num_workers=workers,
+        persistent_workers=workers > 0,
+    )
 
     trainer = burn.backend(f"autodiff({backend})")
     trainer.seed(seed)
@@ -218,7 +225,8 @@ def train(
         loggers=["csv"] if logger == "csv" else ["csv", logger],
         hparams={"batch_size": batch_size, "max_lr": lr, "width": width, "clip": clip, "workers": workers},
     )
-    result = learner.fit(train_loader, test_loader, resume=resume, overwrite=overwrite)
+    with train_loader, test_loader:  # stops the workers at the end
+        result = learner.fit(train_loader, test_loader, resume=resume, overwrite=overwrite)
     return result, best
 
 

@@ -52,3 +52,12 @@ def exit_on_5(item: tuple[np.ndarray, Any], rng: np.random.Generator) -> tuple[n
 def arrays_batcher(items: list[Any], device: Any) -> tuple[np.ndarray, np.ndarray]:
     """Stacks ``(image, label)`` items into NumPy arrays (no backend needed)."""
     return np.stack([i[0] for i in items]), np.array([int(i[1]) for i in items])
+
+
+def slow_on_0(item: tuple[np.ndarray, Any], rng: np.random.Generator) -> tuple[np.ndarray, Any]:
+    """Item 0 takes a second: its batch is late, the others are not."""
+    if int(item[1]) == 0:
+        import time
+
+        time.sleep(1.0)
+    return item

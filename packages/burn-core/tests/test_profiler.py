@@ -237,6 +237,9 @@ def test_learner_profile_steps_writes_the_trace(tmp_path) -> None:  # noqa: ANN0
     names = [e["name"] for e in trace["traceEvents"]]
     # two steps of a 2-Linear net: two forward matmuls and their backward rules per step
     assert names.count("float_matmul.backward") == 4
+    # the loader's wait for each of the two steps' batches, as a span of kind "data"
+    assert names.count("data.wait") == 2
+    assert {e["cat"] for e in trace["traceEvents"] if e["name"] == "data.wait"} == {"data"}
     out = stream.getvalue()
     assert "profile of 2 training step(s)" in out and "float_matmul" in out
     assert (tmp_path / "profile" / "table.txt").read_text().startswith("profile of 2")

@@ -18,6 +18,8 @@ What an event holds:
   backends (OpenCL, CUDA) an op's time covers its device work: host time plus a sync, not device
   event time. Metadata ops (``float_shape``...) are contract ops too, and are recorded.
 - ``nbytes``: the bytes of the op's outputs (elements x item size, from their shapes and dtypes).
+- ``kind``: ``"op"``, ``"backward"``, ``"module"``, or ``"data"`` for the `DataLoader`'s
+  ``"data.wait"`` spans (the calling thread waiting for a batch's items; `record_span`).
 - ``module``: the innermost module being called, as a path from the outermost one
   (``"encoder.layers.1.mha"``; the outermost module is named by its class, ops outside any
   module have ``""``). Backward rules are attributed to the module of their forward op.
@@ -59,7 +61,7 @@ from typing import Any
 from burn.backend import instances
 from burn.backend.contract import op_facts
 
-__all__ = ["Event", "OpStats", "Profile", "profile"]
+__all__ = ["Event", "OpStats", "Profile", "profile", "record_span"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,7 +71,7 @@ class Event:
     Attributes:
         name: the op (``"float_add"``), ``"<op>.backward"`` for a backward rule, or the module
             path for a module call.
-        kind: ``"op"``, ``"backward"`` or ``"module"``.
+        kind: ``"op"``, ``"backward"``, ``"module"``, or ``"data"`` (`record_span`).
         start_ns: when it started, in ``perf_counter_ns`` nanoseconds.
         duration_ns: how long it took.
         depth: 0 for ops the Tensor API called (or a backward rule); more for ops run inside one.
@@ -321,6 +323,27 @@ class Profile:
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(json.dumps(self.chrome_trace()))
         return target
+
+
+def record_span(name: str, start_ns: int, duration_ns: int, kind: str = "data") -> None:
+    """Record a span that is not a backend op (``kind="data"``: the `DataLoader`'s
+    ``"data.wait"``, the time the calling thread waited for a batch's items) into the profiles
+    open in this thread; nothing when none is open. Spans count in `Profile.stats` and tables like
+    depth-0 ops.
+
+    Example:
+        >>> import burn
+        >>> from burn.profiler import record_span
+        >>> with burn.profile() as prof:
+        ...     record_span("data.wait", 0, 1500)
+        >>> prof.stats_by_name()["data.wait"].total_ns
+        1500
+    """
+    profiles = _state.profiles
+    if profiles:
+        event = Event(name, kind, start_ns, duration_ns, 0, _state.module, 0, "", threading.get_ident())
+        for p in profiles:
+            p._events.append(event)
 
 
 # -- formatting --------------------------------------------------------------------------------

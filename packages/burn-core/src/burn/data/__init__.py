@@ -23,7 +23,7 @@ from burn.data.dataset import (
     check_dataset,
 )
 from burn.data.huggingface import HuggingFaceDataset
-from burn.data.loader import Batcher, DataLoader, stack_batcher
+from burn.data.loader import Batcher, DataLoader, LoaderStats, stack_batcher
 from burn.data.memmap import MemmapDataset, write_memmap
 from burn.data.workers import Transform, WorkerError
 
@@ -34,6 +34,7 @@ __all__ = [
     "DataLoader",
     "Dataset",
     "HuggingFaceDataset",
+    "LoaderStats",
     "MappedDataset",
     "MemmapDataset",
     "ShuffledWindowsDataset",

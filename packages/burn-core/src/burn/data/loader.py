@@ -3,13 +3,17 @@ processes), turned into tensors by a batcher in the calling thread."""
 
 from __future__ import annotations
 
+import time
+import weakref
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from burn.data.dataset import check_dataset
-from burn.data.workers import ItemFailed, ProcessWorker, ThreadWorker, Transform, load_items, raise_failure
+from burn.data.transport import Collated
+from burn.data.workers import ItemFailed, Transform, WorkerPool, load_items
 
 if TYPE_CHECKING:
     from burn.backend.device import Device
@@ -45,10 +49,13 @@ def stack_batcher(items: list[Any], device: Device | None) -> Any:
 
 
 def _to_tensor(values: list[Any], device: Device | None, field: int | None) -> Any:
+    return _array_tensor(np.stack([np.asarray(v) for v in values]), device, field)
+
+
+def _array_tensor(array: np.ndarray, device: Device | None, field: int | None) -> Any:
     from burn.foundations.kind import Bool, Float, Int
     from burn.tensor.tensor import Tensor
 
-    array = np.stack([np.asarray(v) for v in values])
     if array.dtype == np.bool_:
         kind = Bool
     elif np.issubdtype(array.dtype, np.integer):
@@ -59,6 +66,73 @@ def _to_tensor(values: list[Any], device: Device | None, field: int | None) -> A
         where = "items" if field is None else f"field {field} of the items"
         raise TypeError(f"stack_batcher: {where} have dtype {array.dtype}, not a number or bool")
     return Tensor.from_data(array, device=device, kind=kind)
+
+
+def _stack_collated(batch: Collated, device: Device | None) -> Any:
+    """`stack_batcher` of a batch a worker already stacked field by field (the same tensors)."""
+    tensors = [
+        _array_tensor(f, device, k) if isinstance(f, np.ndarray) else _to_tensor(f, device, k)
+        for k, f in enumerate(batch.fields)
+    ]
+    return tensors[0] if batch.width is None else tuple(tensors)
+
+
+@dataclass
+class LoaderStats:
+    """Where the time of a `DataLoader` pass went, seen from the loop that consumes it.
+
+    Attributes:
+        epoch: the epoch of the pass.
+        num_workers: the workers that served it (0: the calling thread read the items).
+        wait_s: per batch, the seconds the calling thread waited for the batch's items: blocked
+            on a worker, or, without workers, reading and transforming them itself.
+        batch_s: per batch, the seconds spent turning the items into the batch in the calling
+            thread (the copy out of shared memory and the batcher).
+        ready: per batch, whether a worker had it done before the calling thread asked for it
+            (always False without workers). A ready batch's wait is only the time to read it,
+            plus whatever the OS scheduler adds on a busy machine.
+
+    Example:
+        >>> import numpy as np
+        >>> from burn.data import ArrayDataset, DataLoader
+        >>> loader = DataLoader(ArrayDataset(np.zeros((8, 2))), 4, batcher=lambda items, device: items)
+        >>> _ = list(loader.batches())
+        >>> stats = loader.stats()
+        >>> len(stats.wait_s), stats.waited(skip=1) <= stats.waited()
+        (2, True)
+    """
+
+    epoch: int
+    num_workers: int
+    wait_s: list[float] = field(default_factory=list)
+    batch_s: list[float] = field(default_factory=list)
+    ready: list[bool] = field(default_factory=list)
+
+    def waited(self, skip: int = 0) -> float:
+        """The seconds waited for items, over the batches after the first `skip` (the warm-up)."""
+        return float(sum(self.wait_s[skip:]))
+
+    def starved(self, skip: int = 0) -> int:
+        """How many batches after the first `skip` were not ready when asked for."""
+        return sum(not r for r in self.ready[skip:])
+
+    def __repr__(self) -> str:
+        n = len(self.wait_s)
+        return (
+            f"LoaderStats(epoch {self.epoch}, {n} batches, {self.num_workers} workers, waited "
+            f"{self.waited():.3f} s, {self.starved()} not ready, batching {sum(self.batch_s):.3f} s)"
+        )
+
+
+def _record_wait(began_ns: int, waited_ns: int | None = None) -> float:
+    """Seconds waited from `began_ns` (for `waited_ns`, else until now), recorded as a
+    ``"data.wait"`` span in the profiles open in this thread."""
+    from burn.profiler import record_span
+
+    if waited_ns is None:
+        waited_ns = time.perf_counter_ns() - began_ns
+    record_span("data.wait", began_ns, waited_ns)
+    return waited_ns / 1e9
 
 
 class DataLoader:
@@ -72,8 +146,15 @@ class DataLoader:
 
     Worker processes are started (by ``forkserver`` on Linux, see `burn.data.workers`) at the
     start of each pass over the data and stopped at its end, when the loop is left early
-    (``break``) or when a worker fails. A worker's exception is raised again in the calling thread,
-    with a note naming the item's dataset index and the worker's traceback.
+    (``break``) or when a worker fails; with ``persistent_workers=True`` they start on the first
+    pass and serve every later one until `close` (or the loader's garbage collection, or the
+    interpreter's exit). A worker's exception is raised again in the calling thread, with a note
+    naming the item's dataset index and the worker's traceback.
+
+    Process workers stack each batch's array fields into shared memory that the loader reuses
+    (`burn.data.transport`); only a small layout goes through the pipe. `stats` tells how long the
+    calling thread waited for items in the last pass, and an open `burn.profile` records each
+    wait as a ``"data.wait"`` span.
 
     Args:
         dataset: anything with ``__len__`` and ``__getitem__`` (see `burn.data.Dataset`).
@@ -87,7 +168,12 @@ class DataLoader:
         num_workers: 0 reads and transforms items in the calling thread; N > 0 in N workers.
         worker_type: ``"process"`` (the dataset and transform must pickle) or ``"thread"`` (for
             work that releases the GIL: NumPy on large arrays, file reads, decoding).
-        prefetch: batches each worker works on ahead of the one being consumed.
+        prefetch: batches each worker has in hand (queued or being made) ahead of the one being
+            consumed; each process worker gets as many shared-memory blocks.
+        persistent_workers: keep the workers (and their copy of the dataset and transform)
+            between passes. Each task carries its epoch, so the batches are the same as without.
+            The workers keep the dataset and transform they started with: `close` the loader
+            after changing either.
         start_method: the multiprocessing start method of process workers (default: forkserver
             where available, else spawn; ``"fork"`` is faster to start and unsafe with threads).
 
@@ -117,6 +203,7 @@ class DataLoader:
         worker_type: str = "process",
         prefetch: int = 2,
         start_method: str | None = None,
+        persistent_workers: bool = False,
     ) -> None:
         self.dataset = check_dataset(dataset)
         if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
@@ -153,6 +240,13 @@ class DataLoader:
         self.worker_type = worker_type
         self.prefetch = prefetch
         self.start_method = start_method
+        if not isinstance(persistent_workers, bool):
+            raise TypeError(f"DataLoader: persistent_workers must be a bool, got {persistent_workers!r}")
+        self.persistent_workers = persistent_workers
+        self._pool: WorkerPool | None = None
+        self._closer: weakref.finalize | None = None
+        self._need = 0  # bytes of a batch's array fields, learnt by the first pass's workers
+        self._stats: LoaderStats | None = None
         self._epoch = 0  # advanced by plain iteration only
         if len(self) == 0:
             raise ValueError(
@@ -192,11 +286,19 @@ class DataLoader:
             raise ValueError(f"DataLoader.batches: epoch must be an int >= 0, got {epoch!r}")
         target = device if device is not None else self.device
         tasks = [[int(i) for i in indices] for indices in self.index_batches(int(epoch))[start:]]
+        self._stats = stats = LoaderStats(int(epoch), self.num_workers if tasks else 0)
         if self.num_workers == 0 or not tasks:
             for indices in tasks:
-                yield self.batcher(self._items(indices, int(epoch)), target)
+                began = time.perf_counter_ns()
+                items = self._items(indices, int(epoch))
+                stats.wait_s.append(_record_wait(began))
+                stats.ready.append(False)
+                began = time.perf_counter_ns()
+                batch = self.batcher(items, target)
+                stats.batch_s.append((time.perf_counter_ns() - began) / 1e9)
+                yield batch
         else:
-            yield from self._worker_batches(tasks, int(epoch), target)
+            yield from self._worker_batches(tasks, int(epoch), target, stats)
 
     def _items(self, indices: Sequence[int], epoch: int = 0) -> list[Any]:
         try:
@@ -205,32 +307,88 @@ class DataLoader:
             failed.error.add_note(f"raised while loading item {failed.index} of the dataset (epoch {epoch})")
             raise failed.error from None
 
-    def _worker_batches(self, tasks: list[list[int]], epoch: int, target: Device | None) -> Iterator[Any]:
-        count = min(self.num_workers, len(tasks))
-        workers: list[ProcessWorker | ThreadWorker] = []
+    def _worker_batches(
+        self, tasks: list[list[int]], epoch: int, target: Device | None, stats: LoaderStats
+    ) -> Iterator[Any]:
+        starting = time.perf_counter_ns()  # starting workers is waiting too: counted in batch 0's wait
+        pool, owned = self._take_pool(len(tasks))
+        run = pool.run(tasks, epoch)
         try:
-            for number in range(count):
-                if self.worker_type == "thread":
-                    workers.append(ThreadWorker(number, self.dataset, self.transform, self.seed))
-                else:
-                    workers.append(
-                        ProcessWorker(number, self.dataset, self.transform, self.seed, self.start_method)
+            for items, began, waited, ready in run:
+                if starting:
+                    waited += began - starting
+                    began, starting = starting, 0
+                stats.wait_s.append(_record_wait(began, waited))
+                stats.ready.append(ready)
+                began = time.perf_counter_ns()
+                if isinstance(items, Collated):
+                    batch = (
+                        _stack_collated(items, target)
+                        if self.batcher is stack_batcher
+                        else self.batcher(items.items(), target)
                     )
-            # batch p goes to worker p % count; reading them back in that order keeps the batch order
-            ahead = count * self.prefetch
-            for position in range(min(ahead, len(tasks))):
-                workers[position % count].send((position, epoch, tasks[position]))
-            for position in range(len(tasks)):
-                worker = workers[position % count]
-                message = worker.receive()
-                if message[0] != "ok":
-                    raise_failure(message, worker, epoch)
-                if position + ahead < len(tasks):  # before batching: the worker goes on meanwhile
-                    worker.send((position + ahead, epoch, tasks[position + ahead]))
-                yield self.batcher(message[2], target)
+                else:
+                    batch = self.batcher(items, target)
+                stats.batch_s.append((time.perf_counter_ns() - began) / 1e9)
+                yield batch
         finally:  # also on break (the generator is closed) and on errors
-            for worker in workers:
-                worker.close()
+            run.close()
+            self._need = max(self._need, pool.need)
+            if owned:
+                pool.close()
+
+    def _take_pool(self, count: int) -> tuple[WorkerPool, bool]:
+        """The pool of this pass and whether the pass owns it (closes it at its end)."""
+
+        def start(workers: int) -> WorkerPool:
+            return WorkerPool(
+                workers,
+                self.dataset,
+                self.transform,
+                self.seed,
+                worker_type=self.worker_type,
+                prefetch=self.prefetch,
+                start_method=self.start_method,
+                need=self._need,
+            )
+
+        if not self.persistent_workers:
+            return start(min(self.num_workers, count)), True
+        if self._pool is not None and self._pool.closed:  # a pass failed: start afresh
+            self.close()
+        if self._pool is None:
+            self._pool = start(self.num_workers)
+            self._closer = weakref.finalize(self, WorkerPool.close, self._pool)
+        if self._pool.busy:  # another pass of this loader is still open: this one gets its own
+            return start(min(self.num_workers, count)), True
+        return self._pool, False
+
+    def stats(self) -> LoaderStats | None:
+        """What the calling thread waited for in the last (or current) pass; None before any.
+
+        With workers that keep up, every batch after the first few (the workers' start and first
+        batches) is ready when asked for (``stats().starved(skip=k) == 0``) and
+        `LoaderStats.waited` after them is near 0: the step never waits on data.
+        """
+        return self._stats
+
+    def close(self) -> None:
+        """Stop persistent workers and free their shared memory (a later pass starts new ones)."""
+        if self._closer is not None:
+            self._closer()  # runs WorkerPool.close once, and no more at exit
+        self._pool, self._closer = None, None
+
+    def __enter__(self) -> DataLoader:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __getstate__(self) -> dict[str, Any]:
+        # workers belong to this process: a copy (pickled, deep-copied) starts its own
+        state = dict(self.__dict__)
+        state.update(_pool=None, _closer=None, _stats=None)
+        return state
 
     def __iter__(self) -> Iterator[Any]:
         epoch, self._epoch = self._epoch, self._epoch + 1
@@ -238,6 +396,8 @@ class DataLoader:
 
     def __repr__(self) -> str:
         workers = f", num_workers={self.num_workers} ({self.worker_type})" if self.num_workers else ""
+        if self.num_workers and self.persistent_workers:
+            workers += ", persistent"
         return (
             f"DataLoader({len(self.dataset)} items, batch_size={self.batch_size}, shuffle={self.shuffle}, "
             f"drop_last={self.drop_last}, {len(self)} batches{workers})"

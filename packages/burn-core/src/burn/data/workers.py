@@ -11,11 +11,16 @@ on a lock that a thread held at that moment (Python 3.12 warns about it and 3.14
 Linux's default). The fork server is a small process forked early, before those threads exist;
 workers are forked from it. It preloads `burn.data.workers` once so that each worker starts
 without importing burn again. The cost: the dataset and the transform are pickled to each worker
-(a `MemmapDataset` pickles as its path), and scripts need the ``if __name__ == "__main__":`` guard.
+(a `MemmapDataset` pickles as its path), and scripts need the ``if __name__ == "__main__":`` guard;
+``persistent_workers=True`` pays it once instead of every pass (`WorkerPool`).
+
+Process workers return each batch's arrays through shared memory (`burn.data.transport`), not
+pickled through the pipe.
 """
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import multiprocessing
 import multiprocessing.connection
@@ -23,12 +28,14 @@ import pickle
 import queue
 import signal
 import threading
+import time
 import traceback
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Generator, Sequence
 from typing import Any
 
 import numpy as np
 
+from burn.data.transport import Collated, Slot, SlotRing, close_attached, pack
 from burn.errors import BurnError
 
 Transform = Callable[[Any, np.random.Generator], Any]
@@ -71,13 +78,23 @@ def load_items(
     return items
 
 
-# A task is (position of the batch in the epoch, epoch, item indices); None stops the worker.
-Task = tuple[int, int, list[int]]
+# A task is (position of the batch in the epoch, epoch, item indices, the shared-memory slot to
+# fill or None); None stops the worker. The epoch travels with each task: a worker that lives
+# across epochs (persistent_workers) seeds each item with (seed, epoch, index) all the same.
+Task = tuple[int, int, list[int], Slot | None]
 
 
 def _process_main(conn: Any, dataset: Any, transform: Transform | None, seed: int) -> None:
     # Ctrl-C goes to the whole process group: the main process handles it and closes the workers.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    attached: dict[int, Any] = {}
+    try:
+        _serve(conn, dataset, transform, seed, attached)
+    finally:
+        close_attached(attached)
+
+
+def _serve(conn: Any, dataset: Any, transform: Transform | None, seed: int, attached: dict[int, Any]) -> None:
     while True:
         try:
             task = conn.recv()
@@ -85,9 +102,10 @@ def _process_main(conn: Any, dataset: Any, transform: Transform | None, seed: in
             return
         if task is None:
             return
-        position, epoch, indices = task
+        position, epoch, indices, slot = task
         try:
-            message: tuple[Any, ...] = ("ok", position, load_items(dataset, transform, seed, epoch, indices))
+            items = load_items(dataset, transform, seed, epoch, indices)
+            message: tuple[Any, ...] = ("ok", position, pack(items, slot, attached))
         except ItemFailed as failed:
             message = _error_message(position, failed.index, failed.error)
         try:
@@ -155,6 +173,13 @@ class ProcessWorker:
     def send(self, task: Task) -> None:
         self.conn.send(task)
 
+    def ready(self) -> bool:
+        """Whether a message is waiting to be read."""
+        try:
+            return bool(self.conn.poll(0))
+        except (OSError, EOFError):
+            return False
+
     def receive(self) -> tuple[Any, ...]:
         # waiting on the sentinel too: a worker that dies (killed, os._exit, a crash in C) is noticed
         ready = multiprocessing.connection.wait([self.conn, self.process.sentinel])
@@ -205,7 +230,7 @@ class ThreadWorker:
             task = self.tasks.get()
             if task is None or self.stopped.is_set():
                 return
-            position, epoch, indices = task
+            position, epoch, indices, _ = task  # threads share memory: no slot to fill
             try:
                 self.results.put(("ok", position, load_items(dataset, transform, seed, epoch, indices)))
             except ItemFailed as failed:
@@ -219,6 +244,10 @@ class ThreadWorker:
 
     def send(self, task: Task) -> None:
         self.tasks.put(task)
+
+    def ready(self) -> bool:
+        """Whether a result is waiting to be read."""
+        return not self.results.empty()
 
     def receive(self) -> tuple[Any, ...]:
         while True:
@@ -259,3 +288,156 @@ def raise_failure(message: tuple[Any, ...], worker: ProcessWorker | ThreadWorker
         f"raised in {where} while loading {item} of the dataset (epoch {epoch}); its traceback:\n{text}"
     )
     raise error
+
+
+class WorkerPool:
+    """The workers of a `DataLoader` pass (or of every pass, with ``persistent_workers``).
+
+    `run` keeps each worker busy with up to `prefetch` tasks (batch ``p`` goes to worker
+    ``p % count``, at most ``2 * count * prefetch`` positions past the batch awaited) and yields the
+    batches in order. Process workers' results are read as soon as any arrives, copied out of the
+    worker's `SlotRing` (`prefetch` shared-memory blocks, `burn.data.transport`) and kept until
+    their turn, and that worker gets its next task at once: one slow batch does not leave the
+    other workers idle. A slot is free again once its batch was copied out, before the next task.
+    An error is raised in its batch's turn.
+
+    A pass left early (the generator closed: ``break``) leaves up to `prefetch` results per worker
+    in flight; a pool that lives on reads and drops them at the start of its next pass, so leaving
+    a loop never waits for workers. Any other exception in a pass closes the pool.
+    """
+
+    def __init__(
+        self,
+        count: int,
+        dataset: Any,
+        transform: Transform | None,
+        seed: int,
+        *,
+        worker_type: str,
+        prefetch: int,
+        start_method: str | None = None,
+        need: int = 0,
+    ) -> None:
+        self.prefetch = prefetch
+        self.need = need  # bytes the array fields of a batch take; 0: not known yet
+        self.busy = False
+        self.closed = False
+        self.workers: list[ProcessWorker | ThreadWorker] = []
+        self.rings: list[SlotRing] = []
+        self.pending: list[collections.deque[tuple[int, Slot | None]]] = []  # (position, slot)
+        try:
+            for number in range(count):
+                if worker_type == "thread":
+                    self.workers.append(ThreadWorker(number, dataset, transform, seed))
+                else:
+                    self.workers.append(ProcessWorker(number, dataset, transform, seed, start_method))
+                    self.rings.append(SlotRing(number, prefetch))
+                self.pending.append(collections.deque())
+        except BaseException:
+            self.close()
+            raise
+
+    def __len__(self) -> int:
+        return len(self.workers)
+
+    def run(
+        self, tasks: list[list[int]], epoch: int
+    ) -> Generator[tuple[Collated | list[Any], int, int, bool]]:
+        """Yields ``(batch, when the wait for it began, nanoseconds waited, ready)`` for each task,
+        in order (`time.perf_counter_ns`): a batch is the list of items, or a `Collated` batch from
+        a process worker; `ready` tells whether its worker had sent it before it was asked for
+        (then the wait is this process's own time to read it, and its scheduling)."""
+        if self.closed:
+            raise RuntimeError("DataLoader: this worker pool is closed")
+        self.busy = True
+        count = len(self.workers)
+        window = 2 * count * self.prefetch  # how far past the batch awaited tasks may be sent
+        following = list(range(count))  # the next position of each worker: p goes to p % count
+        done: dict[int, tuple[Any, ...]] = {}  # batches that arrived before their turn
+
+        def fill(number: int, awaited: int) -> None:
+            pending = self.pending[number]
+            while len(pending) < self.prefetch and following[number] < min(len(tasks), awaited + window):
+                self._send(number, following[number], epoch, tasks[following[number]])
+                following[number] += count
+
+        def take(number: int) -> None:
+            message = self.workers[number].receive()
+            position, slot = self.pending[number].popleft()
+            if message[0] != "ok":
+                if self.rings:
+                    self.rings[number].release(slot)
+                done[position] = ("failed", message, number)  # raised in its turn
+                return
+            if message[1] != position:
+                raise RuntimeError(f"DataLoader: expected batch {position}, a worker sent {message[1]}")
+            done[position] = ("ok", self._unpack(number, message[2], slot))
+
+        try:
+            self._drop_stale()
+            for position in range(len(tasks)):
+                number = position % count
+                for other in range(count):
+                    fill(other, position)
+                began = time.perf_counter_ns()
+                ready = position in done or self.workers[number].ready()
+                while position not in done:
+                    # Process workers: whatever any of them finished is read now, its block copied
+                    # out and the worker given its next task, so a worker ahead of the others
+                    # keeps working instead of waiting for the batch awaited (torch's loader
+                    # does the same with its reorder buffer).
+                    for other in self._finished() if self.rings else [number]:
+                        take(other)
+                        fill(other, position)
+                waited = time.perf_counter_ns() - began
+                entry = done.pop(position)
+                if entry[0] == "failed":
+                    raise_failure(entry[1], self.workers[entry[2]], epoch)
+                yield entry[1], began, waited, ready
+        except GeneratorExit:  # left early: what is in flight is dropped by the next pass
+            raise
+        except BaseException:
+            self.close()
+            raise
+        finally:
+            self.busy = False
+
+    def _send(self, number: int, position: int, epoch: int, indices: list[int]) -> None:
+        slot = self.rings[number].take(self.need) if self.rings else None
+        self.pending[number].append((position, slot))
+        self.workers[number].send((position, epoch, indices, slot))
+
+    def _finished(self) -> list[int]:
+        """Process workers with a message to read or that exited (blocks until there is one)."""
+        owners: dict[Any, int] = {}
+        for number, worker in enumerate(self.workers):
+            if self.pending[number] and isinstance(worker, ProcessWorker):
+                owners[worker.conn] = owners[worker.process.sentinel] = number
+        return sorted({owners[ready] for ready in multiprocessing.connection.wait(list(owners))})
+
+    def _unpack(self, number: int, payload: Any, slot: Slot | None) -> Collated | list[Any]:
+        if not self.rings:
+            batch: list[Any] = payload
+            return batch
+        if payload[0] == "items" and payload[2] > self.need:  # blocks sized from this batch on
+            self.need = payload[2]
+        return self.rings[number].unpack(payload, slot)
+
+    def _drop_stale(self) -> None:
+        for number, pending in enumerate(self.pending):
+            while pending:
+                self.workers[number].receive()  # an error of a pass nobody reads is dropped too
+                _, slot = pending.popleft()
+                if self.rings:
+                    self.rings[number].release(slot)
+
+    def close(self) -> None:
+        """Stop the workers, then unlink the shared-memory blocks (idempotent)."""
+        if self.closed:
+            return
+        self.closed = True
+        for worker in self.workers:
+            with contextlib.suppress(Exception):
+                worker.close()
+        for ring in self.rings:
+            ring.close()

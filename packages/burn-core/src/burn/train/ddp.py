@@ -73,6 +73,7 @@ class ShardedLoader(DataLoader):
             worker_type=loader.worker_type,
             prefetch=loader.prefetch,
             start_method=loader.start_method,
+            persistent_workers=loader.persistent_workers,
         )
 
     def __len__(self) -> int:
