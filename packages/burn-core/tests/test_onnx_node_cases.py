@@ -18,10 +18,11 @@ import pytest
 
 onnx = pytest.importorskip("onnx", reason="onnx is not installed: pip install 'burn-core[onnx]'")
 pytest.importorskip("burn_ndarray", reason="burn-ndarray is not installed")
-from onnx import helper  # noqa: E402
+from onnx import helper, numpy_helper  # noqa: E402
 
 import burn.onnx  # noqa: E402
 from burn.onnx.errors import OnnxError  # noqa: E402
+from burn.onnx.narrow_dtypes import cast_narrow, is_narrow, narrow_dtype, widen  # noqa: E402
 
 # op -> the module of onnx.backend.test.case.node that holds its cases
 MODULES = {
@@ -44,6 +45,8 @@ MODULES = {
     "Einsum": "einsum",
     "Resize": "resize",
     "Attention": "attention",
+    "Cast": "cast",
+    "CastLike": "castlike",
 }
 
 # Cases burn refuses, each with an OnnxError naming what it lacks (never a wrong value).
@@ -100,6 +103,8 @@ _FLOAT_DTYPES = {
 
 
 def _float_dtype(model: Any) -> str | None:
+    if model.graph.node[0].op_type in ("Cast", "CastLike"):
+        return None  # a cast's float output is the model's float dtype: float32, as onnx's runner
     types = {i.type.tensor_type.elem_type for i in model.graph.input}
     return next((name for t, name in _FLOAT_DTYPES.items() if t in types), None)
 
@@ -108,7 +113,7 @@ def test_every_added_op_has_cases() -> None:
     ops = {tc.model.graph.node[0].op_type for tc in CASES}
     assert ops == set(MODULES), set(MODULES) - ops
     assert set(REFUSED) | HALF_ULP | set(REFUSED_AT_LOAD) <= {tc.name for tc in CASES}
-    assert len(CASES) >= 290
+    assert len(CASES) >= 400
 
 
 # cases whose declared output type ndarray lacks: refused at load, naming the type
@@ -141,13 +146,25 @@ def test_node_case(tc: Any) -> None:
 def _run(model: Any, tc: Any) -> None:
     inits = {t.name for t in tc.model.graph.initializer}
     names = [i.name for i in tc.model.graph.input if i.name not in inits]
+    def arrays(values: Any) -> list[Any]:  # some cases hold TensorProtos (types NumPy lacks)
+        return [numpy_helper.to_array(v) if isinstance(v, onnx.TensorProto) else v for v in values]
+
     for inputs, expected in tc.data_sets:
+        inputs, expected = arrays(inputs), arrays(expected)
         out = model.run(dict(zip(names, inputs, strict=True)))
         for info, want in zip(tc.model.graph.output, expected, strict=True):
-            got = np.asarray(out[info.name].to_numpy())
+            value = out[info.name]
+            got = np.asarray(value.to_numpy() if hasattr(value, "to_numpy") else value)
             want = np.asarray(want)
             assert got.shape == want.shape
-            if tc.name in HALF_ULP:
+            if is_narrow(want.dtype) or want.dtype == object:
+                # float8, int4... (host arrays of their ml_dtypes type) and strings: exact
+                assert got.dtype == want.dtype
+                if want.dtype == object:
+                    np.testing.assert_array_equal(got, want)
+                else:
+                    np.testing.assert_array_equal(widen(got), widen(want))
+            elif tc.name in HALF_ULP:
                 eps = float(ml_dtypes.finfo(want.dtype).eps)
                 np.testing.assert_allclose(got.astype(np.float32), want.astype(np.float32), rtol=2 * eps)
             else:
@@ -335,3 +352,37 @@ def test_added_ops_pass_gradients(op: str, inputs: dict[str, np.ndarray], attrs:
     assert grad is not None
     g = grad.to_numpy()
     assert g.shape == w.shape and np.isfinite(g).all() and np.abs(g).sum() > 0
+
+
+# -- narrow element types (float8, float4, int4, int2, e8m0) ---------------------------------------
+def test_cast_to_float8_saturates_unless_told_not_to() -> None:
+    x = np.asarray([1.0, 1000.0, -np.inf, np.nan], np.float32)
+    model, feeds = _single("Cast", {"x": x}, to=onnx.TensorProto.FLOAT8E4M3FN)
+    got = model.run(feeds)["y0"]
+    assert isinstance(got, np.ndarray) and got.dtype == narrow_dtype("float8_e4m3fn")
+    np.testing.assert_array_equal(got.astype(np.float32), [1.0, 448.0, -448.0, np.nan])
+    model, feeds = _single("Cast", {"x": x}, to=onnx.TensorProto.FLOAT8E4M3FN, saturate=0)
+    assert np.isnan(model.run(feeds)["y0"].astype(np.float32)[1])  # e4m3fn has no infinity
+
+
+@pytest.mark.parametrize(
+    ("mode", "want"),
+    [("up", [1.0, 4.0, 4.0, 0.5]), ("down", [1.0, 2.0, 2.0, 0.25]), ("nearest", [1.0, 2.0, 4.0, 0.5])],
+)
+def test_cast_to_e8m0_rounds_the_mantissa_away_as_told(mode: str, want: list[float]) -> None:
+    x = np.asarray([1.0, 2.5, 3.0, 0.375], np.float32)
+    got = cast_narrow(x, narrow_dtype("float8_e8m0fnu"), round_mode=mode)
+    np.testing.assert_array_equal(got.astype(np.float32), want)
+
+
+def test_a_narrow_output_not_made_by_a_cast_is_refused() -> None:
+    x = np.ones((2,), np.float32)
+    node = helper.make_node("Relu", ["x"], ["y"], name="relu")
+    graph = helper.make_graph(
+        [node], "g", [helper.make_tensor_value_info("x", onnx.TensorProto.FLOAT, [2])],
+        [helper.make_tensor_value_info("y", onnx.TensorProto.FLOAT8E5M2, [2])],
+    )
+    proto = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 23)])
+    model = burn.onnx.load(proto, backend="ndarray")
+    with pytest.raises(OnnxError, match=r"output 'y' is declared float8_e5m2 but computed as float32\[2\]"):
+        model.run({"x": x})

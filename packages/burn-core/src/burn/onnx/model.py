@@ -27,6 +27,7 @@ from burn.module.param import Param
 from burn.onnx.errors import OnnxError, UnsupportedOpError
 from burn.onnx.graph import Graph, Node, ValueInfo, parse, read_model
 from burn.onnx.graph_checks import check_graph
+from burn.onnx.narrow_dtypes import is_narrow
 from burn.onnx.ops import REGISTRY, supported_ops
 from burn.onnx.output_size import SHAPED_BY_VALUES, check_output
 from burn.onnx.runtime import Ctx, is_tensor, kind_of_numpy
@@ -223,9 +224,11 @@ class OnnxModel(Module):
         values = [out[name] for name in self.program.outputs]
         return values[0] if len(values) == 1 else tuple(values)
 
-    def run(self, feeds: Mapping[str, Any]) -> dict[str, Tensor]:
+    def run(self, feeds: Mapping[str, Any]) -> dict[str, Tensor | np.ndarray]:
         """Run the graph on the inputs `feeds` (name -> tensor or NumPy array); returns every
-        output by name.
+        output by name: tensors, except the outputs declared with an element type narrower than
+        any burn dtype (float8, float4, int4/uint4, int2/uint2), which are NumPy arrays of that
+        ``ml_dtypes`` type (inputs of those types are given the same way).
 
         Raises:
             OnnxError: a missing or unknown input.
@@ -287,7 +290,7 @@ class OnnxModel(Module):
         return Ctx(backend, device, dtype, self._constants_on_device, self.program.constants)
 
 
-def _output(ctx: Ctx, info: ValueInfo | None, value: Any, source: str) -> Tensor:
+def _output(ctx: Ctx, info: ValueInfo | None, value: Any, source: str) -> Tensor | np.ndarray:
     """An output as a tensor of its declared element type: the ops compute integers in int64 and
     floats in the model's float dtype, so an ``int8``, ``float16`` or ``float64`` output is cast
     back (integer casts wrap as ONNX's do); ``float32`` outputs stay in the model's float dtype,
@@ -297,7 +300,17 @@ def _output(ctx: Ctx, info: ValueInfo | None, value: Any, source: str) -> Tensor
     from burn.tensor.tensor import Tensor
 
     if info is None or info.form == "untyped":
+        if not is_tensor(value) and is_narrow(np.asarray(value).dtype):
+            return np.asarray(value)  # float8, int4...: no burn dtype holds them
         return ctx.tensor(value)
+    if is_narrow(info.dtype):
+        if is_tensor(value) or np.asarray(value).dtype != info.dtype:
+            raise OnnxError(
+                f"output {info.name!r} is declared {info.dtype.name} but computed as "
+                f"{describe_value(value)}: burn.onnx returns {info.dtype.name} values only from a Cast",
+                source=source,
+            )
+        return value  # type: ignore[no-any-return]  # a host array: burn has no such dtype
     target = _output_dtype(ctx.backend, info, source)
     if target is DType.F32:
         target = ctx.float_dtype  # float32 outputs follow the model's float dtype (load's float_dtype)
@@ -329,6 +342,13 @@ def _output_dtype(backend: Backend, info: ValueInfo, source: str) -> DType:
 
 
 def _check_input(ctx: Ctx, info: ValueInfo, value: Any) -> Any:
+    if info.form == "tensor" and is_narrow(info.dtype):
+        # float8, int4...: no burn dtype holds them; they stay on the host with their type
+        array = value.to_numpy() if is_tensor(value) else np.asarray(value)
+        if array.dtype != info.dtype:
+            raise KindError(f"input {info.name!r} must be a {info.dtype.name} array ({info.describe()}), "
+                            f"got {array.dtype.name}")
+        return array
     want = kind_of_numpy(np.empty(0, info.dtype))
     t = value if is_tensor(value) else ctx.tensor(np.asarray(value), want)
     if t.backend is not ctx.backend:
@@ -456,7 +476,7 @@ def load(
         raise err.with_source(label) from err.__cause__
     b, dev = resolve_backend("burn.onnx.load", device, backend)
     for out in graph.outputs:
-        if out.form == "tensor":
+        if out.form == "tensor" and not is_narrow(out.dtype):
             _output_dtype(b, out, label)  # refused at load, not on the first call
     dtype = DType.from_any(float_dtype) if float_dtype is not None else b.float_dtype
     frozen = {

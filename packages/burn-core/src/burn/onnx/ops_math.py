@@ -12,8 +12,10 @@ from burn import activation as act
 from burn.foundations.kind import Bool, Float, Int
 from burn.onnx.errors import OnnxError
 from burn.onnx.graph import onnx_dtype
+from burn.onnx.narrow_dtypes import cast_narrow, is_narrow, widen
 from burn.onnx.ops import register
 from burn.onnx.runtime import (
+    Ctx,
     align,
     attr_or_input,
     broadcast_all,
@@ -27,7 +29,7 @@ from burn.onnx.runtime import (
 
 if TYPE_CHECKING:
     from burn.onnx.graph import Node
-    from burn.onnx.runtime import Ctx, Value
+    from burn.onnx.runtime import Value
     from burn.tensor.tensor import Tensor
 
 
@@ -321,35 +323,48 @@ _CASTABLE = frozenset(
 
 
 def _cast_target(node: Node, dtype: np.dtype[Any]) -> np.dtype[Any]:
-    """`dtype`, or an `OnnxError` for the element types burn has no dtype for and NumPy does not
-    round as ONNX does (float8, float4, int4/uint4, int2/uint2, e8m0: ONNX saturates them): a
-    Cast through one of them would otherwise leave its input unrounded."""
-    if dtype.name not in _CASTABLE:
+    """`dtype`, or an `OnnxError` for an element type neither NumPy nor `narrow_dtypes` casts
+    to as ONNX does (strings...)."""
+    if dtype.name not in _CASTABLE and not is_narrow(dtype):
         raise OnnxError(f"node {node.name!r} ({node.op_type}): casting to {dtype.name} is not supported")
     return dtype
 
 
-def _cast_host(node: Node, inputs: Sequence[Any]) -> list[Any]:
-    return [np.asarray(inputs[0]).astype(_cast_target(node, onnx_dtype(node.attr("to"))))]
+def _cast_value(ctx: Ctx | None, node: Node, value: Value, dtype: np.dtype[Any]) -> Value:
+    """`value` cast to `dtype`: a narrow type (float8, int4...) on the host, rounded and
+    saturated as ONNX's ``saturate`` / ``round_mode`` say; the others as a tensor of the
+    matching kind (or on the host, without `ctx`)."""
+    dtype = _cast_target(node, dtype)
+    if is_narrow(dtype):
+        saturate = bool(node.attr("saturate", 1))
+        return cast_narrow(Ctx.host(value), dtype, saturate, node.attr("round_mode", "up"))
+    if ctx is None:
+        array = np.asarray(value)
+        return (widen(array) if is_narrow(array.dtype) else array).astype(dtype)
+    return ctx.tensor(value, kind_of_numpy(np.empty(0, dtype)))
 
 
-@register("Cast", "math", "float targets become the model's float dtype (see the guide)", host=_cast_host)
+@register(
+    "Cast",
+    "math",
+    "float targets become the model's float dtype (see the guide); float8, float4, int4, int2 "
+    "targets are host arrays (ml_dtypes)",
+    host=lambda node, inputs: [_cast_value(None, node, inputs[0], onnx_dtype(node.attr("to")))],
+)
 def _cast(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]:
-    target = kind_of_numpy(np.empty(0, _cast_target(node, onnx_dtype(node.attr("to")))))
-    return [ctx.tensor(inputs[0], target)]
+    return [_cast_value(ctx, node, inputs[0], onnx_dtype(node.attr("to")))]
 
 
 @register(
     "CastLike",
     "math",
-    host=lambda node, inputs: [np.asarray(inputs[0]).astype(_cast_target(node, np.asarray(inputs[1]).dtype))],
+    host=lambda node, inputs: [_cast_value(None, node, inputs[0], np.asarray(inputs[1]).dtype)],
 )
 def _cast_like(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]:
     other = inputs[1]
-    if not is_tensor(other):
-        _cast_target(node, np.asarray(other).dtype)
-    kind = other.kind if is_tensor(other) else kind_of_numpy(np.asarray(other))
-    return [ctx.tensor(inputs[0], kind)]
+    if is_tensor(other):  # only its kind matters: floats follow the run's float dtype
+        return [ctx.tensor(inputs[0], other.kind)]
+    return [_cast_value(ctx, node, inputs[0], np.asarray(other).dtype)]
 
 
 # -- reductions -------------------------------------------------------------------------------------

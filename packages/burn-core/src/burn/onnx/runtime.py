@@ -36,9 +36,11 @@ def is_tensor(value: Value) -> bool:
 
 
 def kind_of_numpy(array: np.ndarray) -> Kind:
+    from burn.onnx.narrow_dtypes import is_narrow, is_narrow_integer
+
     if array.dtype == np.bool_:
         return Bool
-    if np.issubdtype(array.dtype, np.integer):
+    if np.issubdtype(array.dtype, np.integer) or is_narrow(array.dtype) and is_narrow_integer(array.dtype):
         return Int
     return Float
 
@@ -67,6 +69,7 @@ class Ctx:
         """`value` as a tensor of this run's backend (host arrays are converted: floats to the
         run's float dtype, integers to Int, booleans to Bool; `kind` forces one). The device
         copies of the graph's constants are cached."""
+        from burn.onnx.narrow_dtypes import is_narrow, widen
         from burn.tensor.tensor import Tensor
 
         if is_tensor(value):
@@ -75,6 +78,8 @@ class Ctx:
             return self.convert(value, kind)
         array = np.asarray(value)
         k = kind if kind is not None else kind_of_numpy(array)
+        if is_narrow(array.dtype):
+            array = widen(array)  # float8, int4...: exact in float32 / int64
         key = None
         if id(value) in self.constant_ids:
             key = (id(self.backend), self.device, self.float_dtype, id(value), k)
