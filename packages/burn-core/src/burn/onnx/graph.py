@@ -40,9 +40,17 @@ class Node:
     inputs: tuple[str, ...]
     outputs: tuple[str, ...]
     attrs: dict[str, Any] = field(default_factory=dict)
+    # The element type of each input where the graph declares it or ONNX inference finds it
+    # (None elsewhere): burn computes integers in int64, and an op whose result depends on the
+    # width (BitShift of an int8) reads it here.
+    input_dtypes: tuple[np.dtype[Any] | None, ...] = ()
 
     def attr(self, name: str, default: Any = None) -> Any:
         return self.attrs.get(name, default)
+
+    def input_dtype(self, index: int) -> np.dtype[Any] | None:
+        """The element type of input `index`, when known."""
+        return self.input_dtypes[index] if index < len(self.input_dtypes) else None
 
 
 @dataclass(frozen=True)
@@ -201,6 +209,12 @@ def parse(model: Any, label: str) -> Graph:
         initializers = {t.name: np.asarray(numpy_helper.to_array(t)) for t in g.initializer}
     except Exception as exc:  # noqa: BLE001 - external data missing, unknown dtypes...
         raise OnnxError(f"cannot read the initializers ({type(exc).__name__}: {exc})", source=label) from exc
+    types: dict[str, np.dtype[Any]] = {}
+    for vi in (*inferred.graph.value_info, *inferred.graph.input, *inferred.graph.output):
+        info = _value_info(onnx, vi)
+        if info.form == "tensor":
+            types[info.name] = info.dtype
+    types.update({name: array.dtype for name, array in initializers.items()})
     nodes = []
     for i, n in enumerate(g.node):
         op = n.op_type if n.domain in ("", "ai.onnx") else f"{n.domain}.{n.op_type}"
@@ -208,7 +222,8 @@ def parse(model: Any, label: str) -> Graph:
             attrs = {a.name: _attr_value(onnx, a) for a in n.attribute}
         except Exception as exc:  # noqa: BLE001
             raise OnnxError(f"node {n.name or i!r} ({op}): bad attribute ({exc})", source=label) from exc
-        nodes.append(Node(op, n.name or f"{op}_{i}", tuple(n.input), tuple(n.output), attrs))
+        dtypes = tuple(types.get(name) for name in n.input)
+        nodes.append(Node(op, n.name or f"{op}_{i}", tuple(n.input), tuple(n.output), attrs, dtypes))
     shapes: dict[str, tuple[int, ...]] = {}
     for vi in (*inferred.graph.value_info, *inferred.graph.input, *inferred.graph.output):
         info = _value_info(onnx, vi)

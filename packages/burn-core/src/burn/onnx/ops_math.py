@@ -13,7 +13,7 @@ from burn.foundations.kind import Bool, Float, Int
 from burn.onnx.errors import OnnxError
 from burn.onnx.graph import onnx_dtype
 from burn.onnx.narrow_dtypes import cast_narrow, is_narrow, widen
-from burn.onnx.ops import register
+from burn.onnx.ops import register, register_host
 from burn.onnx.runtime import (
     Ctx,
     align,
@@ -234,6 +234,77 @@ _binary("Xor", "bool_xor", np.logical_xor, "logic", scalar_ok=False)
 _binary("BitwiseAnd", "bitwise_and", np.bitwise_and)
 _binary("BitwiseOr", "bitwise_or", np.bitwise_or)
 _binary("BitwiseXor", "bitwise_xor", np.bitwise_xor)
+
+
+def _int_type(node: Node, index: int) -> np.dtype[Any]:
+    """The integer element type of input `index` (int64 when the graph does not say)."""
+    dtype = node.input_dtype(index)
+    return dtype if dtype is not None and dtype.kind in "iu" else np.dtype(np.int64)
+
+
+def _wrap_to(t: Tensor, dtype: np.dtype[Any]) -> Tensor:
+    """The int64 tensor `t` wrapped to the values of the narrower integer type `dtype` (as
+    arithmetic in that type would leave them): burn holds every ONNX integer in int64."""
+    bits = dtype.itemsize * 8
+    if bits >= 64:
+        return t
+    mask = (1 << bits) - 1
+    if dtype.kind == "u":
+        return t.bitwise_and_scalar(mask)
+    half = 1 << (bits - 1)
+    return (t + half).bitwise_and_scalar(mask) - half
+
+
+def _bitshift_host(node: Node, inputs: Sequence[Any]) -> list[Any]:
+    a, b = np.broadcast_arrays(*inputs[:2])
+    bits = a.dtype.itemsize * 8
+    valid = (b >= 0) & (b < bits)
+    if node.attr("direction") == "LEFT":
+        wide = np.left_shift(a.astype(np.uint64), np.where(valid, b, 0).astype(np.uint64))
+        return [np.where(valid, wide.astype(a.dtype), 0).astype(a.dtype)]
+    if a.dtype.kind == "i":  # by bits - 1: the sign alone (-1 or 0), ONNX's result out of range
+        return [np.right_shift(a, np.where(valid, b, bits - 1)).astype(a.dtype)]
+    return [np.where(valid, np.right_shift(a, np.where(valid, b, 0)), 0).astype(a.dtype)]
+
+
+@register("BitShift", "math", "shift amounts outside [0, bits) give 0 (-1 for right shifts of negatives)",
+          host=_bitshift_host)
+def _bitshift(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]:
+    direction = node.attr("direction")
+    if direction not in ("LEFT", "RIGHT"):
+        raise OnnxError(
+            f"node {node.name!r} (BitShift): direction must be 'LEFT' or 'RIGHT', got {direction!r}"
+        )
+    dtype = _int_type(node, 0)
+    bits = dtype.itemsize * 8
+    x, amount = broadcast_all(list(_binary_tensors(ctx, inputs[0], inputs[1])))
+    valid = amount.greater_equal(0).bool_and(amount.lower(bits))
+    if direction == "LEFT":
+        shifted = _wrap_to(x.bitwise_left_shift(amount.mask_fill(valid.bool_not(), 0)), dtype)
+        return [shifted.mask_fill(valid.bool_not(), 0)]
+    # Shifting right by bits - 1 leaves only the sign: -1 for negatives, 0 otherwise (ONNX's
+    # result for an amount out of range); unsigned values are never negative here.
+    return [x.bitwise_right_shift(amount.mask_fill(valid.bool_not(), bits - 1))]
+
+
+@register("BitwiseNot", "math", host=lambda node, inputs: [np.invert(inputs[0])])
+def _bitwise_not(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]:
+    return [_wrap_to(ctx.tensor(inputs[0], Int).bitwise_not(), _int_type(node, 0))]
+
+
+@register_host("BitCast", "math", "runs on the host (the bits are read back)")
+def _bitcast(node: Node, inputs: Sequence[Any]) -> list[Any]:
+    # The input in its declared element type (burn holds it widened), its bytes read as `to`.
+    source = node.input_dtype(0)
+    target = onnx_dtype(node.attr("to"))
+    x = np.asarray(inputs[0])
+    if source is None or source.itemsize != target.itemsize or is_narrow(source) or is_narrow(target):
+        what = source.name if source is not None else "an input of unknown type"
+        raise OnnxError(
+            f"node {node.name!r} (BitCast): cannot reinterpret {what} as {target.name} "
+            "(both need a known element type of the same size)"
+        )
+    return [np.array(x, dtype=source, order="C").view(target)]  # (rank 0 stays rank 0)
 
 
 @register("Div", "math", host=lambda node, inputs: [_trunc_div(inputs[0], inputs[1])])
