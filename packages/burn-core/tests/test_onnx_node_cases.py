@@ -50,6 +50,19 @@ MODULES = {
     "BitShift": "bitshift",
     "BitwiseNot": "bitwisenot",
     "BitCast": "bitcast",
+    "DepthToSpace": "depthtospace",
+    "SpaceToDepth": "spacetodepth",
+    "Compress": "compress",
+    "NonZero": "nonzero",
+    "ReverseSequence": "reversesequence",
+    "CenterCropPad": "center_crop_pad",
+    "GroupNormalization": "groupnormalization",
+    "LRN": "lrn",
+    "MeanVarianceNormalization": "meanvariancenormalization",
+    "Shrink": "shrink",
+    "Swish": "swish",
+    "SwiGLU": "swiglu",
+    "ReduceLogSum": "reduce_log_sum",
 }
 
 # Cases burn refuses, each with an OnnxError naming what it lacks (never a wrong value).
@@ -451,3 +464,40 @@ def test_bitshift_host_path_matches_the_tensor_path() -> None:
         np.testing.assert_array_equal(a, b)
         want = [0, 0, 0, -128] if direction == "LEFT" else [-64, -1, 0, 0]
         np.testing.assert_array_equal(a, want)
+
+
+# -- layout and normalization ops ------------------------------------------------------------------
+def test_depth_to_space_inverts_space_to_depth() -> None:
+    x = np.arange(2 * 8 * 2 * 3, dtype=np.float32).reshape(2, 8, 2, 3)
+    for mode in ("DCR", "CRD"):
+        down, feeds = _single("DepthToSpace", {"x": x}, blocksize=2, mode=mode)
+        y = down.run(feeds)["y0"].to_numpy()
+        assert y.shape == (2, 2, 4, 6)
+        up, feeds = _single("SpaceToDepth", {"x": y}, blocksize=2, mode=mode, opset=25)
+        np.testing.assert_array_equal(up.run(feeds)["y0"].to_numpy(), x)
+
+
+def test_compress_refuses_a_condition_past_the_axis() -> None:
+    x = np.ones((2, 3), np.float32)
+    model, feeds = _single("Compress", {"x": x, "c": np.asarray([0, 0, 0, 1], np.bool_)}, axis=1)
+    with pytest.raises(OnnxError, match=r"Compress.*selects position 3 of an axis of size 3"):
+        model.run(feeds)
+
+
+def test_reverse_sequence_keeps_the_steps_past_each_length() -> None:
+    x = np.arange(12, dtype=np.int64).reshape(4, 3)  # [time, batch]
+    lens = np.asarray([4, 1, 2], np.int64)
+    model, feeds = _single("ReverseSequence", {"x": x, "l": lens}, time_axis=0, batch_axis=1)
+    got = model.run(feeds)["y0"].to_numpy()
+    want = x.copy()
+    for b, n in enumerate(lens):
+        want[:n, b] = x[:n, b][::-1]
+    np.testing.assert_array_equal(got, want)
+
+
+def test_group_normalization_refuses_channels_not_split_into_groups() -> None:
+    x = np.ones((1, 3, 2, 2), np.float32)
+    s = np.ones((3,), np.float32)
+    model, feeds = _single("GroupNormalization", {"x": x, "s": s, "b": s}, num_groups=2, opset=21)
+    with pytest.raises(OnnxError, match=r"GroupNormalization.*3 channels in 2 groups"):
+        model.run(feeds)

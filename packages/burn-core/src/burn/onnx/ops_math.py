@@ -123,6 +123,8 @@ _unary(
     ),
 )
 _unary("Gelu", lambda n, x: act.gelu(x, "tanh" if n.attr("approximate", "none") == "tanh" else "none"))
+_unary("Swish", lambda n, x: x * act.sigmoid(x * n.attr("alpha", 1.0)))
+_unary("Shrink", lambda n, x: _shrink(x, n.attr("lambd", 0.5), n.attr("bias", 0.0)))
 _unary("IsNaN", lambda n, x: x.is_nan(), category="logic")
 _unary("IsInf", lambda n, x: _is_inf(n, x), category="logic")
 _unary("Not", lambda n, x: x.bool_not(), lambda n, x: np.logical_not(x), category="logic")
@@ -135,6 +137,24 @@ def _is_inf(node: Node, x: Tensor) -> Tensor:
     if pos:
         return x.equal(math.inf)
     return x.equal(-math.inf) if neg else x.is_inf().bool_and(x.is_nan())
+
+
+def _shrink(x: Tensor, lambd: float, bias: float) -> Tensor:
+    # x + bias below -lambd, x - bias above lambd, 0 between (in x's own kind)
+    low, high = x.lower(-lambd), x.greater(lambd)
+    zero = x.zeros_like()
+    return zero.mask_where(low, x + bias).mask_where(high, x - bias)
+
+
+@register("SwiGLU", "math")
+def _swiglu(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]:
+    a, b = ctx.tensor(inputs[0]), ctx.tensor(inputs[1])
+    if tuple(a.shape) != tuple(b.shape):
+        raise OnnxError(
+            f"node {node.name!r} (SwiGLU): A and B must have one shape (no broadcasting), got "
+            f"{list(a.shape)} and {list(b.shape)}"
+        )
+    return [a * act.sigmoid(a * node.attr("alpha", 1.0)) * b]
 
 
 @register("Softmax", "math")
@@ -456,6 +476,7 @@ _REDUCERS: dict[str, Callable[[Tensor, list[int]], Tensor]] = {
     "ReduceL1": lambda x, d: x.abs().sum_dims(d),
     "ReduceL2": lambda x, d: x.square().sum_dims(d).sqrt(),
     "ReduceLogSumExp": lambda x, d: _logsumexp(x, d),
+    "ReduceLogSum": lambda x, d: x.sum_dims(d).log(),
 }
 _HOST_REDUCERS: dict[str, Callable[..., Any]] = {
     "ReduceSum": np.sum,
@@ -475,6 +496,7 @@ def _logsumexp(x: Tensor, dims: list[int]) -> Tensor:
 _EMPTY_VALUE = {
     "ReduceSum": 0.0, "ReduceSumSquare": 0.0, "ReduceL1": 0.0, "ReduceL2": 0.0, "ReduceProd": 1.0,
     "ReduceMean": math.nan, "ReduceMax": -math.inf, "ReduceMin": math.inf, "ReduceLogSumExp": -math.inf,
+    "ReduceLogSum": -math.inf,
 }
 
 

@@ -393,3 +393,57 @@ def _lp_norm(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]:
     norm = x.abs().sum_dim(d) if p == 1 else x.square().sum_dim(d).sqrt()
     # A zero vector stays zero (ONNX), not 0/0 = NaN: its norm is divided as 1.
     return [x / norm.mask_fill(norm.equal(0.0), 1.0)]
+
+
+@register("GroupNormalization", "nn", "stash_type is ignored (statistics in the model's float dtype)")
+def _group_norm(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]:
+    x = ctx.tensor(inputs[0])
+    groups = int(node.attr("num_groups", 0))
+    n, c = x.shape[0], x.shape[1]
+    if groups < 1 or c % groups:
+        raise OnnxError(f"node {node.name!r} (GroupNormalization): {c} channels in {groups} groups")
+    rank = len(x.shape)
+    g = x.reshape((n, groups, -1))
+    mean = g.mean_dim(2)
+    centered = g - mean
+    var = centered.square().mean_dim(2)
+    y = (centered / (var + node.attr("epsilon", 1e-5)).sqrt()).reshape(tuple(x.shape))
+    scale, bias = ctx.tensor(inputs[1]), ctx.tensor(inputs[2])
+    if scale.shape[0] != c:  # opset 18: one scale and bias per group, spread over its channels
+        if scale.shape[0] != groups:
+            raise OnnxError(
+                f"node {node.name!r} (GroupNormalization): scale of size {scale.shape[0]} for {c} "
+                f"channels in {groups} groups"
+            )
+        scale = scale.reshape((groups, 1)).expand((groups, c // groups)).reshape((c,))
+        bias = bias.reshape((groups, 1)).expand((groups, c // groups)).reshape((c,))
+    return [y * _channel(scale, rank) + _channel(bias, rank)]
+
+
+@register("LRN", "nn")
+def _lrn(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]:
+    x = ctx.tensor(inputs[0])
+    size = int(node.attr("size", 0))
+    if len(x.shape) < 3 or size < 1:
+        raise OnnxError(
+            f"node {node.name!r} (LRN): needs rank >= 3 and size >= 1, got {list(x.shape)}, {size}"
+        )
+    rank, c = len(x.shape), x.shape[1]
+    before, after = (size - 1) // 2, size - 1 - (size - 1) // 2
+    # The sum of squares over the channel window [c - before, c + after], zeros past the edges.
+    sq = x.square().pad([0, 0] * (rank - 2) + [before, after], 0.0)
+    total = sq.narrow(1, 0, c)
+    for k in range(1, size):
+        total = total + sq.narrow(1, k, c)
+    scale = total * (node.attr("alpha", 1e-4) / size) + node.attr("bias", 1.0)
+    return [x / scale.powf_scalar(node.attr("beta", 0.75))]
+
+
+@register("MeanVarianceNormalization", "nn")
+def _mvn(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]:
+    x = ctx.tensor(inputs[0])
+    dims = sorted({norm_axis(a, len(x.shape), node) for a in node.attr("axes", [0, 2, 3])})
+    mean = x.mean_dims(dims)
+    # ONNX's definition: sqrt(E[x^2] - E[x]^2), then 1e-9 added to the deviation
+    std = (x.square().mean_dims(dims) - mean.square()).clamp_min(0.0).sqrt()
+    return [(x - mean) / (std + 1e-9)]
