@@ -63,6 +63,9 @@ MODULES = {
     "Swish": "swish",
     "SwiGLU": "swiglu",
     "ReduceLogSum": "reduce_log_sum",
+    "QuantizeLinear": "quantizelinear",
+    "DequantizeLinear": "dequantizelinear",
+    "DynamicQuantizeLinear": "dynamicquantizelinear",
 }
 
 # Cases burn refuses, each with an OnnxError naming what it lacks (never a wrong value).
@@ -151,7 +154,7 @@ REFUSED_AT_LOAD = {
         "test_bitshift_right_uint16",
         "test_bitshift_right_uint32",
     )
-} | {"test_bitwise_not_3d": "uint16"}
+} | {"test_bitwise_not_3d": "uint16", "test_quantizelinear_uint16": "uint16"}
 
 
 @pytest.mark.parametrize("tc", CASES, ids=[tc.name for tc in CASES])
@@ -500,4 +503,25 @@ def test_group_normalization_refuses_channels_not_split_into_groups() -> None:
     s = np.ones((3,), np.float32)
     model, feeds = _single("GroupNormalization", {"x": x, "s": s, "b": s}, num_groups=2, opset=21)
     with pytest.raises(OnnxError, match=r"GroupNormalization.*3 channels in 2 groups"):
+        model.run(feeds)
+
+
+# -- quantization as plain computations -----------------------------------------------------------
+def test_quantize_dequantize_round_trip_per_axis_int8() -> None:
+    x = np.asarray([[-1.0, 0.26, 0.5], [2.0, -3.0, 1000.0]], np.float32)
+    scale = np.asarray([0.5, 0.25], np.float32)
+    zp = np.asarray([1, -2], np.int8)
+    q_model, feeds = _single("QuantizeLinear", {"x": x, "s": scale, "z": zp}, axis=0)
+    q = q_model.run(feeds)["y0"].to_numpy()
+    # round half to even after dividing, then the zero point, then saturation at 127
+    np.testing.assert_array_equal(q, [[-1, 2, 2], [6, -14, 127]])
+    dq_model, feeds = _single("DequantizeLinear", {"q": q.astype(np.int8), "s": scale, "z": zp}, axis=0)
+    np.testing.assert_allclose(dq_model.run(feeds)["y0"].to_numpy(), [[-1.0, 0.5, 0.5], [2.0, -3.0, 32.25]])
+
+
+def test_quantize_refuses_a_blocked_scale_of_the_wrong_shape() -> None:
+    x = np.ones((2, 6), np.float32)
+    scale = np.ones((2, 2), np.float32)  # 6 / block 2 needs 3 blocks
+    model, feeds = _single("QuantizeLinear", {"x": x, "s": scale}, axis=1, block_size=2, opset=21)
+    with pytest.raises(OnnxError, match=r"QuantizeLinear.*3 blocks of 2 on axis 1, got \[2, 2\]"):
         model.run(feeds)
