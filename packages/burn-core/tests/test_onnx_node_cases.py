@@ -525,3 +525,88 @@ def test_quantize_refuses_a_blocked_scale_of_the_wrong_shape() -> None:
     model, feeds = _single("QuantizeLinear", {"x": x, "s": scale}, axis=1, block_size=2, opset=21)
     with pytest.raises(OnnxError, match=r"QuantizeLinear.*3 blocks of 2 on axis 1, got \[2, 2\]"):
         model.run(feeds)
+
+
+# -- control flow ---------------------------------------------------------------------------------
+def _model(nodes: list[Any], inputs: list[Any], outputs: list[Any], opset: int = 17) -> Any:
+    graph = helper.make_graph(nodes, "g", inputs, outputs)
+    return burn.onnx.load(helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)]),
+                          backend="ndarray")
+
+
+def _f32(name: str, shape: list[Any]) -> Any:
+    return helper.make_tensor_value_info(name, onnx.TensorProto.FLOAT, shape)
+
+
+def test_if_runs_the_chosen_branch_which_reads_outer_values() -> None:
+    # Each branch reads `x` from the enclosing graph (no input of the If node carries it).
+    then_g = helper.make_graph([helper.make_node("Neg", ["x"], ["t"])], "then", [], [_f32("t", [2])])
+    else_g = helper.make_graph([helper.make_node("Relu", ["x"], ["e"])], "else", [], [_f32("e", [2])])
+    nodes = [
+        helper.make_node("Exp", ["x0"], ["x"]),
+        helper.make_node("If", ["c"], ["y"], then_branch=then_g, else_branch=else_g),
+    ]
+    c = helper.make_tensor_value_info("c", onnx.TensorProto.BOOL, [])
+    model = _model(nodes, [_f32("x0", [2]), c], [_f32("y", [2])])
+    x0 = np.asarray([0.0, 1.0], np.float32)
+    for cond, want in ((True, -np.exp(x0)), (False, np.exp(x0))):
+        got = model.run({"x0": x0, "c": np.asarray(cond)})["y"].to_numpy()
+        np.testing.assert_allclose(got, want, rtol=1e-6)
+
+
+def _counting_body() -> Any:
+    # (i, cond, acc) -> (acc + i < 10, acc + i, acc * 2 as a scan output)
+    nodes = [
+        helper.make_node("Cast", ["i"], ["fi"], to=onnx.TensorProto.FLOAT),
+        helper.make_node("Add", ["acc", "fi"], ["acc2"]),
+        helper.make_node("Less", ["acc2", "ten"], ["go"]),
+        helper.make_node("Mul", ["acc", "two"], ["scan"]),
+    ]
+    inputs = [helper.make_tensor_value_info("i", onnx.TensorProto.INT64, []),
+              helper.make_tensor_value_info("cond", onnx.TensorProto.BOOL, []), _f32("acc", [1])]
+    outputs = [helper.make_tensor_value_info("go", onnx.TensorProto.BOOL, [1]), _f32("acc2", [1]),
+               _f32("scan", [1])]
+    return helper.make_graph(nodes, "body", inputs, outputs)
+
+
+def test_loop_carries_values_stops_on_its_condition_and_stacks_scan_outputs() -> None:
+    consts = [
+        helper.make_node("Constant", [], [name], value=numpy_helper.from_array(np.asarray([v], np.float32)))
+        for name, v in (("ten", 10.0), ("two", 2.0))
+    ]
+    loop = helper.make_node("Loop", ["m", "", "a0"], ["a", "s"], body=_counting_body())
+    m = helper.make_tensor_value_info("m", onnx.TensorProto.INT64, [])
+    model = _model([*consts, loop], [m, _f32("a0", [1])], [_f32("a", [1]), _f32("s", [None, 1])])
+    out = model.run({"m": np.asarray(100, np.int64), "a0": np.asarray([1.0], np.float32)})
+    # acc: 1 -> 1 -> 2 -> 4 -> 7 -> 11 (stops: 11 >= 10); scans are 2*acc before each step
+    np.testing.assert_array_equal(out["a"].to_numpy(), [11.0])
+    np.testing.assert_array_equal(out["s"].to_numpy(), [[2.0], [2.0], [4.0], [8.0], [14.0]])
+    out = model.run({"m": np.asarray(2, np.int64), "a0": np.asarray([1.0], np.float32)})
+    np.testing.assert_array_equal(out["a"].to_numpy(), [2.0])  # the trip count bounds it
+    with pytest.raises(OnnxError, match=r"Loop.*ran no iteration"):
+        model.run({"m": np.asarray(0, np.int64), "a0": np.asarray([1.0], np.float32)})
+
+
+def test_scan_runs_reverse_directions_and_output_axes() -> None:
+    body = helper.make_graph(
+        [helper.make_node("Add", ["s", "x"], ["s2"]), helper.make_node("Identity", ["s2"], ["o"])],
+        "body", [_f32("s", [2]), _f32("x", [2])], [_f32("s2", [2]), _f32("o", [2])],
+    )
+    scan = helper.make_node("Scan", ["s0", "xs"], ["s", "os"], body=body, num_scan_inputs=1,
+                            scan_input_axes=[1], scan_input_directions=[1], scan_output_axes=[1])
+    model = _model([scan], [_f32("s0", [2]), _f32("xs", [2, 3])], [_f32("s", [2]), _f32("os", [2, 3])])
+    xs = np.arange(6, dtype=np.float32).reshape(2, 3)
+    out = model.run({"s0": np.zeros(2, np.float32), "xs": xs})
+    # columns taken last first: running sums of columns 2, 1, 0, stacked along axis 1
+    want = np.cumsum(xs[:, ::-1], axis=1)
+    np.testing.assert_array_equal(out["os"].to_numpy(), want)
+    np.testing.assert_array_equal(out["s"].to_numpy(), xs.sum(1))
+
+
+def test_an_unsupported_op_inside_a_subgraph_is_named_at_load() -> None:
+    then_g = helper.make_graph([helper.make_node("Frobnicate", ["x"], ["t"])], "then", [], [_f32("t", [2])])
+    else_g = helper.make_graph([helper.make_node("Relu", ["x"], ["e"])], "else", [], [_f32("e", [2])])
+    node = helper.make_node("If", ["c"], ["y"], then_branch=then_g, else_branch=else_g)
+    c = helper.make_tensor_value_info("c", onnx.TensorProto.BOOL, [])
+    with pytest.raises(burn.onnx.UnsupportedOpError, match="Frobnicate"):
+        _model([node], [_f32("x", [2]), c], [_f32("y", [2])])

@@ -13,7 +13,7 @@ from __future__ import annotations
 import copy
 import math
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -25,7 +25,7 @@ from burn.foundations.limits import Limits, resolve_limits
 from burn.module.base import Module
 from burn.module.param import Param
 from burn.onnx.errors import OnnxError, UnsupportedOpError
-from burn.onnx.graph import Graph, Node, ValueInfo, parse, read_model
+from burn.onnx.graph import Body, Graph, Node, ValueInfo, node_bodies, node_captures, parse, read_model
 from burn.onnx.graph_checks import check_graph
 from burn.onnx.narrow_dtypes import is_narrow
 from burn.onnx.ops import REGISTRY, supported_ops
@@ -62,7 +62,14 @@ class Program:
 def check_supported(graph: Graph, source: str) -> None:
     """Raise `UnsupportedOpError` naming every node burn cannot run."""
     supported = supported_ops()  # (also imports the implementations: they fill REGISTRY)
-    bad = [(n.op_type, n.name) for n in graph.nodes if n.op_type not in REGISTRY]
+
+    def walk(nodes: Sequence[Node]) -> Iterator[Node]:  # the nodes of the subgraphs too
+        for n in nodes:
+            yield n
+            for body in node_bodies(n):
+                yield from walk(body.nodes)
+
+    bad = [(n.op_type, n.name) for n in walk(graph.nodes) if n.op_type not in REGISTRY]
     if bad:
         raise UnsupportedOpError(bad, graph.opset, supported, source=source)
 
@@ -141,7 +148,7 @@ def fold(
     for node in reversed(kept):
         if any(o in needed for o in node.outputs):
             live.append(node)
-            needed.update(i for i in node.inputs if i)
+            needed.update(i for i in (*node.inputs, *node_captures(node)) if i)
     live.reverse()
     constants = {k: v for k, v in known.items() if k in needed}
     return live, constants, folded
@@ -251,22 +258,7 @@ class OnnxModel(Module):
             env[name] = param.val()
         for info in program.inputs:
             env[info.name] = _check_input(ctx, info, feeds[info.name])
-        last_use = program.last_use
-        for index, node in enumerate(program.nodes):
-            try:
-                inputs = [env[i] if i else None for i in node.inputs]
-            except KeyError as exc:
-                raise OnnxError(
-                    f"node {node.name!r} ({node.op_type}) reads {exc.args[0]!r}, which no node produces",
-                    source=program.source,
-                ) from None
-            outs = _run_node(ctx, node, inputs, program)
-            for name, value in zip(node.outputs, outs, strict=False):
-                if name:
-                    env[name] = value
-            for name in node.inputs:
-                if name and last_use.get(name) == index and name not in program.outputs:
-                    env.pop(name, None)  # free intermediate tensors as soon as they are dead
+        run_nodes(ctx, program, program.nodes, env, program.last_use, program.outputs)
         missing = [name for name in program.outputs if name not in env]
         if missing:
             raise OnnxError(f"the graph's outputs {missing} were not produced", source=program.source)
@@ -287,7 +279,57 @@ class OnnxModel(Module):
         else:
             backend, device = first.backend, first.device
         dtype = self.float_dtype if backend.capabilities.supports(self.float_dtype) else backend.float_dtype
-        return Ctx(backend, device, dtype, self._constants_on_device, self.program.constants)
+        ctx = Ctx(backend, device, dtype, self._constants_on_device, self.program.constants)
+        program = self.program
+
+        def run_body(body: Body, feeds: Mapping[str, Any]) -> list[Any]:
+            # A subgraph sees every value of the graphs around it, then its own.
+            outer = ctx.scope
+            env = {**outer, **body.initializers, **feeds}
+            try:
+                run_nodes(ctx, program, body.nodes, env)
+            finally:
+                ctx.scope = outer
+            missing = [name for name in body.outputs if name not in env]
+            if missing:
+                raise OnnxError(f"subgraph {body.name!r}: its outputs {missing} were not produced",
+                                source=program.source)
+            return [env[name] for name in body.outputs]
+
+        ctx.run_body = run_body
+        return ctx
+
+
+def run_nodes(
+    ctx: Ctx,
+    program: Program,
+    nodes: Sequence[Node],
+    env: dict[str, Any],
+    last_use: Mapping[str, int] | None = None,
+    keep: Sequence[str] = (),
+) -> None:
+    """Run `nodes` in order over the values `env` (name -> value), adding their outputs to it:
+    the main graph and every subgraph (``If`` / ``Loop`` / ``Scan`` bodies, whose ops reach this
+    through `Ctx.run_body`). With `last_use` (name -> index of the last node reading it, its
+    subgraphs' reads included), values are dropped once dead, except those in `keep`."""
+    for index, node in enumerate(nodes):
+        try:
+            inputs = [env[i] if i else None for i in node.inputs]
+        except KeyError as exc:
+            raise OnnxError(
+                f"node {node.name!r} ({node.op_type}) reads {exc.args[0]!r}, which no node produces",
+                source=program.source,
+            ) from None
+        ctx.scope = env
+        outs = _run_node(ctx, node, inputs, program)
+        for name, value in zip(node.outputs, outs, strict=False):
+            if name:
+                env[name] = value
+        if last_use is None:
+            continue
+        for name in (*node.inputs, *node_captures(node)):
+            if name and last_use.get(name) == index and name not in keep:
+                env.pop(name, None)  # free intermediate tensors as soon as they are dead
 
 
 def _output(ctx: Ctx, info: ValueInfo | None, value: Any, source: str) -> Tensor | np.ndarray:
@@ -505,7 +547,7 @@ def load(
         params[name] = Param.from_tensor(tensor, require_grad=name not in frozen)
     last_use: dict[str, int] = {}
     for index, node in enumerate(nodes):
-        for name in node.inputs:
+        for name in (*node.inputs, *node_captures(node)):
             if name:
                 last_use[name] = index
     program = Program(

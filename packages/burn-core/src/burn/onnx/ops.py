@@ -2,7 +2,8 @@
 supported, a tensor implementation and, for ops that shape computations use, a NumPy one.
 
 The implementations live in `ops_math`, `ops_shape`, `ops_nn`, `ops_loss`, `ops_sampling`,
-`ops_attention`, `ops_rnn`, `ops_layout` and `ops_quantize`; importing this module registers them all.
+`ops_attention`, `ops_rnn`, `ops_layout`, `ops_quantize` and `ops_control`; importing this
+module registers them all.
 `supported_ops` lists the table; `render_table` writes it as the Markdown table of the import guide.
 """
 
@@ -86,6 +87,7 @@ def _load() -> None:
     # The implementation modules register themselves on import.
     from burn.onnx import (  # noqa: F401
         ops_attention,
+        ops_control,
         ops_layout,
         ops_loss,
         ops_math,

@@ -12,7 +12,7 @@ op gets its host inputs as tensors.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from burn.backend.base import Backend
     from burn.backend.device import Device
     from burn.foundations.dtype import DType
-    from burn.onnx.graph import Node
+    from burn.onnx.graph import Body, Node
     from burn.tensor.tensor import Tensor
 
 Value = Any  # a burn.Tensor, a NumPy array, or None for an omitted optional input (the ops check)
@@ -63,6 +63,10 @@ class Ctx:
         self.cache = cache if cache is not None else {}
         # The graph's constants by identity: their device copies are cached.
         self.constant_ids = frozenset(id(v) for v in (constants or {}).values())
+        # The values of the graph being run (a subgraph sees them), and how to run a subgraph
+        # (`OnnxModel` sets both: the control-flow ops use them).
+        self.scope: dict[str, Any] = {}
+        self.run_body: Callable[[Body, Mapping[str, Any]], list[Any]] | None = None
 
     # -- host -> tensor ---------------------------------------------------------------------------
     def tensor(self, value: Value, kind: Kind | None = None) -> Tensor:
