@@ -2,7 +2,7 @@
 supported, a tensor implementation and, for ops that shape computations use, a NumPy one.
 
 The implementations live in `ops_math`, `ops_shape`, `ops_nn`, `ops_loss`, `ops_sampling`,
-`ops_attention`, `ops_rnn`, `ops_layout`, `ops_quantize` and `ops_control`; importing this
+`ops_attention`, `ops_rnn`, `ops_layout`, `ops_quantize`, `ops_control` and `ops_spectral`; importing this
 module registers them all.
 `supported_ops` lists the table; `render_table` writes it as the Markdown table of the import guide.
 """
@@ -96,6 +96,7 @@ def _load() -> None:
         ops_rnn,
         ops_sampling,
         ops_shape,
+        ops_spectral,
     )
 
 
