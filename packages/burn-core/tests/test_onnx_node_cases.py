@@ -71,6 +71,8 @@ MODULES = {
     "HannWindow": "hannwindow",
     "HammingWindow": "hammingwindow",
     "BlackmanWindow": "blackmanwindow",
+    "Unique": "unique",
+    "Pow": "pow",
 }
 
 # Cases burn refuses, each with an OnnxError naming what it lacks (never a wrong value).
@@ -667,3 +669,26 @@ def test_stft_refuses_a_frame_longer_than_the_signal() -> None:
                            order=["x", "s", "", "f"], opset=17)
     with pytest.raises(OnnxError, match=r"STFT.*frame_length 5 do not fit a signal of 4"):
         model.run(feeds)
+
+
+# -- integer Pow and fmod -------------------------------------------------------------------------
+def test_integer_pow_is_exact_and_wraps_like_int64() -> None:
+    x = np.asarray([3, -2, 7, 2], np.int64)
+    e = np.asarray([39, 5, 0, 64], np.int64)  # 3**39 > 2**53: exact only by integer products
+    model, feeds = _single("Pow", {"x": x, "e": e})
+    with np.errstate(over="ignore"):
+        want = np.power(x, e)  # NumPy's int64 power wraps: 2**64 -> 0
+    np.testing.assert_array_equal(model.run(feeds)["y0"].to_numpy(), want)
+
+
+def test_integer_pow_refuses_negative_integer_exponents() -> None:
+    model, feeds = _single("Pow", {"x": np.asarray([2], np.int32), "e": np.asarray([-1], np.int32)})
+    with pytest.raises(OnnxError, match=r"Pow.*negative integer exponent"):
+        model.run(feeds)
+
+
+def test_integer_fmod_takes_the_sign_of_the_dividend() -> None:
+    a = np.asarray([-7, 7, -7, 7, 6], np.int64)
+    b = np.asarray([3, -3, -3, 3, 3], np.int64)
+    model, feeds = _single("Mod", {"a": a, "b": b}, fmod=1)
+    np.testing.assert_array_equal(model.run(feeds)["y0"].to_numpy(), np.fmod(a, b))

@@ -1,18 +1,19 @@
 """Ops that move elements without computing on them: block rearrangements (``DepthToSpace``,
 ``SpaceToDepth``), selections (``Compress``, ``NonZero``), ``ReverseSequence`` and
-``CenterCropPad``. Each is a composition of the contract's reshape / permute / select /
-gather / narrow / pad (sizes and indices that depend on values are read on the host)."""
+``CenterCropPad``, and ``Unique`` (computed on the host). The others compose the contract's
+reshape / permute / select / gather / narrow / pad (sizes and indices that depend on values are
+read on the host)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from burn.foundations.kind import Int
 from burn.onnx.errors import OnnxError
-from burn.onnx.ops import register
+from burn.onnx.ops import register, register_host
 from burn.onnx.runtime import Ctx, ints, norm_axis
 
 if TYPE_CHECKING:
@@ -132,3 +133,23 @@ def _center_crop_pad(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Valu
             pads = [0, 0] * (rank - 1 - d) + [before, want - size - before]
             x = x.pad(pads, 0)
     return [x]
+
+
+@register_host("Unique", "index", "runs on the host (its output sizes depend on the values)")
+def _unique(node: Node, inputs: Sequence[Any]) -> list[Any]:
+    x = np.asarray(inputs[0])
+    axis = node.attr("axis")
+    if axis is not None:
+        axis = norm_axis(int(axis), x.ndim, node)
+    elif x.ndim != 1:
+        x = x.reshape(-1)
+    values, first, inverse, counts = np.unique(
+        x, return_index=True, return_inverse=True, return_counts=True, axis=axis
+    )
+    inverse = inverse.reshape(-1)
+    if not node.attr("sorted", 1):  # in order of first occurrence
+        order = np.argsort(first, kind="stable")
+        values = np.take(values, order, axis=axis if axis is not None else 0)
+        first, counts = first[order], counts[order]
+        inverse = np.argsort(order)[inverse]
+    return [values, first.astype(np.int64), inverse.astype(np.int64), counts.astype(np.int64)]

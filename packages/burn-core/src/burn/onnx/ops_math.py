@@ -345,11 +345,46 @@ def _div(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]:
 def _pow(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]:
     a, b = inputs[0], inputs[1]
     x = ctx.tensor(a)
+    if x.kind is Int:
+        return [_int_pow(ctx, node, x, b)]
     if is_host_scalar(b, len(x.shape)):
         e = float(scalar(b))
         return [x.square() if e == 2.0 else x.powf_scalar(e)]
     x, y = align(x, ctx.tensor(b, Float))
     return [x.powf(y)]
+
+
+def _int_pow(ctx: Ctx, node: Node, x: Tensor, b: Value) -> Tensor:
+    """An integer base's power (ONNX keeps the base's type). Integer exponents: exact, by
+    squaring (int64 products wrap as ONNX's do); float exponents: in float64 where the backend
+    has it, truncated toward zero as ONNX's cast back."""
+    from burn.foundations.dtype import DType
+
+    e = ctx.tensor(b)
+    x, e = broadcast_all(list(align(x, e)))
+    if e.kind is Float:
+        wide = DType.F64 if ctx.backend.capabilities.supports(DType.F64) else ctx.float_dtype
+        return x.float().cast(wide).powf(e.cast(wide)).int()
+    exps = Ctx.host(e)
+    if exps.size and exps.min() < 0:
+        raise OnnxError(
+            f"node {node.name!r} (Pow): an integer base with a negative integer exponent is not an integer"
+        )
+    out = x.ones_like()
+    base = x
+    for bit in range(int(exps.max()).bit_length() if exps.size else 0):
+        take = e.bitwise_right_shift_scalar(bit).bitwise_and_scalar(1).equal(1)
+        out = out.mask_where(take, out * base)
+        base = base * base
+    return out
+
+
+def _int_fmod(x: Tensor, y: Tensor) -> Tensor:
+    """C's fmod on integers: the remainder takes the dividend's sign (burn's `remainder` takes
+    the divisor's)."""
+    r = x.remainder(y)
+    fix = r.not_equal(0).bool_and(r.lower(0).bool_xor(x.lower(0)))
+    return r.mask_where(fix, r - y)
 
 
 @register(
@@ -359,7 +394,9 @@ def _pow(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]:
 )
 def _mod(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]:
     x, y = _binary_tensors(ctx, inputs[0], inputs[1])
-    return [x.fmod(y) if node.attr("fmod", 0) else x.remainder(y)]
+    if not node.attr("fmod", 0):
+        return [x.remainder(y)]
+    return [_int_fmod(x, y) if x.kind is Int else x.fmod(y)]
 
 
 def _variadic(name: str, method: str, host: Callable[..., np.ndarray], mean: bool = False) -> None:
