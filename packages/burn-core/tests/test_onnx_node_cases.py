@@ -73,6 +73,8 @@ MODULES = {
     "BlackmanWindow": "blackmanwindow",
     "Unique": "unique",
     "Pow": "pow",
+    "RotaryEmbedding": "rotaryembedding",
+    "NonMaxSuppression": "nonmaxsuppression",
 }
 
 # Cases burn refuses, each with an OnnxError naming what it lacks (never a wrong value).
@@ -692,3 +694,23 @@ def test_integer_fmod_takes_the_sign_of_the_dividend() -> None:
     b = np.asarray([3, -3, -3, 3, 3], np.int64)
     model, feeds = _single("Mod", {"a": a, "b": b}, fmod=1)
     np.testing.assert_array_equal(model.run(feeds)["y0"].to_numpy(), np.fmod(a, b))
+
+
+# -- rotary embedding and non-max suppression ------------------------------------------------------
+def test_rotary_embedding_refuses_caches_of_the_wrong_width() -> None:
+    x = np.zeros((1, 2, 3, 8), np.float32)
+    cache = np.zeros((1, 3, 3), np.float32)  # head size 8 rotates in halves of 4
+    model, feeds = _single("RotaryEmbedding", {"x": x, "c": cache, "s": cache}, opset=23)
+    with pytest.raises(OnnxError, match=r"RotaryEmbedding.*last dim 3 and 3 for a rotary dim of 8"):
+        model.run(feeds)
+
+
+def test_non_max_suppression_keeps_the_best_of_overlapping_boxes_per_class() -> None:
+    boxes = np.asarray([[[0, 0, 1, 1], [0, 0.1, 1, 1.1], [0, 2, 1, 3], [1, 1, 0, 0]]], np.float32)
+    scores = np.asarray([[[0.9, 0.95, 0.5, 0.3], [0.1, 0.2, 0.8, 0.7]]], np.float32)
+    feeds = {"b": boxes, "s": scores, "m": np.asarray([3], np.int64), "i": np.asarray([0.5], np.float32)}
+    model, feeds = _single("NonMaxSuppression", feeds)
+    got = model.run(feeds)["y0"].to_numpy()
+    # class 0: box 1 (0.95) suppresses 0 and 3 (box 3 is box 0 with its corners swapped); then 2
+    # class 1: box 2, then 3 (no overlap with 2); 1 and 0 overlap 3 (IoU 0.82 and 1)
+    np.testing.assert_array_equal(got, [[0, 0, 1], [0, 0, 2], [0, 1, 2], [0, 1, 3]])

@@ -2,9 +2,9 @@
 supported, a tensor implementation and, for ops that shape computations use, a NumPy one.
 
 The implementations live in `ops_math`, `ops_shape`, `ops_nn`, `ops_loss`, `ops_sampling`,
-`ops_attention`, `ops_rnn`, `ops_layout`, `ops_quantize`, `ops_control` and `ops_spectral`; importing this
-module registers them all.
-`supported_ops` lists the table; `render_table` writes it as the Markdown table of the import guide.
+`ops_attention`, `ops_rnn`, `ops_layout`, `ops_quantize`, `ops_control`, `ops_spectral` and
+`ops_detection`; importing this module registers them all. `supported_ops` lists the table;
+`render_table` writes it as the Markdown table of the import guide.
 """
 
 from __future__ import annotations
@@ -88,6 +88,7 @@ def _load() -> None:
     from burn.onnx import (  # noqa: F401
         ops_attention,
         ops_control,
+        ops_detection,
         ops_layout,
         ops_loss,
         ops_math,
