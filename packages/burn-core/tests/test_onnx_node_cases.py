@@ -75,6 +75,7 @@ MODULES = {
     "Pow": "pow",
     "RotaryEmbedding": "rotaryembedding",
     "NonMaxSuppression": "nonmaxsuppression",
+    "AffineGrid": "affinegrid",
 }
 
 # Cases burn refuses, each with an OnnxError naming what it lacks (never a wrong value).
@@ -714,3 +715,16 @@ def test_non_max_suppression_keeps_the_best_of_overlapping_boxes_per_class() -> 
     # class 0: box 1 (0.95) suppresses 0 and 3 (box 3 is box 0 with its corners swapped); then 2
     # class 1: box 2, then 3 (no overlap with 2); 1 and 0 overlap 3 (IoU 0.82 and 1)
     np.testing.assert_array_equal(got, [[0, 0, 1], [0, 0, 2], [0, 1, 2], [0, 1, 3]])
+
+
+def test_affine_grid_of_the_identity_is_the_pixel_grid() -> None:
+    theta = np.asarray([[[1, 0, 0], [0, 1, 0]]], np.float32)
+    model, feeds = _single("AffineGrid", {"t": theta, "s": np.asarray([1, 1, 2, 3], np.int64)},
+                           align_corners=1, opset=20)
+    grid = model.run(feeds)["y0"].to_numpy()
+    assert grid.shape == (1, 2, 3, 2)
+    np.testing.assert_allclose(grid[0, :, :, 0], [[-1, 0, 1], [-1, 0, 1]])  # x along the width
+    np.testing.assert_allclose(grid[0, :, :, 1], [[-1, -1, -1], [1, 1, 1]])  # y along the height
+    model, feeds = _single("AffineGrid", {"t": theta, "s": np.asarray([1, 1, 2, 3, 4], np.int64)}, opset=20)
+    with pytest.raises(OnnxError, match=r"AffineGrid.*theta \[1, 2, 3\] does not fit size \[1, 1, 2, 3, 4\]"):
+        model.run(feeds)
