@@ -76,6 +76,7 @@ MODULES = {
     "RotaryEmbedding": "rotaryembedding",
     "NonMaxSuppression": "nonmaxsuppression",
     "AffineGrid": "affinegrid",
+    "RNN": "rnn",
 }
 
 # Cases burn refuses, each with an OnnxError naming what it lacks (never a wrong value).
@@ -727,4 +728,13 @@ def test_affine_grid_of_the_identity_is_the_pixel_grid() -> None:
     np.testing.assert_allclose(grid[0, :, :, 1], [[-1, -1, -1], [1, 1, 1]])  # y along the height
     model, feeds = _single("AffineGrid", {"t": theta, "s": np.asarray([1, 1, 2, 3, 4], np.int64)}, opset=20)
     with pytest.raises(OnnxError, match=r"AffineGrid.*theta \[1, 2, 3\] does not fit size \[1, 1, 2, 3, 4\]"):
+        model.run(feeds)
+
+
+def test_rnn_refuses_packed_sequences() -> None:
+    x = np.zeros((3, 1, 2), np.float32)
+    w, r = np.zeros((1, 4, 2), np.float32), np.zeros((1, 4, 4), np.float32)
+    feeds = {"x": x, "w": w, "r": r, "n": np.asarray([2], np.int32)}
+    model, feeds = _single("RNN", feeds, order=["x", "w", "r", "", "n"], outputs=2, hidden_size=4)
+    with pytest.raises(OnnxError, match=r"RNN.*packed sequences"):
         model.run(feeds)
