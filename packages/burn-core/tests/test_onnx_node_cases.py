@@ -738,3 +738,21 @@ def test_rnn_refuses_packed_sequences() -> None:
     model, feeds = _single("RNN", feeds, order=["x", "w", "r", "", "n"], outputs=2, hidden_size=4)
     with pytest.raises(OnnxError, match=r"RNN.*packed sequences"):
         model.run(feeds)
+
+
+# -- partial ops completed: Pad wrap, GatherND batch_dims ------------------------------------------
+def test_pad_wrap_is_periodic_even_past_the_dim() -> None:
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    model, feeds = _single("Pad", {"x": x, "p": np.asarray([1, 4, 0, 2], np.int64)}, mode="wrap")
+    np.testing.assert_array_equal(model.run(feeds)["y0"].to_numpy(), np.pad(x, ((1, 0), (4, 2)), mode="wrap"))
+
+
+def test_gather_nd_with_batch_dims_gathers_within_each_batch() -> None:
+    data = np.arange(24, dtype=np.int64).reshape(2, 3, 4)
+    index = np.asarray([[[2, 1], [0, 3]], [[1, 0], [2, 2]]], np.int64)  # [batch, 2 tuples, 2 coords]
+    model, feeds = _single("GatherND", {"d": data, "i": index}, batch_dims=1)
+    want = np.stack([data[b][tuple(index[b].T)] for b in range(2)])
+    np.testing.assert_array_equal(model.run(feeds)["y0"].to_numpy(), want)
+    model, feeds = _single("GatherND", {"d": data, "i": index[:1]}, batch_dims=1)
+    with pytest.raises(OnnxError, match=r"GatherND.*batch_dims=1 needs data and indices sharing"):
+        model.run(feeds)
