@@ -77,6 +77,7 @@ MODULES = {
     "NonMaxSuppression": "nonmaxsuppression",
     "AffineGrid": "affinegrid",
     "RNN": "rnn",
+    "ConvTranspose": "convtranspose",
 }
 
 # Cases burn refuses, each with an OnnxError naming what it lacks (never a wrong value).
@@ -756,3 +757,38 @@ def test_gather_nd_with_batch_dims_gathers_within_each_batch() -> None:
     model, feeds = _single("GatherND", {"d": data, "i": index[:1]}, batch_dims=1)
     with pytest.raises(OnnxError, match=r"GatherND.*batch_dims=1 needs data and indices sharing"):
         model.run(feeds)
+
+
+@pytest.mark.parametrize(
+    "attrs",
+    [
+        {"pads": [1, 0, 0, 2], "strides": [2, 1]},  # asymmetric
+        {"auto_pad": "SAME_LOWER", "strides": [2, 2]},
+        {"output_shape": [8, 5], "strides": [2, 2], "output_padding": [1, 0]},  # padded row; cropped column
+    ],
+)
+def test_conv_transpose_windows_match_onnx_reference(attrs: dict[str, Any]) -> None:
+    from onnx.reference import ReferenceEvaluator
+
+    rng = np.random.default_rng(2)
+    x = rng.normal(size=(1, 2, 3, 3)).astype(np.float32)
+    w = rng.normal(size=(2, 3, 3, 2)).astype(np.float32)
+    b = rng.normal(size=(3,)).astype(np.float32)
+    node = helper.make_node("ConvTranspose", ["x", "w", "b"], ["y"], **attrs)
+    graph = helper.make_graph(
+        [node], "g", [_f32("x", list(x.shape)), _f32("w", list(w.shape)), _f32("b", [3])],
+        [helper.make_empty_tensor_value_info("y")],
+    )
+    proto = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    if "output_shape" in attrs:
+        # The reference cannot run output_shape itself: it is the unpadded result's leading window.
+        plain = {k: v for k, v in attrs.items() if k != "output_shape"}
+        plain_node = helper.make_node("ConvTranspose", ["x", "w", "b"], ["y"], **plain)
+        ref_graph = helper.make_graph([plain_node], "g", graph.input, graph.output)
+        ref = helper.make_model(ref_graph, opset_imports=[helper.make_opsetid("", 17)])
+        want = ReferenceEvaluator(ref).run(None, {"x": x, "w": w, "b": b})[0]
+        want = want[:, :, : attrs["output_shape"][0], : attrs["output_shape"][1]]
+    else:
+        want = ReferenceEvaluator(proto).run(None, {"x": x, "w": w, "b": b})[0]
+    got = burn.onnx.load(proto, backend="ndarray").run({"x": x, "w": w, "b": b})["y"].to_numpy()
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)

@@ -206,34 +206,63 @@ def _conv(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]:
     raise OnnxError(f"node {node.name!r} (Conv): {rank}-D convolutions are not supported")
 
 
-@register("ConvTranspose", "nn", "symmetric pads only; output_shape is not supported")
+@register("ConvTranspose", "nn")
 def _conv_transpose(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]:
     x, w = ctx.tensor(inputs[0]), ctx.tensor(inputs[1])
     bias = ctx.tensor(inputs[2]) if _opt(inputs, 2) is not None else None
     kernel = list(w.shape[2:])
     rank = len(kernel)
-    if node.attr("output_shape") is not None or node.attr("auto_pad", "NOTSET") not in (
-        "NOTSET",
-        "",
-        "VALID",
-    ):
-        raise OnnxError(
-            f"node {node.name!r} (ConvTranspose): output_shape and auto_pad SAME are not supported"
-        )
-    strides, dilations, before, after = _spatial(node, x, kernel, transposed=True)
-    if before != after:
-        raise OnnxError(
-            f"node {node.name!r} (ConvTranspose): asymmetric pads {before + after} are not supported"
-        )
+    auto_pad = node.attr("auto_pad", "NOTSET") or "NOTSET"
+    output_shape = node.attr("output_shape")
     out_pad = [int(p) for p in node.attr("output_padding", [0] * rank)]
     group = node.attr("group", 1)
-    if rank == 1:
-        return [conv_transpose1d(x, w, bias, strides[0], before[0], out_pad[0], dilations[0], group)]
-    if rank == 2:
-        return [F.conv_transpose2d(x, w, bias, strides, before, out_pad, dilations, group)]
-    if rank == 3:
-        return [conv_transpose3d(x, w, bias, strides, before, out_pad, dilations, group)]
-    raise OnnxError(f"node {node.name!r} (ConvTranspose): {rank}-D is not supported")
+    if rank not in (1, 2, 3):
+        raise OnnxError(f"node {node.name!r} (ConvTranspose): {rank}-D is not supported")
+    if output_shape is None and auto_pad in ("NOTSET", "VALID"):
+        strides, dilations, before, after = _spatial(node, x, kernel, transposed=True)
+        if before == after:
+            return [_conv_transpose_op(x, w, bias, strides, before, out_pad, dilations, group)]
+        target = None
+    else:
+        strides = [int(v) for v in node.attr("strides", [1] * rank)]
+        dilations = [int(v) for v in node.attr("dilations", [1] * rank)]
+        before = after = [0] * rank
+        target = [int(v) for v in output_shape[-rank:]] if output_shape is not None else None
+    # Asymmetric pads, output_shape or auto_pad SAME: the full result (no pads), then the
+    # window ONNX keeps of it (cropped, or zero-extended past its end), then the bias.
+    full = _conv_transpose_op(x, w, None, strides, [0] * rank, [0] * rank, dilations, group)
+    sizes = [s * (n - 1) + p + (k - 1) * d + 1 for s, n, p, k, d in
+             zip(strides, x.shape[2:], out_pad, kernel, dilations, strict=True)]
+    if auto_pad in ("SAME_UPPER", "SAME_LOWER"):
+        target = target or [n * s for n, s in zip(x.shape[2:], strides, strict=True)]
+        total = [f - t for f, t in zip(sizes, target, strict=True)]
+        low = [t // 2 for t in total]
+        before = low if auto_pad == "SAME_UPPER" else [t - lo for t, lo in zip(total, low, strict=True)]
+    elif target is None:
+        target = [f - b - a for f, b, a in zip(sizes, before, after, strict=True)]
+    out = full
+    for i, (start, size) in enumerate(zip(before, target, strict=True)):
+        d = 2 + i
+        have = out.shape[d]
+        if start < 0 or start + size > have:  # past the computed result: zeros
+            lead, tail = max(0, -start), max(0, start + size - have)
+            out = out.pad([0, 0] * (rank - 1 - i) + [lead, tail], 0.0)
+            start += lead
+        out = out.narrow(d, start, size)
+    if bias is not None:
+        out = out + bias.reshape((1, -1) + (1,) * rank)
+    return [out]
+
+
+def _conv_transpose_op(
+    x: Tensor, w: Tensor, bias: Tensor | None, strides: list[int], pads: list[int],
+    out_pad: list[int], dilations: list[int], group: int,
+) -> Tensor:
+    if len(strides) == 1:
+        return conv_transpose1d(x, w, bias, strides[0], pads[0], out_pad[0], dilations[0], group)
+    if len(strides) == 2:
+        return F.conv_transpose2d(x, w, bias, strides, pads, out_pad, dilations, group)
+    return conv_transpose3d(x, w, bias, strides, pads, out_pad, dilations, group)
 
 
 # -- pooling ----------------------------------------------------------------------------------------
