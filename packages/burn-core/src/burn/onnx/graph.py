@@ -12,6 +12,7 @@ import logging
 import os
 import signal
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -40,9 +41,17 @@ class Node:
     inputs: tuple[str, ...]
     outputs: tuple[str, ...]
     attrs: dict[str, Any] = field(default_factory=dict)
+    # The element type of each input where the graph declares it or ONNX inference finds it
+    # (None elsewhere): burn computes integers in int64, and an op whose result depends on the
+    # width (BitShift of an int8) reads it here.
+    input_dtypes: tuple[np.dtype[Any] | None, ...] = ()
 
     def attr(self, name: str, default: Any = None) -> Any:
         return self.attrs.get(name, default)
+
+    def input_dtype(self, index: int) -> np.dtype[Any] | None:
+        """The element type of input `index`, when known."""
+        return self.input_dtypes[index] if index < len(self.input_dtypes) else None
 
 
 @dataclass(frozen=True)
@@ -201,14 +210,12 @@ def parse(model: Any, label: str) -> Graph:
         initializers = {t.name: np.asarray(numpy_helper.to_array(t)) for t in g.initializer}
     except Exception as exc:  # noqa: BLE001 - external data missing, unknown dtypes...
         raise OnnxError(f"cannot read the initializers ({type(exc).__name__}: {exc})", source=label) from exc
-    nodes = []
-    for i, n in enumerate(g.node):
-        op = n.op_type if n.domain in ("", "ai.onnx") else f"{n.domain}.{n.op_type}"
-        try:
-            attrs = {a.name: _attr_value(onnx, a) for a in n.attribute}
-        except Exception as exc:  # noqa: BLE001
-            raise OnnxError(f"node {n.name or i!r} ({op}): bad attribute ({exc})", source=label) from exc
-        nodes.append(Node(op, n.name or f"{op}_{i}", tuple(n.input), tuple(n.output), attrs))
+    types = _element_types(onnx, (*inferred.graph.value_info, *inferred.graph.input, *inferred.graph.output))
+    types.update({name: array.dtype for name, array in initializers.items()})
+    try:
+        nodes = _nodes(onnx, g.node, types)
+    except OnnxError as err:
+        raise err.with_source(label) from err.__cause__
     shapes: dict[str, tuple[int, ...]] = {}
     for vi in (*inferred.graph.value_info, *inferred.graph.input, *inferred.graph.output):
         info = _value_info(onnx, vi)
@@ -219,6 +226,31 @@ def parse(model: Any, label: str) -> Graph:
     inputs = [_value_info(onnx, vi) for vi in g.input if vi.name not in initializers]
     outputs = [_value_info(onnx, vi) for vi in g.output]
     return Graph(nodes, initializers, inputs, outputs, opset, shapes, g.name, model.producer_name)
+
+
+def _element_types(onnx: Any, infos: Sequence[Any]) -> dict[str, np.dtype[Any]]:
+    types: dict[str, np.dtype[Any]] = {}
+    for vi in infos:
+        info = _value_info(onnx, vi)
+        if info.form == "tensor":
+            types[info.name] = info.dtype
+    return types
+
+
+def _nodes(onnx: Any, protos: Sequence[Any], types: dict[str, np.dtype[Any]]) -> list[Node]:
+    """The `Node`s of ``NodeProto``s; `types`: the element types known for their inputs."""
+    nodes = []
+    for i, n in enumerate(protos):
+        op = n.op_type if n.domain in ("", "ai.onnx") else f"{n.domain}.{n.op_type}"
+        try:
+            attrs = {a.name: _attr_value(onnx, a, types) for a in n.attribute}
+        except OnnxError:
+            raise
+        except Exception as exc:  # noqa: BLE001
+            raise OnnxError(f"node {n.name or i!r} ({op}): bad attribute ({exc})") from exc
+        dtypes = tuple(types.get(name) for name in n.input)
+        nodes.append(Node(op, n.name or f"{op}_{i}", tuple(n.input), tuple(n.output), attrs, dtypes))
+    return nodes
 
 
 def infer_shapes(model: Any) -> Any:
@@ -296,7 +328,7 @@ def _value_info(onnx: Any, vi: Any) -> ValueInfo:
     return ValueInfo(vi.name, dtype, tuple(dims), form)
 
 
-def _attr_value(onnx: Any, a: Any) -> Any:
+def _attr_value(onnx: Any, a: Any, types: dict[str, np.dtype[Any]] | None = None) -> Any:
     from onnx import numpy_helper
 
     kind = a.type
@@ -315,16 +347,64 @@ def _attr_value(onnx: Any, a: Any) -> Any:
         return [int(v) for v in a.ints]
     if kind == t.STRINGS:
         return [s.decode("utf-8", errors="replace") for s in a.strings]
-    if kind in (t.GRAPH, t.GRAPHS):
-        return _Subgraph()
+    if kind == t.GRAPH:
+        return parse_body(onnx, a.g, types or {})
+    if kind == t.GRAPHS:
+        return [parse_body(onnx, g, types or {}) for g in a.graphs]
     raise ValueError(f"attribute {a.name!r} has a type burn.onnx does not read ({kind})")
 
 
-class _Subgraph:
-    """Marks a graph-valued attribute (If / Loop / Scan bodies): control flow is not supported."""
+@dataclass(frozen=True)
+class Body:
+    """A graph-valued attribute (the branches of ``If``, the bodies of ``Loop`` and ``Scan``):
+    its nodes, run by the same runner as the main graph, its own initializers, the names of its
+    inputs and outputs, and `captures`: the values of enclosing graphs its nodes (or theirs)
+    read, which stay alive in the enclosing graph until the node holding the body has run."""
+
+    name: str
+    nodes: tuple[Node, ...]
+    initializers: dict[str, np.ndarray]
+    inputs: tuple[str, ...]
+    outputs: tuple[str, ...]
+    captures: frozenset[str]
 
     def __repr__(self) -> str:
-        return "<subgraph>"
+        return f"<subgraph {self.name!r}: {len(self.nodes)} nodes>"
+
+
+def parse_body(onnx: Any, g: Any, outer_types: dict[str, np.dtype[Any]]) -> Body:
+    """The `Body` of a ``GraphProto`` attribute; `outer_types`: the element types of the
+    enclosing graphs' values (its nodes may read them)."""
+    from onnx import numpy_helper
+
+    initializers = {t.name: np.asarray(numpy_helper.to_array(t)) for t in g.initializer}
+    types = dict(outer_types)
+    types.update(_element_types(onnx, (*g.value_info, *g.input, *g.output)))
+    types.update({name: array.dtype for name, array in initializers.items()})
+    nodes = _nodes(onnx, g.node, types)
+    inputs = tuple(vi.name for vi in g.input)
+    local = set(inputs) | set(initializers) | {o for n in nodes for o in n.outputs if o}
+    read = {i for n in nodes for i in (*n.inputs, *node_captures(n)) if i}
+    read |= {vi.name for vi in g.output}
+    return Body(g.name, tuple(nodes), initializers, inputs, tuple(vi.name for vi in g.output),
+                frozenset(read - local))
+
+
+def node_bodies(node: Node) -> list[Body]:
+    """The subgraphs `node` holds (none for most ops)."""
+    out: list[Body] = []
+    for value in node.attrs.values():
+        if isinstance(value, Body):
+            out.append(value)
+        elif isinstance(value, list):
+            out.extend(v for v in value if isinstance(v, Body))
+    return out
+
+
+def node_captures(node: Node) -> frozenset[str]:
+    """The values of the enclosing graph that `node`'s subgraphs read (besides its inputs)."""
+    bodies = node_bodies(node)
+    return frozenset().union(*(b.captures for b in bodies)) if bodies else frozenset()
 
 
 def min_inputs(op_type: str, opset: int) -> int:

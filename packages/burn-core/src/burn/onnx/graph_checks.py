@@ -18,6 +18,9 @@ POSITIVE_ATTRS = ("kernel_shape", "strides", "dilations", "group", "hidden_size"
 NON_NEGATIVE_ATTRS = ("pads", "output_padding")
 # Ops whose `pads` attribute ONNX lets be negative (cropping): Pad before opset 11.
 _NEGATIVE_PADS_OK = {"Pad"}
+# Ops whose leading inputs are optional but positional (counted as required by the schema, and
+# given as empty names when omitted): Loop's trip count and condition.
+_EMPTY_REQUIRED_OK = {"Loop"}
 
 
 def _ints(value: Any) -> list[Any] | None:
@@ -63,7 +66,8 @@ def check_graph(graph: Graph) -> None:
         if node.op_type not in required:
             required[node.op_type] = min_inputs(node.op_type, graph.opset)
         count = required[node.op_type]
-        if len(node.inputs) < count or not all(node.inputs[:count]):
+        empty_ok = node.op_type in _EMPTY_REQUIRED_OK
+        if len(node.inputs) < count or not (empty_ok or all(node.inputs[:count])):
             raise OnnxError(
                 f"node {node.name!r} ({node.op_type}) takes {count} required inputs at opset "
                 f"{graph.opset}, got {list(node.inputs)}"

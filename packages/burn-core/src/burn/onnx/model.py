@@ -13,7 +13,7 @@ from __future__ import annotations
 import copy
 import math
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -25,8 +25,9 @@ from burn.foundations.limits import Limits, resolve_limits
 from burn.module.base import Module
 from burn.module.param import Param
 from burn.onnx.errors import OnnxError, UnsupportedOpError
-from burn.onnx.graph import Graph, Node, ValueInfo, parse, read_model
+from burn.onnx.graph import Body, Graph, Node, ValueInfo, node_bodies, node_captures, parse, read_model
 from burn.onnx.graph_checks import check_graph
+from burn.onnx.narrow_dtypes import is_narrow
 from burn.onnx.ops import REGISTRY, supported_ops
 from burn.onnx.output_size import SHAPED_BY_VALUES, check_output
 from burn.onnx.runtime import Ctx, is_tensor, kind_of_numpy
@@ -61,7 +62,14 @@ class Program:
 def check_supported(graph: Graph, source: str) -> None:
     """Raise `UnsupportedOpError` naming every node burn cannot run."""
     supported = supported_ops()  # (also imports the implementations: they fill REGISTRY)
-    bad = [(n.op_type, n.name) for n in graph.nodes if n.op_type not in REGISTRY]
+
+    def walk(nodes: Sequence[Node]) -> Iterator[Node]:  # the nodes of the subgraphs too
+        for n in nodes:
+            yield n
+            for body in node_bodies(n):
+                yield from walk(body.nodes)
+
+    bad = [(n.op_type, n.name) for n in walk(graph.nodes) if n.op_type not in REGISTRY]
     if bad:
         raise UnsupportedOpError(bad, graph.opset, supported, source=source)
 
@@ -140,7 +148,7 @@ def fold(
     for node in reversed(kept):
         if any(o in needed for o in node.outputs):
             live.append(node)
-            needed.update(i for i in node.inputs if i)
+            needed.update(i for i in (*node.inputs, *node_captures(node)) if i)
     live.reverse()
     constants = {k: v for k, v in known.items() if k in needed}
     return live, constants, folded
@@ -223,9 +231,11 @@ class OnnxModel(Module):
         values = [out[name] for name in self.program.outputs]
         return values[0] if len(values) == 1 else tuple(values)
 
-    def run(self, feeds: Mapping[str, Any]) -> dict[str, Tensor]:
+    def run(self, feeds: Mapping[str, Any]) -> dict[str, Tensor | np.ndarray]:
         """Run the graph on the inputs `feeds` (name -> tensor or NumPy array); returns every
-        output by name.
+        output by name: tensors, except the outputs declared with an element type narrower than
+        any burn dtype (float8, float4, int4/uint4, int2/uint2), which are NumPy arrays of that
+        ``ml_dtypes`` type (inputs of those types are given the same way).
 
         Raises:
             OnnxError: a missing or unknown input.
@@ -248,22 +258,7 @@ class OnnxModel(Module):
             env[name] = param.val()
         for info in program.inputs:
             env[info.name] = _check_input(ctx, info, feeds[info.name])
-        last_use = program.last_use
-        for index, node in enumerate(program.nodes):
-            try:
-                inputs = [env[i] if i else None for i in node.inputs]
-            except KeyError as exc:
-                raise OnnxError(
-                    f"node {node.name!r} ({node.op_type}) reads {exc.args[0]!r}, which no node produces",
-                    source=program.source,
-                ) from None
-            outs = _run_node(ctx, node, inputs, program)
-            for name, value in zip(node.outputs, outs, strict=False):
-                if name:
-                    env[name] = value
-            for name in node.inputs:
-                if name and last_use.get(name) == index and name not in program.outputs:
-                    env.pop(name, None)  # free intermediate tensors as soon as they are dead
+        run_nodes(ctx, program, program.nodes, env, program.last_use, program.outputs)
         missing = [name for name in program.outputs if name not in env]
         if missing:
             raise OnnxError(f"the graph's outputs {missing} were not produced", source=program.source)
@@ -284,10 +279,60 @@ class OnnxModel(Module):
         else:
             backend, device = first.backend, first.device
         dtype = self.float_dtype if backend.capabilities.supports(self.float_dtype) else backend.float_dtype
-        return Ctx(backend, device, dtype, self._constants_on_device, self.program.constants)
+        ctx = Ctx(backend, device, dtype, self._constants_on_device, self.program.constants)
+        program = self.program
+
+        def run_body(body: Body, feeds: Mapping[str, Any]) -> list[Any]:
+            # A subgraph sees every value of the graphs around it, then its own.
+            outer = ctx.scope
+            env = {**outer, **body.initializers, **feeds}
+            try:
+                run_nodes(ctx, program, body.nodes, env)
+            finally:
+                ctx.scope = outer
+            missing = [name for name in body.outputs if name not in env]
+            if missing:
+                raise OnnxError(f"subgraph {body.name!r}: its outputs {missing} were not produced",
+                                source=program.source)
+            return [env[name] for name in body.outputs]
+
+        ctx.run_body = run_body
+        return ctx
 
 
-def _output(ctx: Ctx, info: ValueInfo | None, value: Any, source: str) -> Tensor:
+def run_nodes(
+    ctx: Ctx,
+    program: Program,
+    nodes: Sequence[Node],
+    env: dict[str, Any],
+    last_use: Mapping[str, int] | None = None,
+    keep: Sequence[str] = (),
+) -> None:
+    """Run `nodes` in order over the values `env` (name -> value), adding their outputs to it:
+    the main graph and every subgraph (``If`` / ``Loop`` / ``Scan`` bodies, whose ops reach this
+    through `Ctx.run_body`). With `last_use` (name -> index of the last node reading it, its
+    subgraphs' reads included), values are dropped once dead, except those in `keep`."""
+    for index, node in enumerate(nodes):
+        try:
+            inputs = [env[i] if i else None for i in node.inputs]
+        except KeyError as exc:
+            raise OnnxError(
+                f"node {node.name!r} ({node.op_type}) reads {exc.args[0]!r}, which no node produces",
+                source=program.source,
+            ) from None
+        ctx.scope = env
+        outs = _run_node(ctx, node, inputs, program)
+        for name, value in zip(node.outputs, outs, strict=False):
+            if name:
+                env[name] = value
+        if last_use is None:
+            continue
+        for name in (*node.inputs, *node_captures(node)):
+            if name and last_use.get(name) == index and name not in keep:
+                env.pop(name, None)  # free intermediate tensors as soon as they are dead
+
+
+def _output(ctx: Ctx, info: ValueInfo | None, value: Any, source: str) -> Tensor | np.ndarray:
     """An output as a tensor of its declared element type: the ops compute integers in int64 and
     floats in the model's float dtype, so an ``int8``, ``float16`` or ``float64`` output is cast
     back (integer casts wrap as ONNX's do); ``float32`` outputs stay in the model's float dtype,
@@ -297,7 +342,17 @@ def _output(ctx: Ctx, info: ValueInfo | None, value: Any, source: str) -> Tensor
     from burn.tensor.tensor import Tensor
 
     if info is None or info.form == "untyped":
+        if not is_tensor(value) and is_narrow(np.asarray(value).dtype):
+            return np.asarray(value)  # float8, int4...: no burn dtype holds them
         return ctx.tensor(value)
+    if is_narrow(info.dtype):
+        if is_tensor(value) or np.asarray(value).dtype != info.dtype:
+            raise OnnxError(
+                f"output {info.name!r} is declared {info.dtype.name} but computed as "
+                f"{describe_value(value)}: burn.onnx returns {info.dtype.name} values only from a Cast",
+                source=source,
+            )
+        return value  # type: ignore[no-any-return]  # a host array: burn has no such dtype
     target = _output_dtype(ctx.backend, info, source)
     if target is DType.F32:
         target = ctx.float_dtype  # float32 outputs follow the model's float dtype (load's float_dtype)
@@ -329,6 +384,13 @@ def _output_dtype(backend: Backend, info: ValueInfo, source: str) -> DType:
 
 
 def _check_input(ctx: Ctx, info: ValueInfo, value: Any) -> Any:
+    if info.form == "tensor" and is_narrow(info.dtype):
+        # float8, int4...: no burn dtype holds them; they stay on the host with their type
+        array = value.to_numpy() if is_tensor(value) else np.asarray(value)
+        if array.dtype != info.dtype:
+            raise KindError(f"input {info.name!r} must be a {info.dtype.name} array ({info.describe()}), "
+                            f"got {array.dtype.name}")
+        return array
     want = kind_of_numpy(np.empty(0, info.dtype))
     t = value if is_tensor(value) else ctx.tensor(np.asarray(value), want)
     if t.backend is not ctx.backend:
@@ -456,7 +518,7 @@ def load(
         raise err.with_source(label) from err.__cause__
     b, dev = resolve_backend("burn.onnx.load", device, backend)
     for out in graph.outputs:
-        if out.form == "tensor":
+        if out.form == "tensor" and not is_narrow(out.dtype):
             _output_dtype(b, out, label)  # refused at load, not on the first call
     dtype = DType.from_any(float_dtype) if float_dtype is not None else b.float_dtype
     frozen = {
@@ -485,7 +547,7 @@ def load(
         params[name] = Param.from_tensor(tensor, require_grad=name not in frozen)
     last_use: dict[str, int] = {}
     for index, node in enumerate(nodes):
-        for name in node.inputs:
+        for name in (*node.inputs, *node_captures(node)):
             if name:
                 last_use[name] = index
     program = Program(

@@ -152,3 +152,51 @@ def _attention(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]:
         y = y.swap_dims(1, 2)
         y = y.reshape((y.shape[0], y.shape[1], -1))
     return [y, present_k, present_v, qk_out][: max(1, len(node.outputs))]
+
+
+@register("RotaryEmbedding", "nn")
+def _rotary_embedding(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]:
+    from burn.foundations.kind import Int
+    from burn.tensor.tensor import Tensor
+
+    x = ctx.tensor(inputs[0])
+    shape = tuple(x.shape)
+    heads = int(node.attr("num_heads", 0) or 0)
+    if len(shape) == 4:  # [batch, heads, seq, head_size] -> [batch, seq, heads, head_size]
+        x = x.permute((0, 2, 1, 3))
+    elif len(shape) == 3 and heads > 0 and shape[2] % heads == 0:
+        x = x.reshape((shape[0], shape[1], heads, shape[2] // heads))
+    else:
+        raise OnnxError(
+            f"node {node.name!r} (RotaryEmbedding): needs a 4-D input, or a 3-D one with num_heads dividing "
+            f"its last dim; got shape {list(shape)}, num_heads {heads}"
+        )
+    b, s, h, d = x.shape
+    dim = int(node.attr("rotary_embedding_dim", 0) or 0) or d
+    half = dim // 2
+    cos, sin = ctx.tensor(inputs[1]), ctx.tensor(inputs[2])
+    positions = inputs[3] if len(inputs) > 3 and inputs[3] is not None else None
+    if positions is not None:  # rows of the caches, per (batch, position)
+        index = ctx.tensor(positions, Int).reshape((-1,))
+        cos, sin = (c.select(0, index).reshape((b, s, c.shape[-1])) for c in (cos, sin))
+    if dim % 2 or dim > d or cos.shape[-1] != half or sin.shape[-1] != half:
+        raise OnnxError(
+            f"node {node.name!r} (RotaryEmbedding): caches of last dim {cos.shape[-1]} and {sin.shape[-1]} "
+            f"for a rotary dim of {dim} (half: {half}) in heads of {d}"
+        )
+    cos, sin = cos.reshape((b, s, 1, half)), sin.reshape((b, s, 1, half))
+    rot = x.narrow(3, 0, dim)
+    interleaved = bool(node.attr("interleaved", 0))
+    if interleaved:  # pairs (0, 1), (2, 3)...
+        pairs = rot.reshape((b, s, h, half, 2))
+        x1, x2 = pairs.narrow(4, 0, 1).squeeze(4), pairs.narrow(4, 1, 1).squeeze(4)
+    else:  # halves
+        x1, x2 = rot.narrow(3, 0, half), rot.narrow(3, half, half)
+    real = cos * x1 - sin * x2
+    imag = sin * x1 + cos * x2
+    if interleaved:
+        rot = Tensor.stack([real, imag], 4).reshape((b, s, h, dim))
+    else:
+        rot = Tensor.cat([real, imag], 3)
+    out = rot if dim == d else Tensor.cat([rot, x.narrow(3, dim, d - dim)], 3)
+    return [out.permute((0, 2, 1, 3)) if len(shape) == 4 else out.reshape(shape)]

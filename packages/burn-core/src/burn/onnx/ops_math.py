@@ -12,8 +12,10 @@ from burn import activation as act
 from burn.foundations.kind import Bool, Float, Int
 from burn.onnx.errors import OnnxError
 from burn.onnx.graph import onnx_dtype
-from burn.onnx.ops import register
+from burn.onnx.narrow_dtypes import cast_narrow, is_narrow, widen
+from burn.onnx.ops import register, register_host
 from burn.onnx.runtime import (
+    Ctx,
     align,
     attr_or_input,
     broadcast_all,
@@ -27,7 +29,7 @@ from burn.onnx.runtime import (
 
 if TYPE_CHECKING:
     from burn.onnx.graph import Node
-    from burn.onnx.runtime import Ctx, Value
+    from burn.onnx.runtime import Value
     from burn.tensor.tensor import Tensor
 
 
@@ -121,6 +123,8 @@ _unary(
     ),
 )
 _unary("Gelu", lambda n, x: act.gelu(x, "tanh" if n.attr("approximate", "none") == "tanh" else "none"))
+_unary("Swish", lambda n, x: x * act.sigmoid(x * n.attr("alpha", 1.0)))
+_unary("Shrink", lambda n, x: _shrink(x, n.attr("lambd", 0.5), n.attr("bias", 0.0)))
 _unary("IsNaN", lambda n, x: x.is_nan(), category="logic")
 _unary("IsInf", lambda n, x: _is_inf(n, x), category="logic")
 _unary("Not", lambda n, x: x.bool_not(), lambda n, x: np.logical_not(x), category="logic")
@@ -133,6 +137,24 @@ def _is_inf(node: Node, x: Tensor) -> Tensor:
     if pos:
         return x.equal(math.inf)
     return x.equal(-math.inf) if neg else x.is_inf().bool_and(x.is_nan())
+
+
+def _shrink(x: Tensor, lambd: float, bias: float) -> Tensor:
+    # x + bias below -lambd, x - bias above lambd, 0 between (in x's own kind)
+    low, high = x.lower(-lambd), x.greater(lambd)
+    zero = x.zeros_like()
+    return zero.mask_where(low, x + bias).mask_where(high, x - bias)
+
+
+@register("SwiGLU", "math")
+def _swiglu(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]:
+    a, b = ctx.tensor(inputs[0]), ctx.tensor(inputs[1])
+    if tuple(a.shape) != tuple(b.shape):
+        raise OnnxError(
+            f"node {node.name!r} (SwiGLU): A and B must have one shape (no broadcasting), got "
+            f"{list(a.shape)} and {list(b.shape)}"
+        )
+    return [a * act.sigmoid(a * node.attr("alpha", 1.0)) * b]
 
 
 @register("Softmax", "math")
@@ -234,6 +256,77 @@ _binary("BitwiseOr", "bitwise_or", np.bitwise_or)
 _binary("BitwiseXor", "bitwise_xor", np.bitwise_xor)
 
 
+def _int_type(node: Node, index: int) -> np.dtype[Any]:
+    """The integer element type of input `index` (int64 when the graph does not say)."""
+    dtype = node.input_dtype(index)
+    return dtype if dtype is not None and dtype.kind in "iu" else np.dtype(np.int64)
+
+
+def _wrap_to(t: Tensor, dtype: np.dtype[Any]) -> Tensor:
+    """The int64 tensor `t` wrapped to the values of the narrower integer type `dtype` (as
+    arithmetic in that type would leave them): burn holds every ONNX integer in int64."""
+    bits = dtype.itemsize * 8
+    if bits >= 64:
+        return t
+    mask = (1 << bits) - 1
+    if dtype.kind == "u":
+        return t.bitwise_and_scalar(mask)
+    half = 1 << (bits - 1)
+    return (t + half).bitwise_and_scalar(mask) - half
+
+
+def _bitshift_host(node: Node, inputs: Sequence[Any]) -> list[Any]:
+    a, b = np.broadcast_arrays(*inputs[:2])
+    bits = a.dtype.itemsize * 8
+    valid = (b >= 0) & (b < bits)
+    if node.attr("direction") == "LEFT":
+        wide = np.left_shift(a.astype(np.uint64), np.where(valid, b, 0).astype(np.uint64))
+        return [np.where(valid, wide.astype(a.dtype), 0).astype(a.dtype)]
+    if a.dtype.kind == "i":  # by bits - 1: the sign alone (-1 or 0), ONNX's result out of range
+        return [np.right_shift(a, np.where(valid, b, bits - 1)).astype(a.dtype)]
+    return [np.where(valid, np.right_shift(a, np.where(valid, b, 0)), 0).astype(a.dtype)]
+
+
+@register("BitShift", "math", "shift amounts outside [0, bits) give 0 (-1 for right shifts of negatives)",
+          host=_bitshift_host)
+def _bitshift(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]:
+    direction = node.attr("direction")
+    if direction not in ("LEFT", "RIGHT"):
+        raise OnnxError(
+            f"node {node.name!r} (BitShift): direction must be 'LEFT' or 'RIGHT', got {direction!r}"
+        )
+    dtype = _int_type(node, 0)
+    bits = dtype.itemsize * 8
+    x, amount = broadcast_all(list(_binary_tensors(ctx, inputs[0], inputs[1])))
+    valid = amount.greater_equal(0).bool_and(amount.lower(bits))
+    if direction == "LEFT":
+        shifted = _wrap_to(x.bitwise_left_shift(amount.mask_fill(valid.bool_not(), 0)), dtype)
+        return [shifted.mask_fill(valid.bool_not(), 0)]
+    # Shifting right by bits - 1 leaves only the sign: -1 for negatives, 0 otherwise (ONNX's
+    # result for an amount out of range); unsigned values are never negative here.
+    return [x.bitwise_right_shift(amount.mask_fill(valid.bool_not(), bits - 1))]
+
+
+@register("BitwiseNot", "math", host=lambda node, inputs: [np.invert(inputs[0])])
+def _bitwise_not(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]:
+    return [_wrap_to(ctx.tensor(inputs[0], Int).bitwise_not(), _int_type(node, 0))]
+
+
+@register_host("BitCast", "math", "runs on the host (the bits are read back)")
+def _bitcast(node: Node, inputs: Sequence[Any]) -> list[Any]:
+    # The input in its declared element type (burn holds it widened), its bytes read as `to`.
+    source = node.input_dtype(0)
+    target = onnx_dtype(node.attr("to"))
+    x = np.asarray(inputs[0])
+    if source is None or source.itemsize != target.itemsize or is_narrow(source) or is_narrow(target):
+        what = source.name if source is not None else "an input of unknown type"
+        raise OnnxError(
+            f"node {node.name!r} (BitCast): cannot reinterpret {what} as {target.name} "
+            "(both need a known element type of the same size)"
+        )
+    return [np.array(x, dtype=source, order="C").view(target)]  # (rank 0 stays rank 0)
+
+
 @register("Div", "math", host=lambda node, inputs: [_trunc_div(inputs[0], inputs[1])])
 def _div(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]:
     a, b = inputs[0], inputs[1]
@@ -252,11 +345,46 @@ def _div(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]:
 def _pow(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]:
     a, b = inputs[0], inputs[1]
     x = ctx.tensor(a)
+    if x.kind is Int:
+        return [_int_pow(ctx, node, x, b)]
     if is_host_scalar(b, len(x.shape)):
         e = float(scalar(b))
         return [x.square() if e == 2.0 else x.powf_scalar(e)]
     x, y = align(x, ctx.tensor(b, Float))
     return [x.powf(y)]
+
+
+def _int_pow(ctx: Ctx, node: Node, x: Tensor, b: Value) -> Tensor:
+    """An integer base's power (ONNX keeps the base's type). Integer exponents: exact, by
+    squaring (int64 products wrap as ONNX's do); float exponents: in float64 where the backend
+    has it, truncated toward zero as ONNX's cast back."""
+    from burn.foundations.dtype import DType
+
+    e = ctx.tensor(b)
+    x, e = broadcast_all(list(align(x, e)))
+    if e.kind is Float:
+        wide = DType.F64 if ctx.backend.capabilities.supports(DType.F64) else ctx.float_dtype
+        return x.float().cast(wide).powf(e.cast(wide)).int()
+    exps = Ctx.host(e)
+    if exps.size and exps.min() < 0:
+        raise OnnxError(
+            f"node {node.name!r} (Pow): an integer base with a negative integer exponent is not an integer"
+        )
+    out = x.ones_like()
+    base = x
+    for bit in range(int(exps.max()).bit_length() if exps.size else 0):
+        take = e.bitwise_right_shift_scalar(bit).bitwise_and_scalar(1).equal(1)
+        out = out.mask_where(take, out * base)
+        base = base * base
+    return out
+
+
+def _int_fmod(x: Tensor, y: Tensor) -> Tensor:
+    """C's fmod on integers: the remainder takes the dividend's sign (burn's `remainder` takes
+    the divisor's)."""
+    r = x.remainder(y)
+    fix = r.not_equal(0).bool_and(r.lower(0).bool_xor(x.lower(0)))
+    return r.mask_where(fix, r - y)
 
 
 @register(
@@ -266,7 +394,9 @@ def _pow(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]:
 )
 def _mod(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]:
     x, y = _binary_tensors(ctx, inputs[0], inputs[1])
-    return [x.fmod(y) if node.attr("fmod", 0) else x.remainder(y)]
+    if not node.attr("fmod", 0):
+        return [x.remainder(y)]
+    return [_int_fmod(x, y) if x.kind is Int else x.fmod(y)]
 
 
 def _variadic(name: str, method: str, host: Callable[..., np.ndarray], mean: bool = False) -> None:
@@ -321,35 +451,48 @@ _CASTABLE = frozenset(
 
 
 def _cast_target(node: Node, dtype: np.dtype[Any]) -> np.dtype[Any]:
-    """`dtype`, or an `OnnxError` for the element types burn has no dtype for and NumPy does not
-    round as ONNX does (float8, float4, int4/uint4, int2/uint2, e8m0: ONNX saturates them): a
-    Cast through one of them would otherwise leave its input unrounded."""
-    if dtype.name not in _CASTABLE:
+    """`dtype`, or an `OnnxError` for an element type neither NumPy nor `narrow_dtypes` casts
+    to as ONNX does (strings...)."""
+    if dtype.name not in _CASTABLE and not is_narrow(dtype):
         raise OnnxError(f"node {node.name!r} ({node.op_type}): casting to {dtype.name} is not supported")
     return dtype
 
 
-def _cast_host(node: Node, inputs: Sequence[Any]) -> list[Any]:
-    return [np.asarray(inputs[0]).astype(_cast_target(node, onnx_dtype(node.attr("to"))))]
+def _cast_value(ctx: Ctx | None, node: Node, value: Value, dtype: np.dtype[Any]) -> Value:
+    """`value` cast to `dtype`: a narrow type (float8, int4...) on the host, rounded and
+    saturated as ONNX's ``saturate`` / ``round_mode`` say; the others as a tensor of the
+    matching kind (or on the host, without `ctx`)."""
+    dtype = _cast_target(node, dtype)
+    if is_narrow(dtype):
+        saturate = bool(node.attr("saturate", 1))
+        return cast_narrow(Ctx.host(value), dtype, saturate, node.attr("round_mode", "up"))
+    if ctx is None:
+        array = np.asarray(value)
+        return (widen(array) if is_narrow(array.dtype) else array).astype(dtype)
+    return ctx.tensor(value, kind_of_numpy(np.empty(0, dtype)))
 
 
-@register("Cast", "math", "float targets become the model's float dtype (see the guide)", host=_cast_host)
+@register(
+    "Cast",
+    "math",
+    "float targets become the model's float dtype (see the guide); float8, float4, int4, int2 "
+    "targets are host arrays (ml_dtypes)",
+    host=lambda node, inputs: [_cast_value(None, node, inputs[0], onnx_dtype(node.attr("to")))],
+)
 def _cast(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]:
-    target = kind_of_numpy(np.empty(0, _cast_target(node, onnx_dtype(node.attr("to")))))
-    return [ctx.tensor(inputs[0], target)]
+    return [_cast_value(ctx, node, inputs[0], onnx_dtype(node.attr("to")))]
 
 
 @register(
     "CastLike",
     "math",
-    host=lambda node, inputs: [np.asarray(inputs[0]).astype(_cast_target(node, np.asarray(inputs[1]).dtype))],
+    host=lambda node, inputs: [_cast_value(None, node, inputs[0], np.asarray(inputs[1]).dtype)],
 )
 def _cast_like(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]:
     other = inputs[1]
-    if not is_tensor(other):
-        _cast_target(node, np.asarray(other).dtype)
-    kind = other.kind if is_tensor(other) else kind_of_numpy(np.asarray(other))
-    return [ctx.tensor(inputs[0], kind)]
+    if is_tensor(other):  # only its kind matters: floats follow the run's float dtype
+        return [ctx.tensor(inputs[0], other.kind)]
+    return [_cast_value(ctx, node, inputs[0], np.asarray(other).dtype)]
 
 
 # -- reductions -------------------------------------------------------------------------------------
@@ -370,6 +513,7 @@ _REDUCERS: dict[str, Callable[[Tensor, list[int]], Tensor]] = {
     "ReduceL1": lambda x, d: x.abs().sum_dims(d),
     "ReduceL2": lambda x, d: x.square().sum_dims(d).sqrt(),
     "ReduceLogSumExp": lambda x, d: _logsumexp(x, d),
+    "ReduceLogSum": lambda x, d: x.sum_dims(d).log(),
 }
 _HOST_REDUCERS: dict[str, Callable[..., Any]] = {
     "ReduceSum": np.sum,
@@ -389,6 +533,7 @@ def _logsumexp(x: Tensor, dims: list[int]) -> Tensor:
 _EMPTY_VALUE = {
     "ReduceSum": 0.0, "ReduceSumSquare": 0.0, "ReduceL1": 0.0, "ReduceL2": 0.0, "ReduceProd": 1.0,
     "ReduceMean": math.nan, "ReduceMax": -math.inf, "ReduceMin": math.inf, "ReduceLogSumExp": -math.inf,
+    "ReduceLogSum": -math.inf,
 }
 
 

@@ -206,34 +206,63 @@ def _conv(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]:
     raise OnnxError(f"node {node.name!r} (Conv): {rank}-D convolutions are not supported")
 
 
-@register("ConvTranspose", "nn", "symmetric pads only; output_shape is not supported")
+@register("ConvTranspose", "nn")
 def _conv_transpose(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]:
     x, w = ctx.tensor(inputs[0]), ctx.tensor(inputs[1])
     bias = ctx.tensor(inputs[2]) if _opt(inputs, 2) is not None else None
     kernel = list(w.shape[2:])
     rank = len(kernel)
-    if node.attr("output_shape") is not None or node.attr("auto_pad", "NOTSET") not in (
-        "NOTSET",
-        "",
-        "VALID",
-    ):
-        raise OnnxError(
-            f"node {node.name!r} (ConvTranspose): output_shape and auto_pad SAME are not supported"
-        )
-    strides, dilations, before, after = _spatial(node, x, kernel, transposed=True)
-    if before != after:
-        raise OnnxError(
-            f"node {node.name!r} (ConvTranspose): asymmetric pads {before + after} are not supported"
-        )
+    auto_pad = node.attr("auto_pad", "NOTSET") or "NOTSET"
+    output_shape = node.attr("output_shape")
     out_pad = [int(p) for p in node.attr("output_padding", [0] * rank)]
     group = node.attr("group", 1)
-    if rank == 1:
-        return [conv_transpose1d(x, w, bias, strides[0], before[0], out_pad[0], dilations[0], group)]
-    if rank == 2:
-        return [F.conv_transpose2d(x, w, bias, strides, before, out_pad, dilations, group)]
-    if rank == 3:
-        return [conv_transpose3d(x, w, bias, strides, before, out_pad, dilations, group)]
-    raise OnnxError(f"node {node.name!r} (ConvTranspose): {rank}-D is not supported")
+    if rank not in (1, 2, 3):
+        raise OnnxError(f"node {node.name!r} (ConvTranspose): {rank}-D is not supported")
+    if output_shape is None and auto_pad in ("NOTSET", "VALID"):
+        strides, dilations, before, after = _spatial(node, x, kernel, transposed=True)
+        if before == after:
+            return [_conv_transpose_op(x, w, bias, strides, before, out_pad, dilations, group)]
+        target = None
+    else:
+        strides = [int(v) for v in node.attr("strides", [1] * rank)]
+        dilations = [int(v) for v in node.attr("dilations", [1] * rank)]
+        before = after = [0] * rank
+        target = [int(v) for v in output_shape[-rank:]] if output_shape is not None else None
+    # Asymmetric pads, output_shape or auto_pad SAME: the full result (no pads), then the
+    # window ONNX keeps of it (cropped, or zero-extended past its end), then the bias.
+    full = _conv_transpose_op(x, w, None, strides, [0] * rank, [0] * rank, dilations, group)
+    sizes = [s * (n - 1) + p + (k - 1) * d + 1 for s, n, p, k, d in
+             zip(strides, x.shape[2:], out_pad, kernel, dilations, strict=True)]
+    if auto_pad in ("SAME_UPPER", "SAME_LOWER"):
+        target = target or [n * s for n, s in zip(x.shape[2:], strides, strict=True)]
+        total = [f - t for f, t in zip(sizes, target, strict=True)]
+        low = [t // 2 for t in total]
+        before = low if auto_pad == "SAME_UPPER" else [t - lo for t, lo in zip(total, low, strict=True)]
+    elif target is None:
+        target = [f - b - a for f, b, a in zip(sizes, before, after, strict=True)]
+    out = full
+    for i, (start, size) in enumerate(zip(before, target, strict=True)):
+        d = 2 + i
+        have = out.shape[d]
+        if start < 0 or start + size > have:  # past the computed result: zeros
+            lead, tail = max(0, -start), max(0, start + size - have)
+            out = out.pad([0, 0] * (rank - 1 - i) + [lead, tail], 0.0)
+            start += lead
+        out = out.narrow(d, start, size)
+    if bias is not None:
+        out = out + bias.reshape((1, -1) + (1,) * rank)
+    return [out]
+
+
+def _conv_transpose_op(
+    x: Tensor, w: Tensor, bias: Tensor | None, strides: list[int], pads: list[int],
+    out_pad: list[int], dilations: list[int], group: int,
+) -> Tensor:
+    if len(strides) == 1:
+        return conv_transpose1d(x, w, bias, strides[0], pads[0], out_pad[0], dilations[0], group)
+    if len(strides) == 2:
+        return F.conv_transpose2d(x, w, bias, strides, pads, out_pad, dilations, group)
+    return conv_transpose3d(x, w, bias, strides, pads, out_pad, dilations, group)
 
 
 # -- pooling ----------------------------------------------------------------------------------------
@@ -393,3 +422,57 @@ def _lp_norm(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]:
     norm = x.abs().sum_dim(d) if p == 1 else x.square().sum_dim(d).sqrt()
     # A zero vector stays zero (ONNX), not 0/0 = NaN: its norm is divided as 1.
     return [x / norm.mask_fill(norm.equal(0.0), 1.0)]
+
+
+@register("GroupNormalization", "nn", "stash_type is ignored (statistics in the model's float dtype)")
+def _group_norm(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]:
+    x = ctx.tensor(inputs[0])
+    groups = int(node.attr("num_groups", 0))
+    n, c = x.shape[0], x.shape[1]
+    if groups < 1 or c % groups:
+        raise OnnxError(f"node {node.name!r} (GroupNormalization): {c} channels in {groups} groups")
+    rank = len(x.shape)
+    g = x.reshape((n, groups, -1))
+    mean = g.mean_dim(2)
+    centered = g - mean
+    var = centered.square().mean_dim(2)
+    y = (centered / (var + node.attr("epsilon", 1e-5)).sqrt()).reshape(tuple(x.shape))
+    scale, bias = ctx.tensor(inputs[1]), ctx.tensor(inputs[2])
+    if scale.shape[0] != c:  # opset 18: one scale and bias per group, spread over its channels
+        if scale.shape[0] != groups:
+            raise OnnxError(
+                f"node {node.name!r} (GroupNormalization): scale of size {scale.shape[0]} for {c} "
+                f"channels in {groups} groups"
+            )
+        scale = scale.reshape((groups, 1)).expand((groups, c // groups)).reshape((c,))
+        bias = bias.reshape((groups, 1)).expand((groups, c // groups)).reshape((c,))
+    return [y * _channel(scale, rank) + _channel(bias, rank)]
+
+
+@register("LRN", "nn")
+def _lrn(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]:
+    x = ctx.tensor(inputs[0])
+    size = int(node.attr("size", 0))
+    if len(x.shape) < 3 or size < 1:
+        raise OnnxError(
+            f"node {node.name!r} (LRN): needs rank >= 3 and size >= 1, got {list(x.shape)}, {size}"
+        )
+    rank, c = len(x.shape), x.shape[1]
+    before, after = (size - 1) // 2, size - 1 - (size - 1) // 2
+    # The sum of squares over the channel window [c - before, c + after], zeros past the edges.
+    sq = x.square().pad([0, 0] * (rank - 2) + [before, after], 0.0)
+    total = sq.narrow(1, 0, c)
+    for k in range(1, size):
+        total = total + sq.narrow(1, k, c)
+    scale = total * (node.attr("alpha", 1e-4) / size) + node.attr("bias", 1.0)
+    return [x / scale.powf_scalar(node.attr("beta", 0.75))]
+
+
+@register("MeanVarianceNormalization", "nn")
+def _mvn(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]:
+    x = ctx.tensor(inputs[0])
+    dims = sorted({norm_axis(a, len(x.shape), node) for a in node.attr("axes", [0, 2, 3])})
+    mean = x.mean_dims(dims)
+    # ONNX's definition: sqrt(E[x^2] - E[x]^2), then 1e-9 added to the deviation
+    std = (x.square().mean_dims(dims) - mean.square()).clamp_min(0.0).sqrt()
+    return [(x - mean) / (std + 1e-9)]

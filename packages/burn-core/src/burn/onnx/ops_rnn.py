@@ -220,3 +220,33 @@ def _gru(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]:
         ys.append(Tensor.stack([o for o in out if o is not None], 0))
         hs.append(h)
     return _outputs(node, ys, [hs])[: max(1, len(node.outputs))]
+
+
+@register("RNN", "recurrent", "clip and packed sequence_lens are not supported")
+def _rnn(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]:
+    from burn.tensor.tensor import Tensor
+
+    x = _layout_in(node, ctx.tensor(inputs[0]))
+    seq, batch = x.shape[0], x.shape[1]
+    fns = _check(node, ctx, inputs, ["Tanh"], seq)
+    w, r = ctx.tensor(inputs[1]), ctx.tensor(inputs[2])
+    hidden = node.attr("hidden_size") or r.shape[-1]
+    b = ctx.tensor(inputs[3]) if _opt(inputs, 3) is not None else None
+    ys: list[Tensor] = []
+    hs: list[Tensor] = []
+    for d, reverse in enumerate(_directions(node)):
+        f = fns[d]
+        wd, rd = w.narrow(0, d, 1).squeeze(0), r.narrow(0, d, 1).squeeze(0)  # [H, I], [H, H]
+        xw = matmul(x, wd.transpose())  # every step's input projection at once: [seq, batch, H]
+        if b is not None:
+            bd = b.narrow(0, d, 1).reshape((2, hidden))
+            xw = xw + (bd.narrow(0, 0, 1) + bd.narrow(0, 1, 1))
+        h = _initial(ctx, node, inputs, 5, d, batch, hidden, x)
+        rt = rd.transpose()
+        out: list[Tensor | None] = [None] * seq
+        for t in range(seq - 1, -1, -1) if reverse else range(seq):
+            h = f(xw.narrow(0, t, 1).squeeze(0) + h.matmul(rt))
+            out[t] = h
+        ys.append(Tensor.stack([o for o in out if o is not None], 0))
+        hs.append(h)
+    return _outputs(node, ys, [hs])[: max(1, len(node.outputs))]

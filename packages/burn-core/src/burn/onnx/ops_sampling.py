@@ -269,3 +269,32 @@ def _resize_axis(
         mask = ctx.tensor(outside).reshape((1,) * axis + (out,) + after).expand(tuple(y.shape))
         y = y.mask_fill(mask, extrapolation)
     return y
+
+
+def _grid_axis(size: int, align_corners: bool) -> np.ndarray:
+    """The normalized coordinates of `size` points along one axis, in [-1, 1]: the corner
+    pixels' centers at -1 and 1 (`align_corners`), else the corners of the edge pixels."""
+    if align_corners:
+        return np.linspace(-1.0, 1.0, size) if size > 1 else np.zeros(1)
+    return (2.0 * np.arange(size) + 1.0) / size - 1.0
+
+
+@register("AffineGrid", "nn")
+def _affine_grid(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]:
+    theta = ctx.tensor(inputs[0], Float)
+    size = ints(inputs[1])
+    spatial = size[2:]
+    k = len(spatial)
+    if k not in (2, 3) or tuple(theta.shape) != (size[0], k, k + 1):
+        raise OnnxError(
+            f"node {node.name!r} (AffineGrid): theta {list(theta.shape)} does not fit size {size} "
+            "(2-D: theta [N, 2, 3] and size [N, C, H, W]; 3-D: [N, 3, 4] and [N, C, D, H, W])"
+        )
+    align = bool(node.attr("align_corners", 0))
+    # Homogeneous coordinates (x, y[, z], 1) of every output point, x varying fastest.
+    axes = [_grid_axis(n, align) for n in reversed(spatial)]  # x (width) first
+    mesh = np.meshgrid(*axes[::-1], indexing="ij")[::-1]  # in (D, H, W) layout, listed x first
+    base = np.stack([m.reshape(-1) for m in mesh] + [np.ones(mesh[0].size)], 1)  # [points, k + 1]
+    points = ctx.tensor(base).unsqueeze_dim(0).expand((size[0], base.shape[0], k + 1))
+    grid = points.matmul(theta.swap_dims(1, 2))  # [N, points, k]
+    return [grid.reshape((size[0], *spatial, k))]

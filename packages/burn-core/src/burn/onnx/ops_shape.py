@@ -295,11 +295,29 @@ def _gather_elements(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Valu
     return [x.gather(d, idx)]
 
 
-@register("GatherND", "index", "batch_dims > 0 is not supported")
+@register("GatherND", "index")
 def _gather_nd(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]:
-    if node.attr("batch_dims", 0):
-        raise OnnxError(f"node {node.name!r} (GatherND): batch_dims > 0 is not supported")
-    return [ctx.tensor(inputs[0]).gather_nd(ctx.tensor(inputs[1], Int))]
+    from burn.tensor.tensor import Tensor
+
+    data, index = ctx.tensor(inputs[0]), ctx.tensor(inputs[1], Int)
+    b = int(node.attr("batch_dims", 0))
+    if b == 0:
+        return [data.gather_nd(index)]
+    batch = tuple(data.shape[:b])
+    if b >= min(len(data.shape), len(index.shape)) or tuple(index.shape[:b]) != batch:
+        raise OnnxError(
+            f"node {node.name!r} (GatherND): batch_dims={b} needs data and indices sharing their first {b} "
+            f"dims, got {list(data.shape)} and {list(index.shape)}"
+        )
+    # The batch dims flattened into one, whose position becomes each index tuple's first coordinate.
+    n = math.prod(batch)
+    middle = tuple(index.shape[b:-1])
+    flat_data = data.reshape((n, *data.shape[b:]))
+    flat_index = index.reshape((n, *middle, index.shape[-1]))
+    rows = np.broadcast_to(np.arange(n).reshape((n,) + (1,) * (len(middle) + 1)), (n, *middle, 1))
+    coords = Tensor.cat([ctx.tensor(np.ascontiguousarray(rows), Int), flat_index], -1)
+    out = flat_data.gather_nd(coords)
+    return [out.reshape((*batch, *tuple(out.shape[1:])))]
 
 
 _SCATTER_REDUCTIONS = {"none": "assign", "add": "add", "mul": "mul", "max": "max", "min": "min"}
@@ -364,7 +382,7 @@ def _trilu(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]:
     return [x.triu(k) if node.attr("upper", 1) else x.tril(k)]
 
 
-@register("Pad", "shape", "modes constant, reflect, edge; negative pads are not supported")
+@register("Pad", "shape", "modes constant, reflect, edge, wrap; negative pads are not supported")
 def _pad(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]:
     x = ctx.tensor(inputs[0])
     rank = len(x.shape)
@@ -373,11 +391,19 @@ def _pad(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]:
     axes = ints(inputs[3]) if _opt(inputs, 3) is not None else list(range(rank))
     axes = [norm_axis(a, rank, node) for a in axes]
     mode = node.attr("mode", "constant")
-    if mode not in ("constant", "reflect", "edge") or any(p < 0 for p in pads):
+    if mode not in ("constant", "reflect", "edge", "wrap") or any(p < 0 for p in pads):
         raise OnnxError(f"node {node.name!r} (Pad): mode {mode!r} with pads {pads} is not supported")
     before, after = [0] * rank, [0] * rank
     for i, a in enumerate(axes):
         before[a], after[a] = pads[i], pads[i + len(axes)]
+    if mode == "wrap":  # periodic: position p reads p mod n (pads may exceed the dim)
+        for d in range(rank):
+            n = x.shape[d]
+            if before[d] or after[d]:
+                if n == 0:
+                    raise OnnxError(f"node {node.name!r} (Pad): mode 'wrap' on an empty axis {d}")
+                x = x.select(d, [int(i) % n for i in range(-before[d], n + after[d])])
+        return [x]
     pairs: list[int] = []
     for d in range(rank - 1, -1, -1):
         pairs += [before[d], after[d]]

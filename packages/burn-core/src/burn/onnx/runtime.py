@@ -12,7 +12,7 @@ op gets its host inputs as tensors.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from burn.backend.base import Backend
     from burn.backend.device import Device
     from burn.foundations.dtype import DType
-    from burn.onnx.graph import Node
+    from burn.onnx.graph import Body, Node
     from burn.tensor.tensor import Tensor
 
 Value = Any  # a burn.Tensor, a NumPy array, or None for an omitted optional input (the ops check)
@@ -36,9 +36,11 @@ def is_tensor(value: Value) -> bool:
 
 
 def kind_of_numpy(array: np.ndarray) -> Kind:
+    from burn.onnx.narrow_dtypes import is_narrow, is_narrow_integer
+
     if array.dtype == np.bool_:
         return Bool
-    if np.issubdtype(array.dtype, np.integer):
+    if np.issubdtype(array.dtype, np.integer) or is_narrow(array.dtype) and is_narrow_integer(array.dtype):
         return Int
     return Float
 
@@ -61,12 +63,17 @@ class Ctx:
         self.cache = cache if cache is not None else {}
         # The graph's constants by identity: their device copies are cached.
         self.constant_ids = frozenset(id(v) for v in (constants or {}).values())
+        # The values of the graph being run (a subgraph sees them), and how to run a subgraph
+        # (`OnnxModel` sets both: the control-flow ops use them).
+        self.scope: dict[str, Any] = {}
+        self.run_body: Callable[[Body, Mapping[str, Any]], list[Any]] | None = None
 
     # -- host -> tensor ---------------------------------------------------------------------------
     def tensor(self, value: Value, kind: Kind | None = None) -> Tensor:
         """`value` as a tensor of this run's backend (host arrays are converted: floats to the
         run's float dtype, integers to Int, booleans to Bool; `kind` forces one). The device
         copies of the graph's constants are cached."""
+        from burn.onnx.narrow_dtypes import is_narrow, widen
         from burn.tensor.tensor import Tensor
 
         if is_tensor(value):
@@ -75,6 +82,8 @@ class Ctx:
             return self.convert(value, kind)
         array = np.asarray(value)
         k = kind if kind is not None else kind_of_numpy(array)
+        if is_narrow(array.dtype):
+            array = widen(array)  # float8, int4...: exact in float32 / int64
         key = None
         if id(value) in self.constant_ids:
             key = (id(self.backend), self.device, self.float_dtype, id(value), k)
