@@ -193,9 +193,12 @@ def export(torch: Any, spec: ModelSpec, batch: int, *, training: bool = False) -
     for source in ("models.py", "mobilenet.py"):  # the constructors: edit them, export anew
         key += (Path(__file__).parent / source).read_text()
     digest = hashlib.sha1(key.encode()).hexdigest()[:12]
-    path = cache_dir() / f"{spec.name}-b{batch}-{'train' if training else 'infer'}-{digest}.onnx"
+    stem = f"{spec.name}-b{batch}-{'train' if training else 'infer'}"
+    path = cache_dir() / f"{stem}-{digest}.onnx"
     if path.exists():
         return path
+    for stale in cache_dir().glob(f"{stem}-*.onnx"):  # exports of older code (ViT-base: 346 MB)
+        stale.unlink(missing_ok=True)
     model = build_torch(torch, spec)
     kw: dict[str, Any] = {}
     if training:
