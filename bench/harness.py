@@ -165,27 +165,35 @@ class Row:
 
 @dataclass
 class Table:
-    """A titled table; `labels` names the three contender columns (default burn, torch, numpy)."""
+    """A titled table; `labels` names the contender columns (default burn, torch, numpy), in the
+    order of a row's `burn`, `torch`, `numpy` fields; two labels leave the third out."""
 
     title: str
     rows: list[Row]
-    labels: tuple[str, str, str] = ("burn", "torch", "numpy")
+    labels: tuple[str, ...] = ("burn", "torch", "numpy")
     notes: list[str] = field(default_factory=list)
 
     def markdown(self) -> str:
-        a, b, c = self.labels
         unit = self.rows[0].unit if self.rows else "us"
-        lines = [
-            f"### {self.title}",
-            "",
-            f"| case | {a} ({unit}) | {b} ({unit}) | {c} ({unit}) | {a}/{b} | {a}/{c} |",
-            "|---|---:|---:|---:|---:|---:|",
-        ]
-        for r in self.rows:
-            lines.append(
-                f"| {r.case} | {r.scaled(r.burn)} | {r.scaled(r.torch)} | {r.scaled(r.numpy)} "
-                f"| {r.ratio_torch} | {r.ratio_numpy} |"
-            )
+        if len(self.labels) == 2:  # two contenders: the third column and its ratio are left out
+            a, b = self.labels
+            head = f"| case | {a} ({unit}) | {b} ({unit}) | {a}/{b} |"
+            lines = [f"### {self.title}", "", head, "|---|---:|---:|---:|"]
+            for r in self.rows:
+                lines.append(f"| {r.case} | {r.scaled(r.burn)} | {r.scaled(r.torch)} | {r.ratio_torch} |")
+        else:
+            a, b, c = self.labels
+            lines = [
+                f"### {self.title}",
+                "",
+                f"| case | {a} ({unit}) | {b} ({unit}) | {c} ({unit}) | {a}/{b} | {a}/{c} |",
+                "|---|---:|---:|---:|---:|---:|",
+            ]
+            for r in self.rows:
+                lines.append(
+                    f"| {r.case} | {r.scaled(r.burn)} | {r.scaled(r.torch)} | {r.scaled(r.numpy)} "
+                    f"| {r.ratio_torch} | {r.ratio_numpy} |"
+                )
         if self.notes:
             lines.append("")
             lines.extend(f"- {note}" for note in self.notes)

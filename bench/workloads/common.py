@@ -44,12 +44,19 @@ def torch_adam(torch: Any, params: Any) -> Any:
 
 
 def burn_trained(
-    backend: Any, model: Any, x_np: np.ndarray, y_np: np.ndarray, loss_fn: Any = None,
+    backend: Any,
+    model: Any,
+    x_np: np.ndarray,
+    y_np: np.ndarray,
+    loss_fn: Any = None,
+    optimizer: Any = None,
+    lr: float = LR,
     autocast: str | None = None,
 ) -> Workload:
     """burn: `model` trained on one batch with `loss_fn` (default `CrossEntropyLoss`) and
-    `AdamConfig().init()` with the shared hyperparameters; with `autocast` (``"bfloat16"``...),
-    forward and loss run under `burn.amp.autocast` (params and Adam stay float32)."""
+    `optimizer` at `lr` (default `AdamConfig().init()` with the shared hyperparameters); with
+    `autocast` (``"bfloat16"``...), forward and loss run under `burn.amp.autocast` (params and
+    the optimizer stay float32)."""
     from contextlib import nullcontext
 
     from burn import Tensor, amp, nn, optim
@@ -59,7 +66,7 @@ def burn_trained(
     x = Tensor.from_data(x_np, device=device)
     y = Tensor.from_data(y_np, device=device)
     loss_fn = loss_fn or nn.CrossEntropyLossConfig().init()
-    optimizer = optim.AdamConfig(beta_1=BETA_1, beta_2=BETA_2, epsilon=EPS).init()
+    optimizer = optimizer or optim.AdamConfig(beta_1=BETA_1, beta_2=BETA_2, epsilon=EPS).init()
 
     region: Any = nullcontext() if autocast is None else amp.autocast(autocast)
 
@@ -70,28 +77,35 @@ def burn_trained(
         return optim.GradientsParams.from_grads(loss.backward(), current)
 
     def step() -> None:
-        state[0] = optimizer.step(LR, state[0], grads())
+        state[0] = optimizer.step(lr, state[0], grads())
 
     return Workload(step, grads, lambda: float(loss_fn(state[0](x), y).item()), lambda: state[0])
 
 
 def torch_trained(
-    torch: Any, model: Any, x_np: np.ndarray, y_np: np.ndarray, device: str = "cpu", loss_fn: Any = None,
+    torch: Any,
+    model: Any,
+    x_np: np.ndarray,
+    y_np: np.ndarray,
+    device: str = "cpu",
+    loss_fn: Any = None,
+    make_optimizer: Callable[[Any], Any] | None = None,
     autocast: str | None = None,
 ) -> Workload:
     """PyTorch eager: `model` trained on one batch with `loss_fn` (default `F.cross_entropy`) and
-    `torch.optim.Adam` with the shared hyperparameters; with `autocast`, forward and loss run
-    under ``torch.autocast(device, dtype)``."""
+    ``make_optimizer(params)`` (default `torch.optim.Adam` with the shared hyperparameters); with
+    `autocast`, forward and loss run under ``torch.autocast(device, dtype)``."""
     from contextlib import nullcontext
 
     def region() -> Any:
         if autocast is None:
             return nullcontext()
         return torch.autocast(device.split(":")[0], dtype=getattr(torch, autocast))
+
     loss_fn = loss_fn or torch.nn.functional.cross_entropy
     model = model.to(device)
     x, y = torch.from_numpy(x_np.copy()).to(device), torch.from_numpy(y_np.copy()).to(device)
-    optimizer = torch_adam(torch, model.parameters())
+    optimizer = (make_optimizer or (lambda params: torch_adam(torch, params)))(model.parameters())
 
     def fwd_bwd() -> None:
         optimizer.zero_grad(set_to_none=True)
