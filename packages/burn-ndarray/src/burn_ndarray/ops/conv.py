@@ -45,7 +45,7 @@ from burn.backend.xp.conv import XpConvOps, check_groups
 from burn.backend.xp.windows import out_size as axis_out_size  # one axis, 0 when empty (conv2d)
 from burn.errors import ShapeError
 from burn_ndarray import kernels
-from burn_ndarray.ops import winograd
+from burn_ndarray.ops import grouped, winograd
 from burn_ndarray.ops.windows import Pair, col2im, pad, windows, work_dtype
 
 Array = Any
@@ -166,6 +166,9 @@ def conv2d(
     ow = axis_out_size(w, kw, stride[1], padding[1], dilation[1])
     if dtype == np.float32 and winograd.applies(x, weight.shape, stride, padding, dilation, groups):
         return winograd.conv(_nhwc(x), weight, bias, padding).transpose(0, 3, 1, 2)
+    if grouped.applies(dtype, groups, cg, n * o * oh * ow):
+        out = grouped.conv(_nhwc(x.astype(dtype, copy=False)), weight, bias, stride, padding, dilation, (oh, ow))
+        return out.transpose(0, 3, 1, 2).astype(np.result_type(x, weight), copy=False)
     padded = _pad_nhwc(_nhwc(x.astype(dtype, copy=False)), padding)
     cols = _columns(padded, (kh, kw), (oh, ow), stride, dilation, groups)
     out = _ungroup(gemm(cols, _weight_matrix(weight, groups, dtype).transpose(0, 2, 1)))
@@ -206,6 +209,11 @@ def conv2d_x_backward(
         if winograd.applies(x, weight.shape, stride, padding, dilation, groups):
             grad = winograd.x_grad(_nhwc(output_grad), weight, padding).transpose(0, 3, 1, 2)
             return grad.astype(x.dtype, copy=False)
+    if grouped.applies(dtype, groups, cg, output_grad.size):
+        grad = grouped.x_grad(
+            _nhwc(output_grad.astype(dtype, copy=False)), weight, (h, w, c), stride, padding, dilation
+        )
+        return grad.transpose(0, 3, 1, 2).astype(x.dtype, copy=False)
     grads = _by_group(_nhwc(output_grad.astype(dtype, copy=False)).reshape(n * oh * ow, o), groups)
     # One [O/G, C/G] matrix per tap and group: the product lands as [G, KH*KW, N*L, C/G], so each
     # tap's columns are one contiguous slab for the col2im below (one GEMM into [N*L, taps, C/G]
@@ -229,6 +237,9 @@ def weight_grad(
     dtype = work_dtype(inp, out_grad)
     if dtype == np.float32 and winograd.applies(inp, (o, c, *kernel), stride, padding, dilation, groups):
         return winograd.weight_grad(_nhwc(inp), _nhwc(out_grad), padding)
+    if grouped.applies(dtype, groups, c // groups, out_grad.size):
+        x, grads = _nhwc(inp.astype(dtype, copy=False)), _nhwc(out_grad.astype(dtype, copy=False))
+        return grouped.weight_grad(x, grads, kernel, c // groups, stride, padding, dilation)
     padded = _pad_nhwc(_nhwc(inp.astype(dtype, copy=False)), padding)
     cols = _columns(padded, kernel, (oh, ow), stride, dilation, groups)
     grads = _by_group(_nhwc(out_grad.astype(dtype, copy=False)).reshape(n * oh * ow, o), groups)
