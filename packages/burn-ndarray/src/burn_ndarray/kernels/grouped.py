@@ -30,140 +30,114 @@ Array = Any
 
 
 @jit
-def span(out_size: int, in_size: int, offset: int, stride: int) -> tuple[int, int]:
-    """The output positions ``p`` in ``[lo, hi)`` whose source ``p * stride + offset`` lies in
-    ``[0, in_size)``."""
-    lo = 0 if offset >= 0 else (-offset + stride - 1) // stride
-    hi = (in_size - offset + stride - 1) // stride if in_size > offset else 0
-    return lo, max(lo, min(hi, out_size))
-
-
-@jit
 def forward_rows(
     lo: int, hi: int, x: Array, wt: Array, bias: Array | None, out: Array,
     sh: int, sw: int, ph: int, pw: int, dh: int, dw: int,
 ) -> None:  # fmt: skip
     """Output rows ``r = n * OH + oh`` in ``[lo, hi)``: ``out[n, oh]`` (``[OW, O]``) = bias + the
-    sum over taps and the group's input channels."""
-    _, height, width, channels = x.shape
-    kernel_h, kernel_w, cg, o_total = wt.shape
+    sum over taps and the group's input channels of the expanded input `x` (``[N, H, W, C/G, O]``)."""
+    _, height, width, cg, o_total = x.shape
+    kernel_h, kernel_w = wt.shape[:2]
     _, out_h, out_w, _ = out.shape
-    og = o_total // (channels // cg)
     for r in range(lo, hi):
         n, oh = r // out_h, r % out_h
-        orow = out[n, oh]
-        if bias is None:
-            orow[:] = 0
-        else:
-            for ow in range(out_w):
-                dst = orow[ow]
+        for ow in range(out_w):
+            dst = out[n, oh, ow]
+            if bias is None:
+                dst[:] = 0
+            else:
                 for o in range(o_total):
                     dst[o] = bias[o]
-        for kh in range(kernel_h):
-            ih = oh * sh - ph + kh * dh
-            if ih < 0 or ih >= height:
-                continue
-            xrow = x[n, ih]
-            for kw in range(kernel_w):
-                offset = kw * dw - pw
-                first, last = span(out_w, width, offset, sw)
-                if cg == 1 and og == 1:
-                    wv = wt[kh, kw, 0]
-                    for ow in range(first, last):
-                        src, dst = xrow[ow * sw + offset], orow[ow]
+            for kh in range(kernel_h):
+                ih = oh * sh - ph + kh * dh
+                if ih < 0 or ih >= height:
+                    continue
+                for kw in range(kernel_w):
+                    iw = ow * sw - pw + kw * dw
+                    if iw < 0 or iw >= width:
+                        continue
+                    src = x[n, ih, iw]
+                    for i in range(cg):
+                        xv, wv = src[i], wt[kh, kw, i]
                         for o in range(o_total):
-                            dst[o] += src[o] * wv[o]
-                else:
-                    for ow in range(first, last):
-                        src, dst = xrow[ow * sw + offset], orow[ow]
-                        for i in range(cg):
-                            wv = wt[kh, kw, i]
-                            for g in range(channels // cg):
-                                value = src[g * cg + i]
-                                for j in range(g * og, g * og + og):
-                                    dst[j] += value * wv[j]
+                            dst[o] += xv[o] * wv[o]
 
 
 @jit
 def x_grad_rows(
-    lo: int, hi: int, grad: Array, wt: Array, dx: Array,
+    lo: int, hi: int, grad: Array, wt: Array, dx: Array, acc: Array,
     sh: int, sw: int, ph: int, pw: int, dh: int, dw: int,
 ) -> None:  # fmt: skip
-    """Input-gradient rows ``r = n * H + ih`` in ``[lo, hi)``: ``dx[n, ih]`` (``[W, C]``) = the
-    sum, over the taps that read row ``ih``, of the output gradient times the tap's weights."""
+    """Input-gradient rows ``r = n * H + ih`` in ``[lo, hi)`` of `dx` (``[N, H, W, C]``): at each
+    position, the output gradient times the weights of every tap that read it, summed in `acc`
+    (``[C/G, O]``, this thread's) and then over each group's output channels."""
     _, height, width, channels = dx.shape
     kernel_h, kernel_w, cg, o_total = wt.shape
     _, out_h, out_w, _ = grad.shape
     og = o_total // (channels // cg)
     for r in range(lo, hi):
         n, ih = r // height, r % height
-        drow = dx[n, ih]
-        drow[:] = 0
-        for kh in range(kernel_h):
-            num = ih + ph - kh * dh
-            if num < 0 or num % sh != 0 or num // sh >= out_h:
-                continue
-            grow = grad[n, num // sh]
-            for kw in range(kernel_w):
-                offset = kw * dw - pw
-                first, last = span(out_w, width, offset, sw)
-                if cg == 1 and og == 1:
-                    wv = wt[kh, kw, 0]
-                    for ow in range(first, last):
-                        src, dst = grow[ow], drow[ow * sw + offset]
-                        for c in range(channels):
-                            dst[c] += src[c] * wv[c]
-                else:
-                    for ow in range(first, last):
-                        src, dst = grow[ow], drow[ow * sw + offset]
-                        for i in range(cg):
-                            wv = wt[kh, kw, i]
-                            for g in range(channels // cg):
-                                total = dst[g * cg + i]
-                                for j in range(g * og, g * og + og):
-                                    total += src[j] * wv[j]
-                                dst[g * cg + i] = total
+        for iw in range(width):
+            acc[:] = 0
+            for kh in range(kernel_h):
+                num_h = ih + ph - kh * dh
+                if num_h < 0 or num_h % sh != 0 or num_h // sh >= out_h:
+                    continue
+                grow = grad[n, num_h // sh]
+                for kw in range(kernel_w):
+                    num_w = iw + pw - kw * dw
+                    if num_w < 0 or num_w % sw != 0 or num_w // sw >= out_w:
+                        continue
+                    src = grow[num_w // sw]
+                    for i in range(cg):
+                        wv, dst = wt[kh, kw, i], acc[i]
+                        for o in range(o_total):
+                            dst[o] += src[o] * wv[o]
+            dst = dx[n, ih, iw]
+            if og == 1 and cg == 1:
+                for c in range(channels):
+                    dst[c] = acc[0, c]
+            else:
+                for g in range(channels // cg):
+                    for i in range(cg):
+                        total = acc[i, g * og]
+                        for j in range(g * og + 1, g * og + og):
+                            total += acc[i, j]
+                        dst[g * cg + i] = total
 
 
 @jit
 def weight_grad_rows(
-    lo: int, hi: int, x: Array, grad: Array, acc: Array, row_acc: Array,
+    lo: int, hi: int, x: Array, grad: Array, sums: Array,
     sh: int, sw: int, ph: int, pw: int, dh: int, dw: int,
 ) -> None:  # fmt: skip
-    """``acc`` (``[KH, KW, C/G, O]``, zeroed here) = the weight gradient of output rows
-    ``r = n * OH + oh`` in ``[lo, hi)``; each row is summed in `row_acc` (same shape) first."""
-    _, height, width, channels = x.shape
-    kernel_h, kernel_w, cg, o_total = acc.shape
+    """``sums[0]`` (``[KH, KW, C/G, O]``, zeroed here) = the weight gradient of output rows
+    ``r = n * OH + oh`` in ``[lo, hi)`` from the expanded input `x` (``[N, H, W, C/G, O]``); each
+    row is summed in ``sums[1]`` first."""
+    acc, row_acc = sums[0], sums[1]
+    _, height, width, cg, o_total = x.shape
+    kernel_h, kernel_w = acc.shape[:2]
     _, out_h, out_w, _ = grad.shape
-    og = o_total // (channels // cg)
     acc[:] = 0
     for r in range(lo, hi):
         n, oh = r // out_h, r % out_h
         grow = grad[n, oh]
         row_acc[:] = 0
-        for kh in range(kernel_h):
-            ih = oh * sh - ph + kh * dh
-            if ih < 0 or ih >= height:
-                continue
-            xrow = x[n, ih]
-            for kw in range(kernel_w):
-                offset = kw * dw - pw
-                first, last = span(out_w, width, offset, sw)
-                if cg == 1 and og == 1:
-                    dst = row_acc[kh, kw, 0]
-                    for ow in range(first, last):
-                        src, gv = xrow[ow * sw + offset], grow[ow]
+        for ow in range(out_w):
+            gv = grow[ow]
+            for kh in range(kernel_h):
+                ih = oh * sh - ph + kh * dh
+                if ih < 0 or ih >= height:
+                    continue
+                for kw in range(kernel_w):
+                    iw = ow * sw - pw + kw * dw
+                    if iw < 0 or iw >= width:
+                        continue
+                    src = x[n, ih, iw]
+                    for i in range(cg):
+                        xv, dst = src[i], row_acc[kh, kw, i]
                         for o in range(o_total):
-                            dst[o] += src[o] * gv[o]
-                else:
-                    for ow in range(first, last):
-                        src, gv = xrow[ow * sw + offset], grow[ow]
-                        for i in range(cg):
-                            dst = row_acc[kh, kw, i]
-                            for g in range(channels // cg):
-                                value = src[g * cg + i]
-                                for j in range(g * og, g * og + og):
-                                    dst[j] += value * gv[j]
+                            dst[o] += xv[o] * gv[o]
         flat, row_flat = acc.reshape(-1), row_acc.reshape(-1)
         for k in range(flat.shape[0]):
             flat[k] += row_flat[k]
@@ -178,17 +152,18 @@ def forward_parallel(parts: int, x: Array, wt: Array, bias: Array | None, out: A
 
 
 @jit_parallel
-def x_grad_parallel(parts: int, grad: Array, wt: Array, dx: Array, *sizes: int) -> None:
+def x_grad_parallel(parts: int, grad: Array, wt: Array, dx: Array, acc: Array, *sizes: int) -> None:
+    """`x_grad_rows` of chunk ``c`` with ``acc[c]`` (``[parts, C/G, O]``)."""
     rows = dx.shape[0] * dx.shape[1]
     for c in prange(parts):
         lo, hi = bounds(rows, c, parts)
-        x_grad_rows(lo, hi, grad, wt, dx, *sizes)
+        x_grad_rows(lo, hi, grad, wt, dx, acc[c], *sizes)
 
 
 @jit_parallel
-def weight_grad_parallel(parts: int, x: Array, grad: Array, acc: Array, row_acc: Array, *sizes: int) -> None:
-    """`weight_grad_rows` of chunk ``c`` into ``acc[c]`` (``[parts, KH, KW, C/G, O]``)."""
+def weight_grad_parallel(parts: int, x: Array, grad: Array, sums: Array, *sizes: int) -> None:
+    """`weight_grad_rows` of chunk ``c`` into ``sums[c]`` (``[parts, 2, KH, KW, C/G, O]``)."""
     rows = grad.shape[0] * grad.shape[1]
     for c in prange(parts):
         lo, hi = bounds(rows, c, parts)
-        weight_grad_rows(lo, hi, x, grad, acc[c], row_acc[c], *sizes)
+        weight_grad_rows(lo, hi, x, grad, sums[c], *sizes)

@@ -29,7 +29,7 @@ from burn_ndarray.runtime import split, tbb, threads
 Array = Any
 
 # Input channels per group up to which a grouped convolution runs here (measured: bench/conv_depthwise.py).
-MAX_GROUP_CHANNELS = 16
+MAX_GROUP_CHANNELS = 8
 # Multiply-adds a thread must get before rows are split: on the TBB pool (hot workers, a hand-off
 # of microseconds) and on the Python pool (a sleeping thread's wake-up, 20-100 us).
 NATIVE_WORK_PER_THREAD = 1 << 16
@@ -63,12 +63,44 @@ def _taps(weight: np.ndarray, dtype: np.dtype) -> np.ndarray:
     return np.ascontiguousarray(weight.astype(dtype, copy=False).transpose(2, 3, 1, 0))
 
 
+def _expand(x: np.ndarray, groups: int, out_channels: int) -> np.ndarray:
+    """Channels-last `x` ``[N, H, W, C]`` as ``[N, H, W, C/G, O]``: input channel ``i`` of each
+    group under each of the group's output channels, so that the kernels' innermost loop runs
+    over all output channels contiguously (a view for depthwise with one output per channel)."""
+    n, h, w, c = x.shape
+    cg, og = c // groups, out_channels // groups
+    x = np.ascontiguousarray(x)
+    if cg == 1 and og == 1:
+        return x.reshape(n, h, w, 1, c)
+    by_group = x.reshape(n, h, w, groups, cg).transpose(0, 1, 2, 4, 3)[..., None]
+    wide = np.broadcast_to(by_group, (n, h, w, cg, groups, og))
+    return np.ascontiguousarray(wide).reshape(n, h, w, cg, out_channels)
+
+
 def _parts(rows: int, work: int) -> int:
     return min(rows, split.compiled_parts(work, WORK_PER_THREAD, NATIVE_WORK_PER_THREAD))
 
 
 def _sizes(stride: Pair, padding: Pair, dilation: Pair) -> tuple[int, ...]:
     return (*stride, *padding, *dilation)
+
+
+def _run(
+    serial: Any, parallel: Any, rows: int, parts: int, arrays: tuple[np.ndarray, ...], scratch: np.ndarray,
+    sizes: tuple[int, ...],
+) -> None:  # fmt: skip
+    """``serial(lo, hi, *arrays, scratch[c], *sizes)`` over `parts` chunks ``c`` of ``range(rows)``
+    (`run_ranges` with a scratch buffer, or a partial sum, of each chunk's own): one launch of
+    `parallel` on the TBB pool when it runs, else the Python pool, or one call here."""
+    if parts > 1 and tbb.ready():
+        parallel(parts, *arrays, scratch, *sizes)
+        return
+    chunks = threads.split(rows, parts)
+
+    def run(chunk: slice) -> None:
+        serial(chunk.start, chunk.stop, *arrays, scratch[chunks.index(chunk)], *sizes)
+
+    threads.run(run, chunks)
 
 
 def conv(
@@ -94,7 +126,7 @@ def conv(
     rows = n * out[0]
     parts = _parts(rows, result.size * kh * kw * cg)
     split.run_ranges(k.forward_rows, k.forward_parallel, rows, parts,
-                     np.ascontiguousarray(x), _taps(weight, x.dtype), b, result,
+                     _expand(x, c // cg, o), _taps(weight, x.dtype), b, result,
                      *_sizes(stride, padding, dilation))  # fmt: skip
     return result
 
@@ -105,15 +137,15 @@ def x_grad(
 ) -> np.ndarray:  # fmt: skip
     """The input gradient ``[N, H, W, C]`` (`size` is ``(H, W, C)``) of `conv` from its
     channels-last output gradient ``[N, OH, OW, O]`` in the work dtype."""
-    n, _, out_w, o = output_grad.shape
+    n, _, _, o = output_grad.shape
     _, cg, kh, kw = weight.shape
     dx = np.empty((n, *size), dtype=output_grad.dtype)
-    k = _kernels()
     rows = n * size[0]
     parts = _parts(rows, output_grad.size * kh * kw * cg)
-    split.run_ranges(k.x_grad_rows, k.x_grad_parallel, rows, parts,
-                     np.ascontiguousarray(output_grad), _taps(weight, output_grad.dtype), dx,
-                     *_sizes(stride, padding, dilation))  # fmt: skip
+    acc = np.empty((parts, cg, o), dtype=output_grad.dtype)
+    _run(_kernels().x_grad_rows, _kernels().x_grad_parallel, rows, parts,
+         (np.ascontiguousarray(output_grad), _taps(weight, output_grad.dtype), dx), acc,
+         _sizes(stride, padding, dilation))  # fmt: skip
     return dx
 
 
@@ -129,20 +161,9 @@ def weight_grad(
     n, out_h, _, o = output_grad.shape
     rows = n * out_h
     parts = _parts(rows, output_grad.size * kernel[0] * kernel[1] * group_channels)
-    acc = np.empty((parts, *kernel, group_channels, o), dtype=output_grad.dtype)
-    row_acc = np.empty_like(acc)
-    k = _kernels()
-    x, output_grad = np.ascontiguousarray(x), np.ascontiguousarray(output_grad)
-    sizes = _sizes(stride, padding, dilation)
-    if parts > 1 and tbb.ready():
-        k.weight_grad_parallel(parts, x, output_grad, acc, row_acc, *sizes)
-    else:
-        chunks = threads.split(rows, parts)
-
-        def run(chunk: slice) -> None:
-            i = chunks.index(chunk)
-            k.weight_grad_rows(chunk.start, chunk.stop, x, output_grad, acc[i], row_acc[i], *sizes)
-
-        threads.run(run, chunks)
-    total = acc[0] if parts == 1 else acc.sum(axis=0)
+    sums = np.empty((parts, 2, *kernel, group_channels, o), dtype=output_grad.dtype)
+    x = _expand(x, x.shape[3] // group_channels, o)
+    _run(_kernels().weight_grad_rows, _kernels().weight_grad_parallel, rows, parts,
+         (x, np.ascontiguousarray(output_grad)), sums, _sizes(stride, padding, dilation))  # fmt: skip
+    total = sums[0, 0] if parts == 1 else sums[:, 0].sum(axis=0)
     return np.ascontiguousarray(total.transpose(3, 2, 0, 1))
