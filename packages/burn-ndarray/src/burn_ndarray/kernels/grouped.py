@@ -1,21 +1,21 @@
 """Direct grouped convolutions (depthwise: one input channel per group) on channels-last arrays,
 numba: the forward sum, the input gradient and the weight gradient of `burn_ndarray.ops.grouped`.
 
-Layouts: input and input gradient ``[N, H, W, C]``, output and output gradient ``[N, OH, OW, O]``,
-the weight as ``[KH, KW, C/G, O]`` (``wt[kh, kw, i, o]`` is ``weight[o, i, kh, kw]``), so that a
-tap's weights for every output channel are one contiguous row. Output channel ``o`` belongs to
-group ``o // (O/G)`` and reads input channels ``group * C/G + i``.
+Layouts: output and output gradient ``[N, OH, OW, O]``, input gradient ``[N, H, W, C]``, the
+weight as ``[KH, KW, C/G, O]`` (``wt[kh, kw, i, o]`` is ``weight[o, i, kh, kw]``), and the input
+expanded to ``[N, H, W, C/G, O]`` (``x[n, h, w, i, o]`` is input channel ``i`` of output channel
+``o``'s group; a free view for depthwise with one output channel per input channel), so that the
+innermost loop of every kernel runs over all output channels, contiguous in memory, and
+vectorizes whatever the group size.
 
-Every kernel walks one row of its result at a time (an output row for the forward sum, an input
-row for the input gradient, an output row's share of the weight gradient) and, per kernel tap,
-the run of positions whose source lies inside the unpadded input (`span`): no padded copy, no
-bounds test in the inner loops. The innermost loop runs over channels, contiguous in memory, so
-that it vectorizes; depthwise with one output channel per input channel (the models' case) has
-a loop of its own, ``out[o] += x[o] * w[o]``. Rows go to threads in contiguous chunks (`bounds`);
-a row is computed by the same serial code on any thread, so the forward sum and the input
-gradient are the same bits at any thread count. The weight gradient sums each chunk's rows into
-that chunk's own partial (each row's taps first summed on their own, which keeps a float32 sum
-over a large batch to a few ulps), and the caller adds the partials.
+Every kernel works one position at a time and sums all its kernel taps into a vector that stays
+in cache (the output position for the forward sum; the input position for the input gradient,
+whose ``[C/G, O]`` products are then summed over each group's outputs; a row's ``[KH, KW, C/G,
+O]`` sums for the weight gradient). Padding is skipped by index tests, never copied. Rows go to
+threads in contiguous chunks (`bounds`); a row is computed by the same serial code on any thread,
+so the forward sum and the input gradient are the same bits at any thread count. The weight
+gradient sums each chunk's rows into that chunk's own partial (each row summed on its own first,
+which keeps a float32 sum over a large batch to a few ulps), and the caller adds the partials.
 """
 
 from __future__ import annotations

@@ -12,7 +12,9 @@ the gradients, whose ``[N * L, C_out]`` matrix is then a free view. The input gr
 stacked matmul that lands tap-major, so `_col2im_nhwc` adds contiguous slabs; the weight gradient
 is one GEMM per group against recomputed columns (the im2col copy costs a tenth of the GEMM, not
 worth caching). float32 3x3 convolutions with stride 1 take the Winograd path where it pays
-(`burn_ndarray.ops.winograd`); large copies run compiled (`burn_ndarray.kernels.conv`).
+(`burn_ndarray.ops.winograd`); depthwise and grouped convolutions with few channels per group (the
+GEMMs would be tiny) a direct sum (`burn_ndarray.ops.grouped`), and with them conv1d, a 2-D
+convolution of height 1; large copies run compiled (`burn_ndarray.kernels.conv`).
 
 3-D, one GEMM per group over a window view: the window view of the padded input ``[N, C/G, KD,
 KH, KW, OD, OH, OW]`` is an `as_strided` view; `np.tensordot` contracts it with the weight,
