@@ -169,8 +169,8 @@ def conv2d(
     if dtype == np.float32 and winograd.applies(x, weight.shape, stride, padding, dilation, groups):
         return winograd.conv(_nhwc(x), weight, bias, padding).transpose(0, 3, 1, 2)
     if grouped.applies(dtype, groups, cg, n * o * oh * ow):
-        x = _nhwc(x.astype(dtype, copy=False))
-        out = grouped.conv(x, weight, bias, stride, padding, dilation, (oh, ow))
+        out = grouped.conv(_nhwc(x.astype(dtype, copy=False)), weight, bias, stride, padding, dilation,
+                           (oh, ow))  # fmt: skip
         return out.transpose(0, 3, 1, 2).astype(np.result_type(x, weight), copy=False)
     padded = _pad_nhwc(_nhwc(x.astype(dtype, copy=False)), padding)
     cols = _columns(padded, (kh, kw), (oh, ow), stride, dilation, groups)
