@@ -21,7 +21,7 @@ CASES: list[tuple[tuple[int, ...], tuple[int, ...], Pair, Pair, Pair, int]] = [
     ((8, 32, 13, 13), (64, 32, 3, 3), (1, 1), (0, 0), (1, 1), 1),  # the CNN's second conv
     ((4, 16, 20, 20), (24, 16, 3, 3), (2, 2), (1, 1), (1, 1), 1),  # stride and padding
     ((4, 8, 21, 19), (8, 8, 3, 2), (1, 2), (1, 0), (2, 1), 1),  # dilation, uneven kernel
-    ((4, 8, 12, 12), (8, 4, 3, 3), (1, 1), (1, 1), (1, 1), 2),  # groups: NumPy's im2col
+    ((4, 32, 12, 12), (16, 16, 3, 3), (1, 1), (1, 1), (1, 1), 2),  # groups of 16: NumPy's im2col
     ((4, 1, 28, 28), (32, 1, 3, 3), (1, 1), (0, 0), (1, 1), 1),  # C = 1: NumPy's other layout
 ]
 

@@ -1,7 +1,8 @@
 """burn-ndarray's compiled kernels (numba), one module per op family that has them (`float`,
-`activation`, `conv`, `pool`, `loss`, `rnn`, `optim`) and `winograd` (the Winograd convolution's
-transforms), with what they share (`jit`: numba's options and the chunks of a ``prange``); and
-`erf`, the NumPy error function whose float32 fits the compiled GELU evaluates too.
+`activation`, `conv`, `pool`, `loss`, `rnn`, `optim`), `winograd` (the Winograd convolution's
+transforms) and `grouped` (direct depthwise and grouped convolutions), with what they share
+(`jit`: numba's options and the chunks of a ``prange``); and `erf`, the NumPy error function
+whose float32 fits the compiled GELU evaluates too.
 
 This module imports nothing heavy: an op imports a kernels module (`load`) the first time a
 tensor is large enough for it, so importing the backend and running small models never load

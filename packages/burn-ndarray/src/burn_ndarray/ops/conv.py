@@ -12,7 +12,9 @@ the gradients, whose ``[N * L, C_out]`` matrix is then a free view. The input gr
 stacked matmul that lands tap-major, so `_col2im_nhwc` adds contiguous slabs; the weight gradient
 is one GEMM per group against recomputed columns (the im2col copy costs a tenth of the GEMM, not
 worth caching). float32 3x3 convolutions with stride 1 take the Winograd path where it pays
-(`burn_ndarray.ops.winograd`); large copies run compiled (`burn_ndarray.kernels.conv`).
+(`burn_ndarray.ops.winograd`); depthwise and grouped convolutions with few channels per group (the
+GEMMs would be tiny) a direct sum (`burn_ndarray.ops.grouped`), and with them conv1d, a 2-D
+convolution of height 1; large copies run compiled (`burn_ndarray.kernels.conv`).
 
 3-D, one GEMM per group over a window view: the window view of the padded input ``[N, C/G, KD,
 KH, KW, OD, OH, OW]`` is an `as_strided` view; `np.tensordot` contracts it with the weight,
@@ -45,7 +47,7 @@ from burn.backend.xp.conv import XpConvOps, check_groups
 from burn.backend.xp.windows import out_size as axis_out_size  # one axis, 0 when empty (conv2d)
 from burn.errors import ShapeError
 from burn_ndarray import kernels
-from burn_ndarray.ops import winograd
+from burn_ndarray.ops import grouped, winograd
 from burn_ndarray.ops.windows import Pair, col2im, pad, windows, work_dtype
 from burn_ndarray.runtime.dtypes import LOW
 
@@ -179,6 +181,10 @@ def conv2d(
     ow = axis_out_size(w, kw, stride[1], padding[1], dilation[1])
     if dtype == np.float32 and winograd.applies(x, weight.shape, stride, padding, dilation, groups):
         return winograd.conv(_nhwc(x), weight, bias, padding).transpose(0, 3, 1, 2)
+    if grouped.applies(dtype, groups, cg, n * o * oh * ow):
+        out = grouped.conv(_nhwc(x.astype(dtype, copy=False)), weight, bias, stride, padding, dilation,
+                           (oh, ow))  # fmt: skip
+        return out.transpose(0, 3, 1, 2).astype(np.result_type(x, weight), copy=False)
     padded = _pad_nhwc(_nhwc(x.astype(dtype, copy=False)), padding)
     cols = _columns(padded, (kh, kw), (oh, ow), stride, dilation, groups)
     out = _ungroup(gemm(cols, _weight_matrix(weight, groups, dtype).transpose(0, 2, 1)))
@@ -224,6 +230,11 @@ def conv2d_x_backward(
         if winograd.applies(x, weight.shape, stride, padding, dilation, groups):
             grad = winograd.x_grad(_nhwc(output_grad), weight, padding).transpose(0, 3, 1, 2)
             return grad.astype(x.dtype, copy=False)
+    if grouped.applies(dtype, groups, cg, output_grad.size):
+        grad = grouped.x_grad(
+            _nhwc(output_grad.astype(dtype, copy=False)), weight, (h, w, c), stride, padding, dilation
+        )
+        return grad.transpose(0, 3, 1, 2).astype(x.dtype, copy=False)
     grads = _by_group(_nhwc(output_grad.astype(dtype, copy=False)).reshape(n * oh * ow, o), groups)
     # One [O/G, C/G] matrix per tap and group: the product lands as [G, KH*KW, N*L, C/G], so each
     # tap's columns are one contiguous slab for the col2im below (one GEMM into [N*L, taps, C/G]
@@ -247,6 +258,9 @@ def weight_grad(
     dtype = work_dtype(inp, out_grad)
     if dtype == np.float32 and winograd.applies(inp, (o, c, *kernel), stride, padding, dilation, groups):
         return winograd.weight_grad(_nhwc(inp), _nhwc(out_grad), padding)
+    if grouped.applies(dtype, groups, c // groups, out_grad.size):
+        x, grads = _nhwc(inp.astype(dtype, copy=False)), _nhwc(out_grad.astype(dtype, copy=False))
+        return grouped.weight_grad(x, grads, kernel, c // groups, stride, padding, dilation)
     padded = _pad_nhwc(_nhwc(inp.astype(dtype, copy=False)), padding)
     cols = _columns(padded, kernel, (oh, ow), stride, dilation, groups)
     grads = _by_group(_nhwc(out_grad.astype(dtype, copy=False)).reshape(n * oh * ow, o), groups)

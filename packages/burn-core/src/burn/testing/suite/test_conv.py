@@ -39,9 +39,22 @@ CONV2D = [
     ((1, 1, 1, 1), (2, 1, 1, 1), True, (1, 1), (0, 0), (1, 1), 1),
 ]
 
+# Depthwise and grouped (few channels per group: burn-ndarray's direct kernels): channel
+# multiplier 1 and 2, stride 2, dilation 2, a 3x5 kernel with unequal padding, C/G = 2 and 4, and
+# one large enough to be split between threads (forward only: the backward reference takes one
+# convolution per input element).
+GROUPED_CONV2D = [
+    ((2, 6, 9, 8), (6, 1, 3, 3), True, (1, 1), (1, 1), (1, 1), 6),
+    ((2, 4, 9, 8), (8, 1, 3, 3), True, (2, 2), (1, 1), (1, 1), 4),
+    ((1, 5, 10, 11), (5, 1, 3, 5), False, (2, 1), (2, 1), (2, 2), 5),
+    ((1, 8, 7, 7), (8, 2, 3, 3), True, (1, 2), (0, 2), (1, 1), 4),
+    ((1, 8, 7, 6), (16, 4, 2, 3), True, (2, 1), (1, 0), (1, 2), 2),
+    ((2, 24, 20, 20), (24, 1, 7, 7), True, (1, 1), (3, 3), (1, 1), 24),
+]
+
 
 @covers("conv2d")
-@pytest.mark.parametrize("case", CONV2D, ids=str)
+@pytest.mark.parametrize("case", CONV2D + GROUPED_CONV2D, ids=str)
 def test_conv2d(backend: Any, float_dtype: DType, case: Any, rng: Any) -> None:
     xs, ws, has_bias, stride, padding, dilation, groups = case
     (x, tx), (w, tw), (b, tb) = float_inputs(backend, rng, float_dtype, xs, ws, (ws[0],))
@@ -114,6 +127,9 @@ CONV1D = [
     ((2, 3, 10), (4, 3, 3), True, 2, 1, 1, 1),
     ((1, 4, 9), (2, 2, 3), False, 1, 2, 2, 2),
     ((1, 1, 4), (1, 1, 4), True, 1, 0, 1, 1),
+    # depthwise: channel multiplier 2 with stride 2, then dilation 2
+    ((2, 6, 20), (12, 1, 5), True, 2, 2, 1, 6),
+    ((1, 8, 17), (8, 1, 3), False, 1, 2, 2, 8),
 ]
 
 
@@ -168,7 +184,7 @@ def test_conv_transpose2d(backend: Any, float_dtype: DType, case: Any, rng: Any)
 
 
 @covers("conv2d_x_backward", "conv2d_weight_backward")
-@pytest.mark.parametrize("case", CONV2D[:4], ids=str)
+@pytest.mark.parametrize("case", CONV2D[:4] + GROUPED_CONV2D[:-1], ids=str)
 def test_conv2d_backward_helpers(backend: Any, float_dtype: DType, case: Any, rng: Any) -> None:
     xs, ws, _, stride, padding, dilation, groups = case
     (x, tx), (w, tw) = float_inputs(backend, rng, float_dtype, xs, ws)

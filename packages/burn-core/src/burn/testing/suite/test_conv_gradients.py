@@ -1,6 +1,7 @@
 """Gradients of the convolution ops against central finite differences (float64): 1-D, 2-D and
 3-D convolution and transposed convolution with the options that change index arithmetic (stride,
-padding, dilation, groups, ``padding_out``), asymmetric padding, and ``deform_conv2d`` (input,
+padding, dilation, groups, ``padding_out``), asymmetric padding, depthwise and grouped 1-D and 2-D
+convolutions, and ``deform_conv2d`` (input,
 offsets, mask, weight, bias), ``unfold4d`` and ``fold4d``.
 
 Deformable offsets come from `frac`: an integer plus a fraction in [0.1, 0.4], so no
@@ -129,4 +130,57 @@ COMPOSED_3D = [
 
 test_gradient_matches_finite_differences_3d = finite_difference_test(
     CASES_3D + COMPOSED_3D, __name__, "test_gradient_matches_finite_differences_3d"
+)
+
+
+# Depthwise (one input channel per group, channel multiplier 1 and 2) and grouped convolutions
+# with few channels per group, 2-D and 1-D: the shapes burn-ndarray computes with direct kernels.
+GROUPED = [
+    Case(
+        "conv2d_depthwise",
+        ("conv2d",),
+        lambda x, w, b: op("conv2d", x, w, b, (1, 1), (1, 1), (1, 1), 3),
+        inputs(u((2, 3, 4, 5)), u((3, 1, 3, 3)), u((3,))),
+    ),
+    Case(
+        "conv2d_depthwise_multiplier_stride",
+        ("conv2d",),
+        lambda x, w: op("conv2d", x, w, None, (2, 2), (1, 0), (1, 1), 2),
+        inputs(u((1, 2, 5, 4)), u((4, 1, 3, 2))),
+    ),
+    Case(
+        "conv2d_depthwise_dilation",
+        ("conv2d",),
+        lambda x, w, b: op("conv2d", x, w, b, (1, 2), (2, 1), (2, 1), 3),
+        inputs(u((1, 3, 5, 6)), u((3, 1, 2, 3)), u((3,))),
+    ),
+    Case(
+        "conv2d_grouped_small",
+        ("conv2d",),
+        lambda x, w: op("conv2d", x, w, None, (2, 1), (1, 1), (1, 2), 2),
+        inputs(u((1, 4, 5, 5)), u((6, 2, 2, 2))),
+    ),
+    Case(
+        "conv2d_depthwise_asymmetric_padding",
+        (),
+        lambda x, w: tensor_module().conv2d(x, w, None, padding=((1, 0), (2, 1)), groups=2),
+        inputs(u((1, 2, 3, 4)), u((2, 1, 2, 3))),
+    ),
+    Case(
+        "conv1d_depthwise",
+        ("conv1d",),
+        lambda x, w, b: op("conv1d", x, w, b, 2, 1, 1, 3),
+        inputs(u((2, 3, 7)), u((6, 1, 3)), u((6,))),
+    ),
+    Case(
+        "conv1d_depthwise_dilation",
+        ("conv1d",),
+        lambda x, w: op("conv1d", x, w, None, 1, 2, 2, 4),
+        inputs(u((1, 4, 6)), u((4, 1, 3))),
+    ),
+]
+
+
+test_gradient_matches_finite_differences_grouped = finite_difference_test(
+    GROUPED, __name__, "test_gradient_matches_finite_differences_grouped"
 )

@@ -1,0 +1,169 @@
+"""Direct grouped convolutions (depthwise: one input channel per group) on channels-last arrays,
+numba: the forward sum, the input gradient and the weight gradient of `burn_ndarray.ops.grouped`.
+
+Layouts: output and output gradient ``[N, OH, OW, O]``, input gradient ``[N, H, W, C]``, the
+weight as ``[KH, KW, C/G, O]`` (``wt[kh, kw, i, o]`` is ``weight[o, i, kh, kw]``), and the input
+expanded to ``[N, H, W, C/G, O]`` (``x[n, h, w, i, o]`` is input channel ``i`` of output channel
+``o``'s group; a free view for depthwise with one output channel per input channel), so that the
+innermost loop of every kernel runs over all output channels, contiguous in memory, and
+vectorizes whatever the group size.
+
+Every kernel works one position at a time and sums all its kernel taps into a vector that stays
+in cache (the output position for the forward sum; the input position for the input gradient,
+whose ``[C/G, O]`` products are then summed over each group's outputs; a row's ``[KH, KW, C/G,
+O]`` sums for the weight gradient). Padding is skipped by index tests, never copied. Rows go to
+threads in contiguous chunks (`bounds`); a row is computed by the same serial code on any thread,
+so the forward sum and the input gradient are the same bits at any thread count. The weight
+gradient sums each chunk's rows into that chunk's own partial (each row summed on its own first,
+which keeps a float32 sum over a large batch to a few ulps), and the caller adds the partials.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from numba import prange
+
+from burn_ndarray.kernels.jit import bounds, jit, jit_parallel
+
+Array = Any
+
+
+@jit
+def forward_rows(
+    lo: int, hi: int, x: Array, wt: Array, bias: Array | None, out: Array,
+    sh: int, sw: int, ph: int, pw: int, dh: int, dw: int,
+) -> None:  # fmt: skip
+    """Output rows ``r = n * OH + oh`` in ``[lo, hi)``: ``out[n, oh]`` (``[OW, O]``) = bias + the
+    sum over taps and the group's input channels of the expanded input `x` (``[N, H, W, C/G, O]``)."""
+    _, height, width, cg, o_total = x.shape
+    kernel_h, kernel_w = wt.shape[:2]
+    _, out_h, out_w, _ = out.shape
+    for r in range(lo, hi):
+        n, oh = r // out_h, r % out_h
+        for ow in range(out_w):
+            dst = out[n, oh, ow]
+            if bias is None:
+                dst[:] = 0
+            else:
+                for o in range(o_total):
+                    dst[o] = bias[o]
+            for kh in range(kernel_h):
+                ih = oh * sh - ph + kh * dh
+                if ih < 0 or ih >= height:
+                    continue
+                for kw in range(kernel_w):
+                    iw = ow * sw - pw + kw * dw
+                    if iw < 0 or iw >= width:
+                        continue
+                    src = x[n, ih, iw]
+                    for i in range(cg):
+                        xv, wv = src[i], wt[kh, kw, i]
+                        for o in range(o_total):
+                            dst[o] += xv[o] * wv[o]
+
+
+@jit
+def x_grad_rows(
+    lo: int, hi: int, grad: Array, wt: Array, dx: Array, acc: Array,
+    sh: int, sw: int, ph: int, pw: int, dh: int, dw: int,
+) -> None:  # fmt: skip
+    """Input-gradient rows ``r = n * H + ih`` in ``[lo, hi)`` of `dx` (``[N, H, W, C]``): at each
+    position, the output gradient times the weights of every tap that read it, summed in `acc`
+    (``[C/G, O]``, this thread's) and then over each group's output channels."""
+    _, height, width, channels = dx.shape
+    kernel_h, kernel_w, cg, o_total = wt.shape
+    _, out_h, out_w, _ = grad.shape
+    og = o_total // (channels // cg)
+    for r in range(lo, hi):
+        n, ih = r // height, r % height
+        for iw in range(width):
+            acc[:] = 0
+            for kh in range(kernel_h):
+                num_h = ih + ph - kh * dh
+                if num_h < 0 or num_h % sh != 0 or num_h // sh >= out_h:
+                    continue
+                grow = grad[n, num_h // sh]
+                for kw in range(kernel_w):
+                    num_w = iw + pw - kw * dw
+                    if num_w < 0 or num_w % sw != 0 or num_w // sw >= out_w:
+                        continue
+                    src = grow[num_w // sw]
+                    for i in range(cg):
+                        wv, dst = wt[kh, kw, i], acc[i]
+                        for o in range(o_total):
+                            dst[o] += src[o] * wv[o]
+            dst = dx[n, ih, iw]
+            if og == 1 and cg == 1:
+                for c in range(channels):
+                    dst[c] = acc[0, c]
+            else:
+                for g in range(channels // cg):
+                    for i in range(cg):
+                        total = acc[i, g * og]
+                        for j in range(g * og + 1, g * og + og):
+                            total += acc[i, j]
+                        dst[g * cg + i] = total
+
+
+@jit
+def weight_grad_rows(
+    lo: int, hi: int, x: Array, grad: Array, sums: Array,
+    sh: int, sw: int, ph: int, pw: int, dh: int, dw: int,
+) -> None:  # fmt: skip
+    """``sums[0]`` (``[KH, KW, C/G, O]``, zeroed here) = the weight gradient of output rows
+    ``r = n * OH + oh`` in ``[lo, hi)`` from the expanded input `x` (``[N, H, W, C/G, O]``); each
+    row is summed in ``sums[1]`` first."""
+    acc, row_acc = sums[0], sums[1]
+    _, height, width, cg, o_total = x.shape
+    kernel_h, kernel_w = acc.shape[:2]
+    _, out_h, out_w, _ = grad.shape
+    acc[:] = 0
+    for r in range(lo, hi):
+        n, oh = r // out_h, r % out_h
+        grow = grad[n, oh]
+        row_acc[:] = 0
+        for ow in range(out_w):
+            gv = grow[ow]
+            for kh in range(kernel_h):
+                ih = oh * sh - ph + kh * dh
+                if ih < 0 or ih >= height:
+                    continue
+                for kw in range(kernel_w):
+                    iw = ow * sw - pw + kw * dw
+                    if iw < 0 or iw >= width:
+                        continue
+                    src = x[n, ih, iw]
+                    for i in range(cg):
+                        xv, dst = src[i], row_acc[kh, kw, i]
+                        for o in range(o_total):
+                            dst[o] += xv[o] * gv[o]
+        flat, row_flat = acc.reshape(-1), row_acc.reshape(-1)
+        for k in range(flat.shape[0]):
+            flat[k] += row_flat[k]
+
+
+@jit_parallel
+def forward_parallel(parts: int, x: Array, wt: Array, bias: Array | None, out: Array, *sizes: int) -> None:
+    rows = out.shape[0] * out.shape[1]
+    for c in prange(parts):
+        lo, hi = bounds(rows, c, parts)
+        forward_rows(lo, hi, x, wt, bias, out, *sizes)
+
+
+@jit_parallel
+def x_grad_parallel(parts: int, grad: Array, wt: Array, dx: Array, acc: Array, *sizes: int) -> None:
+    """`x_grad_rows` of chunk ``c`` with ``acc[c]`` (``[parts, C/G, O]``)."""
+    rows = dx.shape[0] * dx.shape[1]
+    for c in prange(parts):
+        lo, hi = bounds(rows, c, parts)
+        x_grad_rows(lo, hi, grad, wt, dx, acc[c], *sizes)
+
+
+@jit_parallel
+def weight_grad_parallel(parts: int, x: Array, grad: Array, sums: Array, *sizes: int) -> None:
+    """`weight_grad_rows` of chunk ``c`` into ``sums[c]`` (``[parts, 2, KH, KW, C/G, O]``)."""
+    rows = grad.shape[0] * grad.shape[1]
+    for c in prange(parts):
+        lo, hi = bounds(rows, c, parts)
+        weight_grad_rows(lo, hi, x, grad, sums[c], *sizes)
