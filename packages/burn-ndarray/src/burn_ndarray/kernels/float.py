@@ -82,7 +82,7 @@ def binary_rows(parts: int, op: int, x: Array, y: Array, out: Array) -> None:
 # Reassociation only (not fastmath=True, which would let LLVM assume no inf or NaN): each block of a row
 # then vectorizes into several lane accumulators, as NumPy's and torch's float32 sums do, and the blocks add
 # up in float64, so long rows keep float32 precision. The block sum must be its own function: inlined next
-# to the float64 total, the loop did not vectorize (docs/benchmarks.md, burn-ndarray measurements).
+# to the float64 total, the loop did not vectorize (docs/benchmarks-log.md, burn-ndarray measurements).
 @njit(cache=True, error_model="numpy", nogil=True, fastmath={"reassoc", "nsz"})
 def _sum_block(v: Array, zero: Any) -> Any:
     total = zero

@@ -40,27 +40,27 @@ _SQRT1_2 = 1.0 / math.sqrt(2.0)
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
 _TWO_SQRT_2_OVER_PI = 2.0 * math.sqrt(2.0 / math.pi)
 # ReLU and its backward pass run compiled from this size, at any thread count (NumPy's maximum(x, 0) and
-# where() take longer than one compiled pass: docs/benchmarks.md, burn-ndarray measurements); below, small
+# where() take longer than one compiled pass: docs/benchmarks-log.md, burn-ndarray measurements); below, small
 # models never load numba.
 RELU_COMPILED_MIN_SIZE = 1 << 16
 
 # float32 GELU and its gradient run compiled from this size, faster than NumPy's from 1K elements
-# (docs/benchmarks.md, burn-ndarray measurements); below, small models never load numba.
+# (docs/benchmarks-log.md, burn-ndarray measurements); below, small models never load numba.
 GELU_COMPILED_MIN_SIZE = 1 << 10
 
 # float32 sigmoid, its gradient and SiLU run compiled from this size: even with NumPy at 1K
-# elements, faster above (docs/benchmarks.md, burn-ndarray measurements).
+# elements, faster above (docs/benchmarks-log.md, burn-ndarray measurements).
 SIGMOID_COMPILED_MIN_SIZE = 1 << 10
 
 # Element-wise ops of many NumPy passes (float64 GELU) run in blocks of at least this many elements,
-# whose temporaries stay in cache between the passes (docs/benchmarks.md, burn-ndarray measurements).
+# whose temporaries stay in cache between the passes (docs/benchmarks-log.md, burn-ndarray measurements).
 BLOCK = 1 << 17
 
 # Elements per thread before a compiled pass is split, on the TBB pool and on the Python pool:
-# where the split GELU starts to win (docs/benchmarks.md, burn-ndarray measurements).
+# where the split GELU starts to win (docs/benchmarks-log.md, burn-ndarray measurements).
 NATIVE_PER_THREAD = 1 << 12
 PER_THREAD = 1 << 17
-# Sigmoid's pass is a few times cheaper than GELU's, so the TBB split pays later (docs/benchmarks.md,
+# Sigmoid's pass is a few times cheaper than GELU's, so the TBB split pays later (docs/benchmarks-log.md,
 # burn-ndarray measurements).
 SIGMOID_NATIVE_PER_THREAD = 1 << 15
 _HALF_FLOATS = (F16, BF16)
@@ -137,7 +137,7 @@ class ActivationOps(XpActivationOps):
     """The activation ops of `burn_ndarray.NdArray`."""
 
     def relu(self, x: Array) -> Array:
-        # NumPy takes a Python 0 faster than the shared typed zero (docs/benchmarks.md, burn-ndarray
+        # NumPy takes a Python 0 faster than the shared typed zero (docs/benchmarks-log.md, burn-ndarray
         # measurements); bfloat16 (ml_dtypes) needs a zero of its own type.
         return np.maximum(x, BF16_SCALAR(0) if x.dtype is BF16 else 0)
 

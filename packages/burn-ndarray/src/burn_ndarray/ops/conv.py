@@ -266,7 +266,7 @@ def weight_grad(
     grads = _by_group(_nhwc(out_grad.astype(dtype, copy=False)).reshape(n * oh * ow, o), groups)
     # The transposed operands cost nothing: 2-D matmul hands BLAS a transpose flag. With fewer
     # taps than output channels (a first layer: C = 1), OpenBLAS takes the product the other way
-    # round in half the time, to the same bits (docs/benchmarks.md, burn-ndarray measurements).
+    # round in half the time, to the same bits (docs/benchmarks-log.md, burn-ndarray measurements).
     if cols.shape[2] < grads.shape[2]:
         grad = gemm(cols.transpose(0, 2, 1), grads).transpose(0, 2, 1)
     else:

@@ -57,11 +57,11 @@ _add_reduce = np.add.reduce
 
 # ``x^T @ g`` with fewer rows than columns runs as ``(g^T @ x)^T`` from this many elements of x^T
 # (`float_matmul`), which OpenBLAS takes faster on every such shape measured; shapes with more rows
-# than columns lose, and keep the plain product (docs/benchmarks.md, burn-ndarray measurements).
+# than columns lose, and keep the plain product (docs/benchmarks-log.md, burn-ndarray measurements).
 TRANSPOSED_LHS_MIN_SIZE = 1 << 13
 # ``g @ W^T`` (an input gradient: W^T a transposed view of a C-order weight) with at most this many rows
 # runs as ``(W @ g^T)^T``, copied back to C order, from `TRANSPOSED_RHS_MIN_WORK` multiply-adds: faster up
-# to 32 rows, even at 64, slower from 128 and on the smallest products (docs/benchmarks.md, burn-ndarray
+# to 32 rows, even at 64, slower from 128 and on the smallest products (docs/benchmarks-log.md, burn-ndarray
 # measurements).
 TRANSPOSED_RHS_MAX_ROWS = 32
 TRANSPOSED_RHS_MIN_WORK = 1 << 19
@@ -105,7 +105,7 @@ def _blas_matmul(lhs: Any, rhs: Any) -> Any:
         if lhs.ndim > 2 and lhs.size:
             # [..., M, K] @ [K, N] (a Linear on a sequence): one GEMM over all the rows, which
             # BLAS threads well, instead of NumPy's one small GEMM per matrix
-            # (docs/benchmarks.md, burn-ndarray measurements).
+            # (docs/benchmarks-log.md, burn-ndarray measurements).
             rows = lhs.reshape(-1, lhs.shape[-1])  # a copy only if lhs is not foldable
             return rows.dot(rhs).reshape(*lhs.shape[:-1], rhs.shape[1])
     return np.matmul(lhs, rhs)
@@ -172,7 +172,7 @@ class FloatOps(KindOps, XpFloatOps):
         return np.matmul(lhs, rhs)
 
     # -- scalars: NEP 50 keeps the dtype for a Python scalar, so only bfloat16's is typed --------
-    # (typing every scalar, as the shared ops do, costs a per-op share: docs/benchmarks.md, burn-ndarray
+    # (typing every scalar, as the shared ops do, costs a per-op share: docs/benchmarks-log.md, burn-ndarray
     # measurements)
     def float_add_scalar(self, lhs: Array, rhs: float) -> Array:
         return lhs + (BF16_SCALAR(rhs) if lhs.dtype is BF16 else rhs)

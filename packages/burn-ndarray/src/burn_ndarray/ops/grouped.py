@@ -5,7 +5,7 @@ im2col + one GEMM per group is the wrong shape there: a depthwise 3x3 layer make
 ``[N * OH * OW, 9] @ [9, 1]``, each a call into BLAS with no reuse, after a column copy nine times
 the input. The direct sum (`burn_ndarray.kernels.grouped`) reads the input once per tap in place,
 channels-last, and vectorizes over channels; on the depthwise layers of MobileNetV3-small,
-EfficientNet-B0 and ConvNeXt-tiny it is 5-100x faster than the GEMM path (docs/benchmarks.md,
+EfficientNet-B0 and ConvNeXt-tiny it is 5-100x faster than the GEMM path (docs/benchmarks-log.md,
 "Depthwise and grouped convolution (issue 34)").
 
 Which path a grouped convolution takes is decided by `applies`: every float32 / float64 one with
@@ -13,7 +13,7 @@ at most `MAX_GROUP_CHANNELS` input channels per group runs here (the direct sum 
 ``C/G * O`` multiply-adds per tap and position with vectors as long as the output channels;
 the per-group GEMMs win once each group's ``[C/G * KH * KW]`` reduction is long enough to feed
 BLAS's blocked kernels: measured, the direct sums win at 2 and 4 channels per group, tie at 8 and
-lose 2-4x at 16, docs/benchmarks.md). With stride 1 the input gradient is the forward sum over
+lose 2-4x at 16, docs/benchmarks-log.md). With stride 1 the input gradient is the forward sum over
 the output gradient with each group's filters flipped and transposed. Rows go to burn-ndarray's
 threads (numba's TBB pool from `NATIVE_WORK_PER_THREAD` multiply-adds each, else the Python pool
 from `WORK_PER_THREAD`).

@@ -52,7 +52,7 @@ class IntOps(KindOps, XpIntOps):
         raise TypeError(f"int_random: unknown distribution {distribution!r}")
 
     # NumPy itself raises OverflowError for a value out of the type's range: the shared op types the value
-    # first, which costs NumPy's fast path for Python ints (docs/benchmarks.md, burn-ndarray measurements).
+    # first, which costs NumPy's fast path for Python ints (docs/benchmarks-log.md).
     def int_full(self, shape: tuple[int, ...], value: int, device: Device, dtype: DType) -> Array:
         return np.full(shape, value, NP_OF[dtype])
 

@@ -40,12 +40,12 @@ BLOCKED_MIN_SIZE = 1 << 22
 BLOCK = 1 << 16
 # Updates of at least this many elements (after the first step, which creates the moments) run as
 # one compiled pass (`kernels.optim`): below, the call costs as much as the ten NumPy passes; split
-# between threads from `COMPILED_PER_THREAD` elements each (docs/benchmarks.md, burn-ndarray measurements).
+# between threads from `COMPILED_PER_THREAD` elements each (docs/benchmarks-log.md).
 COMPILED_MIN_SIZE = 1 << 9
 COMPILED_PER_THREAD = 1 << 19  # from 1M elements
 NATIVE_COMPILED_PER_THREAD = 1 << 17  # on numba's TBB pool (`runtime.tbb`): from 256K
 # SGD's few cheap passes beat the kernel's call up to about 8K elements, RMSProp's sixteen at no size; tiny
-# params keep the passes so that small models never load numba (docs/benchmarks.md, burn-ndarray
+# params keep the passes so that small models never load numba (docs/benchmarks-log.md, burn-ndarray
 # measurements).
 SGD_COMPILED_MIN_SIZE = 1 << 13
 RMSPROP_COMPILED_MIN_SIZE = 1 << 8
@@ -118,7 +118,7 @@ class OptimOps:
             _adam_passes(param, grad, moment_1, moment_2, out, m, v, scalars)
             return out, m, v
         # Block by block, each block's operands stay in cache between the passes, so a large update reads
-        # and writes memory about once instead of ten times (docs/benchmarks.md, burn-ndarray measurements).
+        # and writes memory about once instead of ten times (docs/benchmarks-log.md).
         # The flat views alias the arrays: all are C-contiguous.
         p, g, o, mo, vo = (a.reshape(-1) for a in (param, grad, out, m, v))
         m_src = None if moment_1 is None else moment_1.reshape(-1)

@@ -5,7 +5,7 @@ row and inner-dim kernels (`compiled_sum`, `burn_ndarray.kernels.float`).
 NumPy's ``add.reduce`` spends about a microsecond setting up any reduction, and more when it
 reduces many short rows: summing a float32 ``[4, 4]`` along dim 1 takes 0.98 us against 0.35 us
 for ``x.dot(ones)``, ``[128, 100]`` 5.4 against 1.0 us, ``[1024, 8]`` 19 against 1.0 us (one
-thread, AVX-512 EPYC; docs/benchmarks.md). OpenBLAS's GEMV sums in float32 with several SIMD
+thread, AVX-512 EPYC; docs/benchmarks-log.md). OpenBLAS's GEMV sums in float32 with several SIMD
 accumulators: against a float64 reference its relative error is 1-3e-7 along rows of 64 to 64K
 elements (NumPy's pairwise sum: 1e-7) and 1e-7 to 4e-6 down columns (NumPy's row-by-row sum:
 3e-7 to 9e-6). NaN and infinities propagate as in the reduce; a sum of zeros is +0.0 as in NumPy.
@@ -38,7 +38,7 @@ MIDDLE_SUM_MIN_COLUMNS = 64
 # every thread count.
 MAX_SIZE = 1 << 13
 # Vectors of ones by length (below MAX_SIZE), one cache per dtype (a dict keyed by an int is faster than by
-# a (length, dtype) tuple: docs/benchmarks.md, burn-ndarray measurements), each vector as a column and as a
+# a (length, dtype) tuple: docs/benchmarks-log.md), each vector as a column and as a
 # row; a cache is emptied when it holds _ONES_KEPT lengths, so a sweep keeps no memory.
 _ONES_F32: dict[int, tuple[Array, Array]] = {}
 _ONES_F64: dict[int, tuple[Array, Array]] = {}
@@ -113,7 +113,7 @@ def compiled_sum(tensor: Array, dim: int) -> Array | None:
         return compiled.row_sums(rows, parts).reshape(kept)  # type: ignore[no-any-return]
     # Along an inner dim: rows of the trailing axes added in order, compiled (NumPy's bits, faster
     # than its reduce), chunks of leading indices, or of columns when there are fewer leading
-    # indices than chunks (a sum over the first dim; docs/benchmarks.md, burn-ndarray measurements).
+    # indices than chunks (a sum over the first dim; docs/benchmarks-log.md, burn-ndarray measurements).
     sums = _sum_middle(tensor.reshape(math.prod(shape[:dim]), length, -1))
     return None if sums is None else sums.reshape(kept)
 

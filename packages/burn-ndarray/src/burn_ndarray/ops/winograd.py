@@ -43,12 +43,12 @@ Array = Any
 G = np.array([[1.0, 0.0, 0.0], [0.5, 0.5, 0.5], [0.5, -0.5, 0.5], [0.0, 0.0, 1.0]])
 KRON = np.kron(G, G)  # [16, 9]
 # Tiles per block (rounded down to whole tile rows): a block's coefficients stay in cache from the input
-# transform through its 16 GEMMs to the output transform (docs/benchmarks.md, burn-ndarray measurements).
+# transform through its 16 GEMMs to the output transform (docs/benchmarks-log.md, burn-ndarray measurements).
 TILES_PER_BLOCK = 256
 # The size of a convolution here: output tiles x input channels x output channels (a GEMM
 # multiply-add per unit and coefficient). With `MIN_TILES` output tiles, `MIN_WORK` and
 # `MIN_CHANNELS` channels each way, this path beat im2col at 1 thread on every shape measured;
-# fewer tiles lose even with many channels (docs/benchmarks.md, burn-ndarray measurements). Blocks
+# fewer tiles lose even with many channels (docs/benchmarks-log.md, burn-ndarray measurements). Blocks
 # go to burn-ndarray's threads from `WORK_PER_THREAD` per thread: a hand-off costs about what one
 # thread does with 2^17 units here.
 MIN_CHANNELS = 8
@@ -82,7 +82,7 @@ def applies(
         return False
     # With several threads, the blocks run on burn-ndarray's: only where BLAS's idle threads do
     # not poll for work meanwhile (`blas.idle_threads_poll`), or they lose to im2col's GEMMs on
-    # BLAS's own threads (docs/benchmarks.md, burn-ndarray measurements).
+    # BLAS's own threads (docs/benchmarks-log.md, burn-ndarray measurements).
     return threads.get_num_threads() == 1 or not blas.idle_threads_poll()
 
 

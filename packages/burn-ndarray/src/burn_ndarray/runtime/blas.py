@@ -26,7 +26,7 @@ all of them.
 (about 0.3 ms), unless the user set ``OPENBLAS_THREAD_TIMEOUT`` (or ``BURN_NDARRAY_BLAS=system``):
 long enough for the back-to-back GEMMs of a layer's forward and backward to find the workers
 awake, short enough that they sleep while burn-ndarray's own threads work. Benchmark steps at 2
-threads, two rounds each (docs/benchmarks.md): CNN 0.95-0.96 -> 0.76-0.80 x torch, transformer
+threads, two rounds each (docs/benchmarks-log.md): CNN 0.95-0.96 -> 0.76-0.80 x torch, transformer
 1.12-1.13 -> 1.05-1.08, MLP, LSTM and GRU unchanged; 2^18 cycles cost the transformer and LSTM
 steps wake-ups (up to 1.25 and 1.81).
 """
@@ -53,7 +53,7 @@ _DEFAULT_POLL_EXPONENT = 28
 _lock = threading.RLock()
 _controller: Any = None
 # The BLAS libraries loaded, and NumPy's among them (`_numpys`), found together: the second is asked at
-# every Winograd-sized conv, and resolving its paths is not free (docs/benchmarks.md, burn-ndarray
+# every Winograd-sized conv, and resolving its paths is not free (docs/benchmarks-log.md, burn-ndarray
 # measurements).
 _found: tuple[list[Any], list[Any]] = ([], [])
 _modules_seen = 0  # len(sys.modules) when the libraries were found

@@ -17,12 +17,12 @@ from burn_ndarray.runtime import tbb, threads
 
 Array = Any
 # Elements a thread must get on the Python pool (below 2x, the caller runs the op alone): where a
-# split stops losing on the slowest hand-off measured (docs/benchmarks.md, burn-ndarray measurements).
+# split stops losing on the slowest hand-off measured (docs/benchmarks-log.md, burn-ndarray measurements).
 UFUNC_PER_THREAD = 1 << 20  # binary arithmetic: one cheap pass over memory
 TRANSCENDENTAL_PER_THREAD = 1 << 18  # exp, log, tanh, sqrt, activations
 ROWWISE_PER_THREAD = 1 << 17  # softmax / log-softmax over chunks of rows
 ROW_SUM_PER_THREAD = 1 << 21  # the compiled row sum is fast: a chunk must be large
-# The same on the TBB pool (`tbb`), whose hot workers take a chunk in microseconds (docs/benchmarks.md,
+# The same on the TBB pool (`tbb`), whose hot workers take a chunk in microseconds (docs/benchmarks-log.md,
 # burn-ndarray measurements).
 NATIVE_UFUNC_PER_THREAD = 1 << 17
 NATIVE_ROW_SUM_PER_THREAD = 1 << 17
