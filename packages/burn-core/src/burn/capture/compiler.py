@@ -318,6 +318,32 @@ class Compiler:
         self._functions[name] = compiled
         return compiled
 
+    def step(
+        self, loss_fn: Callable[..., Any], optimizer: Any, *, max_recompiles: int = 8
+    ) -> Any:
+        """Compile a whole training step: ``loss, model = step(lr, model, *batch)`` computes
+        ``loss_fn(model, *batch)``, its gradients and ``optimizer.step(lr, model, grads)``, with
+        the forward and backward passes replayed from one trace per signature
+        (`burn.capture.step.CompiledStep`).
+
+        Args:
+            loss_fn: ``loss_fn(model, *batch) -> loss`` on an autodiff backend.
+            optimizer: a `burn.optim.Optimizer` (its state advances at every call).
+            max_recompiles: how many signatures (model structure, batch shapes) are traced.
+
+        Returns:
+            The `CompiledStep`.
+        """
+        from burn.capture.step import CompiledStep  # the step module builds on this one
+
+        base = getattr(loss_fn, "__qualname__", None) or type(loss_fn).__qualname__
+        name, k = f"step({base})", 2
+        while name in self._functions:
+            name, k = f"step({base})#{k}", k + 1
+        compiled = CompiledStep(loss_fn, optimizer, name, max_recompiles)
+        self._functions[name] = compiled
+        return compiled
+
     def stats(self) -> dict[str, dict[str, int]]:
         """Per compiled function (by name): traces, replays, fallbacks, recompiles, fused_groups,
         fused_ops, kernels, removed_ops (see `CompiledFunction.stats`)."""
