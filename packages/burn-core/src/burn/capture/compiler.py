@@ -158,7 +158,8 @@ class CompiledFunction:
         self.fn = fn
         self.name = name
         self.max_recompiles = max_recompiles
-        self._cache: dict[Hashable, _Entry | _Eager] = {}
+        # A traced signature's entry (`_Entry`, or a compiled step's) has a `plan`; else `_Eager`.
+        self._cache: dict[Hashable, Any] = {}
         self._counts = dict.fromkeys(STAT_NAMES, 0)
         self._warned: set[str] = set()
         self._bound = bound
@@ -169,7 +170,7 @@ class CompiledFunction:
         after the first), fused_groups and fused_ops (in the current plans), kernels (fused kernel
         launches by replays), removed_ops (dead calls dropped from the plans)."""
         counts = dict(self._counts)
-        plans = [e.plan for e in self._cache.values() if isinstance(e, _Entry)]
+        plans = [e.plan for e in self._cache.values() if not isinstance(e, _Eager)]
         counts["fused_groups"] = sum(p.fused_groups for p in plans)
         counts["fused_ops"] = sum(p.fused_ops for p in plans)
         counts["removed_ops"] = sum(p.removed for p in plans)
@@ -408,10 +409,11 @@ def _uncapturable(e: Exception) -> str | None:
         return f"it cannot be captured ({text.splitlines()[-1]})"
     if "backward" in text and "has no autodiff" in text:
         # Capture wraps the tensors' backend, so on autodiff(x) it records the forward ops; the
-        # backward pass runs below it, unseen (capture under autodiff is not built yet).
+        # backward pass runs below it, unseen (burn.compile.step traces under it).
         return (
             "it calls backward (a training step): capture records the ops above the autodiff layer, "
-            "not the backward pass; compile the forward or the loss and call backward outside"
+            "not the backward pass; compile the step with burn.compile.step(loss_fn, optimizer), or "
+            "compile the forward or the loss and call backward outside"
         )
     return None
 

@@ -38,7 +38,7 @@ from typing import Any
 from burn.backend.base import Backend
 from burn.backend.ir import Program, TensorIR
 from burn.capture.backend import Capture, CaptureTensor
-from burn.capture.compiler import CompiledFunction, _Eager, _signature, _Unsupported, _uncapturable
+from burn.capture.compiler import CompiledFunction, _Eager, _signature, _uncapturable, _Unsupported
 from burn.capture.lower import Plan
 from burn.capture.trace import _kind, _map_tensors, flatten_tensors
 from burn.errors import BackendMismatchError
@@ -117,17 +117,10 @@ class CompiledStep(CompiledFunction):
             )
         return self._trace_step(key, lr, model, batch)
 
-    def stats(self) -> dict[str, int]:
-        counts = dict(self._counts)
-        plans = [e.plan for e in self._cache.values() if isinstance(e, _StepEntry)]
-        counts["fused_groups"] = sum(p.fused_groups for p in plans)
-        counts["fused_ops"] = sum(p.fused_ops for p in plans)
-        counts["removed_ops"] = sum(p.removed for p in plans)
-        counts["kernels"] = sum(p.kernels for p in plans)
-        return counts
-
     # -- tracing --------------------------------------------------------------------------------
-    def _trace_step(self, key: Hashable, lr: float, model: Module, batch: tuple[Any, ...]) -> tuple[Tensor, Module]:
+    def _trace_step(
+        self, key: Hashable, lr: float, model: Module, batch: tuple[Any, ...]
+    ) -> tuple[Tensor, Module]:
         ad = _autodiff_backend(model, batch, self.name)
         cap = Capture(ad.inner)
         # A fresh autodiff layer over the capture: its backward pass calls the capture's ops.
@@ -171,7 +164,9 @@ class CompiledStep(CompiledFunction):
         grad_ps: list[CaptureTensor] = [grads.get(i)._p for i in grad_ids]  # type: ignore[union-attr]
         # The traced run computed real values: its loss and gradients are this call's answer.
         real_loss = wrap(ad.float_from_inner(loss_p.value), ad, Float)
-        real = GradientsParams({i: wrap(g.value, ad.inner, Float) for i, g in zip(grad_ids, grad_ps, strict=True)})
+        real = GradientsParams(
+            {i: wrap(g.value, ad.inner, Float) for i, g in zip(grad_ids, grad_ps, strict=True)}
+        )
         self._counts["traces"] += 1
         if self._counts["traces"] > 1:
             self._counts["recompiles"] += 1
@@ -214,7 +209,9 @@ class CompiledStep(CompiledFunction):
         params = {path: _inner_p(ad, p.val()) for path, p in model.named_params() if path in entry.paths}
         outs = entry.plan.run(inputs, params, entry.device)
         inner = ad.inner
-        grads = GradientsParams({i: wrap(g, inner, Float) for i, g in zip(entry.grad_ids, outs[1:], strict=True)})
+        grads = GradientsParams(
+            {i: wrap(g, inner, Float) for i, g in zip(entry.grad_ids, outs[1:], strict=True)}
+        )
         return wrap(ad.float_from_inner(outs[0]), ad, Float), self.optimizer.step(lr, model, grads)
 
 

@@ -1,0 +1,151 @@
+"""burn.compile.step: a whole training step (forward, backward, optimizer update) compiled on
+autodiff(capture(x)) equals the eager step bitwise over consecutive steps, with the optimizer's
+state advancing and the learning rate changing between calls without a retrace."""
+
+from __future__ import annotations
+
+import os
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pytest
+
+import burn
+from burn import nn, optim
+from burn.capture.compiler import CompileWarning
+from burn.module import Module
+from burn.tensor import Tensor
+
+BACKEND = os.environ.get("BURN_COMPILE_TEST_BACKEND", "ndarray")
+AD = burn.backend(f"autodiff({BACKEND})")
+DEV = AD.default_device()
+RNG = np.random.default_rng(11)
+
+
+class Mlp(Module):
+    fc1: nn.Linear
+    fc2: nn.Linear
+
+    def forward(self, x: Tensor) -> Tensor:
+        return self.fc2(burn.activation.relu(self.fc1(x)))
+
+
+def _x(*shape: int) -> Tensor:
+    return Tensor.from_data(RNG.normal(size=shape).astype(np.float32), DEV)
+
+
+def _np(t: Tensor) -> np.ndarray:
+    return t.to_data().to_numpy()
+
+
+def _mse(m: Module, x: Tensor, y: Tensor) -> Tensor:
+    return (m(x) - y).square().mean()
+
+
+def _eager_step(
+    loss_fn: Callable[..., Tensor], opt: Any, lr: float, model: Any, *batch: Any
+) -> tuple[Tensor, Any]:
+    loss = loss_fn(model, *batch)
+    grads = optim.GradientsParams.from_grads(loss.backward(), model)
+    return loss, opt.step(lr, model, grads)
+
+
+OPTIMIZERS = {
+    "sgd_momentum": lambda: optim.SgdConfig(momentum=optim.MomentumConfig(0.9)).init(),
+    "adam": lambda: optim.AdamConfig().init(),
+}
+
+MODELS = {
+    "mlp": (
+        lambda: Mlp(nn.LinearConfig(16, 32).init(DEV), nn.LinearConfig(32, 4).init(DEV)),
+        (8, 16), (8, 4),
+    ),
+    "transformer_block": (
+        lambda: nn.TransformerEncoderConfig(32, 64, 4, 1, dropout=0.0, norm_first=True).init(DEV),
+        (2, 7, 32), (2, 7, 32),
+    ),
+}
+
+
+@pytest.mark.parametrize("opt_name", sorted(OPTIMIZERS))
+@pytest.mark.parametrize("model_name", sorted(MODELS))
+def test_compiled_step_equals_eager_bitwise_over_five_steps(model_name: str, opt_name: str) -> None:
+    build, xs, ys = MODELS[model_name]
+    eager_model = compiled_model = build()
+    eager_opt, compiled_opt = OPTIMIZERS[opt_name](), OPTIMIZERS[opt_name]()
+    step = burn.compile.step(_mse, compiled_opt)
+    for i in range(5):
+        x, y = _x(*xs), _x(*ys)
+        lr = 0.01 / (i + 1)  # a new learning rate at every call: an argument, not a constant
+        eager_loss, eager_model = _eager_step(_mse, eager_opt, lr, eager_model, x, y)
+        compiled_loss, compiled_model = step(lr, compiled_model, x, y)
+        np.testing.assert_array_equal(_np(compiled_loss), _np(eager_loss))
+        for (path, a), (_, b) in zip(eager_model.named_params(), compiled_model.named_params(), strict=True):
+            np.testing.assert_array_equal(_np(b.val()), _np(a.val()), err_msg=f"step {i} param {path}")
+    # the optimizer state advanced as the eager one's (Adam's step count, moments, velocity)
+    for key, state in eager_opt.to_record().items():
+        other = compiled_opt.to_record()[key]
+        for name, value in state.items():
+            if isinstance(value, Tensor):
+                np.testing.assert_array_equal(_np(other[name]), _np(value))
+            else:
+                assert other[name] == value
+    if opt_name == "adam":
+        assert {s["time"] for s in compiled_opt.to_record().values()} == {5}
+    s = step.stats()
+    assert (s["traces"], s["replays"], s["fallbacks"], s["recompiles"]) == (1, 4, 0, 0)
+
+
+def test_compiled_step_trains_and_backward_ops_are_in_the_program() -> None:
+    model = Mlp(nn.LinearConfig(16, 32).init(DEV), nn.LinearConfig(32, 4).init(DEV))
+    step = burn.compile.step(_mse, optim.AdamConfig().init())
+    x, y = _x(32, 16), _x(32, 4)
+    losses = [float(step(1e-2, model := step(1e-2, model, x, y)[1], x, y)[0].item()) for _ in range(5)]
+    assert losses[-1] < losses[0]
+    entry = next(e for e in step._cache.values() if hasattr(e, "plan"))
+    ops = entry.plan.program.ops()
+    assert "float_matmul" in ops and len(entry.plan.program.outputs) == 1 + 4  # loss, 4 grads
+    assert "relu_backward" in ops  # the backward pass was recorded, below the autodiff layer
+
+
+def test_step_with_a_host_read_falls_back_to_eager_with_a_warning() -> None:
+    def loss_fn(m: Module, x: Tensor, y: Tensor) -> Tensor:
+        loss = _mse(m, x, y)
+        if loss.item() > 1e9:  # data-dependent control flow
+            return loss * 0.0
+        return loss
+
+    model = eager_model = Mlp(nn.LinearConfig(16, 32).init(DEV), nn.LinearConfig(32, 4).init(DEV))
+    opt, eager_opt = optim.SgdConfig().init(), optim.SgdConfig().init()
+    step = burn.compile.step(loss_fn, opt)
+    x, y = _x(8, 16), _x(8, 4)
+    with pytest.warns(CompileWarning, match="float_into_data"):
+        loss, model = step(0.1, model, x, y)
+    eager_loss, eager_model = _eager_step(loss_fn, eager_opt, 0.1, eager_model, x, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # warned once per reason
+        loss, model = step(0.1, model, x, y)
+    eager_loss, eager_model = _eager_step(loss_fn, eager_opt, 0.1, eager_model, x, y)
+    np.testing.assert_array_equal(_np(loss), _np(eager_loss))
+    for (_, a), (_, b) in zip(eager_model.named_params(), model.named_params(), strict=True):
+        np.testing.assert_array_equal(_np(b.val()), _np(a.val()))
+    s = step.stats()
+    assert (s["traces"], s["replays"], s["fallbacks"]) == (1, 0, 2)
+    assert burn.compile.stats()[step.name]["fallbacks"] == 2
+
+
+def test_new_batch_shape_retraces_and_non_autodiff_model_is_refused() -> None:
+    model = Mlp(nn.LinearConfig(16, 32).init(DEV), nn.LinearConfig(32, 4).init(DEV))
+    step = burn.compile.step(_mse, optim.SgdConfig().init())
+    for n in (8, 8, 4, 4):
+        _, model = step(0.1, model, _x(n, 16), _x(n, 4))
+    s = step.stats()
+    assert (s["traces"], s["recompiles"], s["replays"]) == (2, 1, 2)
+    plain = nn.LinearConfig(2, 2).init(burn.backend(BACKEND).default_device())
+    x = Tensor.ones((1, 2), backend=BACKEND)
+    with pytest.raises(TypeError, match="autodiff backend"):
+        step(0.1, plain, x, x)
+    with pytest.raises(TypeError, match=r"step\(lr, model, \*batch\)"):
+        step(model, 0.1, x, x)  # type: ignore[arg-type]
