@@ -149,3 +149,30 @@ def test_new_batch_shape_retraces_and_non_autodiff_model_is_refused() -> None:
         step(0.1, plain, x, x)
     with pytest.raises(TypeError, match=r"step\(lr, model, \*batch\)"):
         step(model, 0.1, x, x)  # type: ignore[arg-type]
+
+
+class BnNet(Module):
+    conv: nn.Conv2d
+    bn: nn.BatchNorm
+
+    def forward(self, x: Tensor) -> Tensor:
+        return self.bn(self.conv(x))
+
+
+def test_step_replacing_batch_norm_statistics_runs_eagerly_and_updates_them() -> None:
+    model = BnNet(nn.Conv2dConfig((2, 3), (3, 3)).init(DEV), nn.BatchNormConfig(3).init(DEV))
+    # a copy: a training forward replaces the statistics on the module object itself
+    eager_model = model.map(lambda _path, p: p.with_value(p.val()))
+    assert eager_model.bn is not model.bn
+    opt, eager_opt = optim.SgdConfig().init(), optim.SgdConfig().init()
+    step = burn.compile.step(lambda m, x: m(x).square().mean(), opt)
+    x = _x(4, 2, 6, 6)
+    before = _np(model.bn.running_mean.val())
+    with pytest.warns(CompileWarning, match="running_mean"):
+        loss, model = step(0.1, model, x)
+    eager_loss, eager_model = _eager_step(lambda m, v: m(v).square().mean(), eager_opt, 0.1, eager_model, x)
+    assert not np.array_equal(_np(model.bn.running_mean.val()), before)
+    np.testing.assert_array_equal(_np(loss), _np(eager_loss))
+    for (path, a), (_, b) in zip(eager_model.named_params(), model.named_params(), strict=True):
+        np.testing.assert_array_equal(_np(b.val()), _np(a.val()), err_msg=path)
+    assert step.stats()["fallbacks"] == 1 and step.stats()["replays"] == 0

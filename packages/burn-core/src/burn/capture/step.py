@@ -159,6 +159,12 @@ class CompiledStep(CompiledFunction):
                 raise
             self._cache[key] = _Eager(reason)
             return self._eager(reason, (lr, model, *batch), {})  # type: ignore[no-any-return]
+        changed = _changed_param(traced_model, ad_cap, param_ir)
+        if changed is not None:
+            # The trace replaced it on a copy; the eager run replaces it on the caller's module.
+            reason = f"it replaces module state (param {changed!r}, e.g. batch norm's running statistics)"
+            self._cache[key] = _Eager(reason)
+            return self._eager(reason, (lr, model, *batch), {})  # type: ignore[no-any-return]
         loss_p: CaptureTensor = ad_cap.float_inner(loss._p)
         grad_ids = tuple(grads)
         grad_ps: list[CaptureTensor] = [grads.get(i)._p for i in grad_ids]  # type: ignore[union-attr]
@@ -213,6 +219,16 @@ class CompiledStep(CompiledFunction):
             {i: wrap(g, inner, Float) for i, g in zip(entry.grad_ids, outs[1:], strict=True)}
         )
         return wrap(ad.float_from_inner(outs[0]), ad, Float), self.optimizer.step(lr, model, grads)
+
+
+def _changed_param(traced: Module, ad_cap: Any, param_ir: dict[int, tuple[str, TensorIR]]) -> str | None:
+    """The path of a param the loss function replaced on the traced model, or None."""
+    for path, p in traced.named_params():
+        t = p.val()
+        prim = ad_cap.float_inner(t._p) if t._k is Float else t._p
+        if not isinstance(prim, CaptureTensor) or prim.ir.id not in param_ir:
+            return path
+    return None
 
 
 def _inner_p(ad: Any, t: Tensor) -> Any:
