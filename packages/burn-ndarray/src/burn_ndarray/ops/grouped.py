@@ -115,7 +115,7 @@ def _sizes(stride: Pair, padding: Pair, dilation: Pair) -> tuple[int, ...]:
 
 def _run(
     serial: Any, parallel: Any, rows: int, parts: int, arrays: tuple[np.ndarray, ...], scratch: np.ndarray,
-    sizes: tuple[int, ...],
+    sizes: tuple[Any, ...],
 ) -> None:  # fmt: skip
     """``serial(lo, hi, *arrays, scratch[c], *sizes)`` over `parts` chunks ``c`` of ``range(rows)``
     (`run_ranges` with a scratch buffer, or a partial sum, of each chunk's own): one launch of
