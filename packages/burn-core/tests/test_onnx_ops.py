@@ -116,6 +116,8 @@ CASES = [
         {"s": I([1.0, 2.0, 0.5], np.float32), "b": I([0.0, 1.0, -1.0], np.float32)},
     ),
     case("GlobalMaxPool", {"x": X4}),
+    case("GlobalAveragePool", {"x": X4}),
+    case("GlobalAveragePool", {"x": X3}),
     case("Pad", {"x": X3}, {"p": I([0, 1, 2, 0, 0, 1], np.int64)}, mode="reflect"),
     case("Pad", {"x": X3}, {"p": I([0, 0, 1, 0, 0, 3], np.int64), "v": I(2.5, np.float32)}),
     case("Clip", {"x": X3}, {"lo": I(-0.5, np.float32), "hi": I(0.7, np.float32)}),
