@@ -14,7 +14,9 @@ at most `MAX_GROUP_CHANNELS` input channels per group runs here (the direct sum 
 the per-group GEMMs win once each group's ``[C/G * KH * KW]`` reduction is long enough to feed
 BLAS's blocked kernels: measured, the direct sums win at 2 and 4 channels per group, tie at 8 and
 lose 2-4x at 16, docs/benchmarks-log.md). With stride 1 the input gradient is the forward sum over
-the output gradient with each group's filters flipped and transposed. Rows go to burn-ndarray's
+the output gradient with each group's filters flipped and transposed. Depthwise layers of at most
+`MAX_ROW_CHANNELS` channels (MobileNet's and EfficientNet's first ones) run over whole rows instead
+(`kernels.grouped.depthwise_forward_rows`...), 1.5-1.9x faster there. Rows go to burn-ndarray's
 threads (numba's TBB pool from `NATIVE_WORK_PER_THREAD` multiply-adds each, else the Python pool
 from `WORK_PER_THREAD`).
 """
