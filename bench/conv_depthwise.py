@@ -1,7 +1,7 @@
 """Depthwise and grouped convolutions of real models: burn(ndarray) against PyTorch (issue 34).
 
 Usage: ``python bench/conv_depthwise.py [--threads 1 2] [--batch 1 8] [--repeats 5] [--only NAME]
-[--gemm]``.
+[--gemm] [--positions]``.
 
 Each row is one layer shape of MobileNetV3-small, EfficientNet-B0 or ConvNeXt-tiny (their depthwise
 convolutions), a ResNeXt-style grouped convolution and a 1-D depthwise convolution, timed for
@@ -10,7 +10,9 @@ the forward op, the input gradient (``conv2d_x_backward``) and the weight gradie
 and ``torch.ops.aten.convolution_backward`` with the same thread count (``burn.set_num_threads``
 and ``torch.set_num_threads``). Inputs are float32 channels-last views, as a previous burn
 convolution hands them on. Times are the best of `--repeats` batches, in milliseconds; ``--gemm``
-adds burn-ndarray's im2col + GEMM path, which these convolutions took before issue 34.
+adds burn-ndarray's im2col + GEMM path, which these convolutions took before issue 34;
+``--positions`` adds the per-position direct kernels that depthwise layers with few channels took
+before the row kernels (``grouped.MAX_ROW_CHANNELS = 0``).
 """
 
 from __future__ import annotations
@@ -58,8 +60,17 @@ def best_ms(fn: Callable[[], object], repeats: int, min_time: float = 0.05) -> f
     return best * 1e3
 
 
-def measure(backend: Any, torch: Any, x: np.ndarray, weight: np.ndarray, grad: np.ndarray,
-            opts: tuple[Any, ...], repeats: int, gemm: bool) -> list[float]:
+def measure(
+    backend: Any,
+    torch: Any,
+    x: np.ndarray,
+    weight: np.ndarray,
+    grad: np.ndarray,
+    opts: tuple[Any, ...],
+    repeats: int,
+    gemm: bool,
+    positions: bool = False,
+) -> list[float]:
     """Times of one shape: burn then torch for the forward op, the input and the weight gradient;
     with `gemm`, burn-ndarray's im2col + GEMM path (before issue 34) ahead of each pair."""
     from burn_ndarray.ops import grouped
@@ -87,6 +98,12 @@ def measure(backend: Any, torch: Any, x: np.ndarray, weight: np.ndarray, grad: n
                 row.append(best_ms(ours, repeats))
             finally:
                 grouped.MAX_GROUP_CHANNELS = direct
+        if positions:
+            rows, grouped.MAX_ROW_CHANNELS = grouped.MAX_ROW_CHANNELS, 0
+            try:
+                row.append(best_ms(ours, repeats))
+            finally:
+                grouped.MAX_ROW_CHANNELS = rows
         row += [best_ms(ours, repeats), best_ms(theirs, repeats)]
     return row
 
@@ -98,6 +115,7 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--only", default="", help="rows whose name contains this")
     parser.add_argument("--gemm", action="store_true", help="also time the im2col + GEMM path")
+    parser.add_argument("--positions", action="store_true", help="also time the per-position kernels")
     args = parser.parse_args()
 
     import torch
@@ -107,7 +125,8 @@ def main() -> None:
     backend: Any = burn.backend("ndarray")
     rng = np.random.default_rng(0)
     names = ["fwd", "dx", "dw"]
-    cols = [c for n in names for c in ([f"{n} gemm"] if args.gemm else []) + [f"{n} burn", f"{n} torch"]]
+    extra = (["gemm"] if args.gemm else []) + (["pos"] if args.positions else [])
+    cols = [c for n in names for c in [f"{n} {e}" for e in extra] + [f"{n} burn", f"{n} torch"]]
     print("| shape | batch | threads | " + " | ".join(cols) + " |")
     print("|---|---|---|" + "---|" * len(cols))
     for name, (c, h, w), o, kernel, s, padding, g in SHAPES:
@@ -127,7 +146,7 @@ def main() -> None:
             for t in args.threads:
                 burn.set_num_threads(t)
                 torch.set_num_threads(t)
-                row = measure(backend, torch, x, weight, grad, opts, args.repeats, args.gemm)
+                row = measure(backend, torch, x, weight, grad, opts, args.repeats, args.gemm, args.positions)
                 cells = " | ".join(f"{v:.2f}" for v in row)
                 print(f"| {name} | {n} | {t} | {cells} |", flush=True)
 

@@ -97,10 +97,8 @@ def build_torch(torch: Any, spec: ModelSpec) -> Any:
         hf = tf.ResNetForImageClassification(tf.ResNetConfig(**c, **image))
     elif spec.name == "efficientnet_b0":
         hf = tf.EfficientNetForImageClassification(tf.EfficientNetConfig(**c, image_size=IMAGE, **image))
-        # transformers pools with AvgPool2d(kernel 1280, ceil_mode) over the 7x7 map: a global
-        # average that burn's AveragePool import refuses (kernel larger than the input); the same
-        # global average as GlobalAveragePool
-        hf.efficientnet.pooler = torch.nn.AdaptiveAvgPool2d(1)
+        # its pooler, AvgPool2d(kernel 1280, ceil_mode) over the 7x7 map, is exported as is: ONNX's
+        # ceil-mode AveragePool makes it one window over the map, a global average
         # its init draws batch-norm scales from N(0, 0.02); PyTorch's own init (scale 1) instead
         for module in hf.modules():
             if isinstance(module, torch.nn.BatchNorm2d):

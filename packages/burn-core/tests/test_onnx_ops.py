@@ -80,6 +80,12 @@ CASES = [
         ceil_mode=1,
         strides=[2, 2],
     ),
+    # A kernel longer than the input in ceil mode (transformers' EfficientNet exports
+    # AvgPool2d(1280, ceil_mode=True) over a 7x7 map): ONNX's ceil-mode output size is 1, one
+    # window over the input, averaged over what it covers (no explicit pads to count).
+    case("AveragePool", {"x": X4}, kernel_shape=[1280, 1280], strides=[1280, 1280], ceil_mode=1),
+    case("AveragePool", {"x": X4}, kernel_shape=[9, 4], strides=[9, 3], ceil_mode=1, count_include_pad=1),
+    case("AveragePool", {"x": X3}, kernel_shape=[8], strides=[2], pads=[1, 1], ceil_mode=1),
     case("MaxPool", {"x": X4}, kernel_shape=[2, 3], pads=[1, 0, 0, 2], strides=[2, 2]),
     case(
         "Conv",
@@ -110,6 +116,8 @@ CASES = [
         {"s": I([1.0, 2.0, 0.5], np.float32), "b": I([0.0, 1.0, -1.0], np.float32)},
     ),
     case("GlobalMaxPool", {"x": X4}),
+    case("GlobalAveragePool", {"x": X4}),
+    case("GlobalAveragePool", {"x": X3}),
     case("Pad", {"x": X3}, {"p": I([0, 1, 2, 0, 0, 1], np.int64)}, mode="reflect"),
     case("Pad", {"x": X3}, {"p": I([0, 0, 1, 0, 0, 3], np.int64), "v": I(2.5, np.float32)}),
     case("Clip", {"x": X3}, {"lo": I(-0.5, np.float32), "hi": I(0.7, np.float32)}),

@@ -1,8 +1,9 @@
 """The compiled float32 activations (`burn_ndarray.ops.activation`,
 `burn_ndarray.kernels.activation`) against float64 references and the NumPy paths: GELU within two
 float32 ulps, the NumPy path's bits below erf's tail piece; sigmoid within two ulps (subnormal
-results included) and its gradient the NumPy path's bits; SiLU; their NaN and infinity results,
-the same bits at any thread count, layouts kept, half floats computed in float32."""
+results included) and its gradient the NumPy path's bits; SiLU; hard swish the NumPy path's bits;
+their NaN and infinity results, the same bits at any thread count, layouts kept, half floats
+computed in float32."""
 
 from __future__ import annotations
 
@@ -238,3 +239,23 @@ def test_sigmoid_layouts(threads: int) -> None:
     s = B.sigmoid(channels_last)
     g = np.ascontiguousarray(s)[::-1]  # another layout: both copied, the NumPy path's bits
     assert np.array_equal(B.sigmoid_backward(s, g), g * (s * (1 - s)))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, ml_dtypes.bfloat16])
+def test_hard_swish_is_the_numpy_paths_bits(wide_grid: np.ndarray, threads: int, dtype: Any) -> None:
+    """One compiled pass, NumPy's four passes' bits: at the kinks (-3, 3), NaN, the infinities,
+    in a channels-last layout (kept) and in the half floats (computed in float32)."""
+    x = np.concatenate([wide_grid, [-3.0, 3.0, -2.9999998, 2.9999998]]).astype(dtype)
+    B = NdArray()
+    with np.errstate(invalid="ignore"):
+        numpy = without_compiled(activation, "HARD_SWISH_COMPILED_MIN_SIZE", B.hard_swish, x)
+        got = B.hard_swish(x)
+    assert got.dtype == x.dtype and np.array_equal(got, numpy, equal_nan=True)
+    channels_last = (
+        np.random.default_rng(6).standard_normal((2, 7, 9, 16)).astype(np.float32).transpose(0, 3, 1, 2)
+    )
+    out = B.hard_swish(channels_last)
+    assert out.strides == channels_last.strides
+    assert np.array_equal(
+        out, without_compiled(activation, "HARD_SWISH_COMPILED_MIN_SIZE", B.hard_swish, channels_last)
+    )

@@ -109,3 +109,63 @@ def test_same_bits_at_every_thread_count(
     for y, dx, dw in results[1:]:
         assert np.array_equal(y, results[0][0]) and np.array_equal(dx, results[0][1])
         np.testing.assert_allclose(dw, results[0][2], rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize(
+    ("x_shape", "w_shape", "stride", "padding", "dilation"),
+    [
+        ((2, 16, 12, 11), (16, 1, 3, 3), (1, 1), (1, 1), (1, 1)),  # EfficientNet-like, stride 1
+        ((2, 16, 15, 13), (16, 1, 3, 3), (2, 2), (1, 1), (1, 1)),  # MobileNet-like, odd width
+        ((1, 5, 10, 14), (5, 1, 3, 4), (1, 3), (1, 2), (2, 2)),  # stride 3 phases, dilation
+    ],
+)
+def test_rows_match_the_per_position_kernels(
+    rng: Any, monkeypatch: pytest.MonkeyPatch, dtype: Any, x_shape: Any, w_shape: Any, stride: Pair,
+    padding: Pair, dilation: Pair,
+) -> None:  # fmt: skip
+    """Depthwise with at most `MAX_ROW_CHANNELS` channels over whole rows (forward and weight
+    gradient at width stride 1, the input gradient at any stride) against the per-position sums."""
+    x = rng.standard_normal(x_shape).astype(dtype)
+    w = rng.standard_normal(w_shape).astype(dtype)
+    b = rng.standard_normal(w_shape[0]).astype(dtype)
+    hyper = (stride, padding, dilation, x_shape[1])
+    tol = {"rtol": 1e-5, "atol": 1e-5} if dtype == np.float32 else {"rtol": 1e-12, "atol": 1e-12}
+
+    def per_position(fn: Any, *args: Any) -> Any:
+        with monkeypatch.context() as m:
+            m.setattr(grouped, "MAX_ROW_CHANNELS", 0)
+            return fn(*args)
+
+    y = conv.conv2d(x, w, b, *hyper)
+    np.testing.assert_allclose(y, per_position(conv.conv2d, x, w, b, *hyper), **tol)
+    g = rng.standard_normal(y.shape).astype(dtype)
+    for backward in BACKWARD:
+        got = backward(x, w, g, *hyper)
+        assert got.dtype == dtype
+        np.testing.assert_allclose(got, per_position(backward, x, w, g, *hyper), **tol)
+
+
+@pytest.mark.parametrize("native", [True, False])
+def test_rows_same_bits_at_every_thread_count(
+    rng: Any, monkeypatch: pytest.MonkeyPatch, threads: Any, native: bool
+) -> None:
+    monkeypatch.setattr(grouped, "NATIVE_WORK_PER_THREAD", 1 << 8)
+    monkeypatch.setattr(grouped, "WORK_PER_THREAD", 1 << 8)
+    if not native:
+        monkeypatch.setattr(tbb, "ready", lambda: False)
+    x = rng.standard_normal((3, 16, 11, 10)).astype(np.float32)
+    w = rng.standard_normal((16, 1, 3, 3)).astype(np.float32)
+    g1 = rng.standard_normal((3, 16, 11, 10)).astype(np.float32)
+    g2 = rng.standard_normal((3, 16, 6, 5)).astype(np.float32)
+    results = []
+    for count in (1, 2, 3):
+        threads(count)
+        s1, s2 = ((1, 1), (1, 1), (1, 1), 16), ((2, 2), (1, 1), (1, 1), 16)
+        results.append([
+            conv.conv2d(x, w, None, *s1), conv.conv2d_x_backward(x, w, g2, *s2),
+            conv.conv2d_weight_backward(x, w, g1, *s1),
+        ])  # fmt: skip
+    for y, dx, dw in results[1:]:
+        assert np.array_equal(y, results[0][0]) and np.array_equal(dx, results[0][1])
+        np.testing.assert_allclose(dw, results[0][2], rtol=1e-5, atol=1e-5)

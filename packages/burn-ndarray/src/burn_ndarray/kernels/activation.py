@@ -225,6 +225,28 @@ def silu_range(lo: int, hi: int, x: Array, out: Array) -> None:
         outs[i] = _sigmoid(v) * v
 
 
+@jit
+def hard_swish_range(lo: int, hi: int, x: Array, out: Array) -> None:
+    """``out[i] = x[i] * min(max(x[i] + 3, 0), 6) / 6`` in the NumPy path's order (the same bits;
+    NaN kept, as NumPy's maximum and minimum keep it)."""
+    xs, outs = x[lo:hi], out[lo:hi]
+    three, six, zero = xs.dtype.type(3), xs.dtype.type(6), xs.dtype.type(0)
+    for i in range(outs.size):
+        v = xs[i]
+        t = v + three
+        t = t if t > zero or t != t else zero
+        t = t if t < six or t != t else six
+        outs[i] = (t / six) * v
+
+
+@jit_parallel
+def hard_swish(parts: int, x: Array, out: Array) -> None:
+    """`hard_swish_range` over all of `x`, chunks on the pool."""
+    for c in prange(parts):
+        lo, hi = bounds(out.size, c, parts)
+        hard_swish_range(lo, hi, x, out)
+
+
 @jit_parallel
 def sigmoid(parts: int, x: Array, out: Array) -> None:
     """`sigmoid_range` over all of `x`, chunks on the pool."""

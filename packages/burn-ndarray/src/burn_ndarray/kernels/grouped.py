@@ -167,3 +167,153 @@ def weight_grad_parallel(parts: int, x: Array, grad: Array, sums: Array, *sizes:
     for c in prange(parts):
         lo, hi = bounds(rows, c, parts)
         weight_grad_rows(lo, hi, x, grad, sums[c], *sizes)
+
+
+# Depthwise with few channels (`burn_ndarray.ops.grouped.MAX_ROW_CHANNELS`): the kernels above
+# vectorize over channels only, and 16 or 32 channels are two or four vectors wide, so that the
+# per-position loop overhead dominates. These run over whole rows instead. A row is seen split by
+# column phase (``xs[n, h, p, j * C + c]`` is column ``j * SW + p``; one phase, the row itself, for
+# stride 1, which is what the forward and weight-gradient callers send; the input gradient sums
+# into a split row of its own), so that every tap touches a contiguous run of phase
+# ``p = (kw * DW - PW) mod SW`` shifted by ``q = (kw * DW - PW) div SW`` columns, and the weight is
+# tiled along the row (``wrow[kh, kw, ow * C + c]`` is ``weight[c, 0, kh, kw]``): each tap is one
+# multiply-add over up to ``OW * C`` contiguous elements. Padding columns are cut from the range.
+
+
+@jit
+def _tap(off: int, sw: int, cols: Array, out_w: int) -> tuple[int, int, int]:
+    """Phase ``p``, first and end output column ``[ow_lo, ow_hi)`` that read an input column of
+    the tap at column offset `off` (``iw = ow * SW + off``); ``cols[p]``: phase ``p``'s columns."""
+    p, q = off % sw, off // sw
+    return p, max(0, -q), min(out_w, cols[p] - q)
+
+
+@jit
+def depthwise_forward_rows(
+    lo: int, hi: int, xs: Array, wrow: Array, brow: Array | None, out: Array, cols: Array, c: int,
+    sh: int, sw: int, ph: int, pw: int, dh: int, dw: int,
+) -> None:  # fmt: skip
+    """Output rows ``r = n * OH + oh`` in ``[lo, hi)`` of `out` (``[N, OH, OW * C]``) from the
+    phase-split input `xs` (``[N, H, SW, WP * C]``), the tiled weight `wrow` (``[KH, KW, OW * C]``)
+    and the tiled bias `brow` (``[OW * C]``)."""
+    height = xs.shape[1]
+    kernel_h, kernel_w, row = wrow.shape
+    out_h, out_w = out.shape[1], row // c
+    for r in range(lo, hi):
+        n, oh = r // out_h, r % out_h
+        dst = out[n, oh]
+        if brow is None:
+            dst[:] = 0
+        else:
+            dst[:] = brow
+        for kh in range(kernel_h):
+            ih = oh * sh - ph + kh * dh
+            if ih < 0 or ih >= height:
+                continue
+            for kw in range(kernel_w):
+                off = kw * dw - pw
+                p, ow_lo, ow_hi = _tap(off, sw, cols, out_w)
+                shift = (off // sw) * c
+                lo_k, hi_k = ow_lo * c, ow_hi * c
+                # slices, not ``src[k + shift]``: a possibly negative index makes numba wrap it
+                # around, a branch per element that stops LLVM vectorizing (measured 20x slower)
+                d, src, wv = (
+                    dst[lo_k:hi_k],
+                    xs[n, ih, p, lo_k + shift : hi_k + shift],
+                    wrow[kh, kw, lo_k:hi_k],
+                )
+                for k in range(hi_k - lo_k):
+                    d[k] += src[k] * wv[k]
+
+
+@jit
+def depthwise_x_grad_rows(
+    lo: int, hi: int, grad: Array, wrow: Array, dx: Array, dxs: Array, cols: Array, c: int,
+    sh: int, sw: int, ph: int, pw: int, dh: int, dw: int,
+) -> None:  # fmt: skip
+    """Input-gradient rows ``r = n * H + ih`` in ``[lo, hi)`` of `dx` (``[N, H, W * C]``) from
+    the output gradient `grad` (``[N, OH, OW * C]``): each row summed phase-split in `dxs`
+    (``[SW, WP * C]``, this thread's), then interleaved into `dx`."""
+    height, width = dx.shape[1], dx.shape[2] // c
+    kernel_h, kernel_w, row = wrow.shape
+    out_h, out_w = grad.shape[1], row // c
+    for r in range(lo, hi):
+        n, ih = r // height, r % height
+        dxs[:] = 0
+        for kh in range(kernel_h):
+            num = ih + ph - kh * dh
+            if num < 0 or num % sh != 0 or num // sh >= out_h:
+                continue
+            g = grad[n, num // sh]
+            for kw in range(kernel_w):
+                off = kw * dw - pw
+                p, ow_lo, ow_hi = _tap(off, sw, cols, out_w)
+                shift = (off // sw) * c
+                lo_k, hi_k = ow_lo * c, ow_hi * c
+                d, src, wv = dxs[p, lo_k + shift : hi_k + shift], g[lo_k:hi_k], wrow[kh, kw, lo_k:hi_k]
+                for k in range(hi_k - lo_k):
+                    d[k] += src[k] * wv[k]
+        dst = dx[n, ih]
+        for iw in range(width):
+            src = dxs[iw % sw]
+            base = (iw // sw) * c
+            for ch in range(c):
+                dst[iw * c + ch] = src[base + ch]
+
+
+@jit
+def depthwise_weight_grad_rows(
+    lo: int, hi: int, xs: Array, grad: Array, acc: Array, cols: Array, c: int,
+    sh: int, sw: int, ph: int, pw: int, dh: int, dw: int,
+) -> None:  # fmt: skip
+    """``acc`` (``[KH, KW, OW * C]``, zeroed here) = the products of output rows
+    ``r = n * OH + oh`` in ``[lo, hi)``, per output column; the caller sums over columns."""
+    height = xs.shape[1]
+    kernel_h, kernel_w, row = acc.shape
+    out_h, out_w = grad.shape[1], row // c
+    acc[:] = 0
+    for r in range(lo, hi):
+        n, oh = r // out_h, r % out_h
+        g = grad[n, oh]
+        for kh in range(kernel_h):
+            ih = oh * sh - ph + kh * dh
+            if ih < 0 or ih >= height:
+                continue
+            for kw in range(kernel_w):
+                off = kw * dw - pw
+                p, ow_lo, ow_hi = _tap(off, sw, cols, out_w)
+                shift = (off // sw) * c
+                lo_k, hi_k = ow_lo * c, ow_hi * c
+                d, src, gv = acc[kh, kw, lo_k:hi_k], xs[n, ih, p, lo_k + shift : hi_k + shift], g[lo_k:hi_k]
+                for k in range(hi_k - lo_k):
+                    d[k] += src[k] * gv[k]
+
+
+@jit_parallel
+def depthwise_forward_parallel(
+    parts: int, xs: Array, wrow: Array, brow: Array | None, out: Array, *sizes: int
+) -> None:
+    rows = out.shape[0] * out.shape[1]
+    for c in prange(parts):
+        lo, hi = bounds(rows, c, parts)
+        depthwise_forward_rows(lo, hi, xs, wrow, brow, out, *sizes)
+
+
+@jit_parallel
+def depthwise_x_grad_parallel(
+    parts: int, grad: Array, wrow: Array, dx: Array, dxs: Array, *sizes: int
+) -> None:
+    """`depthwise_x_grad_rows` of chunk ``c`` with ``dxs[c]`` (``[parts, SW, WP * C]``)."""
+    rows = dx.shape[0] * dx.shape[1]
+    for c in prange(parts):
+        lo, hi = bounds(rows, c, parts)
+        depthwise_x_grad_rows(lo, hi, grad, wrow, dx, dxs[c], *sizes)
+
+
+@jit_parallel
+def depthwise_weight_grad_parallel(parts: int, xs: Array, grad: Array, acc: Array, *sizes: int) -> None:
+    """`depthwise_weight_grad_rows` of chunk ``c`` into ``acc[c]`` (``[parts, KH, KW, OW * C]``)."""
+    rows = grad.shape[0] * grad.shape[1]
+    for c in prange(parts):
+        lo, hi = bounds(rows, c, parts)
+        depthwise_weight_grad_rows(lo, hi, xs, grad, acc[c], *sizes)

@@ -8,9 +8,10 @@ touch temporaries created in the same function, never an input. float16 and bflo
 float32 where the formula subtracts nearly equal numbers, and are cast back.
 
 Compiled and threaded: ReLU and its gradient one compiled pass at any thread count; float32 GELU,
-sigmoid and SiLU (forward and backward) one compiled pass each with its own exp, split on the TBB
-pool (`burn_ndarray.kernels.activation`); transcendental activations and softmax otherwise on NumPy
-chunks on the Python pool (NumPy's SIMD exp/log/tanh are not numba's: other bits). Results are the
+sigmoid and SiLU (forward and backward) one compiled pass each with its own exp, and hard swish
+(forward, NumPy's bits), split on the TBB pool (`burn_ndarray.kernels.activation`);
+transcendental activations and softmax otherwise on NumPy chunks on the Python pool (NumPy's SIMD
+exp/log/tanh are not numba's: other bits). Results are the
 same bits at any thread count. float64 keeps the NumPy paths (GELU's float64 erf fit, NumPy's
 float64 exp); so do half-float sigmoid gradients, which the NumPy path computes in their own dtype.
 One thread: GELU about 6x faster (4M elements: 28 -> 4.8 ms forward, 34 -> 6.4 ms backward),
@@ -51,6 +52,11 @@ GELU_COMPILED_MIN_SIZE = 1 << 10
 # float32 sigmoid, its gradient and SiLU run compiled from this size: even with NumPy at 1K
 # elements, faster above (docs/benchmarks-log.md, burn-ndarray measurements).
 SIGMOID_COMPILED_MIN_SIZE = 1 << 10
+
+# float32 hard swish runs compiled from this size: one pass instead of NumPy's four (and their
+# temporaries), 10x faster on MobileNetV3's 16x112x112 map (docs/benchmarks-log.md, "MobileNetV3
+# at batch 1").
+HARD_SWISH_COMPILED_MIN_SIZE = 1 << 10
 
 # Element-wise ops of many NumPy passes (float64 GELU) run in blocks of at least this many elements,
 # whose temporaries stay in cache between the passes (docs/benchmarks-log.md, burn-ndarray measurements).
@@ -332,6 +338,11 @@ class ThreadedActivationOps:
     def silu(self, x: Array) -> Array:
         out = compiled_silu(x) if x.size >= SIGMOID_COMPILED_MIN_SIZE else None
         return _single.silu(self, x) if out is None else out
+
+    def hard_swish(self, x: Array) -> Array:
+        large = x.size >= HARD_SWISH_COMPILED_MIN_SIZE
+        out = _compiled("hard_swish", x, None, True, SIGMOID_NATIVE_PER_THREAD) if large else None
+        return _single.hard_swish(self, x) if out is None else out
 
     def softmax(self, x: Array, dim: int) -> Array:
         if x.size >= 2 * split.ROWWISE_PER_THREAD:

@@ -14,7 +14,9 @@ at most `MAX_GROUP_CHANNELS` input channels per group runs here (the direct sum 
 the per-group GEMMs win once each group's ``[C/G * KH * KW]`` reduction is long enough to feed
 BLAS's blocked kernels: measured, the direct sums win at 2 and 4 channels per group, tie at 8 and
 lose 2-4x at 16, docs/benchmarks-log.md). With stride 1 the input gradient is the forward sum over
-the output gradient with each group's filters flipped and transposed. Rows go to burn-ndarray's
+the output gradient with each group's filters flipped and transposed. Depthwise layers of at most
+`MAX_ROW_CHANNELS` channels (MobileNet's and EfficientNet's first ones) run over whole rows instead
+(`kernels.grouped.depthwise_forward_rows`...), 1.5-1.9x faster there. Rows go to burn-ndarray's
 threads (numba's TBB pool from `NATIVE_WORK_PER_THREAD` multiply-adds each, else the Python pool
 from `WORK_PER_THREAD`).
 """
@@ -34,6 +36,11 @@ Array = Any
 # Input channels per group up to which a grouped convolution runs here (measured with
 # bench/conv_depthwise.py: a tie with the GEMMs at 8, a 2-4x loss at 16).
 MAX_GROUP_CHANNELS = 8
+# Channels up to which a depthwise convolution (one input and one output channel per group) runs
+# over whole rows (`kernels.grouped.depthwise_forward_rows`...) rather than per position: with few
+# channels the per-position kernels' inner loop is a vector or two long (bench/conv_depthwise.py,
+# docs/benchmarks-log.md "Depthwise convolution over rows").
+MAX_ROW_CHANNELS = 32
 # Multiply-adds a thread must get before rows are split: on the TBB pool (hot workers, a hand-off
 # of microseconds) and on the Python pool (a sleeping thread's wake-up, 20-100 us).
 NATIVE_WORK_PER_THREAD = 1 << 16
@@ -81,6 +88,25 @@ def _expand(x: np.ndarray, groups: int, out_channels: int) -> np.ndarray:
     return np.ascontiguousarray(wide).reshape(n, h, w, cg, out_channels)
 
 
+def _by_rows(groups: int, channels: int, out_channels: int, sw: int = 1) -> bool:
+    """Whether a convolution of `groups` groups takes the row kernels: depthwise, few channels,
+    and for the sums over the input (the forward and the weight gradient) stride 1 along the
+    width: with a wider stride they would read the input split by phase, and making that copy
+    costs as much as the sums (16@112 3x3 s2, batch 8: 3.7 ms against 1.9 ms per position)."""
+    return groups == channels == out_channels and channels <= MAX_ROW_CHANNELS and sw == 1
+
+
+def _cols(width: int, sw: int) -> np.ndarray:
+    """The number of columns of each of the `sw` column phases of a row `width` wide."""
+    return np.array([len(range(p, width, sw)) for p in range(sw)], dtype=np.int64)
+
+
+def _row_taps(weight: np.ndarray, dtype: np.dtype, out_w: int) -> np.ndarray:
+    """Depthwise `weight` ``[C, 1, KH, KW]`` tiled along an output row: ``[KH, KW, OW * C]``."""
+    taps = weight[:, 0].astype(dtype, copy=False).transpose(1, 2, 0)
+    return np.ascontiguousarray(np.tile(taps, (1, 1, out_w)))
+
+
 def _parts(rows: int, work: int) -> int:
     return min(rows, split.compiled_parts(work, WORK_PER_THREAD, NATIVE_WORK_PER_THREAD))
 
@@ -91,7 +117,7 @@ def _sizes(stride: Pair, padding: Pair, dilation: Pair) -> tuple[int, ...]:
 
 def _run(
     serial: Any, parallel: Any, rows: int, parts: int, arrays: tuple[np.ndarray, ...], scratch: np.ndarray,
-    sizes: tuple[int, ...],
+    sizes: tuple[Any, ...],
 ) -> None:  # fmt: skip
     """``serial(lo, hi, *arrays, scratch[c], *sizes)`` over `parts` chunks ``c`` of ``range(rows)``
     (`run_ranges` with a scratch buffer, or a partial sum, of each chunk's own): one launch of
@@ -129,6 +155,13 @@ def conv(
     k = _kernels()
     rows = n * out[0]
     parts = _parts(rows, result.size * kh * kw * cg)
+    if _by_rows(c // cg, c, o, stride[1]):
+        xs, cols = np.ascontiguousarray(x).reshape(n, x.shape[1], 1, -1), _cols(x.shape[2], 1)
+        brow = None if b is None else np.tile(b, out[1])
+        split.run_ranges(k.depthwise_forward_rows, k.depthwise_forward_parallel, rows, parts,
+                         xs, _row_taps(weight, x.dtype, out[1]), brow, result.reshape(n, out[0], -1),
+                         cols, c, *_sizes(stride, padding, dilation))  # fmt: skip
+        return result
     split.run_ranges(k.forward_rows, k.forward_parallel, rows, parts,
                      _expand(x, c // cg, o), _taps(weight, x.dtype), b, result,
                      *_sizes(stride, padding, dilation))  # fmt: skip
@@ -156,6 +189,15 @@ def x_grad(
     dx = np.empty((n, *size), dtype=output_grad.dtype)
     rows = n * size[0]
     parts = _parts(rows, output_grad.size * kh * kw * cg)
+    if _by_rows(groups, c, o):
+        cols = _cols(w, stride[1])
+        dxs = np.empty((parts, stride[1], -(-w // stride[1]) * c), dtype=output_grad.dtype)
+        grad = np.ascontiguousarray(output_grad).reshape(n, output_grad.shape[1], -1)
+        k = _kernels()
+        _run(k.depthwise_x_grad_rows, k.depthwise_x_grad_parallel, rows, parts,
+             (grad, _row_taps(weight, output_grad.dtype, output_grad.shape[2]), dx.reshape(n, h, -1)), dxs,
+             (cols, c, *_sizes(stride, padding, dilation)))  # fmt: skip
+        return dx
     acc = np.empty((parts, cg, o), dtype=output_grad.dtype)
     _run(_kernels().x_grad_rows, _kernels().x_grad_parallel, rows, parts,
          (np.ascontiguousarray(output_grad), _taps(weight, output_grad.dtype), dx), acc,
@@ -172,9 +214,19 @@ def weight_grad(
 
     Each chunk of output rows sums into its own partial and the partials are added in order, so
     the bits may differ across thread counts (by rounding), never between runs at one count."""
-    n, out_h, _, o = output_grad.shape
+    n, out_h, out_w, o = output_grad.shape
     rows = n * out_h
     parts = _parts(rows, output_grad.size * kernel[0] * kernel[1] * group_channels)
+    if _by_rows(x.shape[3] // group_channels, x.shape[3], o, stride[1]):
+        xs, cols = np.ascontiguousarray(x).reshape(n, x.shape[1], 1, -1), _cols(x.shape[2], 1)
+        acc = np.empty((parts, *kernel, out_w * o), dtype=output_grad.dtype)
+        grad = np.ascontiguousarray(output_grad).reshape(n, out_h, -1)
+        k = _kernels()
+        _run(k.depthwise_weight_grad_rows, k.depthwise_weight_grad_parallel, rows, parts, (xs, grad), acc,
+             (cols, o, *_sizes(stride, padding, dilation)))  # fmt: skip
+        per_column = acc[0] if parts == 1 else acc.sum(axis=0)
+        total = per_column.reshape(*kernel, out_w, o).sum(axis=2)
+        return np.ascontiguousarray(total.transpose(2, 0, 1))[:, None]
     sums = np.empty((parts, 2, *kernel, group_channels, o), dtype=output_grad.dtype)
     x = _expand(x, x.shape[3] // group_channels, o)
     _run(_kernels().weight_grad_rows, _kernels().weight_grad_parallel, rows, parts,

@@ -67,17 +67,28 @@ __all__ = [
 
 # -- checks of every rank ------------------------------------------------------------------------
 def _pool_args(
-    op: str, rank: int, x: Tensor, kernel_size: Any, stride: Any, padding: Any, dilation: Any
-) -> tuple[Dims, Dims, Dims, Dims]:
+    op: str, rank: int, x: Tensor, kernel_size: Any, stride: Any, padding: Any, dilation: Any,
+    ceil_mode: bool,
+) -> tuple[Dims, Dims, Dims, Dims]:  # fmt: skip
     """Checks a pooling of any rank (`stride` None: the kernel size); returns kernel, stride,
-    padding and dilation."""
+    padding and dilation. In ceil mode a kernel longer than the padded input is one window over
+    what there is (PyTorch's and onnxruntime's reading, ONNX's ceil-mode output size)."""
     input_of_rank(op, x, rank + 2, layout(rank))
     k = dims(op, "kernel_size", kernel_size, rank, 1)
     s = k if stride is None else dims(op, "stride", stride, rank, 1)
     p, d = dims(op, "padding", padding, rank, 0), dims(op, "dilation", dilation, rank, 1)
     if any(pi > ki // 2 for ki, pi in zip(k, p, strict=True)):
         raise ValueError(f"{op}: padding {p} must be at most half the kernel size {k}")
-    out_sizes(op, tuple(x.shape[2:]), k, s, p, d)
+    size = tuple(x.shape[2:])
+    if ceil_mode:
+        # A kernel longer than the padded input makes one window, starting at the left padding;
+        # what it holds past the right padding never counts (zeros out of the divisor, -inf), so
+        # it is cut to the padded input, rather than the input padded to the kernel: 1280x1280
+        # per channel for EfficientNet's 7x7 map.
+        k = tuple(min(ki, n + 2 * pi) if di == 1 else ki for ki, n, pi, di in zip(k, size, p, d, strict=True))
+        # the ceil-mode output is the floor-mode output of the end-extended input
+        size = tuple(n + e for n, e in zip(size, ceil_extra(size, k, s, p, d), strict=True))
+    out_sizes(op, size, k, s, p, d)
     return k, s, p, d
 
 
@@ -154,14 +165,14 @@ def avg_pool(op: str, x: Tensor, kernel: Dims, stride: Dims, padding: Dims, coun
 def _max_pool(op: str, rank: int, x: Tensor, kernel_size: Any, stride: Any, padding: Any, dilation: Any,
               ceil_mode: bool, with_indices: bool) -> Any:
     """Checks a max pooling of any rank and runs it; the values, or ``(values, indices)``."""
-    k, s, p, d = _pool_args(op, rank, x, kernel_size, stride, padding, dilation)
+    k, s, p, d = _pool_args(op, rank, x, kernel_size, stride, padding, dilation, ceil_mode)
     return max_pool(op, x, k, s, p, d, bool(ceil_mode), with_indices)
 
 
 def _avg_pool(op: str, rank: int, x: Tensor, kernel_size: Any, stride: Any, padding: Any,
               count_include_pad: bool, ceil_mode: bool) -> Tensor:
     """Checks an average pooling of any rank and runs it."""
-    k, s, p, _ = _pool_args(op, rank, x, kernel_size, stride, padding, 1)
+    k, s, p, _ = _pool_args(op, rank, x, kernel_size, stride, padding, 1, ceil_mode)
     return avg_pool(op, x, k, s, p, bool(count_include_pad), bool(ceil_mode))
 
 

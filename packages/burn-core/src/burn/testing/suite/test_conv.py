@@ -42,9 +42,11 @@ CONV2D = [
 # Depthwise and grouped (few channels per group: burn-ndarray's direct kernels): channel
 # multiplier 1 and 2, stride 2, dilation 2, a 3x5 kernel with unequal padding, C/G = 2 and 4, and
 # one large enough to be split between threads (forward only: the backward reference takes one
-# convolution per input element).
+# convolution per input element). burn-ndarray runs depthwise layers of up to 32 channels over
+# whole rows: the 16-channel stride-2 case with an odd width has column phases of unequal length.
 GROUPED_CONV2D = [
     ((2, 6, 9, 8), (6, 1, 3, 3), True, (1, 1), (1, 1), (1, 1), 6),
+    ((1, 16, 15, 13), (16, 1, 3, 3), True, (2, 2), (1, 1), (1, 1), 16),
     ((2, 4, 9, 8), (8, 1, 3, 3), True, (2, 2), (1, 1), (1, 1), 4),
     ((1, 5, 10, 11), (5, 1, 3, 5), False, (2, 1), (2, 1), (2, 2), 5),
     ((1, 8, 7, 7), (8, 2, 3, 3), True, (1, 2), (0, 2), (1, 1), 4),

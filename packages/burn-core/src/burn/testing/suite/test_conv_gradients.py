@@ -143,6 +143,12 @@ GROUPED = [
         inputs(u((2, 3, 4, 5)), u((3, 1, 3, 3)), u((3,))),
     ),
     Case(
+        "conv2d_depthwise_stride2_odd_width",
+        ("conv2d",),
+        lambda x, w, b: op("conv2d", x, w, b, (2, 2), (1, 1), (1, 1), 2),
+        inputs(u((1, 2, 5, 7)), u((2, 1, 3, 3)), u((2,))),
+    ),
+    Case(
         "conv2d_depthwise_multiplier_stride",
         ("conv2d",),
         lambda x, w: op("conv2d", x, w, None, (2, 2), (1, 0), (1, 1), 2),

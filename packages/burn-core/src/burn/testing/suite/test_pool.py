@@ -311,12 +311,17 @@ def test_adaptive_avg_pool3d_backward_helper(
 
 
 # ceil_mode of the 1-D and 2-D pools (the 3-D ones are in the cases above): a last partial window
-# where it starts inside the input or the left padding, PyTorch's divisors for it.
+# where it starts inside the input or the left padding, PyTorch's divisors for it; a kernel longer
+# than the padded input is one window over it (ONNX's ceil-mode size, EfficientNet's export).
 @covers("max_pool1d", "max_pool1d_with_indices", "max_pool2d", "max_pool2d_with_indices")
 @pytest.mark.parametrize(
     ("xs", "kernel", "stride", "padding", "dilation"),
-    [((2, 2, 7), (2,), (2,), (0,), (1,)), ((1, 2, 6, 5), (3, 2), (2, 2), (1, 1), (1, 2))],
-    ids=["1d", "2d"],
+    [
+        ((2, 2, 7), (2,), (2,), (0,), (1,)),
+        ((1, 2, 6, 5), (3, 2), (2, 2), (1, 1), (1, 2)),
+        ((1, 2, 3, 4), (5, 6), (5, 6), (0, 1), (1, 1)),
+    ],
+    ids=["1d", "2d", "2d_kernel_over_input"],
 )
 def test_max_pool_ceil_mode(
     backend: Any, float_dtype: DType, xs: Any, kernel: Any, stride: Any, padding: Any, dilation: Any, rng: Any
@@ -339,8 +344,13 @@ def test_max_pool_ceil_mode(
 @pytest.mark.parametrize("include", [True, False])
 @pytest.mark.parametrize(
     ("xs", "kernel", "stride", "padding"),
-    [((2, 2, 8), (3,), (2,), (1,)), ((1, 2, 5, 6), (2, 3), (2, 2), (1, 1))],
-    ids=["1d", "2d"],
+    [
+        ((2, 2, 8), (3,), (2,), (1,)),
+        ((1, 2, 5, 6), (2, 3), (2, 2), (1, 1)),
+        ((2, 2, 5), (8,), (2,), (1,)),
+        ((1, 2, 5, 6), (7, 9), (7, 3), (0, 1)),
+    ],
+    ids=["1d", "2d", "1d_kernel_over_input", "2d_kernel_over_input"],
 )
 def test_avg_pool_ceil_mode(
     backend: Any, float_dtype: DType, xs: Any, kernel: Any, stride: Any, padding: Any, include: bool, rng: Any
