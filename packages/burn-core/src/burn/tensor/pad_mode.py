@@ -34,7 +34,9 @@ class PadMode:
         if self.kind not in ("constant", "reflect", "edge"):
             raise ValueError(f"PadMode: unknown kind {self.kind!r}; expected constant, reflect or edge")
         if self.kind != "constant" and self.value != 0.0:
-            raise ValueError(f"PadMode: only the constant mode holds a value, got {self.kind} with {self.value!r}")
+            raise ValueError(
+                f"PadMode: only the constant mode holds a value, got {self.kind} with {self.value!r}"
+            )
 
     @staticmethod
     def Constant(value: float = 0.0) -> PadMode:  # noqa: N802 - Burn's variant name

@@ -48,7 +48,7 @@ def _ints(op: str, what: str, values: Any) -> tuple[int, ...]:
 
 def _pad_amounts(pads: Any, shape: tuple[int, ...]) -> tuple[int, ...]:
     """`pads` in either spelling as flat ``(before, after)`` ints from the last dim on."""
-    items = list(pads) if not isinstance(pads, int) else [pads]
+    items: list[Any] = list(pads) if not isinstance(pads, int) else [pads]
     if items and all(isinstance(p, (tuple, list)) for p in items):
         if any(len(p) != 2 for p in items):
             raise ShapeError(f"pad: each pair must be (before, after), got {items!r}")
@@ -374,7 +374,9 @@ class LayoutOps(MathOps):
             raise ValueError(f"unfold: size and step must be >= 1, got size={size}, step={step}")
         return wrap(self._kind_op("unfold")(self._p, d, size, step), self._b, self._k)
 
-    def pad(self, pads: Sequence[int] | Sequence[tuple[int, int]], value: Any = 0, mode: str = "constant") -> Tensor:
+    def pad(
+        self, pads: Sequence[int] | Sequence[tuple[int, int]], value: Any = 0, mode: str = "constant"
+    ) -> Tensor:
         """Pad dims with new elements, in either of two spellings.
 
         `pads` as flat ints holds ``(before, after)`` pairs starting from the last dim

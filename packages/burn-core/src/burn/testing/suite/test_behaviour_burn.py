@@ -18,8 +18,8 @@ import pytest
 
 from burn.errors import ShapeError
 from burn.foundations.dtype import DType
-from burn.testing import covers
 from burn.tensor.pad_mode import PadMode
+from burn.testing import covers
 from burn.testing.helpers import (
     check_bool,
     check_exact,
