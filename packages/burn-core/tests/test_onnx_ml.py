@@ -81,3 +81,24 @@ def test_array_feature_extractor() -> None:
     np.testing.assert_array_equal(run_ml("ArrayFeatureExtractor", [X, idx], [2, 2]), X[:, [2, 0]])
     with pytest.raises(burn.onnx.OnnxError, match=r"indices \[3\] out of range for 3 features"):
         run_ml("ArrayFeatureExtractor", [X, np.array([3], np.int64)], [2, 1])
+
+
+def test_label_encoder_numbers_to_numbers() -> None:
+    x = np.array([[3, 1], [7, 2]], np.int64)
+    got = run_ml("LabelEncoder", [x], [2, 2], TensorProto.INT64, keys_int64s=[1, 2, 3],
+                 values_int64s=[10, 20, 30], default_int64=-5)
+    assert got.dtype == np.int64
+    np.testing.assert_array_equal(got, [[30, 10], [-5, 20]])
+    got = run_ml("LabelEncoder", [x], [2, 2], keys_int64s=[1, 7], values_floats=[0.5, 1.5])
+    np.testing.assert_array_equal(got, np.array([[-0.0, 0.5], [1.5, -0.0]], np.float32))
+    with pytest.raises(burn.onnx.OnnxError, match="string keys are not supported"):
+        run_ml("LabelEncoder", [x], [2, 2], TensorProto.INT64, keys_strings=["a"], values_int64s=[1])
+
+
+def test_one_hot_encoder_on_ints() -> None:
+    x = np.array([[4, 1], [2, 9]], np.int64)
+    got = run_ml("OneHotEncoder", [x], [2, 2, 3], cats_int64s=[1, 2, 4])
+    want = (x[..., None] == np.array([1, 2, 4])).astype(np.float32)
+    np.testing.assert_array_equal(got, want)
+    with pytest.raises(burn.onnx.OnnxError, match="not one of the categories"):
+        run_ml("OneHotEncoder", [x], [2, 2, 3], cats_int64s=[1, 2, 4], zeros=0)

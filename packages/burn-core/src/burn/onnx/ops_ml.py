@@ -1,14 +1,18 @@
 """``ai.onnx.ml`` ops met in exported scikit-learn pipelines: ``Scaler``, ``Normalizer``,
-``Binarizer``, ``LinearRegressor`` and ``ArrayFeatureExtractor``, each a few Tensor ops.
+``Binarizer``, ``LinearRegressor``, ``ArrayFeatureExtractor``, ``LabelEncoder`` (numbers to
+numbers) and ``OneHotEncoder`` (integer categories), each a few Tensor ops.
 
 Their outputs are float32 as the ONNX-ML spec declares (inputs of any numeric type are converted
-first), except `Binarizer` and `ArrayFeatureExtractor`, which keep the input's type.
+first), except `Binarizer` and `ArrayFeatureExtractor`, which keep the input's type, and
+`LabelEncoder`, whose type is its values' (int64 or float32).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
+
+import numpy as np
 
 from burn.foundations.kind import Float, Int
 from burn.onnx.errors import OnnxError
@@ -108,3 +112,72 @@ def _array_feature_extractor(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> l
         )
     out = x.select(len(x.shape) - 1, idx)
     return [out.reshape((1, len(picked))) if len(x.shape) == 1 else out]
+
+
+def _numeric_mapping(node: Node, side: str) -> list[float] | list[int] | None:
+    """The ``keys`` or ``values`` of a LabelEncoder as numbers (None when absent); strings are
+    refused."""
+    if node.attr(f"{side}_strings") is not None:
+        raise OnnxError(
+            f"node {node.name!r} (LabelEncoder): string {side} are not supported (burn tensors are numeric)"
+        )
+    tensor = node.attr(f"{side}_tensor")
+    if tensor is not None:
+        array = np.asarray(tensor).reshape(-1)
+        return [float(v) for v in array] if array.dtype.kind == "f" else [int(v) for v in array]
+    for suffix, conv in (("int64s", int), ("floats", float)):
+        found = node.attr(f"{side}_{suffix}")
+        if found is not None:
+            return [conv(v) for v in found]
+    return None
+
+
+@register(ML + "LabelEncoder", "index", "numeric keys and values only (no strings)")
+def _label_encoder(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]:
+    keys, values = _numeric_mapping(node, "keys"), _numeric_mapping(node, "values")
+    if keys is None or values is None or len(keys) != len(values):
+        raise OnnxError(
+            f"node {node.name!r} (LabelEncoder): needs numeric keys and values of one length, got "
+            f"{None if keys is None else len(keys)} keys and {None if values is None else len(values)} values"
+        )
+    float_values = node.attr("values_floats") is not None or (
+        node.attr("values_tensor") is not None and np.asarray(node.attr("values_tensor")).dtype.kind == "f"
+    )
+    default_tensor = node.attr("default_tensor")
+    if default_tensor is not None:
+        default: float = np.asarray(default_tensor).reshape(-1)[0].item()
+    elif float_values:
+        default = float(node.attr("default_float", -0.0))
+    else:
+        default = int(node.attr("default_int64", -1))
+    x = ctx.tensor(inputs[0])
+    out = x.zeros_like()
+    if (out.kind is Float) != float_values:
+        out = ctx.tensor(out, Float if float_values else Int)
+    out = out.full_like(default)
+    for key, value in zip(keys, values, strict=True):
+        out = out.mask_fill(x.equal(key), value)
+    return [out]
+
+
+@register(ML + "OneHotEncoder", "index", "integer categories only (cats_int64s)")
+def _one_hot_encoder(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]:
+    cats = node.attr("cats_int64s")
+    if cats is None:
+        raise OnnxError(
+            f"node {node.name!r} (OneHotEncoder): only integer categories (cats_int64s) are supported"
+        )
+    x = ctx.tensor(inputs[0])
+    if not cats:
+        raise OnnxError(f"node {node.name!r} (OneHotEncoder): no categories")
+    hits = [x.equal(int(c)).float() for c in cats]
+    if not node.attr("zeros", 1):
+        found = hits[0]
+        for h in hits[1:]:
+            found = found + h
+        if not bool(found.greater_equal(0.5).all().into_scalar()):
+            raise OnnxError(
+                f"node {node.name!r} (OneHotEncoder): a value is not one of the categories {list(cats)} "
+                "and zeros=0"
+            )
+    return [type(x).stack(hits, len(x.shape))]
