@@ -12,9 +12,11 @@ Each case gets one outcome:
 - ``crash``: a raw exception (not a burn error): a bug;
 - ``timeout``: over the time bound (a SIGALRM timer, in-process: no case is skipped).
 
-Run ``python packages/burn-core/tests/onnx_node_suite.py [-v] [PATTERN]`` for the table per op
-and the totals (``--write-passing`` rewrites ``onnx_node_passing.txt``); `run_suite` is what
-``test_onnx_node_suite.py`` calls.
+Run ``python packages/burn-core/tests/onnx_node_suite.py [-v] [--backend NAME] [PATTERN]`` for
+the table per op and the totals (``--backend``: any backend name, default ndarray;
+``--write-passing`` rewrites the backend's passing list, ``onnx_node_passing.txt`` for ndarray and
+``onnx_node_passing_<name>.txt`` for another); `run_suite` is what ``test_onnx_node_suite.py``
+calls.
 """
 
 from __future__ import annotations
@@ -39,6 +41,13 @@ TIME_LIMIT_S = 20.0
 HERE = Path(__file__).resolve().parent
 PASSING = HERE / "onnx_node_passing.txt"  # the cases that pass: none may regress
 KNOWN_WRONG = HERE / "onnx_node_known_wrong.txt"  # the wrong answers still tolerated (none)
+
+
+def passing_list(backend: str = "ndarray") -> Path:
+    """The file listing the cases that pass on `backend` (``onnx_node_passing.txt`` for ndarray)."""
+    if backend == "ndarray":
+        return PASSING
+    return HERE / f"onnx_node_passing_{''.join(c if c.isalnum() else '_' for c in backend)}.txt"
 
 
 def read_list(path: Path) -> list[str]:
@@ -241,22 +250,36 @@ def report(results: Sequence[Result], verbose: bool = False) -> str:
 
 
 def main(argv: Sequence[str]) -> int:
-    """``[-v] [--write-passing] [PATTERN]``: the table (``-v``: each case that does not pass, with
-    why); ``--write-passing`` rewrites `PASSING` from this run (all cases only)."""
-    verbose = "-v" in argv
-    write = "--write-passing" in argv
-    args = [a for a in argv if a not in ("-v", "--write-passing")]
+    """``[-v] [--write-passing] [--backend NAME] [PATTERN]``: the table (``-v``: each case that
+    does not pass, with why) on backend NAME (default ndarray); ``--write-passing`` rewrites the
+    backend's `passing_list` from this run (all cases only)."""
+    if "-h" in argv or "--help" in argv:
+        print(main.__doc__)
+        return 0
+    args = list(argv)
+    backend = "ndarray"
+    if "--backend" in args:
+        i = args.index("--backend")
+        if i + 1 >= len(args):
+            print("--backend needs a backend name (ndarray, opencl, ...)", file=sys.stderr)
+            return 2
+        backend = args[i + 1]
+        del args[i : i + 2]
+    verbose = "-v" in args
+    write = "--write-passing" in args
+    args = [a for a in args if a not in ("-v", "--write-passing")]
     start = time.perf_counter()
-    results = run_suite(args[0] if args else "")
+    results = run_suite(args[0] if args else "", backend)
     print(report(results, verbose))
     print(f"{time.perf_counter() - start:.1f} s")
     if write:
         if args:
             print("--write-passing needs the whole suite (no PATTERN)", file=sys.stderr)
             return 2
-        PASSING.write_text("".join(f"{r.name}\n" for r in sorted(results, key=lambda r: r.name)
-                                   if r.outcome == "pass"))
-        print(f"wrote {PASSING}")
+        target = passing_list(backend)
+        target.write_text("".join(f"{r.name}\n" for r in sorted(results, key=lambda r: r.name)
+                                  if r.outcome == "pass"))
+        print(f"wrote {target}")
     return 0
 
 

@@ -212,7 +212,7 @@ def test_split_sizes_match_pytorch(B, n, size):
 def test_split_with_sizes(t, x):
     parts = t.split_with_sizes([1, 3], -1)
     assert [p.tolist() for p in parts] == [x[..., :1].tolist(), x[..., 1:].tolist()]
-    with pytest.raises(ShapeError, match=r"sizes \[1, 2\] do not add up to size 4"):
+    with pytest.raises(ShapeError, match=r"sizes \[1, 2\] must be >= 0 and add up to size 4"):
         t.split_with_sizes([1, 2], 2)
     with pytest.raises(ValueError, match="chunks must be >= 1"):
         t.chunk(0, 0)

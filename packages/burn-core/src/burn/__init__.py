@@ -51,6 +51,7 @@ from burn.foundations.dtype import (
 from burn.foundations.kind import Bool, Float, Int, Kind
 from burn.foundations.limits import Limits
 from burn.plugins import backends, default_backend, get_num_threads, hookimpl, set_num_threads
+from burn.tensor.pad_mode import PadMode
 from burn.tensor.tensor import Tensor
 
 # Names of the higher layers, imported on first use so that `import burn` stays light and a
@@ -96,6 +97,7 @@ __all__ = [
     "KindError",
     "Limits",
     "Normal",
+    "PadMode",
     "PluginError",
     "ShapeError",
     "Tensor",

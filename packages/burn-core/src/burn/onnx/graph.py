@@ -147,7 +147,8 @@ def read_model(source: str | os.PathLike[str] | bytes | Any, limits: Limits | No
 
 def opset_of(model: Any) -> int:
     """The model's ``ai.onnx`` opset version. A model without one whose nodes are all of other
-    domains (``ai.onnx.ml``...) is refused by naming those ops (burn runs none of them)."""
+    domains (``ai.onnx.ml``...) gets the installed onnx's latest when burn runs all of those ops,
+    and is otherwise refused by naming the ops burn lacks."""
     for entry in model.opset_import:
         if entry.domain in ("", "ai.onnx"):
             return int(entry.version)
@@ -160,8 +161,14 @@ def opset_of(model: Any) -> int:
         from burn.onnx.errors import UnsupportedOpError
         from burn.onnx.ops import supported_ops
 
+        known = set(supported_ops())
+        missing = [f for f in foreign if f[0] not in known]
+        if not missing:
+            # only ops of other domains that burn runs (an ai.onnx.ml pipeline): no ai.onnx op
+            # depends on the opset, so take the installed onnx's latest
+            return int(import_onnx().defs.onnx_opset_version())
         version = max((int(e.version) for e in model.opset_import), default=0)
-        raise UnsupportedOpError(foreign, version, supported_ops())
+        raise UnsupportedOpError(missing, version, supported_ops())
     raise OnnxError("the model imports no ai.onnx opset")
 
 

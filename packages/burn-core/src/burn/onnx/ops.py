@@ -2,9 +2,10 @@
 supported, a tensor implementation and, for ops that shape computations use, a NumPy one.
 
 The implementations live in `ops_math`, `ops_shape`, `ops_nn`, `ops_loss`, `ops_sampling`,
-`ops_attention`, `ops_rnn`, `ops_layout`, `ops_quantize`, `ops_control`, `ops_spectral` and
-`ops_detection`; importing this module registers them all. `supported_ops` lists the table;
-`render_table` writes it as the Markdown table of the import guide.
+`ops_attention`, `ops_rnn`, `ops_layout`, `ops_quantize`, `ops_control`, `ops_spectral`,
+`ops_detection` and `ops_ml` (the ``ai.onnx.ml`` domain); importing this module registers them
+all. `supported_ops` lists the table; `render_table` writes it as the Markdown table of the import
+guide.
 """
 
 from __future__ import annotations
@@ -92,6 +93,7 @@ def _load() -> None:
         ops_layout,
         ops_loss,
         ops_math,
+        ops_ml,
         ops_nn,
         ops_quantize,
         ops_rnn,

@@ -5,6 +5,7 @@ from burn.foundations.data import TensorData
 from burn.foundations.distribution import Bernoulli, Distribution, Normal, Uniform
 from burn.foundations.dtype import DType
 from burn.foundations.kind import Bool, Float, Int, Kind
+from burn.tensor.pad_mode import PadMode
 from burn.tensor.tensor import Tensor
 
 __all__ = [
@@ -16,6 +17,7 @@ __all__ = [
     "Int",
     "Kind",
     "Normal",
+    "PadMode",
     "Tensor",
     "TensorData",
     "Uniform",

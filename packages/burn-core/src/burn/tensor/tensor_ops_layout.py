@@ -46,6 +46,25 @@ def _ints(op: str, what: str, values: Any) -> tuple[int, ...]:
         raise TypeError(f"{op}: {what} must be an int or a sequence of ints, got {values!r}") from None
 
 
+def _pad_amounts(pads: Any, shape: tuple[int, ...]) -> tuple[int, ...]:
+    """`pads` in either spelling as flat ``(before, after)`` ints from the last dim on."""
+    items: list[Any] = list(pads) if not isinstance(pads, int) else [pads]
+    if items and all(isinstance(p, (tuple, list)) for p in items):
+        if any(len(p) != 2 for p in items):
+            raise ShapeError(f"pad: each pair must be (before, after), got {items!r}")
+        # Burn's pairs run in dim order over the last len(pads) dims: reverse into flat form
+        flat = _ints("pad", "pads", [v for pair in reversed(items) for v in pair])
+    else:
+        flat = _ints("pad", "pads", items)
+    rank = len(shape)
+    if len(flat) % 2 or len(flat) // 2 > rank or any(p < 0 for p in flat):
+        raise ShapeError(
+            f"pad: pads {list(pads) if not isinstance(pads, int) else pads} must be non-negative "
+            f"(before, after) pairs for at most {rank} dims (shape {shape})"
+        )
+    return flat
+
+
 def _torch_pad_mode(mode: str) -> str:
     """The burn spelling of PyTorch's pad mode names burn lacks (``""`` for others)."""
     if mode == "replicate":
@@ -67,30 +86,50 @@ class LayoutOps(MathOps):
 
     # -- dims ---------------------------------------------------------------------------------
     def unsqueeze_dims(self, dims: Sequence[int]) -> Tensor:
-        """Insert size-1 dims at positions `dims` of the result (negative positions count from
-        the end of the result, as in Burn).
+        """Insert size-1 dims at positions `dims` of the result (rank ``rank + len(dims)``),
+        resolving positions as Burn does.
+
+        A position repeated ``k`` times inserts ``k`` dims starting there (``[0, 0]`` on
+        ``[5]`` gives ``[1, 1, 5]``). Negative positions count from the end of the result, and
+        each further negative position counts one place further in: on ``[3, 4, 5]``,
+        ``[0, -1, -1]`` gives ``[1, 3, 4, 5, 1, 1]`` (NumPy's ``expand_dims`` refuses the
+        repeat). After sorting, a repeated position moves to the next free slot.
 
         Example:
             >>> Tensor.zeros((2, 3)).unsqueeze_dims([0, -1]).shape  # doctest: +SKIP
             (1, 2, 3, 1)
+            >>> Tensor.zeros((4,)).unsqueeze_dims([-1, 0, 0]).shape  # doctest: +SKIP
+            (1, 1, 4, 1)
 
         Raises:
-            ShapeError: a position is out of range for the result's rank, or repeated.
+            ShapeError: a position is out of range for the result's rank, before or after
+                repeated positions are moved to the next slot.
         """
         shape = self.shape
         wanted = _ints("unsqueeze_dims", "dims", dims)
         rank = len(shape) + len(wanted)
         norm = []
+        neg_offset = rank
         for d in wanted:
             if not -rank <= d < rank:
                 raise ShapeError(
                     f"unsqueeze_dims: dim {d} is out of range for the result's rank {rank} (shape {shape})"
                 )
-            norm.append(d + rank if d < 0 else d)
-        if len(set(norm)) != len(norm):
-            raise ShapeError(f"unsqueeze_dims: repeated dims {list(wanted)} (shape {shape})")
+            if d < 0:
+                neg_offset -= 1  # each negative position counts from one place further in
+                d += neg_offset + 1
+            norm.append(d)
+        norm.sort()
+        for i in range(1, len(norm)):
+            norm[i] = max(norm[i], norm[i - 1] + 1)  # k repeats occupy k consecutive slots
+        if norm and norm[-1] >= rank:
+            raise ShapeError(
+                f"unsqueeze_dims: dims {list(wanted)} place a dim at {norm[-1]}, past the result's "
+                f"rank {rank} (shape {shape})"
+            )
         rest = iter(shape)
-        return self.reshape(tuple(1 if i in norm else next(rest) for i in range(rank)))
+        slots = set(norm)
+        return self.reshape(tuple(1 if i in slots else next(rest) for i in range(rank)))
 
     def movedim(self, source: int | Sequence[int], destination: int | Sequence[int]) -> Tensor:
         """Move dims `source` to positions `destination`; the other dims keep their order.
@@ -335,24 +374,45 @@ class LayoutOps(MathOps):
             raise ValueError(f"unfold: size and step must be >= 1, got size={size}, step={step}")
         return wrap(self._kind_op("unfold")(self._p, d, size, step), self._b, self._k)
 
-    def pad(self, pads: Sequence[int], value: Any = 0, mode: str = "constant") -> Tensor:
-        """Pad the trailing dims: `pads` holds ``(before, after)`` pairs starting from the last
-        dim (``(left, right, top, bottom)`` pads the last two dims, as Burn and PyTorch).
+    def pad(
+        self, pads: Sequence[int] | Sequence[tuple[int, int]], value: Any = 0, mode: str = "constant"
+    ) -> Tensor:
+        """Pad dims with new elements, in either of two spellings.
 
-        `mode`: ``"constant"`` fills with `value`; ``"reflect"`` mirrors without repeating the
-        edge (pads must be smaller than the dim); ``"edge"`` repeats the edge element
-        (PyTorch's ``"replicate"``).
+        `pads` as flat ints holds ``(before, after)`` pairs starting from the last dim
+        (``(left, right, top, bottom)`` pads the last two dims, as PyTorch's ``F.pad`` and
+        Burn's 4-tuple). `pads` as a sequence of ``(before, after)`` pairs is Burn's spelling:
+        the pairs are in dim order and apply to the last ``len(pads)`` dims (``[(1, 1), (2,
+        2)]`` pads dim -2 by 1 and dim -1 by 2); earlier dims are left alone.
 
-        PyTorch's ``F.pad(x, pads, "reflect")`` order, the mode third, works too: a `value` that
-        names a mode while `mode` is left at ``"constant"`` is taken as the mode.
+        The fill: `value` is a number (constant fill) or a `PadMode` (Burn's enum:
+        ``PadMode.Constant(v)``, ``PadMode.Reflect``, ``PadMode.Edge``). `mode` is the
+        keyword spelling: ``"constant"`` fills with `value`; ``"reflect"`` mirrors without
+        repeating the edge (pads must be smaller than the dim); ``"edge"`` repeats the edge
+        element (PyTorch's ``"replicate"``). PyTorch's ``F.pad(x, pads, "reflect")`` order,
+        the mode third, works too: a `value` that names a mode while `mode` is left at
+        ``"constant"`` is taken as the mode.
 
         Example:
             >>> Tensor.from_data([1, 2, 3]).pad((2, 1), mode="reflect").tolist()  # doctest: +SKIP
             [3, 2, 1, 2, 3, 2]
             >>> Tensor.from_data([1, 2, 3]).pad((1, 1), "edge").tolist()  # doctest: +SKIP
             [1, 1, 2, 3, 3]
+            >>> Tensor.zeros((2, 3)).pad([(1, 0), (0, 2)], PadMode.Constant(5.0)).shape  # doctest: +SKIP
+            (3, 5)
+
+        Raises:
+            ShapeError: more pairs than dims, a negative pad, or reflect/edge padding longer
+                than the dim allows.
+            TypeError: a `value` that is neither a number, a `PadMode` nor a mode name.
         """
-        if isinstance(value, str):
+        from burn.tensor.pad_mode import PadMode
+
+        if isinstance(value, PadMode):
+            if mode != "constant":
+                raise TypeError(f"pad: give the mode once, as PadMode {value} or mode={mode!r}, not both")
+            value, mode = value.value, value.kind
+        elif isinstance(value, str):
             if mode == "constant" and value in _PAD_MODES:
                 value, mode = 0, value  # PyTorch's positional order: pad(pads, mode)
             else:
@@ -363,13 +423,8 @@ class LayoutOps(MathOps):
         if mode not in _PAD_MODES and _torch_pad_mode(mode):
             raise ValueError(f"pad: unknown mode {mode!r}" + _torch_pad_mode(mode))
         _check_mode("pad", mode, _PAD_MODES)
-        amounts = _ints("pad", "pads", pads)
         shape = self.shape
-        if len(amounts) % 2 or len(amounts) // 2 > len(shape) or any(p < 0 for p in amounts):
-            raise ShapeError(
-                f"pad: pads {list(amounts)} must be non-negative (before, after) pairs for at most "
-                f"{len(shape)} dims (shape {shape})"
-            )
+        amounts = _pad_amounts(pads, shape)
         out: Tensor = self  # type: ignore[assignment]
         for j in range(len(amounts) // 2):
             d = len(shape) - 1 - j

@@ -34,6 +34,12 @@ _BITWISE_HINT = "bitwise ops work on Int tensors (use bool_and/bool_or/bool_xor/
 _DEG = math.pi / 180.0
 
 
+DEFAULT_RTOL = 1e-5
+"""`is_close`'s relative tolerance when none is given (Burn's ``DEFAULT_RTOL``)."""
+DEFAULT_ATOL = 1e-8
+"""`is_close`'s absolute tolerance when none is given (Burn's ``DEFAULT_ATOL``)."""
+
+
 class MathOps(AutodiffOps):
     """More math methods (mixin of `burn.Tensor`)."""
 
@@ -425,36 +431,59 @@ class MathOps(AutodiffOps):
         return self._var_mean("var_mean_bias", dim, 0)
 
     def cov(self, dim: int, correction_factor: int = 1) -> Tensor:
-        """Covariance matrix of a 2-D tensor whose `dim` indexes the observations and whose
-        other dim the variables: ``[V, N].cov(1)`` and ``[N, V].cov(0)`` are both ``[V, V]``
-        (NumPy's ``cov(x)`` and ``cov(x, rowvar=False)``). Divides by ``N - correction_factor``.
+        """Covariance matrices: of the last two dims, `dim` (one of them) indexes the
+        observations and the other the variables; dims before them are a batch. ``[..., V,
+        N].cov(-1)`` and ``[..., N, V].cov(-2)`` are both ``[..., V, V]`` (NumPy's ``cov(x)``
+        and ``cov(x, rowvar=False)`` per batch entry). Divides by ``N - correction_factor``.
+
+        Burn computes rank > 2 inputs with its 2-D formula, which does not batch; here the
+        leading dims are a batch, and a `dim` before the last two is refused.
 
         Example:
             >>> x = Tensor.from_data([[0.0, 1.0, 2.0], [2.0, 1.0, 0.0]])  # doctest: +SKIP
             >>> x.cov(1).tolist()  # doctest: +SKIP
             [[1.0, -1.0], [-1.0, 1.0]]
+            >>> Tensor.zeros((4, 2, 6)).cov(-1).shape  # a batch of 4  # doctest: +SKIP
+            (4, 2, 2)
 
         Raises:
-            ShapeError: the tensor is not 2-D.
+            ShapeError: the tensor has rank < 2, or `dim` is not one of the last two dims.
         """
         if self._k is not Float:
             raise kind_error("cov", self, _FLOAT, _TO_FLOAT)
-        if self.dims != 2:
-            raise ShapeError(f"cov: expects a 2-D tensor (observations x variables), got shape {self.shape}")
+        rank = self.dims
+        if rank < 2:
+            raise ShapeError(
+                f"cov: expects variables x observations in the last two dims, got shape {self.shape}"
+            )
         d = self._dim(dim, "cov")
-        centered = (self - self.mean_dim(d)).swap_dims(d, 0)  # [N, V]
-        return (centered.transpose() @ centered) / (self.shape[d] - correction_factor)
+        if d < rank - 2:
+            raise ShapeError(
+                f"cov: dim {dim} must be one of the last two dims (observations); dims before "
+                f"them are a batch (shape {self.shape})"
+            )
+        centered = self - self.mean_dim(d)
+        if d == rank - 2:
+            centered = centered.swap_dims(rank - 2, rank - 1)  # [..., V, N]
+        return (centered @ centered.swap_dims(rank - 2, rank - 1)) / (self.shape[d] - correction_factor)
 
     # -- closeness and finiteness -------------------------------------------------------------
-    def is_close(self, other: Operand, rtol: float = 1e-5, atol: float = 1e-8) -> Tensor:
+    def is_close(self, other: Operand, rtol: float | None = None, atol: float | None = None) -> Tensor:
         """Bool tensor: where ``|self - other| <= atol + rtol * |other|`` (broadcasting; `other`
         a tensor or a number). Equal infinities are close; NaN is close to nothing. Float only.
+
+        `rtol` and `atol` left at None take Burn's ``DEFAULT_RTOL = 1e-5`` and ``DEFAULT_ATOL =
+        1e-8``, the same for every float dtype (as Burn and NumPy; loosen them for float16).
 
         Example:
             >>> a = Tensor.from_data([1.0, 2.0])  # doctest: +SKIP
             >>> a.is_close(a + 1e-9).tolist()  # doctest: +SKIP
             [True, True]
+            >>> a.is_close(a + 0.01, None, 0.1).tolist()  # rtol default, atol given  # doctest: +SKIP
+            [True, True]
         """
+        rtol = DEFAULT_RTOL if rtol is None else rtol
+        atol = DEFAULT_ATOL if atol is None else atol
         if self._k is not Float:
             raise kind_error("is_close", self, _FLOAT, _TO_FLOAT)
         if isinstance(other, TensorBase):
@@ -470,8 +499,14 @@ class MathOps(AutodiffOps):
             close = (self - other).abs().lower_equal(abs(other) * rtol + atol)
         return close.bool_or(self.equal(other))  # equal infinities are close
 
-    def all_close(self, other: Operand, rtol: float = 1e-5, atol: float = 1e-8) -> bool:
-        """Whether every element `is_close` to `other` (a Python bool)."""
+    def all_close(self, other: Operand, rtol: float | None = None, atol: float | None = None) -> bool:
+        """Whether every element `is_close` to `other` (a Python bool); tolerances left at
+        None take `is_close`'s defaults.
+
+        Example:
+            >>> Tensor.from_data([1.0]).all_close(Tensor.from_data([1.0 + 1e-7]))  # doctest: +SKIP
+            True
+        """
         return bool(self.is_close(other, rtol, atol).all().into_scalar())
 
     def is_finite(self) -> Tensor:

@@ -370,23 +370,47 @@ class ShapeOps(ReduceOps):
         return self._split_at(d, [min(size, n - start) for start in range(0, n, size)])
 
     def split(self, split_size: int, dim: int) -> list[Tensor]:
-        """Split `dim` into pieces of `split_size` elements (the last one may be smaller)."""
-        if split_size < 1:
-            raise ValueError(f"split: split_size must be >= 1, got {split_size}")
+        """Split `dim` into pieces of `split_size` elements (the last one may be smaller).
+
+        An empty `dim` gives one empty piece (PyTorch's answer; Burn's is no piece), and there
+        a `split_size` of 0 is accepted, as Burn does.
+
+        Example:
+            >>> [p.tolist() for p in Tensor.arange(5).split(2, 0)]  # doctest: +SKIP
+            [[0, 1], [2, 3], [4]]
+
+        Raises:
+            ValueError: `split_size` < 1 on a non-empty dim.
+        """
         d = self._dim(dim, "split")
         n = self.shape[d]
+        if split_size < 0 or (split_size == 0 and n != 0):
+            raise ValueError(
+                f"split: split_size must be >= 1 (0 only for an empty dim), got {split_size} "
+                f"for dim {dim} of size {n}"
+            )
         if n == 0:
             return [self]  # type: ignore[list-item]
         return self._split_at(d, [min(split_size, n - start) for start in range(0, n, split_size)])
 
     def split_with_sizes(self, sizes: Sequence[int], dim: int) -> list[Tensor]:
-        """Split `dim` into pieces of the given sizes, which must add up to its size."""
+        """Split `dim` into pieces of the given sizes, which must add up to its size. A size of
+        0 gives an empty piece in its place, so piece ``i`` always has ``sizes[i]`` elements
+        (PyTorch's and ONNX ``Split``'s answer; Burn skips zero sizes).
+
+        Example:
+            >>> [p.tolist() for p in Tensor.arange(3).split_with_sizes([0, 1, 2], 0)]  # doctest: +SKIP
+            [[], [0], [1, 2]]
+
+        Raises:
+            ShapeError: a negative size, or sizes that do not add up to the dim's size.
+        """
         shape = self.shape
         d = self._dim(dim, "split_with_sizes")
         if any(s < 0 for s in sizes) or sum(sizes) != shape[d]:
             raise ShapeError(
-                f"split_with_sizes: sizes {list(sizes)} do not add up to size {shape[d]} of dim {dim} "
-                f"(shape {shape})"
+                f"split_with_sizes: sizes {list(sizes)} must be >= 0 and add up to size {shape[d]} of "
+                f"dim {dim} (shape {shape})"
             )
         return self._split_at(d, sizes)
 

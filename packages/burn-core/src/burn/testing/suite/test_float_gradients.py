@@ -309,6 +309,7 @@ MATH_CASES = [
     Case("tensor_var_mean", (), lambda a: sum(a.var_mean(1)), inputs(u((2, 4)))),
     Case("tensor_var_mean_bias", (), lambda a: a.var_mean_bias(0)[0], inputs(u((3, 2)))),
     Case("tensor_cov", (), lambda a: a.cov(1), inputs(u((2, 5)))),
+    Case("tensor_cov_batch", (), lambda a: a.cov(-2), inputs(u((2, 4, 3)))),
     Case("tensor_hypot", (), lambda a, b: a.hypot(b), inputs(nz((2, 3)), nz((3,)))),
     Case("tensor_square", (), lambda a: a.square(), inputs(u((2, 3)))),
     Case("tensor_deg2rad", (), lambda a: a.deg2rad() + a.rad2deg(), inputs(u((2, 3)))),

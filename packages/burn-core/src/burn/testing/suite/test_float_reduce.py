@@ -210,7 +210,9 @@ def test_cov(backend: Any, float_dtype: DType, correction: int, rng: Any) -> Non
 def test_cov_and_var_mean_errors(backend: Any) -> None:
     from burn.errors import KindError, ShapeError
 
-    with pytest.raises(ShapeError, match="cov: expects a 2-D tensor"):
-        make(backend, np.ones((2, 3, 4)), backend.float_dtype).cov(1)
+    with pytest.raises(ShapeError, match="cov: dim 0 must be one of the last two dims"):
+        make(backend, np.ones((2, 3, 4)), backend.float_dtype).cov(0)
+    with pytest.raises(ShapeError, match="cov: expects variables x observations"):
+        make(backend, np.ones((4,)), backend.float_dtype).cov(0)
     with pytest.raises(KindError, match="var_mean"):
         make(backend, np.ones((2, 3), dtype=np.int64), backend.int_dtype).var_mean(1)
