@@ -25,9 +25,9 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 import numpy as np
 
@@ -431,21 +431,8 @@ def save_pytorch(
         >>> bool((back.weight.val() == model.weight.val()).all().into_scalar())
         True
     """
-    target = Path(path)
-    try:
-        state = pytorch_state_dict(
-            module,
-            key_remap=key_remap,
-            layer_fields=layer_fields,
-            transpose_linear=transpose_linear,
-            float_dtype=float_dtype,
-        )
-        atomic_write(target, lambda f: write_checkpoint(f, state))
-    except RecordError as err:
-        raise err.with_source(str(target)) from err
-    except OSError as exc:
-        raise RecordError(f"cannot write: {exc.strerror or exc}", source=str(target)) from exc
-    return target
+    options = dict(key_remap=key_remap, layer_fields=layer_fields, transpose_linear=transpose_linear)
+    return _save_state(module, path, write_checkpoint, float_dtype=float_dtype, **options)
 
 
 def save_pytorch_safetensors(
@@ -487,20 +474,30 @@ def save_pytorch_safetensors(
         >>> path = save_pytorch_safetensors(model, pathlib.Path(tempfile.mkdtemp()) / "norm.safetensors")
         >>> back = load_pytorch_safetensors(path, nn.LayerNormConfig(4).init(device))
     """
-    target = Path(path)
-    try:
-        state = pytorch_state_dict(
-            module,
-            key_remap=key_remap,
-            layer_fields=layer_fields,
-            transpose_linear=transpose_linear,
-            float_dtype=float_dtype,
-        )
+
+    def write(f: Any, state: dict[str, np.ndarray]) -> None:
         refs = [
             TensorRef(array, from_numpy_dtype(array.dtype), tuple(array.shape), key)
             for key, array in state.items()
         ]
-        atomic_write(target, lambda f: write_safetensors(PositionWriter(f), refs, {"format": "pt"}))
+        write_safetensors(PositionWriter(f), refs, {"format": "pt"})
+
+    options = dict(key_remap=key_remap, layer_fields=layer_fields, transpose_linear=transpose_linear)
+    return _save_state(module, path, write, float_dtype=float_dtype, **options)
+
+
+def _save_state(
+    module: Module,
+    path: str | os.PathLike[str],
+    write: Callable[[Any, dict[str, np.ndarray]], None],
+    **options: Any,
+) -> Path:
+    """`pytorch_state_dict(module, **options)` written by ``write(file, state)`` to `path`,
+    atomically; errors become `RecordError`s naming the file."""
+    target = Path(path)
+    try:
+        state = pytorch_state_dict(module, **options)
+        atomic_write(target, lambda f: write(f, state))
     except RecordError as err:
         raise err.with_source(str(target)) from err
     except OSError as exc:
