@@ -14,11 +14,15 @@ from burn import nn, optim
 from burn.capture import trace
 from burn.capture.compiler import CompileWarning
 from burn.capture.lower import Plan
+from burn.errors import BackendNotFoundError
 from burn.module import Module
 from burn.tensor import Tensor
 
 BACKEND = os.environ.get("BURN_COMPILE_TEST_BACKEND", "ndarray")
-B = burn.backend(BACKEND)
+try:
+    B = burn.backend(BACKEND)
+except BackendNotFoundError as e:  # a tox env without that backend (core; ndarray has no autodiff)
+    pytest.skip(str(e), allow_module_level=True)
 DEV = B.default_device()
 RNG = np.random.default_rng(5)
 

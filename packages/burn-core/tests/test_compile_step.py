@@ -15,11 +15,15 @@ import pytest
 import burn
 from burn import nn, optim
 from burn.capture.compiler import CompileWarning
+from burn.errors import BackendNotFoundError
 from burn.module import Module
 from burn.tensor import Tensor
 
 BACKEND = os.environ.get("BURN_COMPILE_TEST_BACKEND", "ndarray")
-AD = burn.backend(f"autodiff({BACKEND})")
+try:
+    AD = burn.backend(f"autodiff({BACKEND})")
+except BackendNotFoundError as e:  # a tox env without that backend (core; ndarray has no autodiff)
+    pytest.skip(str(e), allow_module_level=True)
 DEV = AD.default_device()
 RNG = np.random.default_rng(11)
 

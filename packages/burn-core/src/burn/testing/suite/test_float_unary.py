@@ -130,7 +130,16 @@ def test_powf_scalar_special_values(backend: Any, float_dtype: DType, exponent: 
     x = np.array([-0.0, 0.0, -math.inf, math.inf, math.nan, -2.0, -0.5, 0.25, 3.0, 1.0, -1.0])
     t = make(backend, x.astype(float_dtype.numpy), float_dtype)
     expected = np.array([_c_pow(v, exponent) for v in f64(x.astype(float_dtype.numpy))])
-    check_float(t.powf_scalar(exponent), expected, float_dtype, what=f"powf_scalar({exponent})")
+    got = t.powf_scalar(exponent)
+    if exponent in (0.5, -0.5):
+        # pow(-inf, +-0.5) is C's +inf / 0 and sqrt's NaN (NumPy's power takes the sqrt path):
+        # the contract admits both; every other entry is exact
+        keep = ~np.isneginf(x)
+        at_neg_inf = f64(got.to_data().to_numpy())[~keep]
+        assert all(np.isnan(v) or v == _c_pow(-math.inf, exponent) for v in at_neg_inf), at_neg_inf
+        got = make(backend, got.to_data().to_numpy()[keep], float_dtype)
+        expected = expected[keep]
+    check_float(got, expected, float_dtype, what=f"powf_scalar({exponent})")
 
 
 @covers("float_powf_scalar")
