@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import warnings
+from typing import Any
 
 import numpy as np
 import pytest
@@ -23,6 +24,14 @@ try:
     B = burn.backend(BACKEND)
 except BackendNotFoundError as e:  # a tox env without that backend (core; ndarray has no autodiff)
     pytest.skip(str(e), allow_module_level=True)
+
+
+def _autodiff() -> object:
+    """The autodiff backend over BACKEND, or a skip where burn-autodiff is not installed."""
+    try:
+        return burn.backend(f"autodiff({BACKEND})")
+    except BackendNotFoundError as e:
+        pytest.skip(str(e))
 DEV = B.default_device()
 RNG = np.random.default_rng(5)
 
@@ -88,7 +97,7 @@ def test_loss_equals_eager_bitwise() -> None:
 
 
 def test_params_are_read_at_each_call_after_an_optimizer_step() -> None:
-    ad = burn.backend(f"autodiff({BACKEND})")
+    ad: Any = _autodiff()
     dev = ad.default_device()
     model = Mlp(nn.LinearConfig(16, 32).init(dev), nn.LinearConfig(32, 4).init(dev))
     x = Tensor.from_data(RNG.normal(size=(8, 16)).astype(np.float32), dev)
@@ -234,7 +243,7 @@ def test_fused_chains_with_broadcasts_masks_and_per_row_values_equal_eager() -> 
 
 
 def test_training_step_with_backward_inside_falls_back_to_eager() -> None:
-    ad = burn.backend(f"autodiff({BACKEND})")
+    ad: Any = _autodiff()
     dev = ad.default_device()
     model = Mlp(nn.LinearConfig(16, 32).init(dev), nn.LinearConfig(32, 4).init(dev))
     x = Tensor.from_data(RNG.normal(size=(8, 16)).astype(np.float32), dev)
@@ -283,7 +292,7 @@ def test_a_second_process_loads_the_fused_kernel_from_the_disk_cache(tmp_path) -
 
 
 def test_auto_mode_layers_train_on_autodiff_and_state_changes_run_eagerly() -> None:
-    ad = burn.backend(f"autodiff({BACKEND})")
+    ad: Any = _autodiff()
     dev = ad.default_device()
     x = Tensor.ones((32, 32), device=dev)
     drop = nn.DropoutConfig(0.5).init()  # no explicit mode: trains on autodiff, as eagerly

@@ -190,6 +190,7 @@ def test_batches_are_bit_identical_across_workers_and_persistence(num_workers: i
 
 
 def test_the_default_batcher_makes_the_same_tensors_from_shared_memory() -> None:
+    pytest.importorskip("burn_ndarray", reason="burn-ndarray is not installed")
     device = burn.backend("ndarray").default_device()
 
     def tensors(num_workers: int) -> list:
