@@ -28,6 +28,10 @@ from burn_ndarray.kernels.jit import bounds, jit, jit_parallel
 
 Array = Any
 
+# The kernels share their per-tap index arithmetic (`_tap`) but each keeps its own loop nest: the
+# innermost multiply-add is the hot path and differs per kernel in what it reads and sums into, and
+# a nest of its own keeps that loop a plain contiguous one for LLVM's vectorizer.
+
 
 @jit
 def forward_rows(
@@ -181,11 +185,14 @@ def weight_grad_parallel(parts: int, x: Array, grad: Array, sums: Array, *sizes:
 
 
 @jit
-def _tap(off: int, sw: int, cols: Array, out_w: int) -> tuple[int, int, int]:
-    """Phase ``p``, first and end output column ``[ow_lo, ow_hi)`` that read an input column of
-    the tap at column offset `off` (``iw = ow * SW + off``); ``cols[p]``: phase ``p``'s columns."""
+def _tap(kw: int, dw: int, pw: int, sw: int, cols: Array, out_w: int, c: int) -> tuple[int, int, int, int]:
+    """Where tap column `kw` reads (``iw = ow * SW + off`` with ``off = kw * DW - PW``): its
+    phase ``p``, the row elements ``[lo_k, hi_k)`` of the output columns that read an input
+    column (``cols[p]``: phase ``p``'s columns; `c` elements a column), and the ``shift`` from
+    an output element to the phase row's element it reads."""
+    off = kw * dw - pw
     p, q = off % sw, off // sw
-    return p, max(0, -q), min(out_w, cols[p] - q)
+    return p, max(0, -q) * c, min(out_w, cols[p] - q) * c, q * c
 
 
 @jit
@@ -211,10 +218,7 @@ def depthwise_forward_rows(
             if ih < 0 or ih >= height:
                 continue
             for kw in range(kernel_w):
-                off = kw * dw - pw
-                p, ow_lo, ow_hi = _tap(off, sw, cols, out_w)
-                shift = (off // sw) * c
-                lo_k, hi_k = ow_lo * c, ow_hi * c
+                p, lo_k, hi_k, shift = _tap(kw, dw, pw, sw, cols, out_w, c)
                 # slices, not ``src[k + shift]``: a possibly negative index makes numba wrap it
                 # around, a branch per element that stops LLVM vectorizing (measured 20x slower)
                 d, src, wv = (
@@ -246,10 +250,7 @@ def depthwise_x_grad_rows(
                 continue
             g = grad[n, num // sh]
             for kw in range(kernel_w):
-                off = kw * dw - pw
-                p, ow_lo, ow_hi = _tap(off, sw, cols, out_w)
-                shift = (off // sw) * c
-                lo_k, hi_k = ow_lo * c, ow_hi * c
+                p, lo_k, hi_k, shift = _tap(kw, dw, pw, sw, cols, out_w, c)
                 d, src, wv = dxs[p, lo_k + shift : hi_k + shift], g[lo_k:hi_k], wrow[kh, kw, lo_k:hi_k]
                 for k in range(hi_k - lo_k):
                     d[k] += src[k] * wv[k]
@@ -280,10 +281,7 @@ def depthwise_weight_grad_rows(
             if ih < 0 or ih >= height:
                 continue
             for kw in range(kernel_w):
-                off = kw * dw - pw
-                p, ow_lo, ow_hi = _tap(off, sw, cols, out_w)
-                shift = (off // sw) * c
-                lo_k, hi_k = ow_lo * c, ow_hi * c
+                p, lo_k, hi_k, shift = _tap(kw, dw, pw, sw, cols, out_w, c)
                 d, src, gv = acc[kh, kw, lo_k:hi_k], xs[n, ih, p, lo_k + shift : hi_k + shift], g[lo_k:hi_k]
                 for k in range(hi_k - lo_k):
                     d[k] += src[k] * gv[k]
