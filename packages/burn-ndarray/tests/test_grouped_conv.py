@@ -89,23 +89,39 @@ def test_conv1d_runs_direct(rng: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     assert y.shape == (2, 16, 15) and calls == ["conv"]
 
 
+# (x shape, weight shape, the forward's and weight gradient's hyper-parameters, the input
+# gradient's): per-position kernels (C/G = 2, O/G = 4), then the row kernels (depthwise, the
+# input gradient at stride 2)
+THREAD_CASES = {
+    "positions": ((3, 12, 11, 10), (24, 2, 3, 3), ((2, 1), (1, 1), (1, 1), 6), ((2, 1), (1, 1), (1, 1), 6)),
+    "rows": ((3, 16, 11, 10), (16, 1, 3, 3), ((1, 1), (1, 1), (1, 1), 16), ((2, 2), (1, 1), (1, 1), 16)),
+}
+
+
 @pytest.mark.parametrize("native", [True, False])
+@pytest.mark.parametrize("kernels", list(THREAD_CASES))
 def test_same_bits_at_every_thread_count(
-    rng: Any, monkeypatch: pytest.MonkeyPatch, threads: Any, native: bool
+    rng: Any, monkeypatch: pytest.MonkeyPatch, threads: Any, native: bool, kernels: str
 ) -> None:
     """Rows split between threads from 256 multiply-adds each, on the TBB pool or the Python pool."""
     monkeypatch.setattr(grouped, "NATIVE_WORK_PER_THREAD", 1 << 8)
     monkeypatch.setattr(grouped, "WORK_PER_THREAD", 1 << 8)
     if not native:
         monkeypatch.setattr(tbb, "ready", lambda: False)
-    x = rng.standard_normal((3, 12, 11, 10)).astype(np.float32)
-    w = rng.standard_normal((24, 2, 3, 3)).astype(np.float32)
-    hyper = ((2, 1), (1, 1), (1, 1), 6)
-    g = rng.standard_normal((3, 24, 6, 10)).astype(np.float32)
+    x_shape, w_shape, sums, strided = THREAD_CASES[kernels]
+    x = rng.standard_normal(x_shape).astype(np.float32)
+    w = rng.standard_normal(w_shape).astype(np.float32)
+    g_sums, g_strided = (
+        rng.standard_normal(conv.conv2d(x, w, None, *hyper).shape).astype(np.float32)
+        for hyper in (sums, strided)
+    )
     results = []
     for count in (1, 2, 3):
         threads(count)
-        results.append([conv.conv2d(x, w, None, *hyper), *(f(x, w, g, *hyper) for f in BACKWARD)])
+        results.append([
+            conv.conv2d(x, w, None, *sums), conv.conv2d_x_backward(x, w, g_strided, *strided),
+            conv.conv2d_weight_backward(x, w, g_sums, *sums),
+        ])  # fmt: skip
     for y, dx, dw in results[1:]:
         assert np.array_equal(y, results[0][0]) and np.array_equal(dx, results[0][1])
         np.testing.assert_allclose(dw, results[0][2], rtol=1e-5, atol=1e-5)
@@ -144,28 +160,3 @@ def test_rows_match_the_per_position_kernels(
         got = backward(x, w, g, *hyper)
         assert got.dtype == dtype
         np.testing.assert_allclose(got, per_position(backward, x, w, g, *hyper), **tol)
-
-
-@pytest.mark.parametrize("native", [True, False])
-def test_rows_same_bits_at_every_thread_count(
-    rng: Any, monkeypatch: pytest.MonkeyPatch, threads: Any, native: bool
-) -> None:
-    monkeypatch.setattr(grouped, "NATIVE_WORK_PER_THREAD", 1 << 8)
-    monkeypatch.setattr(grouped, "WORK_PER_THREAD", 1 << 8)
-    if not native:
-        monkeypatch.setattr(tbb, "ready", lambda: False)
-    x = rng.standard_normal((3, 16, 11, 10)).astype(np.float32)
-    w = rng.standard_normal((16, 1, 3, 3)).astype(np.float32)
-    g1 = rng.standard_normal((3, 16, 11, 10)).astype(np.float32)
-    g2 = rng.standard_normal((3, 16, 6, 5)).astype(np.float32)
-    results = []
-    for count in (1, 2, 3):
-        threads(count)
-        s1, s2 = ((1, 1), (1, 1), (1, 1), 16), ((2, 2), (1, 1), (1, 1), 16)
-        results.append([
-            conv.conv2d(x, w, None, *s1), conv.conv2d_x_backward(x, w, g2, *s2),
-            conv.conv2d_weight_backward(x, w, g1, *s1),
-        ])  # fmt: skip
-    for y, dx, dw in results[1:]:
-        assert np.array_equal(y, results[0][0]) and np.array_equal(dx, results[0][1])
-        np.testing.assert_allclose(dw, results[0][2], rtol=1e-5, atol=1e-5)
