@@ -98,38 +98,39 @@ def _tuple(v: Any, n: int) -> list[int]:
     return [int(i) for i in v] if isinstance(v, tuple | list) else [int(v)] * n
 
 
+def _window_attrs(
+    x: Any, kernel: Any, stride: Any, padding: Any, dilation: Any = None
+) -> dict[str, list[int]]:
+    """The sliding-window attributes ONNX's Conv, MaxPool and AveragePool share, from burn's
+    per-dim ints or tuples: ``kernel_shape``, ``strides``, ``pads`` (burn pads both ends alike,
+    ONNX lists the starts then the ends) and, where given, ``dilations``."""
+    n = len(x.shape) - 2
+    pads = _tuple(padding, n)
+    attrs = {"kernel_shape": _tuple(kernel, n), "strides": _tuple(stride, n), "pads": pads + pads}
+    if dilation is not None:
+        attrs["dilations"] = _tuple(dilation, n)
+    return attrs
+
+
 @exporter("conv1d", "conv2d", "conv3d")
 def _conv(g: Graph, call: CallIR) -> list[str]:
     x, w, bias, stride, padding, dilation, groups = call.args[:7]
-    n = len(x.shape) - 2
-    pads = _tuple(padding, n)
     inputs = [g.name(x), g.name(w)] + ([] if bias is None else [g.name(bias)])
-    return [g.node(
-        "Conv", inputs, strides=_tuple(stride, n), pads=pads + pads, dilations=_tuple(dilation, n),
-        group=int(groups), kernel_shape=list(w.shape[2:]),
-    )]
+    attrs = _window_attrs(x, list(w.shape[2:]), stride, padding, dilation)
+    return [g.node("Conv", inputs, group=int(groups), **attrs)]
 
 
 @exporter("max_pool1d", "max_pool2d", "max_pool3d")
 def _max_pool(g: Graph, call: CallIR) -> list[str]:
     x, kernel, stride, padding, dilation = call.args[:5]
-    n = len(x.shape) - 2
-    pads = _tuple(padding, n)
-    return [g.node(
-        "MaxPool", [g.name(x)], kernel_shape=_tuple(kernel, n), strides=_tuple(stride, n),
-        pads=pads + pads, dilations=_tuple(dilation, n),
-    )]
+    return [g.node("MaxPool", [g.name(x)], **_window_attrs(x, kernel, stride, padding, dilation))]
 
 
 @exporter("avg_pool1d", "avg_pool2d", "avg_pool3d")
 def _avg_pool(g: Graph, call: CallIR) -> list[str]:
     x, kernel, stride, padding, count_include_pad = call.args[:5]
-    n = len(x.shape) - 2
-    pads = _tuple(padding, n)
-    return [g.node(
-        "AveragePool", [g.name(x)], kernel_shape=_tuple(kernel, n), strides=_tuple(stride, n),
-        pads=pads + pads, count_include_pad=int(bool(count_include_pad)),
-    )]
+    attrs = _window_attrs(x, kernel, stride, padding)
+    return [g.node("AveragePool", [g.name(x)], count_include_pad=int(bool(count_include_pad)), **attrs)]
 
 
 @exporter("adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_avg_pool3d")
