@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from _torch_reference import needs_torch, tensor, torch
 
 import burn
 from burn import nn
@@ -30,12 +31,6 @@ from burn.record.pytorch_pickle import Checkpoint, TorchTensor, open_checkpoint
 
 nd = pytest.importorskip("burn_ndarray", reason="burn-ndarray is not installed")
 
-try:
-    import torch
-except ImportError:  # pragma: no cover - torch is optional
-    torch = None
-
-needs_torch = pytest.mark.skipif(torch is None, reason="PyTorch is not installed")
 TOL = 1e-6
 
 
@@ -47,10 +42,6 @@ def dev():
 @pytest.fixture(scope="module")
 def dev32():
     return nd.NdArray().default_device()
-
-
-def tensor(dev, array):
-    return burn.Tensor.from_data(np.asarray(array), device=dev)
 
 
 def close(actual, expected, tol=TOL):

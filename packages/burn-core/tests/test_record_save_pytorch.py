@@ -23,6 +23,7 @@ from pathlib import Path
 import ml_dtypes
 import numpy as np
 import pytest
+from _torch_reference import needs_torch, tensor, torch
 
 import burn
 from burn import nn
@@ -43,26 +44,16 @@ from burn.record.pytorch_pickle import open_checkpoint
 nd = pytest.importorskip("burn_ndarray", reason="burn-ndarray is not installed")
 
 try:
-    import torch
-except ImportError:  # pragma: no cover - torch is optional
-    torch = None
-
-try:
     from safetensors.torch import load_file as load_safetensors
 except ImportError:  # pragma: no cover - safetensors is optional
     load_safetensors = None
 
-needs_torch = pytest.mark.skipif(torch is None, reason="PyTorch is not installed")
 TOL = 1e-5
 
 
 @pytest.fixture(scope="module")
 def dev():
     return nd.NdArray().default_device()  # float32, as the models people export
-
-
-def tensor(dev, array):
-    return burn.Tensor.from_data(np.asarray(array), device=dev)
 
 
 def perturb(module, seed=0):
