@@ -26,7 +26,7 @@ except BackendNotFoundError as e:  # a tox env without that backend (core; ndarr
     pytest.skip(str(e), allow_module_level=True)
 
 
-def _autodiff() -> object:
+def _autodiff() -> Any:
     """The autodiff backend over BACKEND, or a skip where burn-autodiff is not installed."""
     try:
         return burn.backend(f"autodiff({BACKEND})")
@@ -54,6 +54,14 @@ class Mlp(Module):
 
 def _mlp() -> Mlp:
     return Mlp(nn.LinearConfig(16, 32).init(DEV), nn.LinearConfig(32, 4).init(DEV))
+
+
+def _autodiff_mlp_batch() -> tuple[Mlp, Tensor, Tensor]:
+    """An `Mlp`, an ``[8, 16]`` input and an ``[8, 4]`` target on autodiff(BACKEND)."""
+    dev = _autodiff().default_device()
+    model = Mlp(nn.LinearConfig(16, 32).init(dev), nn.LinearConfig(32, 4).init(dev))
+    x, y = (Tensor.from_data(RNG.normal(size=shape).astype(np.float32), dev) for shape in ((8, 16), (8, 4)))
+    return model, x, y
 
 
 def test_mlp_forward_equals_eager_bitwise_and_replays() -> None:
@@ -97,11 +105,7 @@ def test_loss_equals_eager_bitwise() -> None:
 
 
 def test_params_are_read_at_each_call_after_an_optimizer_step() -> None:
-    ad: Any = _autodiff()
-    dev = ad.default_device()
-    model = Mlp(nn.LinearConfig(16, 32).init(dev), nn.LinearConfig(32, 4).init(dev))
-    x = Tensor.from_data(RNG.normal(size=(8, 16)).astype(np.float32), dev)
-    y = Tensor.from_data(RNG.normal(size=(8, 4)).astype(np.float32), dev)
+    model, x, y = _autodiff_mlp_batch()
     loss_fn = nn.MseLoss()
 
     @burn.compile
@@ -243,11 +247,7 @@ def test_fused_chains_with_broadcasts_masks_and_per_row_values_equal_eager() -> 
 
 
 def test_training_step_with_backward_inside_falls_back_to_eager() -> None:
-    ad: Any = _autodiff()
-    dev = ad.default_device()
-    model = Mlp(nn.LinearConfig(16, 32).init(dev), nn.LinearConfig(32, 4).init(dev))
-    x = Tensor.from_data(RNG.normal(size=(8, 16)).astype(np.float32), dev)
-    y = Tensor.from_data(RNG.normal(size=(8, 4)).astype(np.float32), dev)
+    model, x, y = _autodiff_mlp_batch()
     opt = optim.SgdConfig().init()
 
     @burn.compile
