@@ -41,7 +41,7 @@ from typing import Any, overload
 from burn.backend.base import Backend
 from burn.capture.backend import CaptureTensor
 from burn.capture.lower import Plan
-from burn.capture.trace import Trace, flatten_tensors, trace
+from burn.capture.trace import Trace, _map_tensors, flatten_tensors, trace
 from burn.errors import BackendMismatchError
 from burn.module.base import _MODE, Module
 from burn.module.param import Param
@@ -84,7 +84,7 @@ class _Entry:
         self.backend: Backend = tr.backend
         counter = iter(range(len(tr.outputs)))
         self.kinds = [t._k for t in tr.outputs]
-        self.template = _map(tr.result, lambda t: _Slot(next(counter)))
+        self.template = _map_tensors(tr.result, lambda t: _Slot(next(counter)))
         by_arg: dict[str, set[str]] = {}
         for path, _ in tr.program.params:
             head, _, rest = path.partition(".")
@@ -101,18 +101,6 @@ class _Slot:
 
     def __init__(self, index: int) -> None:
         self.index = index
-
-
-def _map(value: Any, fn: Callable[[Any], Any]) -> Any:
-    if isinstance(value, Tensor | _Slot):
-        return fn(value)
-    if isinstance(value, tuple) and hasattr(value, "_fields"):
-        return type(value)(*(_map(v, fn) for v in value))
-    if isinstance(value, tuple | list):
-        return type(value)(_map(v, fn) for v in value)
-    if isinstance(value, dict):
-        return {k: _map(v, fn) for k, v in value.items()}
-    return value
 
 
 def _signature(value: Any, where: str) -> Hashable:
@@ -241,10 +229,7 @@ class CompiledFunction:
             self._cache[key] = _Eager(reason)
             return self._eager(reason, args, kwargs)
         if tr.program.host_reads:
-            reason = (
-                f"it reads a value back to the host ({tr.program.host_reads[0]}: .item(), .tolist(), "
-                "to_data() or a Python bool/int of a tensor), so what it does may depend on the data"
-            )
+            reason = _host_read_reason(tr.program.host_reads[0])
             self._cache[key] = _Eager(reason)
             self._counts["fallbacks"] += 1
             self._warn(reason)
@@ -265,7 +250,7 @@ class CompiledFunction:
                             params[f"arg{i}.{path}"] = p.val()._p
         outs = entry.plan.run(inputs, params, entry.device)
         backend, kinds = entry.backend, entry.kinds
-        return _map(entry.template, lambda s: wrap(outs[s.index], backend, kinds[s.index]))
+        return _map_tensors(entry.template, lambda s: wrap(outs[s.index], backend, kinds[s.index]), _Slot)
 
 
 class Compiler:
@@ -399,6 +384,14 @@ def _changed_params(tr: Trace) -> str | None:
             if not isinstance(prim, CaptureTensor) or prim.ir.id in produced:
                 return path
     return None
+
+
+def _host_read_reason(where: str) -> str:
+    """Why a function or step that read a value back to the host at `where` runs eagerly."""
+    return (
+        f"it reads a value back to the host ({where}: .item(), .tolist(), to_data() or a Python "
+        "bool/int of a tensor), so what it does may depend on the data"
+    )
 
 
 def _uncapturable(e: Exception) -> str | None:

@@ -38,9 +38,16 @@ from typing import Any
 from burn.backend.base import Backend
 from burn.backend.ir import Program, TensorIR
 from burn.capture.backend import Capture, CaptureTensor
-from burn.capture.compiler import CompiledFunction, _Eager, _signature, _uncapturable, _Unsupported
+from burn.capture.compiler import (
+    CompiledFunction,
+    _Eager,
+    _host_read_reason,
+    _signature,
+    _uncapturable,
+    _Unsupported,
+)
 from burn.capture.lower import Plan
-from burn.capture.trace import _kind, _map_tensors, flatten_tensors
+from burn.capture.trace import _kind, _map_tensors, _params_read, flatten_tensors
 from burn.errors import BackendMismatchError
 from burn.foundations.kind import Float
 from burn.module.base import Module
@@ -177,22 +184,12 @@ class CompiledStep(CompiledFunction):
         if self._counts["traces"] > 1:
             self._counts["recompiles"] += 1
         if cap.host_reads:
-            reason = (
-                f"it reads a value back to the host ({cap.host_reads[0]}: .item(), .tolist(), "
-                "to_data() or a Python bool/int of a tensor), so what it does may depend on the data"
-            )
+            reason = _host_read_reason(cap.host_reads[0])
             self._cache[key] = _Eager(reason)
             self._counts["fallbacks"] += 1
             self._warn(reason)
         else:
-            read: dict[int, None] = {}
-            for call in cap.calls:
-                for v in call.values():
-                    if v.id in param_ir:
-                        read.setdefault(v.id)
-            for g in grad_ps:
-                if g.ir.id in param_ir:
-                    read.setdefault(g.ir.id)
+            read = _params_read(cap, (g.ir for g in grad_ps), param_ir)
             program = Program(
                 tuple(inputs),
                 tuple(param_ir[i] for i in read),

@@ -8,7 +8,7 @@ The function runs eagerly on the tensors' own backend, so `Trace.outputs` are it
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -65,15 +65,17 @@ def flatten_tensors(value: Any) -> list[Any]:
     return []
 
 
-def _map_tensors(value: Any, fn: Callable[[Tensor], Tensor]) -> Any:
-    if isinstance(value, Tensor):
+def _map_tensors(value: Any, fn: Callable[[Any], Any], leaves: type | tuple[type, ...] = Tensor) -> Any:
+    """`value` with `fn` applied to each of its `leaves` (tensors unless told) inside tuples,
+    named tuples, lists and dicts; anything else as it is."""
+    if isinstance(value, leaves):
         return fn(value)
     if isinstance(value, tuple) and hasattr(value, "_fields"):
-        return type(value)(*(_map_tensors(v, fn) for v in value))
+        return type(value)(*(_map_tensors(v, fn, leaves) for v in value))
     if isinstance(value, tuple | list):
-        return type(value)(_map_tensors(v, fn) for v in value)
+        return type(value)(_map_tensors(v, fn, leaves) for v in value)
     if isinstance(value, dict):
-        return {k: _map_tensors(v, fn) for k, v in value.items()}
+        return {k: _map_tensors(v, fn, leaves) for k, v in value.items()}
     return value
 
 
@@ -169,14 +171,7 @@ def trace(
             raise BackendMismatchError(
                 f"trace: a result is on backend {t._b.name!r}, not computed from the traced arguments"
             )
-    read: dict[int, None] = {}
-    for call in cap.calls:
-        for v in call.values():
-            if v.id in param_ir:
-                read.setdefault(v.id)
-    for t in outs:
-        if t._p.ir.id in param_ir:
-            read.setdefault(t._p.ir.id)
+    read = _params_read(cap, (t._p.ir for t in outs), param_ir)
     irs = {t.id: t for t in _param_irs(cap, param_ir)}
     program = Program(
         tuple(inputs),
@@ -194,6 +189,16 @@ def trace(
         real,
         tuple(m for m in (target, *call_args) if isinstance(m, Module)),
     )
+
+
+def _params_read(cap: Capture, outputs: Iterable[TensorIR], param_ir: Mapping[int, Any]) -> list[int]:
+    """The ids in `param_ir` (the traced params) that the captured calls or the `outputs` read,
+    in the order first read: the params a program takes."""
+    read: dict[int, None] = {}
+    for v in (*(v for call in cap.calls for v in call.values()), *outputs):
+        if v.id in param_ir:
+            read.setdefault(v.id)
+    return list(read)
 
 
 def _param_irs(cap: Capture, param_ir: dict[int, tuple[str, Tensor]]) -> list[TensorIR]:
