@@ -133,14 +133,17 @@ def test_scaler_bad_input() -> None:
 # -- Learner(precision=...) -----------------------------------------------------------------------
 def test_mixed_precisions_train_to_float32_accuracy() -> None:
     train, valid = loaders()
-    accuracy = {}
+    accuracy, loss = {}, {}
     for precision in ("32", "bf16-mixed", "16-mixed"):
         result = learner(precision, 3).fit(train, valid)
         accuracy[precision] = result.history.last("valid")["accuracy"]
+        loss[precision] = result.history.last("valid")["loss"]
         for path, p in result.model.named_params():
             assert p.val().dtype is burn.float32, f"{precision}: param {path} is {p.val().dtype}"
     assert accuracy["32"] > 0.9, accuracy
     for precision in ("bf16-mixed", "16-mixed"):
+        # the same run as float32's to the bit would mean autocast never took effect
+        assert loss[precision] != loss["32"], f"{precision} trained exactly as float32: {loss}"
         # 0.5 % of the 400 validation samples: two samples either way (0.9425 / 0.945 / 0.945
         # measured for bf16-mixed / 32 / 16-mixed)
         assert abs(accuracy[precision] - accuracy["32"]) <= 0.005 + 1e-9, accuracy
