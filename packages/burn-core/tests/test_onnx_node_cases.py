@@ -18,6 +18,7 @@ import pytest
 
 onnx = pytest.importorskip("onnx", reason="onnx is not installed: pip install 'burn-core[onnx]'")
 pytest.importorskip("burn_ndarray", reason="burn-ndarray is not installed")
+from _onnx_graphs import one_node_model  # noqa: E402
 from onnx import helper, numpy_helper  # noqa: E402
 
 import burn.onnx  # noqa: E402
@@ -343,18 +344,7 @@ _R = np.random.default_rng(3)
 
 def _with_param(op: str, param: np.ndarray, inputs: dict[str, np.ndarray], **attrs: Any) -> Any:
     """`op` over the initializer ``w`` (a trainable param) then `inputs`; output ``y``."""
-    node = helper.make_node(op, ["w", *inputs], ["y"], name=f"{op}_node", **attrs)
-    graph = helper.make_graph(
-        [node],
-        "g",
-        [
-            helper.make_tensor_value_info(k, helper.np_dtype_to_tensor_dtype(v.dtype), v.shape)
-            for k, v in inputs.items()
-        ],
-        [helper.make_empty_tensor_value_info("y")],
-        [onnx.numpy_helper.from_array(param, "w")],
-    )
-    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 23)])
+    return one_node_model(op, inputs, {"w": param}, ["w", *inputs], opset=23, **attrs)
 
 
 def test_softmax_cross_entropy_gradient_is_softmax_minus_one_hot() -> None:

@@ -12,6 +12,7 @@ import pytest
 onnx = pytest.importorskip("onnx", reason="onnx is not installed: pip install 'burn-core[onnx]'")
 ort = pytest.importorskip("onnxruntime", reason="onnxruntime is not installed (the reference)")
 pytest.importorskip("burn_ndarray", reason="burn-ndarray is not installed")
+from _onnx_graphs import one_node_model  # noqa: E402
 from onnx import helper, numpy_helper  # noqa: E402
 
 import burn  # noqa: E402
@@ -47,21 +48,7 @@ def case(
 ) -> tuple[str, Any]:
     """One node named `op`; `inputs` are graph inputs, `consts` initializers; `order` is the
     node's input list ('' for an omitted one)."""
-    consts = consts or {}
-    names = order if order is not None else [*inputs, *consts]
-    node = helper.make_node(op, names, ["y"], name=f"{op}_node", **attrs)
-    graph = helper.make_graph(
-        [node],
-        "g",
-        [
-            helper.make_tensor_value_info(k, helper.np_dtype_to_tensor_dtype(v.dtype), v.shape)
-            for k, v in inputs.items()
-        ],
-        [helper.make_empty_tensor_value_info("y")],
-        [numpy_helper.from_array(v, k) for k, v in consts.items()],
-    )
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
-    return op, (model, inputs)
+    return op, (one_node_model(op, inputs, consts, order, **attrs), inputs)
 
 
 def typed(model: Any) -> bytes:
