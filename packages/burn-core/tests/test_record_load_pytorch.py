@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from _torch_reference import needs_torch, tensor, torch
+from _torch_reference import cnn, needs_torch, tensor, torch, torch_cnn
 
 import burn
 from burn import nn
@@ -212,17 +212,6 @@ class BurnMlp(burn.Module):
         return self.fc2(self.norm(burn.activation.relu(self.fc1(x))))
 
 
-class BurnCnn(burn.Module):
-    conv: nn.Conv2d
-    bn: nn.BatchNorm
-    pool: nn.MaxPool2d
-    fc: nn.Linear
-
-    def forward(self, x):
-        x = self.pool(burn.activation.relu(self.bn(self.conv(x))))
-        return self.fc(x.flatten(1, 3))
-
-
 @needs_torch
 def test_mlp_state_dict_loads_and_matches_torch(dev, tmp_path):
     class TorchMlp(torch.nn.Module):
@@ -252,28 +241,9 @@ def test_mlp_state_dict_loads_and_matches_torch(dev, tmp_path):
 
 @needs_torch
 def test_cnn_with_batchnorm_loads_and_matches_torch(dev, tmp_path):
-    class TorchCnn(torch.nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.conv = torch.nn.Conv2d(2, 4, 3, padding=1, dtype=torch.float64)
-            self.bn = torch.nn.BatchNorm2d(4, dtype=torch.float64)
-            self.pool = torch.nn.MaxPool2d(2, 2)
-            self.fc = torch.nn.Linear(4 * 3 * 3, 5, dtype=torch.float64)
-
-        def forward(self, x):
-            return self.fc(self.pool(torch.relu(self.bn(self.conv(x)))).flatten(1))
-
-    ref = perturb(TorchCnn())
+    ref = perturb(torch_cnn(torch.float64))
     torch.save(ref.state_dict(), tmp_path / "cnn.pth")
-    model = load_pytorch(
-        tmp_path / "cnn.pth",
-        BurnCnn(
-            nn.Conv2dConfig((2, 4), (3, 3), padding=(1, 1)).init(dev),
-            nn.BatchNormConfig(4).init(dev),
-            nn.MaxPool2dConfig((2, 2), strides=(2, 2)).init(),
-            nn.LinearConfig(36, 5).init(dev),
-        ),
-    )
+    model = load_pytorch(tmp_path / "cnn.pth", cnn(dev))
     x = np.random.default_rng(2).standard_normal((3, 2, 6, 6))
     with torch.no_grad():
         want = ref(torch.from_numpy(x)).numpy()

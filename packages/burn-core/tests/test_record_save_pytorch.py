@@ -23,7 +23,7 @@ from pathlib import Path
 import ml_dtypes
 import numpy as np
 import pytest
-from _torch_reference import needs_torch, tensor, torch
+from _torch_reference import cnn, needs_torch, tensor, torch, torch_cnn
 
 import burn
 from burn import nn
@@ -219,41 +219,6 @@ def test_prelu_slopes_go_to_torch_weight_and_back(dev, tmp_path):
 
 
 # -- small models ---------------------------------------------------------------------------------
-class Cnn(burn.Module):
-    conv: nn.Conv2d
-    bn: nn.BatchNorm
-    pool: nn.MaxPool2d
-    fc: nn.Linear
-
-    def forward(self, x):
-        x = self.pool(burn.activation.relu(self.bn(self.conv(x))))
-        return self.fc(x.flatten(1, 3))
-
-
-def cnn(device) -> Cnn:
-    return Cnn(
-        nn.Conv2dConfig((2, 4), (3, 3), padding=(1, 1)).init(device),
-        nn.BatchNormConfig(4).init(device),
-        nn.MaxPool2dConfig((2, 2), strides=(2, 2)).init(),
-        nn.LinearConfig(4 * 3 * 3, 5).init(device),
-    )
-
-
-def torch_cnn():
-    class TorchCnn(torch.nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.conv = torch.nn.Conv2d(2, 4, 3, padding=1)
-            self.bn = torch.nn.BatchNorm2d(4)
-            self.pool = torch.nn.MaxPool2d(2, 2)
-            self.fc = torch.nn.Linear(36, 5)
-
-        def forward(self, x):
-            return self.fc(self.pool(torch.relu(self.bn(self.conv(x)))).flatten(1))
-
-    return TorchCnn()
-
-
 @needs_torch
 def test_a_cnn_trained_one_step_loads_strictly_into_torch_and_matches(dev, tmp_path):
     ad = pytest.importorskip("burn_autodiff", reason="burn-autodiff is not installed")
