@@ -98,15 +98,14 @@ def _tuple(v: Any, n: int) -> list[int]:
     return [int(i) for i in v] if isinstance(v, tuple | list) else [int(v)] * n
 
 
-def _window_attrs(
-    x: Any, kernel: Any, stride: Any, padding: Any, dilation: Any = None
-) -> dict[str, list[int]]:
+def _window_attrs(x: Any, kernel: Any, stride: Any, padding: Any, dilation: Any = None) -> dict[str, Any]:
     """The sliding-window attributes ONNX's Conv, MaxPool and AveragePool share, from burn's
     per-dim ints or tuples: ``kernel_shape``, ``strides``, ``pads`` (burn pads both ends alike,
     ONNX lists the starts then the ends) and, where given, ``dilations``."""
     n = len(x.shape) - 2
     pads = _tuple(padding, n)
-    attrs = {"kernel_shape": _tuple(kernel, n), "strides": _tuple(stride, n), "pads": pads + pads}
+    attrs: dict[str, Any] = {"kernel_shape": _tuple(kernel, n), "strides": _tuple(stride, n)}
+    attrs["pads"] = pads + pads
     if dilation is not None:
         attrs["dilations"] = _tuple(dilation, n)
     return attrs
