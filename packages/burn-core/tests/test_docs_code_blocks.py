@@ -36,6 +36,7 @@ if not DOCS.is_dir():
 BACKEND_MODULES = {
     "ndarray": "burn_ndarray",
     "autodiff": "burn_autodiff",
+    "fusion": "burn_fusion",
     "opencl": "burn_opencl",
     "cuda": "burn_cuda",
     "template": "burn_template",
