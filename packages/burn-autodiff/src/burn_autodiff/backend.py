@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from burn.backend import Backend, contract_ops
-from burn.backend.contract import implemented_ops
+from burn.backend import Backend
+from burn.backend.contract import implemented_ops, op_facts
 from burn.backend.decorator import DecoratorBackend
 from burn_autodiff import checkpoint, engine
 from burn_autodiff.gradients import Gradients, check_gradients
@@ -23,12 +23,12 @@ from burn_autodiff.ops.pool import AutodiffPoolOps
 from burn_autodiff.ops.rnn import AutodiffRnnOps
 from burn_autodiff.ops.sampling import AutodiffSamplingOps
 
-# Int and bool ops other than the few the int and bool mixins wrap (those take a device or
-# return a float primitive) run on the inner backend's primitives unchanged, bound straight to
-# the inner's methods.
+# Ops of the int and bool families (as declared at the op) other than the few the int and bool
+# mixins wrap (those take a device or return a float primitive) run on the inner backend's
+# primitives unchanged, bound straight to the inner's methods.
 _WRAPPED = implemented_ops(AutodiffIntOps) | implemented_ops(AutodiffBoolOps)
 PASS_THROUGH = tuple(
-    name for name in contract_ops() if name.startswith(("int_", "bool_")) and name not in _WRAPPED
+    name for name, facts in op_facts().items() if facts.family in ("int", "bool") and name not in _WRAPPED
 )
 
 

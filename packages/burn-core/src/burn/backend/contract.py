@@ -17,9 +17,17 @@ here (`op_facts`) instead of keeping a list of names of its own:
   a compute-bound op's output as a checkpoint.
 - ``ew=Elementwise(...)``: the op is element-wise, with the C expression every fused-kernel
   generator and burn-opencl's one-op kernels compute it with (`Elementwise`).
+- ``results=("float", "int")``: the kind of each primitive the op returns, when it is not the
+  family's kind (an index, a comparison, a conversion); a tuple result's last item stands for
+  every later one.
+- ``random=True``: the op draws from the backend's generator, so a program never removes or
+  reorders it (two runs of it differ, and the draws after it depend on it).
+- ``host_read=True``: the op reads a value back to the host (``*_into_data``): a traced
+  function's result may then depend on the data.
 
 The `family` class decorator names each family and gives the facts its ops leave unsaid
-(``grad`` and ``bound``): an op cannot be declared without a family, so no op is unclassified.
+(``grad``, ``bound`` and the kind of the primitives it returns): an op cannot be declared
+without a family, so no op is unclassified.
 `contract_ops()` lists every op with its mark; the conformance suite's meta-test uses it to check
 that every op has a test.
 """
@@ -114,6 +122,10 @@ class OpFacts:
             ``"Sequence[P]"``, ``"Device"``): what a decorator backend translates.
         returns: what the op returns: ``"P"``, ``"Device"``, ``"tuple"`` (of primitives) or
             ``""`` (anything else: shapes, dtypes, host data).
+        results: the kind of each primitive result (one item for a ``P`` result; for a tuple
+            the last item stands for every later one); empty when no primitive is returned.
+        random: whether it draws from the backend's generator (never removed or reordered).
+        host_read: whether it reads a value back to the host.
     """
 
     name: str
@@ -125,6 +137,9 @@ class OpFacts:
     elementwise: Elementwise | None
     operands: tuple[tuple[int, str, str], ...] = ()
     returns: str = ""
+    results: tuple[Kind, ...] = ()
+    random: bool = False
+    host_read: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,16 +149,31 @@ class _Declared:
     backward_of: str | None
     bound: Bound | None
     ew: Elementwise | None
+    results: tuple[Kind, ...] | None
+    random: bool
+    host_read: bool
+
+
+_KINDS = ("float", "int", "bool")
 
 
 def _declare(
     kind: OpKind, fn: F, grad: bool | None, backward_of: str | None, bound: Bound | None,
-    ew: Elementwise | None,
+    ew: Elementwise | None, results: tuple[Kind, ...] | None = None, random: bool = False,
+    host_read: bool = False,
 ) -> F:
     if bound is not None and bound not in ("memory", "compute"):
         raise ValueError(f"{fn.__name__}: bound must be 'memory' or 'compute', got {bound!r}")
+    if results is not None and (
+        not isinstance(results, tuple) or not results or any(k not in _KINDS for k in results)
+    ):
+        raise ValueError(
+            f"{fn.__name__}: results must be a non-empty tuple of 'float', 'int', 'bool', got {results!r}"
+        )
     fn.__burn_op__ = kind  # type: ignore[attr-defined]
-    fn.__burn_declared__ = _Declared(kind, grad, backward_of, bound, ew)  # type: ignore[attr-defined]
+    fn.__burn_declared__ = _Declared(  # type: ignore[attr-defined]
+        kind, grad, backward_of, bound, ew, results, random, host_read
+    )
     return fn
 
 
@@ -152,13 +182,15 @@ def required(fn: F) -> F: ...
 @overload
 def required(
     *, grad: bool | None = None, backward_of: str | None = None, bound: Bound | None = None,
-    ew: Elementwise | None = None,
+    ew: Elementwise | None = None, results: tuple[Kind, ...] | None = None, random: bool = False,
+    host_read: bool = False,
 ) -> Callable[[F], F]: ...
 
 
 def required(
     fn: Any = None, *, grad: bool | None = None, backward_of: str | None = None, bound: Bound | None = None,
-    ew: Elementwise | None = None,
+    ew: Elementwise | None = None, results: tuple[Kind, ...] | None = None, random: bool = False,
+    host_read: bool = False,
 ) -> Any:
     """Declare a required op; calling it on a backend that lacks it names the backend and op.
 
@@ -172,7 +204,9 @@ def required(
         def missing(self: Any, *args: Any, **kwargs: Any) -> Any:
             raise NotImplementedError(f"backend {self.name!r} does not implement the required op {name}")
 
-        return _declare("required", missing, grad, backward_of, bound, ew)  # type: ignore[arg-type,return-value]
+        return _declare(  # type: ignore[return-value]
+            "required", missing, grad, backward_of, bound, ew, results, random, host_read  # type: ignore[arg-type]
+        )
 
     return mark if fn is None else mark(fn)
 
@@ -182,13 +216,15 @@ def default(fn: F) -> F: ...
 @overload
 def default(
     *, grad: bool | None = None, backward_of: str | None = None, bound: Bound | None = None,
-    ew: Elementwise | None = None,
+    ew: Elementwise | None = None, results: tuple[Kind, ...] | None = None, random: bool = False,
+    host_read: bool = False,
 ) -> Callable[[F], F]: ...
 
 
 def default(
     fn: Any = None, *, grad: bool | None = None, backward_of: str | None = None, bound: Bound | None = None,
-    ew: Elementwise | None = None,
+    ew: Elementwise | None = None, results: tuple[Kind, ...] | None = None, random: bool = False,
+    host_read: bool = False,
 ) -> Any:
     """Declare an op with a default implementation written in terms of other ops.
 
@@ -196,7 +232,7 @@ def default(
     """
 
     def mark(f: F) -> F:
-        return _declare("default", f, grad, backward_of, bound, ew)
+        return _declare("default", f, grad, backward_of, bound, ew, results, random, host_read)
 
     return mark if fn is None else mark(fn)
 
@@ -216,21 +252,40 @@ def _signature(fn: Callable[..., Any]) -> tuple[tuple[tuple[int, str, str], ...]
     return operands, ret if ret in ("P", "Device") else "tuple" if ret.startswith("tuple[P") else ""
 
 
-def family(name: str, *, grad: bool = True, bound: Bound | None = "compute") -> Callable[[C], C]:
+def _default_results(kind: Kind, returns: str, ew: Elementwise | None) -> tuple[Kind, ...]:
+    """The kinds of an op's results when it declares none: a bool for an element-wise op whose
+    rule says so (a comparison), else the family's kind; nothing for an op returning no primitive."""
+    if returns not in ("P", "tuple"):
+        return ()
+    return ("bool",) if ew is not None and ew.result == "bool" else (kind,)
+
+
+def family(
+    name: str, *, grad: bool = True, bound: Bound | None = "compute", kind: Kind = "float"
+) -> Callable[[C], C]:
     """Name the op family a contract class holds, and give its ops the facts they leave unsaid.
 
     Args:
         name: the family (``"conv"``): the stem of its module in every layer.
         grad: whether the family's ops carry a gradient unless declared otherwise.
         bound: the checkpoint class of its differentiable ops unless declared otherwise.
+        kind: the kind of the primitives its ops return unless declared otherwise (``results``).
+
+    Raises:
+        TypeError: an op declares ``results`` but returns no primitive, or declares more kinds
+            than its single primitive result has.
 
     Example:
         >>> @family("demo", bound="memory")
         ... class DemoOps:
         ...     @default
-        ...     def demo_twice(self, x): ...
-        >>> DemoOps.demo_twice.__burn_facts__.bound
-        'memory'
+        ...     def demo_twice(self, x: P) -> P: ...
+        ...     @default(results=("int",))
+        ...     def demo_argmax(self, x: P) -> P: ...
+        >>> DemoOps.demo_twice.__burn_facts__.bound, DemoOps.demo_twice.__burn_facts__.results
+        ('memory', ('float',))
+        >>> DemoOps.demo_argmax.__burn_facts__.results
+        ('int',)
     """
 
     def finish(cls: C) -> C:
@@ -240,10 +295,19 @@ def family(name: str, *, grad: bool = True, bound: Bound | None = "compute") -> 
                 continue
             helper = declared.backward_of is not None
             differentiable = (grad or helper) if declared.grad is None else declared.grad
+            operands, returns = _signature(value)
+            results = declared.results
+            if results is None:
+                results = _default_results(kind, returns, declared.ew)
+            elif returns not in ("P", "tuple") or (returns == "P" and len(results) != 1):
+                raise TypeError(
+                    f"contract op {op} declares results={results!r} but returns "
+                    f"{'one primitive' if returns == 'P' else 'no primitive'}"
+                )
             value.__burn_facts__ = OpFacts(
                 op, declared.kind, name, differentiable, declared.backward_of,
                 None if helper or not differentiable else (declared.bound or bound or "compute"),
-                declared.ew, *_signature(value),
+                declared.ew, operands, returns, results, declared.random, declared.host_read,
             )
         cls.__burn_family__ = name  # type: ignore[attr-defined]
         return cls

@@ -3,8 +3,9 @@
 Each op runs eagerly on the inner backend (so a traced function computes real values) and is
 appended to the trace as a `burn.backend.ir.CallIR`, with its arguments as values (`TensorIR`),
 the device marker and constants. Every op is wrapped the same way, from the contract's
-annotations (`burn.backend.decorator.delegate_op`): nothing here lists ops by hand except the
-few that are not computations (metadata, which is answered from the record, and host reads).
+annotations (`burn.backend.decorator.delegate_op`) and its declared facts (`op_facts`: the kind
+of each result, whether the op reads a value back to the host): nothing here lists ops by hand
+except the metadata ops, which are answered from the record.
 
 The recorded level is the op the Tensor API called: a ``softmax`` or ``conv2d`` is one record
 whether the inner backend overrides it or composes it of other ops (those run inside the inner
@@ -13,7 +14,6 @@ backend and are not seen), which is the level an exporter and a compiler want.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from typing import Any, Literal
 
@@ -31,12 +31,6 @@ __all__ = ["Capture", "CaptureTensor", "HostReadError", "result_kinds"]
 
 HostReads = Literal["record", "error"]
 
-# Ops that read a value back to the host: the traced function's result may depend on the data.
-HOST_READS = frozenset({"float_into_data", "int_into_data", "bool_into_data"})
-
-_COMPARE = re.compile(r"_(equal|not_equal|greater|greater_equal|lower|lower_equal)(_elem)?$")
-_INT_RESULT = re.compile(r"(_into_int|_argmax|_argmin|_argsort|_argwhere|^int_arange)$")
-
 
 class HostReadError(BurnError, RuntimeError):
     """A traced function read a value back to the host (``.item()``, ``to_data``...)."""
@@ -50,31 +44,14 @@ def result_kinds(op: str) -> tuple[Kind, ...]:
     """The kind of each primitive contract op `op` returns (one item for a ``P`` result; for a
     tuple result the last item stands for every later one).
 
-    The contract's naming says it: ``int_*`` ops give ints and ``bool_*`` ops bools, except
-    conversions (``*_into_float``, ``*_into_int``), index results (``argmax``, ``argsort``,
-    ``*_with_indices``' second item) and comparisons (bool).
+    Declared at the op (`burn.backend.contract.OpFacts.results`): the family's kind unless the
+    op says otherwise (conversions, indices, comparisons).
 
     Example:
         >>> result_kinds("float_greater_elem"), result_kinds("max_pool2d_with_indices")
         (('bool',), ('float', 'int'))
     """
-    facts = op_facts()[op]
-    head = op.split("_", 1)[0]
-    own: Kind = "int" if head == "int" else "bool" if head == "bool" else "float"
-    if facts.returns == "tuple":
-        if op.endswith("_with_indices"):
-            return (own, "int")
-        return ("float",)  # backward helpers and optimizer steps: every item a float primitive
-    if _INT_RESULT.search(op):
-        return ("int",)
-    if op.endswith("_into_float"):
-        return ("float",)
-    ew = facts.elementwise
-    if (ew is not None and ew.result == "bool") or _COMPARE.search(op):
-        return ("bool",)
-    if op.endswith(("_is_nan", "_is_inf", "_any", "_all", "_any_dim", "_all_dim")):
-        return ("bool",)
-    return (own,)
+    return op_facts()[op].results
 
 
 class CaptureTensor:
@@ -151,7 +128,7 @@ class Capture(DecoratorBackend):
         self._next = 0
         for name in contract_ops():
             facts = op_facts()[name]
-            if name in HOST_READS:
+            if facts.host_read:
                 setattr(self, name, self._host_read(name))
             elif facts.returns in ("P", "tuple"):
                 setattr(self, name, self._op(name))

@@ -29,6 +29,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from burn.backend.base import Backend
+from burn.backend.contract import op_facts
 from burn.backend.fusion import supports_fusion
 from burn.backend.ir import DEVICE, ELEMENTWISE, CallIR, FusedBlock, OpIR, Program, TensorIR, broadcast_shapes
 from burn.foundations.data import TensorData
@@ -44,13 +45,14 @@ _OWNED = 2  # a step calling an ``*_owned`` op with operands handed over
 
 
 def is_random(op: str) -> bool:
-    """Whether `op` draws from the backend's generator (never removed, never reordered).
+    """Whether `op` draws from the backend's generator (never removed, never reordered), as
+    declared at the op (``random=True``, `burn.backend.contract.OpFacts.random`).
 
     Example:
         >>> is_random("float_random"), is_random("float_add")
         (True, False)
     """
-    return "random" in op or "bernoulli" in op or "multinomial" in op or "dropout" in op
+    return op_facts()[op].random
 
 
 def _encode(a: Any) -> tuple[int, Any]:

@@ -21,14 +21,14 @@ Shape = tuple[int, ...]
 Slices = tuple[slice, ...]
 
 
-@family("bool", grad=False, bound=None)
+@family("bool", grad=False, bound=None, kind="bool")
 class BoolOps(KindOps):
     """Bool tensor ops."""
 
     @required
     def bool_from_data(self, data: TensorData, device: Device) -> P: ...
 
-    @required
+    @required(host_read=True)
     def bool_into_data(self, tensor: P) -> TensorData: ...
 
     @required
@@ -40,10 +40,10 @@ class BoolOps(KindOps):
     @required
     def bool_shape(self, tensor: P) -> Shape: ...
 
-    @required
+    @required(results=("int",))
     def bool_into_int(self, tensor: P, dtype: DType) -> P: ...
 
-    @required(ew=Elementwise("a", result="cast", kinds=("bool",)))
+    @required(ew=Elementwise("a", result="cast", kinds=("bool",)), results=("float",))
     def bool_into_float(self, tensor: P, dtype: DType) -> P: ...
 
     @required(ew=Elementwise("!a", result="bool", kinds=("bool",)))
@@ -58,7 +58,7 @@ class BoolOps(KindOps):
     @required(ew=Elementwise("a == b", 2, result="bool", kinds=("bool", "bool")))
     def bool_equal(self, lhs: P, rhs: P) -> P: ...
 
-    @required
+    @required(results=("int",))
     def bool_argwhere(self, tensor: P) -> P:
         """Int primitive ``[n_true, rank]`` of the true positions in row-major order."""
 

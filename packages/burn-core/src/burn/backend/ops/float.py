@@ -75,7 +75,7 @@ class FloatOps(KindOps):
     def float_from_data(self, data: TensorData, device: Device) -> P:
         """A primitive holding `data` (a float dtype the backend declares) on `device`."""
 
-    @required(grad=False)
+    @required(grad=False, host_read=True)
     def float_into_data(self, tensor: P) -> TensorData:
         """The contents on the host, in the primitive's own dtype."""
 
@@ -95,7 +95,7 @@ class FloatOps(KindOps):
     def float_cast(self, tensor: P, dtype: DType) -> P:
         """The same values in another float dtype."""
 
-    @required(grad=False)
+    @required(grad=False, results=("int",))
     def float_into_int(self, tensor: P, dtype: DType) -> P:
         """Int primitive of `dtype`, values truncated toward zero."""
 
@@ -117,7 +117,7 @@ class FloatOps(KindOps):
         """Uninitialized contents are allowed; the default gives zeros."""
         return self.float_zeros(shape, device, dtype)
 
-    @default(grad=False)
+    @default(grad=False, random=True)
     def float_random(self, shape: Shape, distribution: Distribution, device: Device, dtype: DType) -> P:
         """Draws from the backend's seeded host generator (see `Backend.seed`)."""
         values = sample_host(self.rng, shape, distribution)  # type: ignore[attr-defined]
@@ -300,11 +300,11 @@ class FloatOps(KindOps):
     @required
     def float_prod_dim(self, tensor: P, dim: int) -> P: ...
 
-    @required(grad=False)
+    @required(grad=False, results=("int",))
     def float_argmax(self, tensor: P, dim: int) -> P:
         """Int primitive (the backend's int dtype) of the first maximum's index, dim kept."""
 
-    @required(grad=False)
+    @required(grad=False, results=("int",))
     def float_argmin(self, tensor: P, dim: int) -> P: ...
 
     @required
@@ -338,12 +338,12 @@ class FloatOps(KindOps):
     def float_min_dim(self, tensor: P, dim: int) -> P:
         return self.float_gather(dim, tensor, self.float_argmin(tensor, dim))
 
-    @default
+    @default(results=("float", "int"))
     def float_max_dim_with_indices(self, tensor: P, dim: int) -> tuple[P, P]:
         indices = self.float_argmax(tensor, dim)
         return self.float_gather(dim, tensor, indices), indices
 
-    @default
+    @default(results=("float", "int"))
     def float_min_dim_with_indices(self, tensor: P, dim: int) -> tuple[P, P]:
         indices = self.float_argmin(tensor, dim)
         return self.float_gather(dim, tensor, indices), indices
@@ -423,7 +423,7 @@ class FloatOps(KindOps):
     def float_mask_fill(self, tensor: P, mask: P, value: float) -> P: ...
 
     # -- sorting ------------------------------------------------------------------------------
-    @required
+    @required(results=("float", "int"))
     def float_sort_with_indices(self, tensor: P, dim: int, descending: bool) -> tuple[P, P]:
         """Stable sort along `dim`; NaNs go last ascending."""
 
@@ -431,7 +431,7 @@ class FloatOps(KindOps):
     def float_sort(self, tensor: P, dim: int, descending: bool) -> P:
         return self.float_sort_with_indices(tensor, dim, descending)[0]
 
-    @default(grad=False)
+    @default(grad=False, results=("int",))
     def float_argsort(self, tensor: P, dim: int, descending: bool) -> P:
         return self.float_sort_with_indices(tensor, dim, descending)[1]
 

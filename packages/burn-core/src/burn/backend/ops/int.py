@@ -42,7 +42,7 @@ def _int_info(dtype: DType) -> tuple[int, bool]:
     return info.bits, info.min < 0
 
 
-@family("int", grad=False, bound=None)
+@family("int", grad=False, bound=None, kind="int")
 class IntOps(KindOps):
     """Int tensor ops. Division floors and remainder takes the divisor's sign (Python's ``//``
     and ``%``), so ``a == b * (a // b) + a % b`` always holds."""
@@ -50,7 +50,7 @@ class IntOps(KindOps):
     @required
     def int_from_data(self, data: TensorData, device: Device) -> P: ...
 
-    @required
+    @required(host_read=True)
     def int_into_data(self, tensor: P) -> TensorData: ...
 
     @required
@@ -68,7 +68,7 @@ class IntOps(KindOps):
     @required
     def int_cast(self, tensor: P, dtype: DType) -> P: ...
 
-    @required(ew=Elementwise("a", result="cast", kinds=("int",)))
+    @required(ew=Elementwise("a", result="cast", kinds=("int",)), results=("float",))
     def int_into_float(self, tensor: P, dtype: DType) -> P: ...
 
     # -- creation -----------------------------------------------------------------------------
@@ -92,7 +92,7 @@ class IntOps(KindOps):
     def int_arange(self, start: int, end: int, step: int, device: Device, dtype: DType) -> P:
         return self.int_from_data(TensorData(np.arange(start, end, step, dtype=dtype.numpy)), device)
 
-    @default
+    @default(random=True)
     def int_random(self, shape: Shape, distribution: Distribution, device: Device, dtype: DType) -> P:
         """Uniform(low, high) draws integers in ``[low, high)``; Normal rounds; Bernoulli 0/1."""
         rng: np.random.Generator = self.rng  # type: ignore[attr-defined]
@@ -174,46 +174,46 @@ class IntOps(KindOps):
         return self.int_clamp_max(self.int_clamp_min(tensor, min), max)
 
     # -- comparisons --------------------------------------------------------------------------
-    @required
+    @required(results=("bool",))
     def int_equal(self, lhs: P, rhs: P) -> P: ...
 
-    @required
+    @required(results=("bool",))
     def int_greater(self, lhs: P, rhs: P) -> P: ...
 
-    @required
+    @required(results=("bool",))
     def int_greater_equal(self, lhs: P, rhs: P) -> P: ...
 
-    @required
+    @required(results=("bool",))
     def int_lower(self, lhs: P, rhs: P) -> P: ...
 
-    @required
+    @required(results=("bool",))
     def int_lower_equal(self, lhs: P, rhs: P) -> P: ...
 
-    @default
+    @default(results=("bool",))
     def int_not_equal(self, lhs: P, rhs: P) -> P:
         return self.bool_not(self.int_equal(lhs, rhs))  # type: ignore[attr-defined]
 
-    @default
+    @default(results=("bool",))
     def int_equal_elem(self, lhs: P, rhs: int) -> P:
         return self.int_equal(lhs, self._int_scalar_like(lhs, rhs))
 
-    @default
+    @default(results=("bool",))
     def int_not_equal_elem(self, lhs: P, rhs: int) -> P:
         return self.int_not_equal(lhs, self._int_scalar_like(lhs, rhs))
 
-    @default
+    @default(results=("bool",))
     def int_greater_elem(self, lhs: P, rhs: int) -> P:
         return self.int_greater(lhs, self._int_scalar_like(lhs, rhs))
 
-    @default
+    @default(results=("bool",))
     def int_greater_equal_elem(self, lhs: P, rhs: int) -> P:
         return self.int_greater_equal(lhs, self._int_scalar_like(lhs, rhs))
 
-    @default
+    @default(results=("bool",))
     def int_lower_elem(self, lhs: P, rhs: int) -> P:
         return self.int_lower(lhs, self._int_scalar_like(lhs, rhs))
 
-    @default
+    @default(results=("bool",))
     def int_lower_equal_elem(self, lhs: P, rhs: int) -> P:
         return self.int_lower_equal(lhs, self._int_scalar_like(lhs, rhs))
 
@@ -261,12 +261,12 @@ class IntOps(KindOps):
     def int_min_dim(self, tensor: P, dim: int) -> P:
         return self.int_gather(dim, tensor, self.int_argmin(tensor, dim))
 
-    @default
+    @default(results=("int", "int"))
     def int_max_dim_with_indices(self, tensor: P, dim: int) -> tuple[P, P]:
         indices = self.int_argmax(tensor, dim)
         return self.int_gather(dim, tensor, indices), indices
 
-    @default
+    @default(results=("int", "int"))
     def int_min_dim_with_indices(self, tensor: P, dim: int) -> tuple[P, P]:
         indices = self.int_argmin(tensor, dim)
         return self.int_gather(dim, tensor, indices), indices
@@ -333,7 +333,7 @@ class IntOps(KindOps):
     def int_mask_fill(self, tensor: P, mask: P, value: int) -> P: ...
 
     # -- sorting ------------------------------------------------------------------------------
-    @required
+    @required(results=("int", "int"))
     def int_sort_with_indices(self, tensor: P, dim: int, descending: bool) -> tuple[P, P]: ...
 
     @default

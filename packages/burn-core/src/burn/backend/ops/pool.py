@@ -170,7 +170,7 @@ class PoolOps:
         cols = unfold(b, pad2d(b, x, padding, float("-inf")), kernel_size, stride, dilation, out)
         return b.float_reshape(b.float_max_dim(cols, 2), (n, c, *out))
 
-    @default
+    @default(results=("float", "int"))
     def max_pool2d_with_indices(
         self, x: P, kernel_size: Pair, stride: Pair, padding: Pair, dilation: Pair
     ) -> tuple[P, P]:
@@ -252,7 +252,7 @@ class PoolOps:
         )
         return b.float_reshape(out, (n, c, b.float_shape(out)[3]))
 
-    @default
+    @default(results=("float", "int"))
     def max_pool1d_with_indices(
         self, x: P, kernel_size: int, stride: int, padding: int, dilation: int
     ) -> tuple[P, P]:
@@ -285,7 +285,7 @@ class PoolOps:
         b: Backend = self  # type: ignore[assignment]
         return max_pool_nd(b, "max_pool3d", x, kernel_size, stride, padding, dilation)
 
-    @default
+    @default(results=("float", "int"))
     def max_pool3d_with_indices(
         self, x: P, kernel_size: Triple, stride: Triple, padding: Triple, dilation: Triple
     ) -> tuple[P, P]:
