@@ -111,7 +111,7 @@ def test_module_arguments_are_prefixed() -> None:
     assert all(p.startswith("arg0.lstm.") or p.startswith("arg0.head.") for p, _ in t.program.params)
 
 
-def test_result_kinds_follow_the_contract_names() -> None:
+def test_result_kinds_follow_the_facts_declared_at_the_ops() -> None:
     assert result_kinds("float_into_int") == ("int",)
     assert result_kinds("int_into_float") == ("float",)
     assert result_kinds("int_lower_elem") == ("bool",)

@@ -109,6 +109,7 @@ def _result_cases(backend: Any) -> list[tuple[str, Any]]:
     i = make(backend, np.array([[3, 1, 2], [0, 5, 4]]), idt)._p
     b = make(backend, np.array([[True, False, True], [False, False, True]]), DType.BOOL)._p
     x4 = make(backend, np.arange(16.0).reshape(1, 1, 4, 4), fd)._p
+    two, zero = (2, 2), (0, 0)
     return [
         ("float_exp", lambda: backend.float_exp(f)),
         ("float_argmax", lambda: backend.float_argmax(f, 1)),
@@ -130,7 +131,7 @@ def _result_cases(backend: Any) -> list[tuple[str, Any]]:
         ("bool_into_int", lambda: backend.bool_into_int(b, idt)),
         ("bool_into_float", lambda: backend.bool_into_float(b, fd)),
         ("bool_argwhere", lambda: backend.bool_argwhere(b)),
-        ("max_pool2d_with_indices", lambda: backend.max_pool2d_with_indices(x4, (2, 2), (2, 2), (0, 0), (1, 1))),
+        ("max_pool2d_with_indices", lambda: backend.max_pool2d_with_indices(x4, two, two, zero, (1, 1))),
     ]
 
 
