@@ -205,7 +205,7 @@ def required(
             raise NotImplementedError(f"backend {self.name!r} does not implement the required op {name}")
 
         return _declare(  # type: ignore[return-value]
-            "required", missing, grad, backward_of, bound, ew, results, random, host_read  # type: ignore[arg-type]
+            "required", missing, grad, backward_of, bound, ew, results, random, host_read
         )
 
     return mark if fn is None else mark(fn)
