@@ -4,7 +4,8 @@ attention through blocks of query rows, so that at most `BLOCK_SCORES` scores ar
 and its backward helper the same way, each block's weights recomputed from q and k as the forward
 made them. float32 and float64 arrays; float16 and bfloat16 ones (an autocast attention) widened
 to float32, run so, and the results rounded once to their dtype, as a GPU's half attention keeps
-its softmax and accumulations in float32; other dtypes by the contract's composition.
+its softmax and accumulations in float32; other dtypes by the contract's composition. The
+softmax of a float32 block is one compiled call (`burn_ndarray.kernels.attention`).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from burn.backend.ops.attention import AttentionOps as DefaultAttentionOps
+from burn_ndarray import kernels
 from burn_ndarray.runtime.dtypes import LOW
 
 Array = Any
@@ -55,6 +57,10 @@ def _weights(q: Array, kt: Array, mask: Array | None, scale: float, causal: bool
         masked = after if masked is None else masked | after
     if masked is not None:
         np.copyto(s, -np.inf, where=masked)
+    compiled = kernels.load("attention") if s.dtype == np.float32 and s.flags.c_contiguous else None
+    if compiled is not None:
+        compiled.softmax_rows_inplace(s.reshape(-1, cols))  # a view of matmul's fresh block
+        return s
     top = s.max(-1, keepdims=True)
     top[np.isinf(top)] = 0.0  # every key masked: exp gives 0 instead of NaN
     s -= top
