@@ -174,3 +174,21 @@ def test_fused_attention_gradients_equal_the_written_ones() -> None:
         grads[fuse] = {k: t.grad(g).to_numpy() for k, t in inputs.items()}
     for k in feeds:
         np.testing.assert_allclose(grads[True][k], grads[False][k], rtol=1e-5, atol=1e-6, err_msg=k)
+
+
+
+def test_tanh_gelu_with_the_cube_as_products_and_the_halving_last() -> None:
+    n = helper.make_node
+    nodes = [
+        n("Mul", ["x", "x"], ["sq"]),
+        n("Mul", ["sq", "x"], ["p"]),
+        n("Mul", ["c", "p"], ["m"]),
+        n("Add", ["m", "x"], ["a"]),
+        n("Mul", ["k", "a"], ["s"]),
+        n("Tanh", ["s"], ["t"]),
+        n("Add", ["one", "t"], ["u"]),
+        n("Mul", ["x", "u"], ["xu"]),
+        n("Mul", ["xu", "half"], ["y"]),
+    ]
+    consts = {"half": 0.5, "c": 0.044715, "k": math.sqrt(2 / math.pi), "one": 1.0}
+    _check(_model(nodes, {"x": (3, 40)}, consts), X, "Gelu")

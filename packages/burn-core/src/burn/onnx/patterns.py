@@ -8,7 +8,8 @@ After folding (`burn.onnx.model.fold`), `rewrite` replaces
   ``Mul`` -> ``Mul``), by one ONNX ``Gelu`` node, run by `burn.activation.gelu` (one compiled
   pass on burn-ndarray instead of five array passes with a slow ``Erf``);
 * the tanh GELU, ``0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3)))`` (GPT-2's ``NewGELU``:
-  eight nodes with a ``Pow``), by ``Gelu`` with ``approximate="tanh"``;
+  eight nodes with a ``Pow``, or the cube as two ``Mul``), by ``Gelu`` with
+  ``approximate="tanh"``;
 * scaled dot-product attention written out, ``MatMul(Q, K^T) -> Mul|Div (a scalar) ->
   [Add (a constant additive mask)] -> Softmax(last axis) -> [Cast to float]* -> MatMul(., V)``,
   by one node running `burn.tensor.module.attention` (burn-ndarray's blocked kernel; under
@@ -162,7 +163,8 @@ def _gelu(x: str, last: Node, approximate: str) -> Node:
 
 
 def _tanh_gelu(g: _Graph, tanh: Node) -> tuple[list[Node], Node] | None:
-    """``Mul(x, .5) * (Tanh(Mul(Add(x, Mul(Pow(x, 3), 0.044715)), sqrt(2/pi))) + 1)``."""
+    """``0.5 x (1 + Tanh(Mul(Add(x, Mul(x^3, 0.044715)), sqrt(2/pi))))``, the cube a ``Pow(x, 3)``
+    (GPT-2's export) or ``Mul(Mul(x, x), x)``, halved first or last."""
     inner = g.made_by(tanh.inputs[0], "Mul")
     if inner is None or g.sole_reader(inner.outputs[0], "Tanh") is not tanh:
         return None
@@ -175,13 +177,8 @@ def _tanh_gelu(g: _Graph, tanh: Node) -> tuple[list[Node], Node] | None:
         if cubic is None or g.sole_reader(cubic_name, "Add") is not summed:
             continue
         cube_name = _scalar_operand(g, cubic, 0.044715)
-        cube = g.made_by(cube_name, "Pow") if cube_name else None
-        if (
-            cube is not None
-            and cube.inputs[0] == x
-            and _close(g.scalar(cube.inputs[1]), 3.0)
-            and g.sole_reader(cube.outputs[0], "Mul") is cubic
-        ):
+        cube = _cube(g, cube_name, x, cubic) if cube_name else None
+        if cube is not None:
             break
     else:
         return None
@@ -189,11 +186,36 @@ def _tanh_gelu(g: _Graph, tanh: Node) -> tuple[list[Node], Node] | None:
     if plus is None or _scalar_operand(g, plus, 1.0) != tanh.outputs[0]:
         return None
     times = g.sole_reader(plus.outputs[0], "Mul")
-    partner = g.other(times, plus.outputs[0]) if times else None
-    halved = _halved(g, partner, x, times)
-    if halved is None or times is None:
+    if times is None:
         return None
-    return [halved, cube, cubic, summed, inner, tanh, plus, times], _gelu(x, times, "tanh")
+    body = [*cube, cubic, summed, inner, tanh, plus, times]
+    if g.other(times, plus.outputs[0]) == x:  # x (1 + tanh), then halved
+        half = g.sole_reader(times.outputs[0], "Mul")
+        if half is None or _scalar_operand(g, half, 0.5) != times.outputs[0]:
+            return None
+        return [*body, half], _gelu(x, half, "tanh")
+    halved = _halved(g, g.other(times, plus.outputs[0]), x, times)
+    if halved is None:
+        return None
+    return [halved, *body], _gelu(x, times, "tanh")
+
+
+def _cube(g: _Graph, name: str, x: str, reader: Node) -> list[Node] | None:
+    """The nodes making `name` as ``x^3`` (``Pow(x, 3)`` or ``Mul(Mul(x, x), x)``), read by
+    `reader` only."""
+    if g.sole_reader(name, "Mul") is not reader:
+        return None
+    power = g.made_by(name, "Pow")
+    if power is not None:
+        ok = power.inputs[0] == x and _close(g.scalar(power.inputs[1]), 3.0)
+        return [power] if ok else None
+    product = g.made_by(name, "Mul")
+    square_name = g.other(product, x) if product is not None else None
+    square = g.made_by(square_name, "Mul") if square_name else None
+    if square is None or square.inputs != (x, x) or g.sole_reader(square_name or "", "Mul") is not product:
+        return None
+    assert product is not None
+    return [square, product]
 
 
 # -- attention -----------------------------------------------------------------------------------
