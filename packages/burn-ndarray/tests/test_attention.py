@@ -61,3 +61,18 @@ def test_compiled_softmax_rows_match_numpy_and_keep_nan_and_masked_rows() -> Non
     ok = [0, 1, 4, 5]
     np.testing.assert_allclose(got[ok], want[ok], rtol=2e-6, atol=1e-7)
     assert (got[1, ::3] == 0).all() and (got[2] == 0).all() and np.isnan(got[3]).all()
+
+
+def test_compiled_softmax_backward_rows_match_numpy() -> None:
+    kernels = pytest.importorskip("burn_ndarray.kernels.attention", reason="numba is not installed")
+    rng = np.random.default_rng(4)
+    w = rng.random((5, 23)).astype(np.float32)
+    w /= w.sum(-1, keepdims=True)
+    w[2] = 0.0  # a fully masked query's weights: its gradient is 0
+    dw = rng.standard_normal((5, 23)).astype(np.float32)
+    w64, dw64 = w.astype(np.float64), dw.astype(np.float64)
+    want = w64 * (dw64 - (dw64 * w64).sum(-1, keepdims=True)) * 0.3
+    got = dw.copy()
+    kernels.softmax_grad_rows_inplace(got, w, 0.3)
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+    assert (got[2] == 0).all()

@@ -52,3 +52,19 @@ def softmax_rows_inplace(s: Array) -> None:
         inv = _ONE / total
         for j in range(cols):
             row[j] = row[j] * inv
+
+
+@njit(cache=True, error_model="numpy", nogil=True, fastmath={"reassoc", "nsz"})
+def softmax_grad_rows_inplace(dw: Array, w: Array, scale: float) -> None:
+    """``dw[i] = w[i] * (dw[i] - sum(dw[i] * w[i])) * scale`` for each row of the C-contiguous
+    float32 2-D `dw` and `w`: the scores' gradient from the weights' (softmax's backward)."""
+    rows, cols = dw.shape
+    factor = np.float32(scale)
+    for i in range(rows):
+        g = dw[i]
+        p = w[i]
+        dot = _ZERO
+        for j in range(cols):
+            dot += g[j] * p[j]
+        for j in range(cols):
+            g[j] = p[j] * (g[j] - dot) * factor
