@@ -57,7 +57,7 @@ def test_compiled_softmax_rows_match_numpy_and_keep_nan_and_masked_rows() -> Non
     want = np.exp(s.astype(np.float64) - s.astype(np.float64).max(-1, keepdims=True))
     want /= want.sum(-1, keepdims=True)
     got = s.copy()
-    kernels.softmax_rows_inplace(got)
+    kernels.softmax_rows_range(0, got.shape[0], got)
     ok = [0, 1, 4, 5]
     np.testing.assert_allclose(got[ok], want[ok], rtol=2e-6, atol=1e-7)
     assert (got[1, ::3] == 0).all() and (got[2] == 0).all() and np.isnan(got[3]).all()
@@ -73,6 +73,6 @@ def test_compiled_softmax_backward_rows_match_numpy() -> None:
     w64, dw64 = w.astype(np.float64), dw.astype(np.float64)
     want = w64 * (dw64 - (dw64 * w64).sum(-1, keepdims=True)) * 0.3
     got = dw.copy()
-    kernels.softmax_grad_rows_inplace(got, w, 0.3)
+    kernels.softmax_grad_rows_range(0, got.shape[0], got, w, 0.3)
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
     assert (got[2] == 0).all()

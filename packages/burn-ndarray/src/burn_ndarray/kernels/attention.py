@@ -10,7 +10,9 @@ degree-7 polynomial, the power of two from its exponent bits; an ulp or two from
 loop vectorizes.
 
 A row whose scores are all ``-inf`` (every key masked) becomes zeros, as the contract defines it;
-a NaN score makes its row NaN, as the NumPy passes do.
+a NaN score makes its row NaN, as the NumPy passes do. ``*_range`` kernels take rows ``lo`` to
+``hi``; their launchers split the rows on numba's TBB pool (`burn_ndarray.runtime.split.run_ranges`),
+each row computed by the same code at any thread count.
 """
 
 from __future__ import annotations
@@ -18,9 +20,10 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from burn_ndarray.kernels.activation import _exp_neg_wide
+from burn_ndarray.kernels.jit import bounds, jit_parallel
 
 Array = Any
 _ZERO, _ONE = np.float32(0.0), np.float32(1.0)
@@ -28,12 +31,15 @@ _ZERO, _ONE = np.float32(0.0), np.float32(1.0)
 
 # Reassociation lets LLVM split the row's sum (and maximum) into SIMD lanes; in order, the sum's
 # one add per four cycles keeps the exponentials from vectorizing.
-@njit(cache=True, error_model="numpy", nogil=True, fastmath={"reassoc", "nsz"})
-def softmax_rows_inplace(s: Array) -> None:
-    """``s[i] = exp(s[i] - max(s[i])) / sum(...)`` for each row of the C-contiguous float32 2-D
-    `s`; rows of ``-inf`` alone become 0."""
-    rows, cols = s.shape
-    for i in range(rows):
+_reassoc = njit(cache=True, error_model="numpy", nogil=True, fastmath={"reassoc", "nsz"})
+
+
+@_reassoc
+def softmax_rows_range(lo: int, hi: int, s: Array) -> None:
+    """``s[i] = exp(s[i] - max(s[i])) / sum(...)`` for rows `lo` to `hi` of the C-contiguous
+    float32 2-D `s`; rows of ``-inf`` alone become 0."""
+    cols = s.shape[1]
+    for i in range(lo, hi):
         row = s[i]
         top = row[0]
         for j in range(cols):
@@ -54,13 +60,14 @@ def softmax_rows_inplace(s: Array) -> None:
             row[j] = row[j] * inv
 
 
-@njit(cache=True, error_model="numpy", nogil=True, fastmath={"reassoc", "nsz"})
-def softmax_grad_rows_inplace(dw: Array, w: Array, scale: float) -> None:
-    """``dw[i] = w[i] * (dw[i] - sum(dw[i] * w[i])) * scale`` for each row of the C-contiguous
-    float32 2-D `dw` and `w`: the scores' gradient from the weights' (softmax's backward)."""
-    rows, cols = dw.shape
+@_reassoc
+def softmax_grad_rows_range(lo: int, hi: int, dw: Array, w: Array, scale: float) -> None:
+    """``dw[i] = w[i] * (dw[i] - sum(dw[i] * w[i])) * scale`` for rows `lo` to `hi` of the
+    C-contiguous float32 2-D `dw` and `w`: the scores' gradient from the weights' (softmax's
+    backward)."""
+    cols = dw.shape[1]
     factor = np.float32(scale)
-    for i in range(rows):
+    for i in range(lo, hi):
         g = dw[i]
         p = w[i]
         dot = _ZERO
@@ -68,3 +75,19 @@ def softmax_grad_rows_inplace(dw: Array, w: Array, scale: float) -> None:
             dot += g[j] * p[j]
         for j in range(cols):
             g[j] = p[j] * (g[j] - dot) * factor
+
+
+@jit_parallel
+def softmax_rows(parts: int, s: Array) -> None:
+    """`softmax_rows_range` over every row of `s`, chunks on the pool."""
+    for c in prange(parts):
+        lo, hi = bounds(s.shape[0], c, parts)
+        softmax_rows_range(lo, hi, s)
+
+
+@jit_parallel
+def softmax_grad_rows(parts: int, dw: Array, w: Array, scale: float) -> None:
+    """`softmax_grad_rows_range` over every row, chunks on the pool."""
+    for c in prange(parts):
+        lo, hi = bounds(dw.shape[0], c, parts)
+        softmax_grad_rows_range(lo, hi, dw, w, scale)

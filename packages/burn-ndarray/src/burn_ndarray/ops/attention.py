@@ -18,6 +18,7 @@ import numpy as np
 
 from burn.backend.ops.attention import AttentionOps as DefaultAttentionOps
 from burn_ndarray import kernels
+from burn_ndarray.runtime import split
 from burn_ndarray.runtime.dtypes import LOW
 
 Array = Any
@@ -60,7 +61,9 @@ def _weights(q: Array, kt: Array, mask: Array | None, scale: float, causal: bool
         np.copyto(s, -np.inf, where=masked)
     compiled = kernels.load("attention") if s.dtype == np.float32 and s.flags.c_contiguous else None
     if compiled is not None:
-        compiled.softmax_rows_inplace(s.reshape(-1, cols))  # a view of matmul's fresh block
+        rows2d = s.reshape(-1, cols)  # a view of matmul's fresh block
+        parts = split.compiled_parts(s.size, split.ROWWISE_PER_THREAD, split.NATIVE_UFUNC_PER_THREAD)
+        split.run_ranges(compiled.softmax_rows_range, compiled.softmax_rows, rows2d.shape[0], parts, rows2d)
         return s
     top = s.max(-1, keepdims=True)
     top[np.isinf(top)] = 0.0  # every key masked: exp gives 0 instead of NaN
@@ -123,7 +126,10 @@ class AttentionOps:
             grad_w = np.matmul(g, vt)
             if compiled is not None and grad_w.flags.c_contiguous and w.flags.c_contiguous:
                 width = grad_w.shape[-1]
-                compiled.softmax_grad_rows_inplace(grad_w.reshape(-1, width), w.reshape(-1, width), scale)
+                dw2d, w2d = grad_w.reshape(-1, width), w.reshape(-1, width)
+                parts = split.compiled_parts(w.size, split.ROWWISE_PER_THREAD, split.NATIVE_UFUNC_PER_THREAD)
+                serial, parallel = compiled.softmax_grad_rows_range, compiled.softmax_grad_rows
+                split.run_ranges(serial, parallel, dw2d.shape[0], parts, dw2d, w2d, scale)
             else:
                 grad_w -= (grad_w * w).sum(-1, keepdims=True)
                 grad_w *= w
