@@ -284,6 +284,14 @@ def test_attention_causal(tmp_path: Path) -> None:
     _check(tmp_path, fn, _f32(2, 3, 6, 8), _f32(2, 3, 6, 8), _f32(2, 3, 6, 5))
 
 
+def test_layer_norm_with_and_without_a_shift(tmp_path: Path) -> None:
+    def fn(x: Tensor, gamma: Tensor, beta: Tensor) -> tuple[Tensor, Tensor]:
+        return F.layer_norm(x, gamma, beta, epsilon=1e-3), F.layer_norm(x, gamma)
+
+    _check(tmp_path, fn, _f32(2, 3, 6), _f32(6), _f32(6), dynamic={"input_0": {0: "batch"}},
+           others=(_f32(4, 3, 6), _f32(6), _f32(6)))
+
+
 def test_embedding_and_lstm_cell(tmp_path: Path) -> None:
     def fn(weights: Tensor, ids: Tensor, gates: Tensor, cell: Tensor) -> tuple[Tensor, Tensor]:
         return F.embedding(weights, ids), F.lstm_cell(gates, cell)

@@ -44,3 +44,35 @@ def test_other_dtypes_take_the_composition() -> None:
     q = np.ones((2, 3), np.float16)
     out = B.attention(q, q, q, None, 1.0, False)
     assert out.dtype == np.float16 and out.shape == (2, 3)
+
+
+def test_compiled_softmax_rows_match_numpy_and_keep_nan_and_masked_rows() -> None:
+    kernels = pytest.importorskip("burn_ndarray.kernels.attention", reason="numba is not installed")
+    rng = np.random.default_rng(3)
+    s = (rng.standard_normal((6, 37)) * 8).astype(np.float32)
+    s[1, ::3] = -np.inf  # some keys masked
+    s[2, :] = -np.inf  # every key masked: zeros
+    s[3, 5] = np.nan  # NaN spreads to its row, as NumPy's passes
+    s[4, :] = 80.0  # large equal scores: uniform weights
+    want = np.exp(s.astype(np.float64) - s.astype(np.float64).max(-1, keepdims=True))
+    want /= want.sum(-1, keepdims=True)
+    got = s.copy()
+    kernels.softmax_rows_range(0, got.shape[0], got)
+    ok = [0, 1, 4, 5]
+    np.testing.assert_allclose(got[ok], want[ok], rtol=2e-6, atol=1e-7)
+    assert (got[1, ::3] == 0).all() and (got[2] == 0).all() and np.isnan(got[3]).all()
+
+
+def test_compiled_softmax_backward_rows_match_numpy() -> None:
+    kernels = pytest.importorskip("burn_ndarray.kernels.attention", reason="numba is not installed")
+    rng = np.random.default_rng(4)
+    w = rng.random((5, 23)).astype(np.float32)
+    w /= w.sum(-1, keepdims=True)
+    w[2] = 0.0  # a fully masked query's weights: its gradient is 0
+    dw = rng.standard_normal((5, 23)).astype(np.float32)
+    w64, dw64 = w.astype(np.float64), dw.astype(np.float64)
+    want = w64 * (dw64 - (dw64 * w64).sum(-1, keepdims=True)) * 0.3
+    got = dw.copy()
+    kernels.softmax_grad_rows_range(0, got.shape[0], got, w, 0.3)
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+    assert (got[2] == 0).all()

@@ -18,6 +18,7 @@ from burn_autodiff.ops.embedding import AutodiffEmbeddingOps
 from burn_autodiff.ops.float import AutodiffFloatOps
 from burn_autodiff.ops.int import AutodiffIntOps
 from burn_autodiff.ops.loss import AutodiffLossOps
+from burn_autodiff.ops.norm import AutodiffNormOps
 from burn_autodiff.ops.optim import AutodiffOptimOps
 from burn_autodiff.ops.pool import AutodiffPoolOps
 from burn_autodiff.ops.rnn import AutodiffRnnOps
@@ -35,7 +36,7 @@ PASS_THROUGH = tuple(
 class Autodiff(
     AutodiffFloatOps, AutodiffIntOps, AutodiffBoolOps, AutodiffActivationOps, AutodiffConvOps,
     AutodiffPoolOps, AutodiffSamplingOps, AutodiffEmbeddingOps, AutodiffLossOps, AutodiffRnnOps,
-    AutodiffAttentionOps, AutodiffOptimOps, DecoratorBackend,
+    AutodiffAttentionOps, AutodiffNormOps, AutodiffOptimOps, DecoratorBackend,
 ):
     """A backend that records float ops and computes gradients, on top of any `inner` backend.
 

@@ -20,6 +20,7 @@ from burn_ndarray.ops.embedding import EmbeddingOps
 from burn_ndarray.ops.float import FloatOps, ThreadedFloatOps
 from burn_ndarray.ops.int import IntOps
 from burn_ndarray.ops.loss import LossOps
+from burn_ndarray.ops.norm import NormOps
 from burn_ndarray.ops.optim import OptimOps
 from burn_ndarray.ops.pool import PoolOps
 from burn_ndarray.ops.rnn import RnnOps
@@ -46,6 +47,7 @@ class NdArray(  # type: ignore[misc]
     LossOps,
     RnnOps,
     AttentionOps,
+    NormOps,
     OptimOps,
     FusedOps,
     Backend,

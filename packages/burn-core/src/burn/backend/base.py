@@ -18,6 +18,7 @@ from burn.backend.ops.embedding import EmbeddingOps
 from burn.backend.ops.float import FloatOps
 from burn.backend.ops.int import IntOps
 from burn.backend.ops.loss import LossOps
+from burn.backend.ops.norm import NormOps
 from burn.backend.ops.optim import OptimOps
 from burn.backend.ops.pool import PoolOps
 from burn.backend.ops.rnn import RnnOps
@@ -29,7 +30,7 @@ from burn.foundations.dtype import DType
 
 class Backend(
     FloatOps, IntOps, BoolOps, ActivationOps, ConvOps, PoolOps, SamplingOps, EmbeddingOps, LossOps, RnnOps,
-    AttentionOps, OptimOps,
+    AttentionOps, NormOps, OptimOps,
 ):
     """A backend: ops on opaque primitives, one mixin per op family (`burn.backend.ops`).
 

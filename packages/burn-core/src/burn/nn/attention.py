@@ -7,13 +7,15 @@ forbidden query/key pairs. Masked scores are set to `min_float` (Burn's -1e4 def
 softmax, so a fully masked row attends uniformly instead of giving NaN.
 
 Dropout acts on the attention weights after the softmax (as PyTorch; Burn drops raw scores),
-and only while training (autodiff backend), like every `Dropout`.
+and only while training (autodiff backend), like every `Dropout`. Without masks, quiet softmax or
+an active dropout the heads run as one attention op and the weights are computed only when read
+(`MhaOutput`).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
@@ -27,6 +29,7 @@ from burn.nn.dropout import Dropout, DropoutConfig
 from burn.nn.init import DEFAULT_LAYER_INIT, Initializer
 from burn.nn.linear import Linear, LinearConfig
 from burn.tensor import activation as A
+from burn.tensor.module.attention import attention as scaled_dot_product
 from burn.tensor.tensor import Tensor
 
 if TYPE_CHECKING:
@@ -123,11 +126,52 @@ class MhaCache:
         self.key = self.value = None
 
 
-class MhaOutput(NamedTuple):
-    """`weights` ``[B, n_heads, T, S]`` (softmax output) and `context` ``[B, T, d_model]``."""
+class MhaOutput:
+    """`weights` ``[B, n_heads, T, S]`` (softmax output) and `context` ``[B, T, d_model]``.
 
-    weights: Tensor
-    context: Tensor
+    Unpacks and indexes as the pair ``(weights, context)``. When the attention ran as one op
+    (`burn.tensor.module.attention`, which never keeps the weights), `weights` is computed from
+    the saved heads on first access, as the composed path computes it (differentiable too), so a
+    caller that reads only `context` never pays for the ``[B, H, T, S]`` weights.
+
+    Example:
+        >>> out = mha(MhaInput.self_attn(x))  # doctest: +SKIP
+        >>> out.context.shape, out.weights.shape  # doctest: +SKIP
+        ((2, 5, 32), (2, 4, 5, 5))
+    """
+
+    __slots__ = ("context", "_weights", "_make")
+    _fields = ("weights", "context")
+
+    def __init__(
+        self, weights: Tensor | None, context: Tensor, make: Callable[[], Tensor] | None = None
+    ) -> None:
+        if weights is None and make is None:
+            raise ValueError("MhaOutput: give the weights or a function that computes them")
+        self.context = context
+        self._weights = weights
+        self._make = make
+
+    @property
+    def weights(self) -> Tensor:
+        if self._weights is None:
+            assert self._make is not None
+            self._weights, self._make = self._make(), None
+        return self._weights
+
+    def __iter__(self) -> Iterator[Tensor]:
+        yield self.weights
+        yield self.context
+
+    def __getitem__(self, index: int) -> Tensor:
+        return (self.weights, self.context)[index]
+
+    def __len__(self) -> int:
+        return 2
+
+    def __repr__(self) -> str:
+        weights = "<lazy>" if self._weights is None else repr(self._weights)
+        return f"MhaOutput(weights={weights}, context={self.context!r})"
 
 
 @config
@@ -262,7 +306,27 @@ class MultiHeadAttention(Module):
     def _attend(
         self, q: Tensor, k: Tensor, v: Tensor, mask_pad: Tensor | None, mask_attn: Tensor | None
     ) -> MhaOutput:
-        """Heads ``q [B, H, T, d_k]`` over ``k, v [B, H, S, d_k]`` -> weights and projected context."""
+        """Heads ``q [B, H, T, d_k]`` over ``k, v [B, H, S, d_k]`` -> weights and projected context.
+
+        Without masks, quiet softmax or an active dropout, the heads go through one attention op
+        (`burn.tensor.module.attention`: no ``[B, H, T, S]`` scores kept, weights recomputed in
+        backward) and `MhaOutput.weights` is computed only if read. Masks keep the composed path:
+        Burn fills masked scores with `min_float`, so a fully masked row attends uniformly where
+        the op gives zeros."""
+        batch, _, t_q, _ = q.shape
+        if mask_pad is None and mask_attn is None and not self.quiet_softmax and not self._drops(q):
+            context = scaled_dot_product(q, k, v, scale=1.0 / math.sqrt(self.d_k))
+            projected = self._project(context, batch, t_q)
+            return MhaOutput(None, projected, lambda: self._weights(q, k, None, None))
+        weights = self._weights(q, k, mask_pad, mask_attn)
+        context = self.dropout(weights).matmul(v)  # [B, H, T, d_k]
+        return MhaOutput(weights, self._project(context, batch, t_q))
+
+    def _drops(self, x: Tensor) -> bool:
+        """Whether the dropout on the weights is active for `x` (training, p > 0)."""
+        return self.dropout.prob > 0.0 and self.dropout.is_training(x)
+
+    def _weights(self, q: Tensor, k: Tensor, mask_pad: Tensor | None, mask_attn: Tensor | None) -> Tensor:
         batch, _, t_q, _ = q.shape
         t_k = k.shape[2]
         scores = q.matmul(k.transpose()) * (1.0 / math.sqrt(self.d_k))
@@ -270,11 +334,11 @@ class MultiHeadAttention(Module):
             scores = scores.mask_fill(self._pad(mask_pad, batch, t_k), self.min_float)
         if mask_attn is not None:
             scores = scores.mask_fill(self._attn(mask_attn, batch, t_q, t_k), self.min_float)
-        weights = quiet_softmax(scores, 3) if self.quiet_softmax else A.softmax(scores, 3)
+        return quiet_softmax(scores, 3) if self.quiet_softmax else A.softmax(scores, 3)
 
-        context = self.dropout(weights).matmul(v)  # [B, H, T, d_k]
+    def _project(self, context: Tensor, batch: int, t_q: int) -> Tensor:
         context = context.swap_dims(1, 2).reshape((batch, t_q, self.n_heads * self.d_k))
-        return MhaOutput(weights, self.output(context))
+        return self.output(context)
 
     def _heads(self, x: Tensor, batch: int, steps: int) -> Tensor:
         return x.reshape((batch, steps, self.n_heads, self.d_k)).swap_dims(1, 2)

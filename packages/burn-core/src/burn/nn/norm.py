@@ -25,6 +25,7 @@ from burn.module.param import Param
 from burn.nn._util import resolve_device
 from burn.nn.init import Ones, Zeros
 from burn.tensor import autocast as _amp
+from burn.tensor.module import norm as _F
 
 if TYPE_CHECKING:
     from burn.backend.device import Device
@@ -182,6 +183,11 @@ class LayerNorm(Module):
     def forward(self, x: Tensor) -> Tensor:
         if _amp.active:
             x = _amp.full_precision("layer_norm", x)
+        gamma = self.gamma.val()
+        beta = None if self.beta is None else self.beta.val()
+        if x.dtype is gamma.dtype and (beta is None or beta.dtype is x.dtype):
+            return _F.layer_norm(x, gamma, beta, epsilon=self.epsilon)  # one op (backend kernel)
+        # params of another dtype widen x (the contract's promotion): composed of float ops
         centered = x - x.mean_dim(-1)
         var = (centered * centered).mean_dim(-1)
         out = centered / (var + self.epsilon).sqrt() * self.gamma.val()

@@ -30,6 +30,7 @@ from burn.onnx.graph_checks import check_graph
 from burn.onnx.narrow_dtypes import is_narrow
 from burn.onnx.ops import REGISTRY, supported_ops
 from burn.onnx.output_size import SHAPED_BY_VALUES, check_output
+from burn.onnx.patterns import FUSED, rewrite
 from burn.onnx.runtime import Ctx, is_tensor, kind_of_numpy
 
 if TYPE_CHECKING:
@@ -430,7 +431,7 @@ def _run_node(ctx: Ctx, node: Node, inputs: Sequence[Any], program: Program) -> 
     against the model's limits first (`check_output`); burn's own errors (`ShapeError`,
     `KindError`, `OnnxError`...) keep their type with a note naming the node and its inputs, any
     other failure becomes an `OnnxError` naming them, chained to the original."""
-    info = REGISTRY[node.op_type]
+    info = REGISTRY.get(node.op_type) or FUSED[node.op_type]
     try:
         all_host = not any(map(is_tensor, inputs))
         if node.op_type in SHAPED_BY_VALUES:
@@ -465,6 +466,7 @@ def load(
     backend: Backend | str | None = None,
     float_dtype: DType | str | None = None,
     limits: Limits | None = None,
+    fuse: bool = True,
 ) -> OnnxModel:
     """An ONNX model as a burn module.
 
@@ -479,6 +481,9 @@ def load(
             nodes with local functions and subgraphs expanded, nesting of functions, and each
             constant folded at load time; the model keeps them for its runs, whose ops' outputs
             are held to them too (default: ``burn.Limits()``).
+        fuse: run the chains of nodes that exporters write for one operation (the erf and tanh
+            GELU, scaled dot-product attention) as burn's fused op (`burn.onnx.patterns`);
+            False runs every node as the file wrote it.
 
     Returns:
         An `OnnxModel`: float initializers are trainable params (BatchNormalization running
@@ -529,6 +534,8 @@ def load(
     }
     float_names = {k for k, v in graph.initializers.items() if kind_of_numpy(v) is Float}
     nodes, constants, folded = fold(graph, float_names, label, limits)
+    if fuse:
+        nodes, constants, _ = rewrite(nodes, constants, [o.name for o in graph.outputs])
     used = {i for n in nodes for i in n.inputs} | {o.name for o in graph.outputs}
     params: dict[str, Param] = {}
     for name in sorted(float_names & used, key=list(graph.initializers).index):

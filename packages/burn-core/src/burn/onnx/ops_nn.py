@@ -392,12 +392,32 @@ def _instance_norm(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]
     return [y * _channel(ctx.tensor(inputs[1]), rank) + _channel(ctx.tensor(inputs[2]), rank)]
 
 
+def _fused_layer_norm(ctx: Ctx, node: Node, inputs: Sequence[Value], x: Tensor, axis: int) -> Tensor | None:
+    """`burn.tensor.module.layer_norm` over the dims from `axis` on (as one flattened last dim),
+    when only ``Y`` is asked for and the scale and bias have the normalized shape; else None."""
+    from burn.tensor.module.norm import layer_norm
+
+    if len(node.outputs) > 1 and any(node.outputs[1:]):
+        return None  # the saved mean and inverse deviation: the composition gives them
+    width = math.prod(x.shape[axis:])
+    params = [ctx.tensor(inputs[1]), *([] if _opt(inputs, 2) is None else [ctx.tensor(inputs[2])])]
+    if width == 0 or any(p.shape != x.shape[axis:] or p.dtype is not x.dtype for p in params):
+        return None  # a scale that broadcasts, or of another dtype: the composition
+    flat = x.reshape((*x.shape[:axis], width)) if axis != len(x.shape) - 1 else x
+    gamma, *beta = (p.reshape((width,)) for p in params)
+    out = layer_norm(flat, gamma, beta[0] if beta else None, epsilon=float(node.attr("epsilon", 1e-5)))
+    return out if flat is x else out.reshape(x.shape)
+
+
 @register("LayerNormalization", "nn", "stash_type is ignored (statistics in the model's float dtype)")
 def _layer_norm(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]:
     x = ctx.tensor(inputs[0])
     rank = len(x.shape)
     axis = norm_axis(node.attr("axis", -1), rank, node)
     dims = list(range(axis, rank))
+    fused = _fused_layer_norm(ctx, node, inputs, x, axis)
+    if fused is not None:
+        return [fused]
     mean = x.mean_dims(dims)
     centered = x - mean
     var = centered.square().mean_dims(dims)

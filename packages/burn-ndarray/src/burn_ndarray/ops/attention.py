@@ -4,7 +4,9 @@ attention through blocks of query rows, so that at most `BLOCK_SCORES` scores ar
 and its backward helper the same way, each block's weights recomputed from q and k as the forward
 made them. float32 and float64 arrays; float16 and bfloat16 ones (an autocast attention) widened
 to float32, run so, and the results rounded once to their dtype, as a GPU's half attention keeps
-its softmax and accumulations in float32; other dtypes by the contract's composition.
+its softmax and accumulations in float32; other dtypes by the contract's composition. The
+softmax of a float32 block is one compiled call (`burn_ndarray.kernels.attention`), and so is
+its backward; with one block, the products write the gradients without a sum.
 """
 
 from __future__ import annotations
@@ -15,6 +17,8 @@ from typing import Any
 import numpy as np
 
 from burn.backend.ops.attention import AttentionOps as DefaultAttentionOps
+from burn_ndarray import kernels
+from burn_ndarray.runtime import split
 from burn_ndarray.runtime.dtypes import LOW
 
 Array = Any
@@ -55,6 +59,12 @@ def _weights(q: Array, kt: Array, mask: Array | None, scale: float, causal: bool
         masked = after if masked is None else masked | after
     if masked is not None:
         np.copyto(s, -np.inf, where=masked)
+    compiled = kernels.load("attention") if s.dtype == np.float32 and s.flags.c_contiguous else None
+    if compiled is not None:
+        rows2d = s.reshape(-1, cols)  # a view of matmul's fresh block
+        parts = split.compiled_parts(s.size, split.ROWWISE_PER_THREAD, split.NATIVE_UFUNC_PER_THREAD)
+        split.run_ranges(compiled.softmax_rows_range, compiled.softmax_rows, rows2d.shape[0], parts, rows2d)
+        return s
     top = s.max(-1, keepdims=True)
     top[np.isinf(top)] = 0.0  # every key masked: exp gives 0 instead of NaN
     s -= top
@@ -99,18 +109,34 @@ class AttentionOps:
         lq = query.shape[-2]
         kt, vt = np.swapaxes(key, -1, -2), np.swapaxes(value, -1, -2)
         grad_query = np.empty(query.shape, query.dtype)
-        grad_key = np.zeros(key.shape, query.dtype)
-        grad_value = np.zeros(value.shape, query.dtype)
         step = _rows(query, key)
+        whole = step >= lq  # one block: its products write the gradients directly
+        fresh = np.empty if whole else np.zeros
+        grad_key = fresh(key.shape, query.dtype)
+        grad_value = fresh(value.shape, query.dtype)
+        compiled = kernels.load("attention") if query.dtype == np.float32 else None
         for start in range(0, lq, step):
             rows = slice(start, start + step)
             q, g = query[..., rows, :], output_grad[..., rows, :]
             w = _weights(q, kt, mask, scale, causal, start)
-            grad_value += np.matmul(np.swapaxes(w, -1, -2), g)
+            if whole:
+                np.matmul(np.swapaxes(w, -1, -2), g, out=grad_value)
+            else:
+                grad_value += np.matmul(np.swapaxes(w, -1, -2), g)
             grad_w = np.matmul(g, vt)
-            grad_w -= (grad_w * w).sum(-1, keepdims=True)
-            grad_w *= w
-            grad_w *= scale  # the scores' gradient
+            if compiled is not None and grad_w.flags.c_contiguous and w.flags.c_contiguous:
+                width = grad_w.shape[-1]
+                dw2d, w2d = grad_w.reshape(-1, width), w.reshape(-1, width)
+                parts = split.compiled_parts(w.size, split.ROWWISE_PER_THREAD, split.NATIVE_UFUNC_PER_THREAD)
+                serial, parallel = compiled.softmax_grad_rows_range, compiled.softmax_grad_rows
+                split.run_ranges(serial, parallel, dw2d.shape[0], parts, dw2d, w2d, scale)
+            else:
+                grad_w -= (grad_w * w).sum(-1, keepdims=True)
+                grad_w *= w
+                grad_w *= scale  # the scores' gradient
             np.matmul(grad_w, key, out=grad_query[..., rows, :])
-            grad_key += np.matmul(np.swapaxes(grad_w, -1, -2), q)
+            if whole:
+                np.matmul(np.swapaxes(grad_w, -1, -2), q, out=grad_key)
+            else:
+                grad_key += np.matmul(np.swapaxes(grad_w, -1, -2), q)
         return grad_query, grad_key, grad_value

@@ -1,6 +1,7 @@
 """ONNX writers of the module contract ops: activations, convolutions, pooling, embedding,
-scaled dot-product attention and the LSTM cell (`burn.backend.ops.activation`, ``conv``,
-``pool``, ``embedding``, ``attention``, ``rnn``).
+scaled dot-product attention, layer normalization and the LSTM cell
+(`burn.backend.ops.activation`, ``conv``, ``pool``, ``embedding``, ``attention``, ``norm``,
+``rnn``).
 
 Ops without an ONNX operator of their own at opset 17 are written as the few standard nodes of
 their definition in the contract (GELU from ``Erf``, the attention weights with burn's rule for
@@ -180,6 +181,15 @@ def _attention(g: Graph, call: CallIR) -> list[str]:
     total = g.reduce("ReduceSum", e, [rank - 1], 1)
     total = g.node("Where", [g.node("Equal", [total, g.scalar(0.0, dt)]), g.scalar(1.0, dt), total])
     return [g.node("MatMul", [g.node("Div", [e, total]), g.name(v)])]
+
+
+# -- norm -----------------------------------------------------------------------------------------
+@exporter("layer_norm")
+def _layer_norm(g: Graph, call: CallIR) -> list[str]:
+    x, gamma, beta, epsilon = call.args[:4]
+    assert isinstance(x, TensorIR) and isinstance(gamma, TensorIR)
+    names = [g.name(x), g.name(gamma)] + ([g.name(beta)] if isinstance(beta, TensorIR) else [])
+    return [g.node("LayerNormalization", names, axis=-1, epsilon=float(epsilon))]
 
 
 # -- recurrent cells ------------------------------------------------------------------------------

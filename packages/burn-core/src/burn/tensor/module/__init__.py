@@ -1,8 +1,8 @@
 """Functional module ops: convolution, pooling, embedding, interpolation, cross-entropy, LSTM cell,
-scaled dot-product attention.
+scaled dot-product attention, layer normalization.
 
 One module per op family, the stem of the backend contract's (`burn.backend.ops`): `conv`, `pool`,
-`sampling`, `embedding`, `loss`, `rnn`, `attention`, and `linear` (composed of float ops). Each
+`sampling`, `embedding`, `loss`, `rnn`, `attention`, `norm`, and `linear` (composed of float ops). Each
 function normalizes its arguments (an int or one int per spatial axis), validates kinds, ranks,
 channel counts and output sizes with a `ShapeError` that names the op and the shapes (the checks
 are written once for every rank, in `_args`), then calls the backend's op (inputs ``[N, C, L]``,
@@ -34,6 +34,7 @@ from burn.tensor.module.conv import (
 from burn.tensor.module.embedding import embedding
 from burn.tensor.module.linear import linear
 from burn.tensor.module.loss import cross_entropy, cross_entropy_with_logits
+from burn.tensor.module.norm import layer_norm
 from burn.tensor.module.pool import (
     adaptive_avg_pool1d,
     adaptive_avg_pool2d,
@@ -76,6 +77,7 @@ __all__ = [
     "interpolate",
     "interpolate1d",
     "grid_sample_2d",
+    "layer_norm",
     "linear",
     "gru_cell",
     "lstm_cell",

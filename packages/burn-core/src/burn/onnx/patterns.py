@@ -1,0 +1,370 @@
+"""Pattern rewrites at load time: chains of ONNX nodes that exporters write out for one operation,
+run as that operation's fused burn op.
+
+After folding (`burn.onnx.model.fold`), `rewrite` replaces
+
+* the written-out erf GELU, ``x * (erf(x / sqrt(2)) + 1) * 0.5`` (PyTorch's ``nn.GELU`` and
+  transformers' ``GELUActivation`` at opsets below 20: ``Div``/``Mul`` -> ``Erf`` -> ``Add`` ->
+  ``Mul`` -> ``Mul``), by one ONNX ``Gelu`` node, run by `burn.activation.gelu` (one compiled
+  pass on burn-ndarray instead of five array passes with a slow ``Erf``);
+* the tanh GELU, ``0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3)))`` (GPT-2's ``NewGELU``:
+  eight nodes with a ``Pow``, or the cube as two ``Mul``), by ``Gelu`` with
+  ``approximate="tanh"``;
+* scaled dot-product attention written out, ``MatMul(Q, K^T) -> Mul|Div (a scalar) ->
+  [Add (a constant additive mask)] -> Softmax(last axis) -> [Cast to float]* -> MatMul(., V)``,
+  by one node running `burn.tensor.module.attention` (burn-ndarray's blocked kernel; under
+  autodiff one node whose backward recomputes the weights).
+
+A chain is rewritten only when its inner values are read by the next node of the chain alone
+(nothing else, no graph output, no subgraph), its constants are the ones the operation needs
+(within 1e-6 relative), and, for attention, the additive mask is a constant of zeros and values
+at or below ``-1e30`` (``-inf``, float32's lowest: what exporters write) with an unmasked key in
+every row: there the softmax gives the masked keys exactly 0, as the bool mask of `attention`
+does. Shapes are checked when the node runs: a chain whose operands `attention` does not take
+(leading dims that broadcast, a rank below 2, mixed dtypes) runs its original nodes.
+
+Example:
+    >>> from burn.onnx.patterns import FUSED
+    >>> sorted(FUSED)
+    ['burn.ScaledDotProductAttention']
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from burn.onnx.graph import Node, node_captures
+from burn.onnx.ops import OpInfo
+
+if TYPE_CHECKING:
+    from burn.onnx.runtime import Ctx, Value
+
+ATTENTION = "burn.ScaledDotProductAttention"
+# Additive mask values at or below this are "do not attend": exp underflows to exactly 0 there
+# for any finite score below 1e29, as for -inf.
+MASKED = -1e30
+_FLOAT_TYPES = (1, 10, 11, 16)  # ONNX FLOAT, FLOAT16, DOUBLE, BFLOAT16: Cast to the model's float
+
+
+class _Graph:
+    """The kept nodes with who produces and who reads each value (subgraph captures and graph
+    outputs count as readers that cannot be rewritten)."""
+
+    def __init__(
+        self, nodes: Sequence[Node], constants: dict[str, np.ndarray], outputs: Sequence[str]
+    ) -> None:
+        self.nodes = list(nodes)
+        self.constants = constants
+        self.producer: dict[str, int] = {}
+        self.readers: dict[str, list[int]] = {}
+        for index, node in enumerate(self.nodes):
+            for name in node.outputs:
+                if name:
+                    self.producer[name] = index
+            for name in (*node.inputs, *node_captures(node)):
+                if name:
+                    self.readers.setdefault(name, []).append(index)
+        for name in outputs:
+            self.readers.setdefault(name, []).append(-1)
+        self.removed: set[int] = set()
+
+    def made_by(self, name: str, op: str) -> Node | None:
+        index = self.producer.get(name)
+        if index is None or index in self.removed:
+            return None
+        node = self.nodes[index]
+        return node if node.op_type == op else None
+
+    def sole_reader(self, name: str, op: str | tuple[str, ...]) -> Node | None:
+        """The node reading `name`, when it is the only reader and of type `op`."""
+        readers = self.readers.get(name, [])
+        if len(readers) != 1 or readers[0] < 0 or readers[0] in self.removed:
+            return None
+        node = self.nodes[readers[0]]
+        return node if node.op_type in ((op,) if isinstance(op, str) else op) else None
+
+    def scalar(self, name: str) -> float | None:
+        """The value of a one-element float constant, else None."""
+        value = self.constants.get(name)
+        if value is None or value.size != 1 or value.dtype.kind != "f":
+            return None
+        return float(value.reshape(()))
+
+    def other(self, node: Node, name: str) -> str | None:
+        """The other input of the binary `node`, one of whose inputs is `name`."""
+        if len(node.inputs) != 2 or name not in node.inputs:
+            return None
+        a, b = node.inputs
+        return b if a == name else a
+
+    def index(self, node: Node) -> int:
+        return self.producer[node.outputs[0]]
+
+
+def _close(value: float | None, target: float) -> bool:
+    return value is not None and math.isclose(value, target, rel_tol=1e-6)
+
+
+def _scalar_operand(g: _Graph, node: Node, target: float) -> str | None:
+    """The non-constant input of the binary `node` when its other input is the scalar `target`."""
+    if len(node.inputs) != 2:
+        return None
+    for mine, other in (node.inputs, node.inputs[::-1]):
+        if _close(g.scalar(other), target) and other != mine:
+            return mine
+    return None
+
+
+# -- GELU ----------------------------------------------------------------------------------------
+def _erf_gelu(g: _Graph, erf: Node) -> tuple[list[Node], Node] | None:
+    """``Div(x, sqrt 2) | Mul(x, 1/sqrt 2) -> Erf -> Add 1 -> Mul x -> Mul 0.5`` (the halving
+    may also come first: ``Mul(Mul(x, 0.5), erf + 1)``)."""
+    scaled = g.made_by(erf.inputs[0], "Div") or g.made_by(erf.inputs[0], "Mul")
+    if scaled is None or g.sole_reader(scaled.outputs[0], "Erf") is not erf:
+        return None
+    if scaled.op_type == "Div":
+        x = scaled.inputs[0] if _close(g.scalar(scaled.inputs[1]), math.sqrt(2)) else None
+    else:
+        x = _scalar_operand(g, scaled, 1 / math.sqrt(2))
+    plus = g.sole_reader(erf.outputs[0], "Add")
+    if x is None or plus is None or _scalar_operand(g, plus, 1.0) != erf.outputs[0]:
+        return None
+    times = g.sole_reader(plus.outputs[0], "Mul")
+    if times is None:
+        return None
+    partner = g.other(times, plus.outputs[0])
+    if partner == x:  # x (erf + 1), then halved
+        half = g.sole_reader(times.outputs[0], "Mul")
+        if half is None or _scalar_operand(g, half, 0.5) != times.outputs[0]:
+            return None
+        return [scaled, erf, plus, times, half], _gelu(x, half, "none")
+    halved = _halved(g, partner, x, times)  # (x * 0.5) (erf + 1)
+    if halved is None:
+        return None
+    return [scaled, erf, plus, halved, times], _gelu(x, times, "none")
+
+
+def _halved(g: _Graph, name: str | None, x: str, times: Node | None) -> Node | None:
+    """The node making `name` as ``Mul(x, 0.5)``, read by `times` only."""
+    halved = g.made_by(name, "Mul") if name else None
+    if halved is None or _scalar_operand(g, halved, 0.5) != x:
+        return None
+    if g.sole_reader(name or "", "Mul") is not times:
+        return None
+    return halved
+
+
+def _gelu(x: str, last: Node, approximate: str) -> Node:
+    return Node("Gelu", f"{last.name}::gelu", (x,), last.outputs, {"approximate": approximate})
+
+
+def _tanh_gelu(g: _Graph, tanh: Node) -> tuple[list[Node], Node] | None:
+    """``0.5 x (1 + Tanh(Mul(Add(x, Mul(x^3, 0.044715)), sqrt(2/pi))))``, the cube a ``Pow(x, 3)``
+    (GPT-2's export) or ``Mul(Mul(x, x), x)``, halved first or last."""
+    inner = g.made_by(tanh.inputs[0], "Mul")
+    if inner is None or g.sole_reader(inner.outputs[0], "Tanh") is not tanh:
+        return None
+    summed_name = _scalar_operand(g, inner, math.sqrt(2 / math.pi))
+    summed = g.made_by(summed_name, "Add") if summed_name else None
+    if summed is None or g.sole_reader(summed.outputs[0], "Mul") is not inner:
+        return None
+    for x, cubic_name in (summed.inputs, summed.inputs[::-1]):
+        cubic = g.made_by(cubic_name, "Mul")
+        if cubic is None or g.sole_reader(cubic_name, "Add") is not summed:
+            continue
+        cube_name = _scalar_operand(g, cubic, 0.044715)
+        cube = _cube(g, cube_name, x, cubic) if cube_name else None
+        if cube is not None:
+            break
+    else:
+        return None
+    plus = g.sole_reader(tanh.outputs[0], "Add")
+    if plus is None or _scalar_operand(g, plus, 1.0) != tanh.outputs[0]:
+        return None
+    times = g.sole_reader(plus.outputs[0], "Mul")
+    if times is None:
+        return None
+    body = [*cube, cubic, summed, inner, tanh, plus, times]
+    if g.other(times, plus.outputs[0]) == x:  # x (1 + tanh), then halved
+        half = g.sole_reader(times.outputs[0], "Mul")
+        if half is None or _scalar_operand(g, half, 0.5) != times.outputs[0]:
+            return None
+        return [*body, half], _gelu(x, half, "tanh")
+    halved = _halved(g, g.other(times, plus.outputs[0]), x, times)
+    if halved is None:
+        return None
+    return [halved, *body], _gelu(x, times, "tanh")
+
+
+def _cube(g: _Graph, name: str, x: str, reader: Node) -> list[Node] | None:
+    """The nodes making `name` as ``x^3`` (``Pow(x, 3)`` or ``Mul(Mul(x, x), x)``), read by
+    `reader` only."""
+    if g.sole_reader(name, "Mul") is not reader:
+        return None
+    power = g.made_by(name, "Pow")
+    if power is not None:
+        ok = power.inputs[0] == x and _close(g.scalar(power.inputs[1]), 3.0)
+        return [power] if ok else None
+    product = g.made_by(name, "Mul")
+    square_name = g.other(product, x) if product is not None else None
+    square = g.made_by(square_name, "Mul") if square_name else None
+    if square is None or square.inputs != (x, x) or g.sole_reader(square_name or "", "Mul") is not product:
+        return None
+    assert product is not None
+    return [square, product]
+
+
+# -- attention -----------------------------------------------------------------------------------
+def _attention(g: _Graph, softmax: Node, fresh: dict[str, np.ndarray]) -> tuple[list[Node], Node] | None:
+    """``MatMul(Q, K^T) -> Mul|Div scalar -> [Add mask] -> Softmax(-1) -> [Cast]* -> MatMul(., V)``."""
+    if softmax.attr("axis", -1) != -1:
+        return None  # the scores' rank is only known when the node runs; ONNX exporters write -1
+    value, added, additive = softmax.inputs[0], None, ""
+    added = g.made_by(value, "Add")
+    if added is not None:
+        if g.sole_reader(value, "Softmax") is not softmax:
+            return None
+        for value, additive in (added.inputs, added.inputs[::-1]):  # noqa: B007 - both used below
+            if g.made_by(value, "Mul") or g.made_by(value, "Div"):
+                break
+        else:
+            return None
+    scaled = g.made_by(value, "Mul") or g.made_by(value, "Div")
+    if scaled is None or g.sole_reader(value, "Add" if added else "Softmax") is not (added or softmax):
+        return None
+    product, factor_name = scaled.inputs
+    if scaled.op_type == "Mul" and g.scalar(factor_name) is None:
+        product, factor_name = factor_name, product
+    factor = g.scalar(factor_name)
+    if factor is None or not math.isfinite(factor) or factor == 0:
+        return None
+    scores = g.made_by(product, "MatMul")
+    if scores is None or g.sole_reader(product, scaled.op_type) is not scaled:
+        return None
+    chain = [scores, scaled, *([added] if added else []), softmax]
+    out = softmax.outputs[0]
+    while (reader := g.sole_reader(out, ("Cast", "MatMul"))) is not None and reader.op_type == "Cast":
+        if reader.attr("to") not in _FLOAT_TYPES:
+            return None
+        chain.append(reader)
+        out = reader.outputs[0]
+    if reader is None or reader.inputs[0] != out:
+        return None  # the weights must be the left operand of the product with V
+    chain.append(reader)
+    mask_name = ""
+    if added is not None:
+        mask = _bool_mask(g.constants.get(additive))
+        if mask is None:
+            return None
+        mask_name = f"{additive}::burn_bool_mask"
+        fresh[mask_name] = mask
+    # The chain's own operands come last: a call whose operands `attention` does not take runs it.
+    reads = (*scores.inputs, reader.inputs[1], mask_name, factor_name, additive)
+    scale = factor if scaled.op_type == "Mul" else 1.0 / factor
+    attrs = {"scale": scale, "chain": tuple(chain)}
+    node = Node(ATTENTION, f"{reader.name}::attention", reads, reader.outputs, attrs)
+    return chain, node
+
+
+def _bool_mask(additive: np.ndarray | None) -> np.ndarray | None:
+    """The bool mask (True: do not attend) an additive constant mask stands for, when it is one."""
+    if additive is None or additive.dtype.kind != "f" or additive.ndim < 2:
+        return None
+    masked = additive <= MASKED
+    if not np.all(masked | (additive == 0)) or np.any(masked.all(-1)):
+        return None
+    return masked
+
+
+def _run_attention(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]:
+    from burn.foundations.kind import Bool, Float
+    from burn.tensor.module.attention import attention
+
+    q, kt, v = (ctx.tensor(x) for x in inputs[:3])
+    mask = ctx.tensor(inputs[3], Bool) if len(inputs) > 3 and inputs[3] is not None else None
+    rank = len(q.shape)
+    scores = (*q.shape[:-1], kt.shape[-1]) if rank >= 2 else ()
+    fits = (
+        rank >= 2
+        and len(kt.shape) == rank
+        and len(v.shape) == rank
+        and q.kind is Float
+        and kt.dtype is q.dtype
+        and v.dtype is q.dtype
+        and kt.shape[:-2] == q.shape[:-2] == v.shape[:-2]
+        and kt.shape[-2] == q.shape[-1]
+        and v.shape[-2] == kt.shape[-1]
+        and (mask is None or _broadcasts(mask.shape, scores))
+    )
+    if not fits:
+        return _run_chain(ctx, node, inputs)
+    key = kt.swap_dims(rank - 2, rank - 1)
+    return [attention(q, key, v, mask, scale=node.attr("scale"))]
+
+
+def _broadcasts(shape: tuple[int, ...], to: tuple[int, ...]) -> bool:
+    return len(shape) <= len(to) and all(s in (1, t) for s, t in zip(shape[::-1], to[::-1], strict=False))
+
+
+def _run_chain(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]:
+    """The rewritten nodes, run as the file wrote them (operands `attention` does not take)."""
+    from burn.onnx.ops import REGISTRY
+
+    env = {name: value for name, value in zip(node.inputs, inputs, strict=True) if name}
+    for chained in node.attr("chain"):
+        run = REGISTRY[chained.op_type].run
+        assert run is not None  # MatMul, Mul, Div, Add, Softmax, Cast: all run on tensors
+        outs = run(ctx, chained, [env[i] if i else None for i in chained.inputs])
+        env.update(zip(chained.outputs, outs, strict=False))
+    return [env[name] for name in node.outputs]
+
+
+FUSED: dict[str, OpInfo] = {
+    ATTENTION: OpInfo(ATTENTION, "nn", "written-out attention (burn.onnx.patterns)", _run_attention, None),
+}
+
+
+def rewrite(
+    nodes: Sequence[Node], constants: dict[str, np.ndarray], outputs: Sequence[str]
+) -> tuple[list[Node], dict[str, np.ndarray], dict[str, int]]:
+    """`nodes` with the chains above replaced by their fused node, the constants with the masks
+    those read added, and how many chains of each kind were rewritten."""
+    g = _Graph(nodes, constants, outputs)
+    placed: dict[int, Node] = {}  # index of a chain's last node -> the fused node run there
+    fresh: dict[str, np.ndarray] = {}
+    counts = {"gelu": 0, "gelu_tanh": 0, "attention": 0}
+    for node in g.nodes:
+        found: tuple[list[Node], Node] | None = None
+        kind = ""
+        if node.op_type == "Erf":
+            found, kind = _erf_gelu(g, node), "gelu"
+        elif node.op_type == "Tanh":
+            found, kind = _tanh_gelu(g, node), "gelu_tanh"
+        elif node.op_type == "Softmax":
+            found, kind = _attention(g, node, fresh), "attention"
+        if found is None:
+            continue
+        chain, fused = found
+        indices = {g.index(n) for n in chain}
+        if indices & g.removed:
+            continue
+        g.removed |= indices
+        placed[max(indices)] = fused  # run where the chain ended: every operand exists there
+        counts[kind] += 1
+    if not placed:
+        return list(nodes), constants, counts
+    out: list[Node] = []
+    for index, node in enumerate(g.nodes):
+        if index in placed:
+            out.append(placed[index])
+        elif index not in g.removed:
+            out.append(node)
+    used = {n for node in out for n in node.inputs if n}
+    return out, {**constants, **{k: v for k, v in fresh.items() if k in used}}, counts
+
+
+__all__ = ["ATTENTION", "FUSED", "rewrite"]
