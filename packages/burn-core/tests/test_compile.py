@@ -358,3 +358,22 @@ def test_a_lazy_module_warms_up_eagerly_so_its_params_draw_as_eager() -> None:
         np.testing.assert_array_equal(g, want)
     s = compiled.stats()
     assert (s["warmups"], s["traces"], s["replays"], s["fallbacks"]) == (1, 1, 1, 0)
+
+
+def test_the_autocast_region_is_part_of_the_signature() -> None:
+    """Inside `autocast` a matmul runs in bfloat16: a plan traced outside must not replay there."""
+    from burn import amp
+
+    if not B.capabilities.supports(burn.bfloat16):
+        pytest.skip(f"{BACKEND} has no bfloat16")
+    f = burn.compile(lambda a, b: a @ b)
+    a, b = _x(3, 4), _x(4, 2)
+    for _ in range(2):
+        assert f(a, b).dtype is burn.float32
+        with amp.autocast("bfloat16"):
+            got = f(a, b)
+            want = a @ b
+        assert got.dtype is want.dtype is burn.bfloat16
+        np.testing.assert_array_equal(_np(got.cast(burn.float32)), _np(want.cast(burn.float32)))
+    s = f.stats()
+    assert (s["traces"], s["replays"]) == (2, 2)

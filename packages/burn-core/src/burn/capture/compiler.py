@@ -2,12 +2,12 @@
 
 The first call with a new *signature* (each tensor argument's backend, device, kind, shape and
 dtype; each module argument's type, param paths, ids, shapes and dtypes; every other argument's
-value, which must be hashable) runs the function once on `burn.capture` (the call's result is
-that eager run's) and lowers the recorded program (`burn.capture.lower.Plan`: dead code removed,
-element-wise chains fused through the backend's fusion contract, values freed after their last
-use). Later calls with that signature run the plan on the arguments' primitives: the params the
-trace read are read again from the module arguments at each call, so an optimizer step's new
-values are used.
+value, which must be hashable; the autocast dtype of the call's region) runs the function once
+on `burn.capture` (the call's result is that eager run's) and lowers the recorded program
+(`burn.capture.lower.Plan`: dead code removed, element-wise chains fused through the backend's
+fusion contract, values freed after their last use). Later calls with that signature run the
+plan on the arguments' primitives: the params the trace read are read again from the module
+arguments at each call, so an optimizer step's new values are used.
 
 What cannot be replayed runs eagerly, with one `CompileWarning` naming the reason (and a record
 on the ``burn.compile`` logger for each such call): a value read back to the host inside the
@@ -46,6 +46,7 @@ from burn.errors import BackendMismatchError
 from burn.module.base import _MODE, Module
 from burn.module.param import Param
 from burn.tensor._base import wrap
+from burn.tensor.autocast import current_dtype
 from burn.tensor.tensor import Tensor
 
 __all__ = ["CompileWarning", "CompiledFunction", "Compiler", "compile"]
@@ -221,7 +222,8 @@ class CompiledFunction:
             return self._warmup(args, kwargs)
         try:
             named = _signature(tuple(kwargs.values()), "a keyword argument")
-            key = (_signature(args, "an argument"), tuple(kwargs), named)
+            # The autocast region decides which dtype each op runs in: part of the signature.
+            key = (_signature(args, "an argument"), tuple(kwargs), named, current_dtype())
         except _Unsupported as e:
             return self._eager(str(e), args, kwargs)
         entry = self._cache.get(key)

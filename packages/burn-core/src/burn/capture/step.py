@@ -57,6 +57,7 @@ from burn.module.param import Param, ParamId
 from burn.optim.base import Optimizer
 from burn.optim.grads import GradientsParams
 from burn.tensor._base import wrap
+from burn.tensor.autocast import current_dtype
 from burn.tensor.tensor import Tensor
 
 __all__ = ["CompiledGrad", "CompiledStep"]
@@ -128,7 +129,7 @@ class CompiledGrad(CompiledFunction):
         if _uninitialized((model,)):
             return self._warmup((model, *batch), {})  # type: ignore[no-any-return]
         try:
-            key: Hashable = _signature((model, *batch), "an argument")
+            key: Hashable = (_signature((model, *batch), "an argument"), current_dtype())
         except _Unsupported as e:
             return self._eager(str(e), (model, *batch), {})  # type: ignore[no-any-return]
         entry = self._cache.get(key)

@@ -27,6 +27,7 @@ Example:
 
 from __future__ import annotations
 
+import copy
 import warnings
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
@@ -58,7 +59,7 @@ def enable() -> None:
     if _state["active"]:
         return
     _state["original"] = Module.__call__
-    Module.__call__ = _checked_call  # type: ignore[method-assign]
+    Module.__call__ = _checked_call  # type: ignore[method-assign, assignment]
     _state["active"] = True
 
 
@@ -96,16 +97,33 @@ def _call(module: Any, *args: Any, **kwargs: Any) -> Any:
     return module(*args, **kwargs)
 
 
-def _compare_call(original: Callable[..., Any], module: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+def _compare_call(
+    original: Callable[..., Any], module: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> Any:
     from burn.capture.compiler import CompiledFunction, CompileWarning, _uninitialized
-    from burn.capture.trace import flatten_tensors
 
     backend = _backend_of(module, (*args, *kwargs.values()))
-    if backend is None or _uninitialized((module,)):
-        # No tensors at all, or lazy params: reading them for the signature would draw their
-        # initial values out of the forward's order (burn.compile warms up eagerly there too).
+    if backend is None:
         return original(module, *args, **kwargs)
     compiled = CompiledFunction(_call, f"suite:{type(module).__qualname__}", max_recompiles=1)
+    if _uninitialized((module,)):
+        # Reading lazy params for the signature would draw their initial values out of the
+        # forward's order: the eager call initializes them (what the test gets), then a twin of
+        # the module (its own attributes: a forward replacing its state changes the twin only)
+        # is traced and replayed from the generator state after it, the replay compared with the
+        # traced run (whose every op ran eagerly).
+        eager = original(module, *args, **kwargs)
+        after = draws(backend)
+        twin = _twin(module)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", CompileWarning)
+            traced = compiled(twin, *args, **kwargs)
+            if not compiled.fallback_reasons():
+                _set_draws(backend, after)
+                _compare(compiled, compiled(twin, *args, **kwargs), traced, backend, module)
+        _set_draws(backend, after)
+        OUTCOMES.update(f"fell back: {_short(r)}" for r in compiled.fallback_reasons())
+        return eager
     before = draws(backend)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", CompileWarning)
@@ -120,6 +138,13 @@ def _compare_call(original: Callable[..., Any], module: Any, args: tuple[Any, ..
     _set_draws(backend, before)
     replayed = compiled(module, *args, **kwargs)
     _set_draws(backend, after)
+    _compare(compiled, replayed, eager, backend, module)
+    return eager
+
+
+def _compare(compiled: Any, replayed: Any, eager: Any, backend: Any, module: Any) -> None:
+    from burn.capture.trace import flatten_tensors
+
     assert compiled.stats()["replays"] == 1, f"compile mode: {type(module).__name__} did not replay"
     got, want = flatten_tensors(replayed), flatten_tensors(eager)
     label = f"compile mode: {type(module).__name__} forward"
@@ -127,7 +152,24 @@ def _compare_call(original: Callable[..., Any], module: Any, args: tuple[Any, ..
     for i, (g, w) in enumerate(zip(got, want, strict=True)):
         _assert_equal(g, w, backend, f"{label}, result {i}")
     OUTCOMES[COMPARED_CALLS] += 1
-    return eager
+
+
+def _twin(value: Any) -> Any:
+    """`value` with every module in it copied (shallow, recursively): replacing an attribute of
+    the twin (batch norm's running statistics) leaves the original as it was."""
+    if isinstance(value, Module):
+        out = copy.copy(value)
+        for k, v in vars(value).items():
+            twin = _twin(v)
+            if twin is not v:
+                object.__setattr__(out, k, twin)
+        return out
+    if isinstance(value, list | tuple) and not hasattr(value, "_fields"):
+        items = [_twin(v) for v in value]
+        return value if all(a is b for a, b in zip(items, value, strict=True)) else type(value)(items)
+    if isinstance(value, dict):
+        return {k: _twin(v) for k, v in value.items()}
+    return value
 
 
 # -- gradient checks ------------------------------------------------------------------------------
@@ -223,7 +265,9 @@ def _assert_equal(got: Any, want: Any, backend: Any, label: str) -> None:
         np.testing.assert_array_equal(g, w, err_msg=label)
         return
     rtol, atol = tolerance(DType.from_any(g.dtype), terms=10)
-    np.testing.assert_allclose(g.astype(np.float64), w.astype(np.float64), rtol=rtol, atol=atol, err_msg=label)
+    np.testing.assert_allclose(
+        g.astype(np.float64), w.astype(np.float64), rtol=rtol, atol=atol, err_msg=label
+    )
 
 
 def _base(backend: Any) -> Any:
