@@ -1,4 +1,4 @@
-"""`burn.compile.step(loss_fn, optimizer)`: a whole training step, forward and backward replayed.
+"""`burn.compile.grad(fn)` and `burn.compile.step(loss_fn, optimizer)`: forward and backward replayed.
 
 A training step is ``loss = loss_fn(model, *batch)``, ``grads = loss.backward()`` and
 ``model = optimizer.step(lr, model, grads)``. `burn.compile` alone cannot capture it: capture
@@ -7,8 +7,10 @@ backward pass runs below it. Here the trace runs the step on ``autodiff(capture(
 a fresh autodiff layer over a `Capture` of the inner backend, so every inner op — the forward
 ones autodiff forwards and the backward ones its engine issues — is recorded. The program's
 inputs are the batch tensors, its params the model's params (inner primitives), its outputs the
-loss and each param's gradient; the replay runs that plan (fused, dead code removed) with no
-autodiff graph at all.
+loss (and the function's other result tensors) and each param's gradient; the replay runs that
+plan (fused, dead code removed) with no autodiff graph at all. That much is `CompiledGrad`
+(`burn.compile.grad`, what `burn.train.Learner(compile=True)` runs); `CompiledStep` adds the
+optimizer update.
 
 The optimizer update then runs as the optimizer's own `step` on the replayed gradients: its
 state (momentum, Adam's moments and step count) stays in the optimizer and advances at every
