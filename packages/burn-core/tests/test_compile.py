@@ -377,3 +377,22 @@ def test_the_autocast_region_is_part_of_the_signature() -> None:
         np.testing.assert_array_equal(_np(got.cast(burn.float32)), _np(want.cast(burn.float32)))
     s = f.stats()
     assert (s["traces"], s["replays"]) == (2, 2)
+
+
+def test_an_object_holding_tensors_runs_eagerly_and_fallbacks_count_reasons() -> None:
+    """An object other than a tuple, list or dict is hashed by identity: its tensors would be
+    neither inputs nor part of the signature, so such a call runs eagerly, and says why."""
+
+    class Batch:
+        def __init__(self, x: Tensor) -> None:
+            self.x = x
+
+    f = burn.compile(lambda b: b.x * 2.0)
+    x = _x(3)
+    with pytest.warns(CompileWarning, match="a Batch holding tensors"):
+        for _ in range(2):
+            np.testing.assert_array_equal(_np(f(Batch(x))), _np(x * 2.0))
+    assert f.stats()["fallbacks"] == 2 and f.stats()["traces"] == 0
+    [(reason, calls)] = burn.compile.fallbacks()[f.name].items()
+    assert "holding tensors" in reason and calls == 2
+    assert f.fallback_reasons() == {reason: 2}
