@@ -149,7 +149,7 @@ def test_compiled_learner_trains_bitwise_like_eager(
 def test_compile_summary_is_printed_and_stats_are_none_without_compile() -> None:
     stream = io.StringIO()
     learner, _ = _fit(_mlp, (6,), optim.AdamConfig().init(), True, stream=stream)
-    assert "compile: 1 trace(s), 8 replayed step(s), 0 eager step(s)" in stream.getvalue()
+    assert "compile: 1 trace(s), 8 replayed step(s), 0 eager step(s), 1 warmup step(s)" in stream.getvalue()
     eager, _ = _fit(_mlp, (6,), optim.AdamConfig().init(), False)
     assert eager.compile_stats() is None
 
@@ -189,12 +189,14 @@ def test_a_step_reading_the_loss_on_the_host_runs_eagerly() -> None:
     assert stats is not None and stats["fallbacks"] == 4 and stats["replays"] == 0
 
 
-def test_compiled_learner_with_the_grad_scaler_trains_like_eager() -> None:
-    """precision="16-mixed": the loss scale is an argument of the compiled step, so each batch
-    is scaled by the scaler's current value, as in the eager loop."""
+@pytest.mark.parametrize("precision", ["16-mixed", "bf16-mixed"])
+def test_compiled_learner_with_mixed_precision_trains_like_eager(precision: str) -> None:
+    """The steps run inside autocast (part of the signature); with "16-mixed" the loss scale is
+    an argument of the compiled step, so each batch is scaled by the scaler's current value, as
+    in the eager loop."""
     opt = optim.AdamConfig().init
-    compiled, got = _fit(_mlp, (6,), opt(), True, precision="16-mixed")
-    _, want = _fit(_mlp, (6,), opt(), False, precision="16-mixed")
+    compiled, got = _fit(_mlp, (6,), opt(), True, precision=precision)
+    _, want = _fit(_mlp, (6,), opt(), False, precision=precision)
     _assert_same(got.model, want.model)
     stats = compiled.compile_stats()
     assert stats is not None and stats["replays"] >= 1

@@ -770,7 +770,7 @@ def _compile_summary(compiled: Any) -> str:
     s = compiled.stats()
     line = (
         f"compile: {s['traces']} trace(s), {s['replays']} replayed step(s), {s['fallbacks']} eager "
-        f"step(s), {s['fused_groups']} fused group(s)"
+        f"step(s), {s['warmups']} warmup step(s), {s['fused_groups']} fused group(s)"
     )
     reasons = compiled.fallback_reasons()
     if reasons:
