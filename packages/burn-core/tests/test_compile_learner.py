@@ -45,14 +45,16 @@ class Cnn(Module):
 
 
 class NormNet(Module):
-    """Batch norm in training replaces its running statistics: such a step runs eagerly."""
+    """Batch norm in training replaces its running statistics: such a step runs eagerly. The
+    dropout checks that the eager run draws what the trace drew (as a step without compile)."""
 
     hidden: nn.Linear
     norm: nn.BatchNorm
+    drop: nn.Dropout
     out: nn.Linear
 
     def forward(self, x: Any) -> Any:
-        return self.out(self.norm(self.hidden(x)))
+        return self.out(self.drop(self.norm(self.hidden(x))))
 
 
 def _mlp() -> Module:
@@ -67,7 +69,7 @@ def _cnn() -> Module:
 
 def _norm_net() -> Module:
     hidden, out = nn.LinearConfig(6, 8).init(DEV), nn.LinearConfig(8, 3).init(DEV)
-    return NormNet(hidden, nn.BatchNormConfig(8).init(DEV), out)
+    return NormNet(hidden, nn.BatchNormConfig(8).init(DEV), nn.DropoutConfig(0.3).init(), out)
 
 
 MODELS = {"mlp": (_mlp, (6,)), "cnn": (_cnn, (1, 6, 6))}

@@ -251,13 +251,16 @@ class CompiledFunction:
             # Layers in auto mode train when their input is on an autodiff backend; in the trace
             # the input is on the capture backend, so that choice is made explicit first.
             traced = tuple(_auto_trains(a) if isinstance(a, Module) else a for a in traced)
+        draws = generator_state(traced)
         try:
             tr = trace(positional, *traced)
         except Exception as e:
             reason = _uncapturable(e)
             if reason is None:
                 raise
-            # The eager run raises the function's own errors again, without the capture layer.
+            # The eager run raises the function's own errors again, without the capture layer,
+            # and draws what the trace drew.
+            restore_generator(draws)
             self._cache[key] = _Eager(reason)
             return self._eager(reason, args, kwargs)
         self._counts["traces"] += 1
@@ -267,6 +270,7 @@ class CompiledFunction:
         if changed:
             # The eager run makes the change on the caller's module (the trace changed a copy).
             reason = f"it replaces module state (param {changed!r}, e.g. batch norm's running statistics)"
+            restore_generator(draws)
             self._cache[key] = _Eager(reason)
             return self._eager(reason, args, kwargs)
         if tr.program.host_reads:
@@ -419,6 +423,48 @@ class Compiler:
             f._counts = dict.fromkeys(STAT_NAMES, 0)
             f._warned.clear()
             f._reasons.clear()
+
+
+def generator_state(values: tuple[Any, ...]) -> tuple[Any, Any] | None:
+    """The random state the backend of `values` (its first tensor or param) draws from, and a
+    copy of its host generator's state: when a traced call has to run again eagerly, restoring
+    it makes the eager run draw what the trace drew (dropout's masks), so the result is the
+    one a call without `burn.compile` gives. None when there is no tensor or no host generator.
+
+    Example:
+        >>> import burn
+        >>> x = burn.Tensor.zeros((2,), backend="ndarray")
+        >>> state = generator_state((x,))
+        >>> a = x.backend.rng.random()
+        >>> restore_generator(state)
+        >>> bool(x.backend.rng.random() == a)
+        True
+    """
+    backend: Any = None
+    for v in values:
+        if isinstance(v, Module):
+            for _, p in v.named_params():
+                backend = p.device.owner if p.device is not None else None
+                break
+        else:
+            backend = next((t.backend for t in flatten_tensors(v)), None)
+        if backend is not None:
+            break
+    return None if backend is None else backend_generator_state(backend)
+
+
+def backend_generator_state(backend: Any) -> tuple[Any, Any] | None:
+    """`generator_state` of `backend` itself (the random state its calling thread draws from)."""
+    random = backend.current_random()
+    rng = getattr(random, "rng", None)
+    return None if rng is None else (random, rng.bit_generator.state)
+
+
+def restore_generator(state: tuple[Any, Any] | None) -> None:
+    """Put back a state taken by `generator_state` (nothing for None)."""
+    if state is not None:
+        random, saved = state
+        random.rng.bit_generator.state = saved
 
 
 def _uninitialized(values: tuple[Any, ...]) -> bool:

@@ -49,6 +49,8 @@ from burn.capture.compiler import (
     _uncapturable,
     _uninitialized,
     _Unsupported,
+    generator_state,
+    restore_generator,
 )
 from burn.capture.lower import Plan
 from burn.capture.trace import _kind, _map_tensors, flatten_tensors
@@ -175,6 +177,7 @@ class CompiledGrad(CompiledFunction):
             value = wrap(ad_cap.float_from_inner(c) if kind == "float" else c, ad_cap, t._k)
             return Param(p.id, value, p.require_grad)
 
+        draws = generator_state((model, *batch))
         try:
             traced_model = model.map(as_param)
             traced_batch = tuple(_map_tensors(a, as_input) for a in batch)
@@ -193,12 +196,14 @@ class CompiledGrad(CompiledFunction):
                 )
             if reason is None:
                 raise
+            restore_generator(draws)  # the eager run draws what the trace drew
             self._cache[key] = _Eager(reason)
             return self._eager(reason, (model, *batch), {})  # type: ignore[no-any-return]
         changed = _changed_param(traced_model, ad_cap, param_ir)
         if changed is not None:
             # The trace replaced it on a copy; the eager run replaces it on the caller's module.
             reason = f"it replaces module state (param {changed!r}, e.g. batch norm's running statistics)"
+            restore_generator(draws)
             self._cache[key] = _Eager(reason)
             return self._eager(reason, (model, *batch), {})  # type: ignore[no-any-return]
         grad_ids = tuple(grads)

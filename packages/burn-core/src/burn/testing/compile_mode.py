@@ -36,6 +36,7 @@ from typing import Any
 
 import numpy as np
 
+from burn.capture.compiler import backend_generator_state, restore_generator
 from burn.module.base import Module
 from burn.module.param import Param
 
@@ -119,9 +120,9 @@ def _compare_call(
             warnings.simplefilter("ignore", CompileWarning)
             traced = compiled(twin, *args, **kwargs)
             if not compiled.fallback_reasons():
-                _set_draws(backend, after)
+                restore_generator(after)
                 _compare(compiled, compiled(twin, *args, **kwargs), traced, backend, module)
-        _set_draws(backend, after)
+        restore_generator(after)
         OUTCOMES.update(f"fell back: {_short(r)}" for r in compiled.fallback_reasons())
         return eager
     before = draws(backend)
@@ -132,12 +133,12 @@ def _compare_call(
     if reasons:
         OUTCOMES.update(f"fell back: {_short(r)}" for r in reasons)
         return first
-    _set_draws(backend, before)
+    restore_generator(before)
     eager = original(module, *args, **kwargs)
     after = draws(backend)
-    _set_draws(backend, before)
+    restore_generator(before)
     replayed = compiled(module, *args, **kwargs)
-    _set_draws(backend, after)
+    restore_generator(after)
     _compare(compiled, replayed, eager, backend, module)
     return eager
 
@@ -221,16 +222,16 @@ def check_compiled_gradients(
     after = draws(backend)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", CompileWarning)
-        _set_draws(backend, draws_before)
+        restore_generator(draws_before)
         compiled(holder, weights, *rest)  # the trace
         reasons = compiled.fallback_reasons()
         if reasons:
-            _set_draws(backend, after)
+            restore_generator(after)
             OUTCOMES.update(f"fell back: {_short(r)}" for r in reasons)
             return
-        _set_draws(backend, draws_before)
+        restore_generator(draws_before)
         (_, out), grads = compiled(holder, weights, *rest)  # the replay
-        _set_draws(backend, after)
+        restore_generator(after)
     assert compiled.stats()["replays"] == 1, f"compile mode: {what}: the gradient case did not replay"
     label = f"{what}: " if what else ""
     _assert_equal(out, eager_out, backend, f"{label}compiled output vs eager")
@@ -290,14 +291,8 @@ def _backend_of(module: Any, values: tuple[Any, ...]) -> Any:
 
 
 def draws(backend: Any) -> Any:
-    """The generator state random ops continue from (host generators; None for others)."""
-    rng = getattr(backend.current_random(), "rng", None)
-    return None if rng is None else rng.bit_generator.state
-
-
-def _set_draws(backend: Any, state: Any) -> None:
-    if state is not None:
-        backend.current_random().rng.bit_generator.state = state
+    """The generator state random ops of `backend` continue from (None without a host one)."""
+    return backend_generator_state(backend)
 
 
 def _short(reason: str) -> str:
