@@ -43,6 +43,14 @@ def _x(*shape: int) -> Tensor:
 def _np(t: Tensor) -> np.ndarray:
     return t.to_data().to_numpy()
 
+def _ready(model: Any) -> Any:
+    """`model` with its lazy params initialized: a compiled function's first call with
+    uninitialized params runs eagerly (a warmup, see test_compile_learner.py), and these tests
+    count traces from the first call."""
+    model.visit(lambda _path, p: p.val())
+    return model
+
+
 
 class Mlp(Module):
     fc1: nn.Linear
@@ -53,13 +61,13 @@ class Mlp(Module):
 
 
 def _mlp() -> Mlp:
-    return Mlp(nn.LinearConfig(16, 32).init(DEV), nn.LinearConfig(32, 4).init(DEV))
+    return _ready(Mlp(nn.LinearConfig(16, 32).init(DEV), nn.LinearConfig(32, 4).init(DEV)))
 
 
 def _autodiff_mlp_batch() -> tuple[Mlp, Tensor, Tensor]:
     """An `Mlp`, an ``[8, 16]`` input and an ``[8, 4]`` target on autodiff(BACKEND)."""
     dev = _autodiff().default_device()
-    model = Mlp(nn.LinearConfig(16, 32).init(dev), nn.LinearConfig(32, 4).init(dev))
+    model = _ready(Mlp(nn.LinearConfig(16, 32).init(dev), nn.LinearConfig(32, 4).init(dev)))
     x, y = (Tensor.from_data(RNG.normal(size=shape).astype(np.float32), dev) for shape in ((8, 16), (8, 4)))
     return model, x, y
 
@@ -79,7 +87,7 @@ def test_mlp_forward_equals_eager_bitwise_and_replays() -> None:
 
 
 def test_transformer_block_forward_equals_eager_bitwise() -> None:
-    layer = nn.TransformerEncoderConfig(32, 64, 4, 1, dropout=0.0, norm_first=True).init(DEV)
+    layer = _ready(nn.TransformerEncoderConfig(32, 64, 4, 1, dropout=0.0, norm_first=True).init(DEV))
     compiled = burn.compile(layer)
     for _ in range(2):
         x = _x(2, 7, 32)
@@ -213,7 +221,7 @@ def test_stats_report_every_compiled_function() -> None:
     np.testing.assert_array_equal(_np(again[1]["neg"]), _np(-first[0]))
     stats = burn.compile.stats()[g.name]
     assert set(stats) == {"traces", "replays", "fallbacks", "recompiles", "fused_groups", "fused_ops",
-                          "kernels", "removed_ops"}
+                          "kernels", "removed_ops", "warmups"}
     assert stats["removed_ops"] >= 3 and stats["traces"] == 1 and stats["replays"] == 1
     if BACKEND == "ndarray":
         assert stats["fused_groups"] == 1 and stats["fused_ops"] == 5 and stats["kernels"] == 1
@@ -305,7 +313,7 @@ def test_auto_mode_layers_train_on_autodiff_and_state_changes_run_eagerly() -> N
     assert all((o == 0.0).any() for o in outs) and not np.array_equal(outs[0], outs[1])
     assert f.stats()["replays"] == 1
 
-    bn = nn.BatchNormConfig(3).init(dev)  # training replaces its running statistics
+    bn = _ready(nn.BatchNormConfig(3).init(dev))  # training replaces its running statistics
 
     @burn.compile
     def g(m: nn.BatchNorm, x: Tensor) -> Tensor:
@@ -333,3 +341,58 @@ def test_fused_kernels_give_the_same_bits_at_any_thread_count() -> None:
     np.testing.assert_array_equal(one[1], one[0])
     np.testing.assert_array_equal(two, one[0])
     assert f.stats()["kernels"] == 2
+
+
+def test_a_lazy_module_warms_up_eagerly_so_its_params_draw_as_eager() -> None:
+    """Reading the params for the signature would run their lazy initializers in another order
+    than the forward does: the first call runs eagerly (a warmup), the second traces."""
+    def build() -> Mlp:
+        B.seed(3)
+        return Mlp(nn.LinearConfig(16, 32).init(DEV), nn.LinearConfig(32, 4).init(DEV))
+
+    x = _x(2, 16)
+    want = _np(build()(x))
+    compiled = burn.compile(build())
+    got = [_np(compiled(x)) for _ in range(3)]
+    for g in got:
+        np.testing.assert_array_equal(g, want)
+    s = compiled.stats()
+    assert (s["warmups"], s["traces"], s["replays"], s["fallbacks"]) == (1, 1, 1, 0)
+
+
+def test_the_autocast_region_is_part_of_the_signature() -> None:
+    """Inside `autocast` a matmul runs in bfloat16: a plan traced outside must not replay there."""
+    from burn import amp
+
+    if not B.capabilities.supports(burn.bfloat16):
+        pytest.skip(f"{BACKEND} has no bfloat16")
+    f = burn.compile(lambda a, b: a @ b)
+    a, b = _x(3, 4), _x(4, 2)
+    for _ in range(2):
+        assert f(a, b).dtype is burn.float32
+        with amp.autocast("bfloat16"):
+            got = f(a, b)
+            want = a @ b
+        assert got.dtype is want.dtype is burn.bfloat16
+        np.testing.assert_array_equal(_np(got.cast(burn.float32)), _np(want.cast(burn.float32)))
+    s = f.stats()
+    assert (s["traces"], s["replays"]) == (2, 2)
+
+
+def test_an_object_holding_tensors_runs_eagerly_and_fallbacks_count_reasons() -> None:
+    """An object other than a tuple, list or dict is hashed by identity: its tensors would be
+    neither inputs nor part of the signature, so such a call runs eagerly, and says why."""
+
+    class Batch:
+        def __init__(self, x: Tensor) -> None:
+            self.x = x
+
+    f = burn.compile(lambda b: b.x * 2.0)
+    x = _x(3)
+    with pytest.warns(CompileWarning, match="a Batch holding tensors"):
+        for _ in range(2):
+            np.testing.assert_array_equal(_np(f(Batch(x))), _np(x * 2.0))
+    assert f.stats()["fallbacks"] == 2 and f.stats()["traces"] == 0
+    [(reason, calls)] = burn.compile.fallbacks()[f.name].items()
+    assert "holding tensors" in reason and calls == 2
+    assert f.fallback_reasons() == {reason: 2}

@@ -43,6 +43,14 @@ def _x(*shape: int) -> Tensor:
 def _np(t: Tensor) -> np.ndarray:
     return t.to_data().to_numpy()
 
+def _ready(model: Any) -> Any:
+    """`model` with its lazy params initialized: a compiled function's first call with
+    uninitialized params runs eagerly (a warmup, see test_compile_learner.py), and these tests
+    count traces from the first call."""
+    model.visit(lambda _path, p: p.val())
+    return model
+
+
 
 def _same(got: np.ndarray, want: np.ndarray, err_msg: str = "") -> None:
     """Bitwise on ndarray (the same kernels run); other backends' fused kernels may round apart."""
@@ -71,7 +79,7 @@ OPTIMIZERS = {
 
 MODELS = {
     "mlp": (
-        lambda: Mlp(nn.LinearConfig(16, 32).init(DEV), nn.LinearConfig(32, 4).init(DEV)),
+        lambda: _ready(Mlp(nn.LinearConfig(16, 32).init(DEV), nn.LinearConfig(32, 4).init(DEV))),
         (8, 16), (8, 4),
     ),
     "transformer_block": (
@@ -111,7 +119,7 @@ def test_compiled_step_equals_eager_bitwise_over_five_steps(model_name: str, opt
 
 
 def test_compiled_step_trains_and_backward_ops_are_in_the_program() -> None:
-    model = Mlp(nn.LinearConfig(16, 32).init(DEV), nn.LinearConfig(32, 4).init(DEV))
+    model = _ready(Mlp(nn.LinearConfig(16, 32).init(DEV), nn.LinearConfig(32, 4).init(DEV)))
     step = burn.compile.step(_mse, optim.AdamConfig().init())
     x, y = _x(32, 16), _x(32, 4)
     losses = [float(step(1e-2, model := step(1e-2, model, x, y)[1], x, y)[0].item()) for _ in range(5)]
@@ -129,7 +137,7 @@ def test_step_with_a_host_read_falls_back_to_eager_with_a_warning() -> None:
             return loss * 0.0
         return loss
 
-    model = eager_model = Mlp(nn.LinearConfig(16, 32).init(DEV), nn.LinearConfig(32, 4).init(DEV))
+    model = eager_model = _ready(Mlp(nn.LinearConfig(16, 32).init(DEV), nn.LinearConfig(32, 4).init(DEV)))
     opt, eager_opt = optim.SgdConfig().init(), optim.SgdConfig().init()
     step = burn.compile.step(loss_fn, opt)
     x, y = _x(8, 16), _x(8, 4)
@@ -149,7 +157,7 @@ def test_step_with_a_host_read_falls_back_to_eager_with_a_warning() -> None:
 
 
 def test_new_batch_shape_retraces_and_non_autodiff_model_is_refused() -> None:
-    model = Mlp(nn.LinearConfig(16, 32).init(DEV), nn.LinearConfig(32, 4).init(DEV))
+    model = _ready(Mlp(nn.LinearConfig(16, 32).init(DEV), nn.LinearConfig(32, 4).init(DEV)))
     step = burn.compile.step(_mse, optim.SgdConfig().init())
     for n in (8, 8, 4, 4):
         _, model = step(0.1, model, _x(n, 16), _x(n, 4))
@@ -172,7 +180,7 @@ class BnNet(Module):
 
 
 def test_step_replacing_batch_norm_statistics_runs_eagerly_and_updates_them() -> None:
-    model = BnNet(nn.Conv2dConfig((2, 3), (3, 3)).init(DEV), nn.BatchNormConfig(3).init(DEV))
+    model = _ready(BnNet(nn.Conv2dConfig((2, 3), (3, 3)).init(DEV), nn.BatchNormConfig(3).init(DEV)))
     # a copy: a training forward replaces the statistics on the module object itself
     eager_model = model.map(lambda _path, p: p.with_value(p.val()))
     assert eager_model.bn is not model.bn

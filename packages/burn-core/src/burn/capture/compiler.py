@@ -2,12 +2,12 @@
 
 The first call with a new *signature* (each tensor argument's backend, device, kind, shape and
 dtype; each module argument's type, param paths, ids, shapes and dtypes; every other argument's
-value, which must be hashable) runs the function once on `burn.capture` (the call's result is
-that eager run's) and lowers the recorded program (`burn.capture.lower.Plan`: dead code removed,
-element-wise chains fused through the backend's fusion contract, values freed after their last
-use). Later calls with that signature run the plan on the arguments' primitives: the params the
-trace read are read again from the module arguments at each call, so an optimizer step's new
-values are used.
+value, which must be hashable; the autocast dtype of the call's region) runs the function once
+on `burn.capture` (the call's result is that eager run's) and lowers the recorded program
+(`burn.capture.lower.Plan`: dead code removed, element-wise chains fused through the backend's
+fusion contract, values freed after their last use). Later calls with that signature run the
+plan on the arguments' primitives: the params the trace read are read again from the module
+arguments at each call, so an optimizer step's new values are used.
 
 What cannot be replayed runs eagerly, with one `CompileWarning` naming the reason (and a record
 on the ``burn.compile`` logger for each such call): a value read back to the host inside the
@@ -46,6 +46,7 @@ from burn.errors import BackendMismatchError
 from burn.module.base import _MODE, Module
 from burn.module.param import Param
 from burn.tensor._base import wrap
+from burn.tensor.autocast import current_dtype
 from burn.tensor.tensor import Tensor
 
 __all__ = ["CompileWarning", "CompiledFunction", "Compiler", "compile"]
@@ -53,7 +54,8 @@ __all__ = ["CompileWarning", "CompiledFunction", "Compiler", "compile"]
 logger = logging.getLogger("burn.compile")
 
 STAT_NAMES = (
-    "traces", "replays", "fallbacks", "recompiles", "fused_groups", "fused_ops", "kernels", "removed_ops",
+    "traces", "replays", "fallbacks", "warmups", "recompiles", "fused_groups", "fused_ops", "kernels",
+    "removed_ops",
 )
 
 
@@ -119,6 +121,14 @@ def _signature(value: Any, where: str) -> Hashable:
         return (type(value).__qualname__, tuple(_signature(v, f"{where}[{i}]") for i, v in enumerate(value)))
     if isinstance(value, dict):
         return ("D", tuple((k, _signature(v, f"{where}[{k!r}]")) for k, v in value.items()))
+    held = getattr(value, "__dict__", None)
+    if isinstance(held, dict) and any(flatten_tensors(v) for v in held.values()):
+        # Hashed by identity, it would trace again for every new object; and its tensors would
+        # not be inputs of the trace.
+        raise _Unsupported(
+            f"{where} is a {type(value).__name__} holding tensors: a compiled function reads tensors "
+            "from tuples, lists and dicts only"
+        )
     try:
         hash(value)
     except TypeError:
@@ -150,13 +160,16 @@ class CompiledFunction:
         self._cache: dict[Hashable, Any] = {}
         self._counts = dict.fromkeys(STAT_NAMES, 0)
         self._warned: set[str] = set()
+        self._reasons: dict[str, int] = {}  # eager calls per reason
         self._bound = bound
         functools.update_wrapper(self, fn if bound is None else getattr(bound, "forward", fn))
 
     def stats(self) -> dict[str, int]:
-        """Counts of this function: traces, replays, fallbacks (eager calls), recompiles (traces
-        after the first), fused_groups and fused_ops (in the current plans), kernels (fused kernel
-        launches by replays), removed_ops (dead calls dropped from the plans)."""
+        """Counts of this function: traces, replays, fallbacks (eager calls, reasons in
+        `fallback_reasons`), warmups (eager calls of a module whose lazy params were not
+        initialized yet), recompiles (traces after the first), fused_groups and fused_ops (in the
+        current plans), kernels (fused kernel launches by replays), removed_ops (dead calls
+        dropped from the plans)."""
         counts = dict(self._counts)
         plans = [e.plan for e in self._cache.values() if not isinstance(e, _Eager)]
         counts["fused_groups"] = sum(p.fused_groups for p in plans)
@@ -165,7 +178,13 @@ class CompiledFunction:
         counts["kernels"] = sum(p.kernels for p in plans)
         return counts
 
+    def fallback_reasons(self) -> dict[str, int]:
+        """How many calls ran eagerly, per reason (the `CompileWarning`'s text after "runs
+        eagerly: "); the counts add up to ``stats()["fallbacks"]``."""
+        return dict(self._reasons)
+
     def _warn(self, reason: str) -> None:
+        self._reasons[reason] = self._reasons.get(reason, 0) + 1
         logger.info("%s runs eagerly: %s", self.name, reason)
         if reason not in self._warned:
             self._warned.add(reason)
@@ -176,13 +195,23 @@ class CompiledFunction:
         self._warn(reason)
         return self.fn(*args, **kwargs)
 
+    def _warmup(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        """Run eagerly, not as a fallback, when a module argument has params not initialized
+        yet: their lazy initializers draw from the generator in the order the function uses
+        them, which reading them for the signature would change. The next call traces."""
+        self._counts["warmups"] += 1
+        return self.fn(*args, **kwargs)
+
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if self._bound is not None:
             args = (self._bound, *args)
         flat = (*args, *kwargs.values())
+        if _uninitialized(flat):
+            return self._warmup(args, kwargs)
         try:
             named = _signature(tuple(kwargs.values()), "a keyword argument")
-            key = (_signature(args, "an argument"), tuple(kwargs), named)
+            # The autocast region decides which dtype each op runs in: part of the signature.
+            key = (_signature(args, "an argument"), tuple(kwargs), named, current_dtype())
         except _Unsupported as e:
             return self._eager(str(e), args, kwargs)
         entry = self._cache.get(key)
@@ -210,13 +239,16 @@ class CompiledFunction:
             # Layers in auto mode train when their input is on an autodiff backend; in the trace
             # the input is on the capture backend, so that choice is made explicit first.
             traced = tuple(_auto_trains(a) if isinstance(a, Module) else a for a in traced)
+        draws = generator_state(traced)
         try:
             tr = trace(positional, *traced)
         except Exception as e:
             reason = _uncapturable(e)
             if reason is None:
                 raise
-            # The eager run raises the function's own errors again, without the capture layer.
+            # The eager run raises the function's own errors again, without the capture layer,
+            # and draws what the trace drew.
+            restore_generator(draws)
             self._cache[key] = _Eager(reason)
             return self._eager(reason, args, kwargs)
         self._counts["traces"] += 1
@@ -226,6 +258,7 @@ class CompiledFunction:
         if changed:
             # The eager run makes the change on the caller's module (the trace changed a copy).
             reason = f"it replaces module state (param {changed!r}, e.g. batch norm's running statistics)"
+            restore_generator(draws)
             self._cache[key] = _Eager(reason)
             return self._eager(reason, args, kwargs)
         if tr.program.host_reads:
@@ -291,10 +324,7 @@ class Compiler:
         """
         if fn is None:
             return lambda f: self(f, max_recompiles=max_recompiles)
-        base = getattr(fn, "__qualname__", None) or type(fn).__qualname__
-        name, k = base, 2
-        while name in self._functions:
-            name, k = f"{base}#{k}", k + 1
+        name = self._name(_qualname(fn))
         if isinstance(fn, Module):
             # The module is passed as the first argument of its forward, so its params are
             # inputs of the trace (read again at every call), not tensors it closes over.
@@ -322,18 +352,54 @@ class Compiler:
         """
         from burn.capture.step import CompiledStep  # the step module builds on this one
 
-        base = getattr(loss_fn, "__qualname__", None) or type(loss_fn).__qualname__
-        name, k = f"step({base})", 2
-        while name in self._functions:
-            name, k = f"step({base})#{k}", k + 1
+        name = self._name(f"step({_qualname(loss_fn)})")
         compiled = CompiledStep(loss_fn, optimizer, name, max_recompiles)
         self._functions[name] = compiled
         return compiled
+
+    def grad(self, fn: Callable[..., Any], *, max_recompiles: int = 8) -> Any:
+        """Compile a function and its gradients: ``result, grads = f(model, *batch)`` computes
+        ``result = fn(model, *batch)`` and the gradients of its loss (`result`, or its first
+        element) for the model's params, the forward and backward passes replayed from one trace
+        per signature (`burn.capture.step.CompiledGrad`). What `Learner(compile=True)` runs.
+
+        Args:
+            fn: ``fn(model, *batch) -> loss`` or ``-> (loss, *rest)``, on an autodiff backend.
+            max_recompiles: how many signatures (model structure, batch shapes) are traced.
+
+        Returns:
+            The `CompiledGrad`.
+        """
+        from burn.capture.step import CompiledGrad  # the step module builds on this one
+
+        compiled = CompiledGrad(fn, self._name(f"grad({_qualname(fn)})"), max_recompiles)
+        self._functions[compiled.name] = compiled
+        return compiled
+
+    def _name(self, base: str) -> str:
+        name, k = base, 2
+        while name in self._functions:
+            name, k = f"{base}#{k}", k + 1
+        return name
 
     def stats(self) -> dict[str, dict[str, int]]:
         """Per compiled function (by name): traces, replays, fallbacks, recompiles, fused_groups,
         fused_ops, kernels, removed_ops (see `CompiledFunction.stats`)."""
         return {name: f.stats() for name, f in list(self._functions.items())}
+
+    def fallbacks(self) -> dict[str, dict[str, int]]:
+        """Per compiled function with eager calls (by name): how many ran eagerly, per reason.
+
+        Example:
+            >>> import burn
+            >>> f = burn.compile(lambda x: x * 2.0 if x.sum().item() > 0 else x)
+            >>> _ = f(burn.Tensor.from_data([1.0], backend="ndarray"))  # doctest: +SKIP
+            >>> burn.compile.fallbacks()[f.name]  # doctest: +SKIP
+            {'it reads a value back to the host (float_into_data: ...)': 1}
+        """
+        return {
+            name: f.fallback_reasons() for name, f in list(self._functions.items()) if f._reasons
+        }
 
     def reset(self) -> None:
         """Forget every compiled function's counts and traces (tests, benchmarks)."""
@@ -341,6 +407,63 @@ class Compiler:
             f._cache.clear()
             f._counts = dict.fromkeys(STAT_NAMES, 0)
             f._warned.clear()
+            f._reasons.clear()
+
+
+def generator_state(values: tuple[Any, ...]) -> tuple[Any, Any] | None:
+    """The random state the backend of `values` (its first tensor or param) draws from, and a
+    copy of its host generator's state: when a traced call has to run again eagerly, restoring
+    it makes the eager run draw what the trace drew (dropout's masks), so the result is the
+    one a call without `burn.compile` gives. None when there is no tensor or no host generator.
+
+    Example:
+        >>> import burn
+        >>> x = burn.Tensor.zeros((2,), backend="ndarray")
+        >>> state = generator_state((x,))
+        >>> a = x.backend.rng.random()
+        >>> restore_generator(state)
+        >>> bool(x.backend.rng.random() == a)
+        True
+    """
+    backend: Any = None
+    for v in values:
+        if isinstance(v, Module):
+            for _, p in v.named_params():
+                backend = p.device.owner if p.device is not None else None
+                break
+        else:
+            backend = next((t.backend for t in flatten_tensors(v)), None)
+        if backend is not None:
+            break
+    return None if backend is None else backend_generator_state(backend)
+
+
+def backend_generator_state(backend: Any) -> tuple[Any, Any] | None:
+    """`generator_state` of `backend` itself (the random state its calling thread draws from)."""
+    random = backend.current_random()
+    rng = getattr(random, "rng", None)
+    return None if rng is None else (random, rng.bit_generator.state)
+
+
+def restore_generator(state: tuple[Any, Any] | None) -> None:
+    """Put back a state taken by `generator_state` (nothing for None)."""
+    if state is not None:
+        random, saved = state
+        random.rng.bit_generator.state = saved
+
+
+def _uninitialized(values: tuple[Any, ...]) -> bool:
+    """Whether a module among `values` has a param whose lazy initializer has not run."""
+    found = False
+
+    def check(_path: str, p: Param) -> None:
+        nonlocal found
+        found = found or not p.is_initialized
+
+    for v in values:
+        if isinstance(v, Module):
+            v.visit(check)
+    return found
 
 
 def _on_autodiff(values: tuple[Any, ...]) -> bool:
@@ -409,6 +532,10 @@ def _uncapturable(e: Exception) -> str | None:
             "compile the forward or the loss and call backward outside"
         )
     return None
+
+
+def _qualname(fn: Any) -> str:
+    return getattr(fn, "__qualname__", None) or type(fn).__qualname__
 
 
 def _forward(module: Module, *args: Any, **kwargs: Any) -> Any:

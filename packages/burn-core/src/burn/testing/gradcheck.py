@@ -104,14 +104,27 @@ def _host(tensor: Any) -> np.ndarray:
 
 
 def analytic_gradients(
-    fn: Callable[..., Any], inputs: Sequence[np.ndarray], backend: Any, float_dtype: DType, wrt: Sequence[int]
+    fn: Callable[..., Any],
+    inputs: Sequence[np.ndarray],
+    backend: Any,
+    float_dtype: DType,
+    wrt: Sequence[int],
+    what: str | None = None,
 ) -> tuple[np.ndarray, list[np.ndarray | None]]:
-    """``(output, [gradient of sum(W * output) per input in wrt, or None])`` on `backend`."""
+    """``(output, [gradient of sum(W * output) per input in wrt, or None])`` on `backend`.
+
+    In the suite's compile mode (``--burn-compile``), a call with `what` (the backend under
+    test's, not the reference's) also checks that `burn.compile.grad` gives the same output and
+    gradients (`burn.testing.compile_mode`).
+    """
     from burn import Tensor
+    from burn.testing import compile_mode
 
     tensors = [_tensor(backend, x, float_dtype) for x in inputs]
+    plain = list(tensors)
     for i in wrt:
         tensors[i] = tensors[i].require_grad()
+    draws = compile_mode.draws(backend)
     out = fn(*tensors)
     weights = Tensor.from_data(
         TensorData(_weights(tuple(out.shape)), out.dtype), dtype=out.dtype, backend=backend
@@ -121,7 +134,12 @@ def analytic_gradients(
     for i in wrt:
         g = tensors[i].grad(grads)
         result.append(None if g is None else _host(g))
-    return _host(out), result
+    out_host = _host(out)
+    if what is not None and compile_mode.active():
+        compile_mode.check_compiled_gradients(
+            fn, plain, weights, np.asarray(out.to_data().array), result, wrt, backend, what, draws
+        )
+    return out_host, result
 
 
 def numeric_gradient(
@@ -180,7 +198,7 @@ def check_gradients(
     arrays = [x.astype(np.float64) if x.dtype.kind == "f" else x for x in arrays]
     label = f"{what}: " if what else ""
     if backend.capabilities.supports(DType.F64):
-        _, grads = analytic_gradients(fn, arrays, backend, DType.F64, wrt)
+        _, grads = analytic_gradients(fn, arrays, backend, DType.F64, wrt, what)
         for i, g in zip(wrt, grads, strict=True):
             assert g is not None, f"{label}input {i} requires grad but got no gradient"
             expected = numeric_gradient(fn, arrays, backend, i, eps)
@@ -199,7 +217,7 @@ def check_gradients(
     reference = reference_backend()
     dtype = backend.float_dtype
     rounded = [x.astype(dtype.numpy).astype(np.float64) if x.dtype.kind == "f" else x for x in arrays]
-    _, grads = analytic_gradients(fn, rounded, backend, dtype, wrt)
+    _, grads = analytic_gradients(fn, rounded, backend, dtype, wrt, what)
     _, expected_grads = analytic_gradients(fn, rounded, reference, DType.F64, wrt)
     from burn.testing.helpers import tolerance
 

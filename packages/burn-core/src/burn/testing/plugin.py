@@ -7,6 +7,9 @@ in projects that do not.
 ``--burn-plugin MODULE`` (repeatable) registers a plugin module that is not installed (a backend
 under development): ``--burn-plugin burn_ndarray.plugin --burn-backend ndarray``.
 
+``--burn-compile`` runs the suite in compile mode (`burn.testing.compile_mode`): every module call
+and gradient check also goes through `burn.compile`, and must give the eager results.
+
 ``--burn-backend NAME`` (repeatable) takes a name for `burn.backend`, optionally followed by
 options: ``"ndarray?float_dtype=float64"`` or ``"autodiff(ndarray)?float_dtype=float64&int_dtype=int32"``
 (``true``/``false`` and integers are converted, anything else stays a string).
@@ -73,6 +76,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "tests a backend that is not installed, e.g. --burn-plugin burn_ndarray.plugin (repeatable)",
     )
     group.addoption(
+        "--burn-compile",
+        action="store_true",
+        default=False,
+        dest="burn_compile",
+        help="compile mode: every module call and gradient check of the suite also runs through "
+        "burn.compile and must equal the eager result (bitwise on ndarray; burn.testing.compile_mode)",
+    )
+    group.addoption(
         ALLOW_UNAVAILABLE,
         action="store_true",
         default=False,
@@ -137,6 +148,24 @@ def pytest_configure(config: pytest.Config) -> None:
             )
         unavailable[spec] = reason
     config.stash[_UNAVAILABLE] = unavailable
+    if config.getoption("burn_compile", default=False):
+        from burn.testing import compile_mode
+
+        compile_mode.enable()
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    if config.getoption("burn_compile", default=False):
+        from burn.testing import compile_mode
+
+        compile_mode.disable()
+
+
+def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
+    if config.getoption("burn_compile", default=False):
+        from burn.testing import compile_mode
+
+        terminalreporter.write_line(f"burn compile mode: {compile_mode.summary()}")
 
 
 def unavailable_reason(spec: str) -> str | None:
@@ -173,6 +202,8 @@ def pytest_report_header(config: pytest.Config) -> list[str] | None:
     if not names:
         return None
     lines = [f"burn backends under test: {', '.join(names)}"]
+    if config.getoption("burn_compile", default=False):
+        lines.append("burn compile mode: module calls and gradient checks also compiled, compared with eager")
     for spec, reason in config.stash.get(_UNAVAILABLE, {}).items():
         lines.append(f"burn backend {spec} SKIPPED ({ALLOW_UNAVAILABLE}): {reason}")
     return lines

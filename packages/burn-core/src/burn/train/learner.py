@@ -127,6 +127,12 @@ class Learner:
             and optimizer state stay in the model's dtype; see docs/guides/precision.md.
         grad_scaler: the `GradScaler` of ``"16-mixed"`` (default: ``GradScaler()``), to change
             its settings; only with ``"16-mixed"``.
+        compile: run each batch's forward and backward pass (`step_fn`, the loss scaling of
+            `grad_accumulation` and of the `GradScaler`) through `burn.compile.grad`: traced once
+            per batch signature, then replayed; the optimizer update, gradient accumulation and
+            clipping run as without it. A step that cannot be traced (a host read such as
+            ``loss.item()`` in `step_fn`, batch norm's running statistics in training) runs
+            eagerly with one `burn.capture.compiler.CompileWarning`. Counts: `compile_stats`.
 
     Example:
         >>> from burn import nn, optim
@@ -174,6 +180,7 @@ class Learner:
         hparams: Mapping[str, Any] | None = None,
         precision: str = "32",
         grad_scaler: GradScaler | None = None,
+        compile: bool = False,  # noqa: A002 - the name users know from torch and burn.compile
     ) -> None:
         from burn.module.base import Module
 
@@ -223,6 +230,8 @@ class Learner:
         self.grad_scaler: GradScaler | None = (
             (grad_scaler or GradScaler()) if precision == "16-mixed" else None
         )
+        if not isinstance(compile, bool):
+            raise TypeError(f"Learner: compile must be a bool, got {compile!r}")
         self.grad_accumulation = grad_accumulation
         self.checkpoint_every = checkpoint_every
         self._best_model: Any = None  # the best epoch's model, for EarlyStopping(restore_best=True)
@@ -230,6 +239,7 @@ class Learner:
         self.optimizer = optimizer
         self.scheduler: LrScheduler = as_scheduler(lr)
         self.step_fn = step_fn
+        self._compiled: Any = _compiled_step(step_fn) if compile else None
         self.valid_step_fn = valid_step_fn if valid_step_fn is not None else step_fn
         self.num_epochs = num_epochs
         self.metrics = check_metrics(metrics if metrics is not None else default_metrics())
@@ -260,6 +270,14 @@ class Learner:
     def is_main(self) -> bool:
         """This process prints, logs and checkpoints (always, without `DataParallel`: rank 0 with)."""
         return self._main
+
+    def compile_stats(self) -> dict[str, Any] | None:
+        """With ``compile=True``: the compiled step's counts (`burn.compile.stats`: traces,
+        replays, fallbacks, recompiles, fused_groups...) and ``fallback_reasons`` (eager calls
+        per reason); None without it."""
+        if self._compiled is None:
+            return None
+        return {**self._compiled.stats(), "fallback_reasons": self._compiled.fallback_reasons()}
 
     def fit(
         self,
@@ -384,6 +402,8 @@ class Learner:
                 result.model = model = self._best_model
             result.best_epoch = stopper.best_epoch
         self.model = model
+        if self._compiled is not None and self._main:
+            print(_compile_summary(self._compiled), file=self.stream)
         for logger in self._end_loggers("stopped" if result.stopped_early else "finished"):
             result.files.update(logger.files())
         state.model, state.epoch = model, result.epoch
@@ -453,14 +473,21 @@ class Learner:
             size = min(every, total - first + 1)
             if iteration == first:
                 lr = self.scheduler.step()
-            with self._autocast:
-                output = _checked(self.step_fn(model, batch), "step_fn")
-            # Scaling each loss by 1/size makes the summed gradients the group's mean gradient.
-            loss = output.loss if size == 1 else output.loss * (1.0 / size)
             scaler = self.grad_scaler
-            if scaler is not None:
-                loss = scaler.scale(loss)  # the same scale for every batch of a group
-            grads = GradientsParams.from_grads(loss.backward(), model)
+            if self._compiled is not None:
+                # The loss scale is an argument (a new value traces again, up to the limit).
+                loss_scale = scaler.get_scale() if scaler is not None and scaler.enabled else None
+                with self._autocast:
+                    (_, *parts), grads = self._compiled(model, batch, size, loss_scale)
+                output = StepOutput(*parts)
+            else:
+                with self._autocast:
+                    output = _checked(self.step_fn(model, batch), "step_fn")
+                # Scaling each loss by 1/size makes the summed gradients the group's mean gradient.
+                loss = output.loss if size == 1 else output.loss * (1.0 / size)
+                if scaler is not None:
+                    loss = scaler.scale(loss)  # the same scale for every batch of a group
+                grads = GradientsParams.from_grads(loss.backward(), model)
             last = iteration - first + 1 == size
             if size > 1:
                 accumulator.accumulate(grads)
@@ -719,6 +746,36 @@ def _call(logger: Logger, method: str, arg: Any) -> None:
             f"logger {logger.label()!r} ({type(logger).__name__}) failed in {method}(): "
             f"{type(exc).__name__}: {text}"
         ) from exc
+
+
+def _compiled_step(step_fn: StepFn) -> Any:
+    """`step_fn` with the loss scaling of `_train_epoch`, compiled with `burn.compile.grad`:
+    ``((loss, loss_unscaled, output, targets, batch_size), grads) = f(model, batch, size, scale)``.
+    `size` (the accumulation group's) and `scale` (the `GradScaler`'s, or None) are arguments, so
+    the trace never freezes them; the multiplications are those of the eager path, in its order."""
+    from burn.capture.compiler import compile as compile_
+
+    def train_step(model: Any, batch: Any, size: int, loss_scale: float | None) -> tuple[Any, ...]:
+        output = _checked(step_fn(model, batch), "step_fn")
+        loss = output.loss if size == 1 else output.loss * (1.0 / size)
+        if loss_scale is not None:
+            loss = loss * loss_scale  # GradScaler.scale
+        return loss, output.loss, output.output, output.targets, output.batch_size
+
+    train_step.__qualname__ = getattr(step_fn, "__qualname__", type(step_fn).__qualname__)
+    return compile_.grad(train_step)
+
+
+def _compile_summary(compiled: Any) -> str:
+    s = compiled.stats()
+    line = (
+        f"compile: {s['traces']} trace(s), {s['replays']} replayed step(s), {s['fallbacks']} eager "
+        f"step(s), {s['warmups']} warmup step(s), {s['fused_groups']} fused group(s)"
+    )
+    reasons = compiled.fallback_reasons()
+    if reasons:
+        line += " (eager: " + "; ".join(f"{n} x {r}" for r, n in reasons.items()) + ")"
+    return line
 
 
 def _training_backend(model: Module) -> Backend:
