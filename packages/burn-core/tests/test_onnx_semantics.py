@@ -205,15 +205,25 @@ def test_old_opsets_are_converted_with_a_log_line(caplog: pytest.LogCaptureFixtu
         burn.onnx.load(bad, backend="ndarray")
 
 
-def test_sequences_and_strings_are_refused_at_load() -> None:
-    g = helper.make_graph(
-        [helper.make_node("Identity", ["x"], ["y"])], "g",
-        [helper.make_tensor_sequence_value_info("x", TensorProto.FLOAT, None)],
-        [helper.make_tensor_sequence_value_info("y", TensorProto.FLOAT, None)],
-    )
-    seq = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]).SerializeToString()
-    with pytest.raises(OnnxError, match="input 'x' is a sequence: burn.onnx takes tensors only"):
-        burn.onnx.load(seq, backend="ndarray")
+def test_maps_nested_sequences_and_strings_are_refused_at_load() -> None:
+    def identity(kind: Any) -> bytes:
+        g = helper.make_graph(
+            [helper.make_node("Identity", ["x"], ["y"])], "g",
+            [helper.make_value_info("x", kind)], [helper.make_value_info("y", kind)],
+        )
+        return helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]).SerializeToString()  # type: ignore[no-any-return]
+
+    floats = helper.make_tensor_type_proto(TensorProto.FLOAT, None)
+    a_map = helper.make_map_type_proto(TensorProto.INT64, floats)
+    with pytest.raises(OnnxError, match="input 'x' is a map: burn.onnx takes tensors, sequences of tensors"):
+        burn.onnx.load(identity(a_map), backend="ndarray")
+    nested = helper.make_sequence_type_proto(helper.make_sequence_type_proto(floats))
+    with pytest.raises(OnnxError, match=r"input 'x' is a sequence\(sequence\(float32\?\)\): burn.onnx takes "
+                                        "sequences of tensors only"):
+        burn.onnx.load(identity(nested), backend="ndarray")
+    of_strings = helper.make_sequence_type_proto(helper.make_tensor_type_proto(TensorProto.STRING, None))
+    with pytest.raises(OnnxError, match="input 'x' is a string tensor"):
+        burn.onnx.load(identity(of_strings), backend="ndarray")
     strings = graph("Identity", [("x", TensorProto.STRING, [2])], [("y", TensorProto.STRING)])
     with pytest.raises(OnnxError, match="input 'x' is a string tensor"):
         burn.onnx.load(strings, backend="ndarray")

@@ -231,11 +231,12 @@ class OnnxModel(Module):
         values = [out[name] for name in self.program.outputs]
         return values[0] if len(values) == 1 else tuple(values)
 
-    def run(self, feeds: Mapping[str, Any]) -> dict[str, Tensor | np.ndarray]:
+    def run(self, feeds: Mapping[str, Any]) -> dict[str, Any]:
         """Run the graph on the inputs `feeds` (name -> tensor or NumPy array); returns every
         output by name: tensors, except the outputs declared with an element type narrower than
         any burn dtype (float8, float4, int4/uint4, int2/uint2), which are NumPy arrays of that
-        ``ml_dtypes`` type (inputs of those types are given the same way).
+        ``ml_dtypes`` type (inputs of those types are given the same way). A sequence input or
+        output is a list of those; an optional one is its value, or None when it is empty.
 
         Raises:
             OnnxError: a missing or unknown input.
@@ -332,7 +333,64 @@ def run_nodes(
                 env.pop(name, None)  # free intermediate tensors as soon as they are dead
 
 
-def _output(ctx: Ctx, info: ValueInfo | None, value: Any, source: str) -> Tensor | np.ndarray:
+_VALUE_FORMS = ("tensor", "untyped", "sequence_type", "optional_type")
+
+
+def _check_declared_type(info: ValueInfo, what: str) -> None:
+    """Refuse a graph input or output of a type burn.onnx cannot hold: strings, maps, sparse
+    tensors, sequences of sequences (tensors, sequences of tensors and optionals of either are
+    taken)."""
+    if info.form not in _VALUE_FORMS:
+        form = info.form.removesuffix("_type")
+        raise OnnxError(
+            f"{what} {info.name!r} is a {form}: burn.onnx takes tensors, sequences of tensors and optionals"
+        )
+    element = info.element
+    if info.form == "sequence_type" and element is not None and element.form not in ("tensor", "untyped"):
+        raise OnnxError(
+            f"{what} {info.name!r} is a {info.type_name()}: burn.onnx takes sequences of tensors only"
+        )
+    if info.form == "optional_type" and element is not None and element.form == "optional_type":
+        raise OnnxError(f"{what} {info.name!r} is a {info.type_name()}: an optional of an optional")
+    if element is not None:
+        _check_declared_type(element, what)
+    elif info.dtype.kind in "OSU":
+        raise OnnxError(f"{what} {info.name!r} is a string tensor: burn has no string dtype")
+
+
+def _declared_tensors(info: ValueInfo) -> list[ValueInfo]:
+    """The tensor types inside a declared type (itself for a tensor; the elements of a sequence
+    or an optional)."""
+    if info.form in ("sequence_type", "optional_type"):
+        return [] if info.element is None else _declared_tensors(info.element)
+    return [info]
+
+
+def _output(ctx: Ctx, info: ValueInfo | None, value: Any, source: str) -> Any:
+    """An output as its declared type: a sequence is a list of its elements, an empty optional
+    None, and a tensor a tensor of its declared element type (`_tensor_output`)."""
+    form = "untyped" if info is None else info.form
+    if isinstance(value, list) or form == "sequence_type":
+        if not isinstance(value, list) or form not in ("sequence_type", "optional_type", "untyped"):
+            what = "a sequence" if isinstance(value, list) else "empty" if value is None else "a tensor"
+            declared = "?" if info is None else info.type_name()
+            raise OnnxError(f"output {getattr(info, 'name', '?')!r} is declared {declared} but is {what}",
+                            source=source)
+        element = None if info is None or info.element is None else info.element
+        if element is not None and element.form == "sequence_type":  # an optional's sequence
+            element = element.element
+        return [_output(ctx, element, v, source) for v in value]
+    if value is None:
+        if form not in ("optional_type", "untyped"):
+            raise OnnxError(f"output {getattr(info, 'name', '?')!r} was not computed (an empty optional)",
+                            source=source)
+        return None
+    if info is not None and info.form == "optional_type":
+        info = info.element
+    return _tensor_output(ctx, info, value, source)
+
+
+def _tensor_output(ctx: Ctx, info: ValueInfo | None, value: Any, source: str) -> Tensor | np.ndarray:
     """An output as a tensor of its declared element type: the ops compute integers in int64 and
     floats in the model's float dtype, so an ``int8``, ``float16`` or ``float64`` output is cast
     back (integer casts wrap as ONNX's do); ``float32`` outputs stay in the model's float dtype,
@@ -384,6 +442,37 @@ def _output_dtype(backend: Backend, info: ValueInfo, source: str) -> DType:
 
 
 def _check_input(ctx: Ctx, info: ValueInfo, value: Any) -> Any:
+    """An input as the graph holds it: a tensor checked against its declared kind and shape, a
+    sequence as a list of those, an empty optional as None."""
+    if info.form == "sequence_type":
+        if not isinstance(value, (list, tuple)):
+            raise KindError(f"input {info.name!r} must be a sequence ({info.describe()}): a list of tensors "
+                            f"or arrays, got {type(value).__name__}")
+        return [_check_element(ctx, info.element, info.name, v) for v in value]
+    if info.form == "optional_type":
+        return None if value is None else _check_element(ctx, info.element, info.name, value)
+    return _check_tensor_input(ctx, info, value)
+
+
+def _check_element(ctx: Ctx, info: ValueInfo | None, name: str, value: Any) -> Any:
+    """An element of a sequence or optional input; without a declared type, tensors are taken
+    as they are and arrays with their own kind."""
+    if info is not None:
+        return _check_input(ctx, info, value)
+    if isinstance(value, (list, tuple)):
+        return [_check_element(ctx, None, name, v) for v in value]
+    t = value if is_tensor(value) else ctx.tensor(np.asarray(value))
+    if t.backend is not ctx.backend:
+        from burn.errors import BackendMismatchError
+
+        raise BackendMismatchError(
+            f"input {name!r} holds a tensor on backend {t.backend.name!r}, "
+            f"the model runs on {ctx.backend.name!r}"
+        )
+    return t
+
+
+def _check_tensor_input(ctx: Ctx, info: ValueInfo, value: Any) -> Any:
     if info.form == "tensor" and is_narrow(info.dtype):
         # float8, int4...: no burn dtype holds them; they stay on the host with their type
         array = value.to_numpy() if is_tensor(value) else np.asarray(value)
@@ -421,6 +510,8 @@ def describe_value(value: Any) -> str:
         return "None"
     if is_tensor(value):
         return f"{value.dtype.value}{list(value.shape)}"
+    if isinstance(value, list):
+        return f"sequence({', '.join(map(describe_value, value[:4]))}{', ...' if len(value) > 4 else ''})"
     array = np.asarray(value)
     return f"host {array.dtype.name}{list(array.shape)}"
 
@@ -432,6 +523,13 @@ def _run_node(ctx: Ctx, node: Node, inputs: Sequence[Any], program: Program) -> 
     other failure becomes an `OnnxError` naming them, chained to the original."""
     info = REGISTRY[node.op_type]
     try:
+        if not info.sequences:
+            for index, value in enumerate(inputs):
+                if isinstance(value, list):
+                    raise OnnxError(
+                        f"node {node.name!r} ({node.op_type}): input {index} is a sequence; "
+                        f"{node.op_type} takes tensors"
+                    )
         all_host = not any(map(is_tensor, inputs))
         if node.op_type in SHAPED_BY_VALUES:
             folding = info.run is None or (info.host is not None and all_host)
@@ -508,18 +606,15 @@ def load(
         graph = parse(proto, label)
         check_supported(graph, label)
         for value, what in [(v, "input") for v in graph.inputs] + [(v, "output") for v in graph.outputs]:
-            if value.form not in ("tensor", "untyped"):
-                form = value.form.removesuffix("_type")
-                raise OnnxError(f"{what} {value.name!r} is a {form}: burn.onnx takes tensors only")
-            if value.dtype.kind in "OSU":
-                raise OnnxError(f"{what} {value.name!r} is a string tensor: burn has no string dtype")
+            _check_declared_type(value, what)
         check_graph(graph)
     except OnnxError as err:
         raise err.with_source(label) from err.__cause__
     b, dev = resolve_backend("burn.onnx.load", device, backend)
     for out in graph.outputs:
-        if out.form == "tensor" and not is_narrow(out.dtype):
-            _output_dtype(b, out, label)  # refused at load, not on the first call
+        for declared in _declared_tensors(out):
+            if declared.form == "tensor" and not is_narrow(declared.dtype):
+                _output_dtype(b, declared, label)  # refused at load, not on the first call
     dtype = DType.from_any(float_dtype) if float_dtype is not None else b.float_dtype
     frozen = {
         node.inputs[i]

@@ -3,7 +3,7 @@ supported, a tensor implementation and, for ops that shape computations use, a N
 
 The implementations live in `ops_math`, `ops_shape`, `ops_nn`, `ops_loss`, `ops_sampling`,
 `ops_attention`, `ops_rnn`, `ops_layout`, `ops_quantize`, `ops_control`, `ops_spectral`,
-`ops_detection` and `ops_ml` (the ``ai.onnx.ml`` domain); importing this module registers them
+`ops_detection`, `ops_sequence` and `ops_ml` (the ``ai.onnx.ml`` domain); importing this module registers them
 all. `supported_ops` lists the table; `render_table` writes it as the Markdown table of the import
 guide.
 """
@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 OpFn = Callable[["Ctx", "Node", "Sequence[Value]"], "list[Value]"]
 HostFn = Callable[["Node", "Sequence[Any]"], "list[Any]"]
 
-CATEGORIES = ("math", "logic", "reduce", "shape", "index", "creation", "nn", "recurrent")
+CATEGORIES = ("math", "logic", "reduce", "shape", "index", "creation", "sequence", "nn", "recurrent")
 
 
 @dataclass(frozen=True)
@@ -34,21 +34,31 @@ class OpInfo:
     note: str
     run: OpFn | None
     host: HostFn | None
+    # Whether the op takes sequences (Python lists of values) and empty optionals (None) as
+    # values: the sequence ops, Identity and control flow. Any other op given a sequence is
+    # refused, naming the node, before it runs.
+    sequences: bool = False
 
 
 REGISTRY: dict[str, OpInfo] = {}
 
 
 def register(
-    names: str | Sequence[str], category: str, note: str = "", host: HostFn | None = None
+    names: str | Sequence[str],
+    category: str,
+    note: str = "",
+    host: HostFn | None = None,
+    *,
+    sequences: bool = False,
 ) -> Callable[[OpFn], OpFn]:
-    """Decorator: `fn` runs the ops `names` on tensors (and host arrays, converting them)."""
+    """Decorator: `fn` runs the ops `names` on tensors (and host arrays, converting them);
+    `sequences`: it also takes sequence values (lists) and empty optionals (None)."""
     assert category in CATEGORIES, category
 
     def deco(fn: OpFn) -> OpFn:
         for name in [names] if isinstance(names, str) else names:
             assert name not in REGISTRY, f"{name} registered twice"
-            REGISTRY[name] = OpInfo(name, category, note, fn, host)
+            REGISTRY[name] = OpInfo(name, category, note, fn, host, sequences)
         return fn
 
     return deco
@@ -98,6 +108,7 @@ def _load() -> None:
         ops_quantize,
         ops_rnn,
         ops_sampling,
+        ops_sequence,
         ops_shape,
         ops_spectral,
     )

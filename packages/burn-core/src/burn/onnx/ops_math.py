@@ -52,7 +52,11 @@ def _erf_np(x: np.ndarray) -> np.ndarray:
     return np.vectorize(math.erf, otypes=[x.dtype])(x) if x.size else x
 
 
-_unary("Identity", lambda n, x: x, lambda n, x: x)
+@register("Identity", "math", host=lambda node, inputs: [inputs[0]], sequences=True)
+def _identity(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]:
+    return [inputs[0]]  # a tensor, a sequence or an optional: passed on as it is
+
+
 def _on_host(value: Value) -> np.ndarray:
     return np.asarray(value.to_numpy()) if is_tensor(value) else np.asarray(value)
 
