@@ -19,12 +19,19 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from burn.errors import BurnError, KindError, ShapeError
+from burn.errors import BurnError
 from burn.foundations.kind import Float
 from burn.foundations.limits import Limits, resolve_limits
 from burn.module.base import Module
 from burn.module.param import Param
-from burn.onnx.errors import OnnxError, UnsupportedOpError
+from burn.onnx.errors import (
+    OnnxError,
+    OnnxKindError,
+    OnnxShapeError,
+    UnsupportedOpError,
+    node_failure,
+    onnx_error_type,
+)
 from burn.onnx.graph import Body, Graph, Node, ValueInfo, node_bodies, node_captures, parse, read_model
 from burn.onnx.graph_checks import check_graph
 from burn.onnx.narrow_dtypes import is_narrow
@@ -129,10 +136,11 @@ def fold(
             outs = info.host(node, values)  # type: ignore[misc]
             arrays = [np.asarray(value) for value in outs]
         except Exception as exc:  # noqa: BLE001 - any failure here is a malformed graph
-            raise OnnxError(
-                f"node {node.name!r} ({node.op_type}): cannot evaluate it on its constant inputs: "
-                f"{type(exc).__name__}: {exc}",
-                source=source,
+            what = exc.reason if isinstance(exc, OnnxError) else f"{type(exc).__name__}: {exc}"
+            raise onnx_error_type(exc)(
+                f"node {node.name!r} ({node.op_type}, opset {graph.opset}): cannot evaluate it on its "
+                f"constant inputs: {what.removeprefix(f'node {node.name!r} ({node.op_type}): ')}",
+                source=source, node=node.name, op_type=node.op_type, opset=graph.opset,
             ) from exc
         size = sum(int(a.nbytes) for a in arrays)
         if computed and limits.exceeds("max_folded_bytes", size):
@@ -240,7 +248,11 @@ class OnnxModel(Module):
 
         Raises:
             OnnxError: a missing or unknown input.
-            KindError, ShapeError: an input of the wrong kind, rank or static size.
+            OnnxKindError, OnnxShapeError: an input of the wrong kind, rank or static size (also a
+                `KindError` / `ShapeError`).
+            OnnxError: a node failed; it names the node, its op and the opset (attributes
+                `node`, `op_type`, `opset`), and is an `OnnxShapeError`, `OnnxKindError` or
+                `OnnxDTypeError` when burn's own check of a shape, kind or dtype failed.
         """
         program = self.program
         declared = {i.name for i in program.inputs}
@@ -446,8 +458,10 @@ def _check_input(ctx: Ctx, info: ValueInfo, value: Any) -> Any:
     sequence as a list of those, an empty optional as None."""
     if info.form == "sequence_type":
         if not isinstance(value, (list, tuple)):
-            raise KindError(f"input {info.name!r} must be a sequence ({info.describe()}): a list of tensors "
-                            f"or arrays, got {type(value).__name__}")
+            raise OnnxKindError(
+                f"input {info.name!r} must be a sequence ({info.describe()}): a list of tensors or arrays, "
+                f"got {type(value).__name__}"
+            )
         return [_check_element(ctx, info.element, info.name, v) for v in value]
     if info.form == "optional_type":
         return None if value is None else _check_element(ctx, info.element, info.name, value)
@@ -477,8 +491,8 @@ def _check_tensor_input(ctx: Ctx, info: ValueInfo, value: Any) -> Any:
         # float8, int4...: no burn dtype holds them; they stay on the host with their type
         array = value.to_numpy() if is_tensor(value) else np.asarray(value)
         if array.dtype != info.dtype:
-            raise KindError(f"input {info.name!r} must be a {info.dtype.name} array ({info.describe()}), "
-                            f"got {array.dtype.name}")
+            raise OnnxKindError(f"input {info.name!r} must be a {info.dtype.name} array ({info.describe()}), "
+                                f"got {array.dtype.name}")
         return array
     want = kind_of_numpy(np.empty(0, info.dtype))
     t = value if is_tensor(value) else ctx.tensor(np.asarray(value), want)
@@ -490,7 +504,7 @@ def _check_tensor_input(ctx: Ctx, info: ValueInfo, value: Any) -> Any:
             f"{ctx.backend.name!r}: move one of them (model.to_device(...) or tensor.to_device(...))"
         )
     if t.kind is not want:
-        raise KindError(
+        raise OnnxKindError(
             f"input {info.name!r} must be a {want.name} tensor ({info.describe()}), got {t.kind.name}: "
             f"convert it with .{want.name.lower()}()"
         )
@@ -500,7 +514,7 @@ def _check_tensor_input(ctx: Ctx, info: ValueInfo, value: Any) -> Any:
             isinstance(d, int) and d != n for d, n in zip(info.dims, shape, strict=False)
         )
         if bad:
-            raise ShapeError(f"input {info.name!r} must have shape {info.describe()}, got {list(shape)}")
+            raise OnnxShapeError(f"input {info.name!r} must have shape {info.describe()}, got {list(shape)}")
     return t
 
 
@@ -541,19 +555,17 @@ def _run_node(ctx: Ctx, node: Node, inputs: Sequence[Any], program: Program) -> 
             return info.host(node, [None if v is None else ctx.host(v) for v in inputs])
         return info.run(ctx, node, inputs)
     except OnnxError as exc:
-        exc.add_note(f"while running ONNX {_where(node, inputs)}")
-        raise exc.with_source(program.source).with_traceback(exc.__traceback__) from exc.__cause__
-    except BurnError as exc:
-        exc.add_note(f"while running ONNX {_where(node, inputs)}")
-        raise
-    except Exception as exc:  # noqa: BLE001 - a graph the checks at load let through
-        raise OnnxError(
-            f"{_where(node, inputs)}: {type(exc).__name__}: {exc}", source=program.source
-        ) from exc
+        if exc.node is not None and exc.opset is not None:
+            raise  # a node inside a subgraph of this one, already named
+        err = node_failure(exc, node.name, node.op_type, program.opset, _inputs(inputs))
+        raise err.with_source(program.source) from exc
+    except Exception as exc:  # noqa: BLE001 - burn's checks, or a graph the checks at load let through
+        err = node_failure(exc, node.name, node.op_type, program.opset, _inputs(inputs))
+        raise err.with_source(program.source) from exc
 
 
-def _where(node: Node, inputs: Sequence[Any]) -> str:
-    return f"node {node.name!r} ({node.op_type}) on inputs ({', '.join(map(describe_value, inputs))})"
+def _inputs(inputs: Sequence[Any]) -> str:
+    return ", ".join(map(describe_value, inputs))
 
 
 def load(
@@ -630,13 +642,10 @@ def load(
         array = graph.initializers[name]
         try:
             tensor = Tensor.from_data(array, dev, dtype=dtype, backend=b)
-        except BurnError as exc:
-            exc.add_note(f"while loading the initializer {name!r} ({array.dtype.name}{list(array.shape)})")
-            raise
-        except Exception as exc:  # noqa: BLE001 - an element type the backend cannot take
-            raise OnnxError(
-                f"initializer {name!r} ({array.dtype.name}{list(array.shape)}) cannot become a param: "
-                f"{type(exc).__name__}: {exc}",
+        except Exception as exc:  # noqa: BLE001 - an element type the backend cannot take...
+            what = str(exc) if isinstance(exc, BurnError) else f"{type(exc).__name__}: {exc}"
+            raise onnx_error_type(exc)(
+                f"initializer {name!r} ({array.dtype.name}{list(array.shape)}) cannot become a param: {what}",
                 source=label,
             ) from exc
         params[name] = Param.from_tensor(tensor, require_grad=name not in frozen)
