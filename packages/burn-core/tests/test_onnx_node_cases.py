@@ -792,3 +792,54 @@ def test_conv_transpose_windows_match_onnx_reference(attrs: dict[str, Any]) -> N
         want = ReferenceEvaluator(proto).run(None, {"x": x, "w": w, "b": b})[0]
     got = burn.onnx.load(proto, backend="ndarray").run({"x": x, "w": w, "b": b})["y"].to_numpy()
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize(
+    "shape, attrs",
+    [
+        ((2, 3, 7), {"kernel_shape": [3], "strides": [2], "pads": [1, 1]}),
+        ((2, 2, 5, 6), {"kernel_shape": [3, 2], "strides": [2, 1], "pads": [1, 0, 1, 0]}),
+        ((2, 2, 5, 6), {"kernel_shape": [2, 3], "strides": [1, 2], "storage_order": 1}),
+        ((1, 2, 4, 3, 5), {"kernel_shape": [2, 2, 3], "strides": [2, 1, 2], "dilations": [1, 2, 1]}),
+    ],
+)
+def test_max_pool_indices_match_onnx_reference(shape: tuple[int, ...], attrs: dict[str, Any]) -> None:
+    # Indices count over the whole tensor (batch and channel included), column-major in the last
+    # two dims with storage_order=1, as ONNX's reference gives them.
+    from onnx.reference import ReferenceEvaluator
+
+    x = np.random.default_rng(3).permutation(np.prod(shape)).reshape(shape).astype(np.float32)  # no ties
+    node = helper.make_node("MaxPool", ["x"], ["y", "i"], **attrs)
+    graph = helper.make_graph(
+        [node], "g", [_f32("x", list(shape))],
+        [helper.make_empty_tensor_value_info("y"), helper.make_empty_tensor_value_info("i")],
+    )
+    proto = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 12)])
+    want_y, want_i = ReferenceEvaluator(proto).run(None, {"x": x})
+    out = burn.onnx.load(proto, backend="ndarray").run({"x": x})
+    np.testing.assert_array_equal(out["y"].to_numpy(), want_y)
+    np.testing.assert_array_equal(out["i"].to_numpy(), want_i)
+
+
+def test_max_pool_indices_refuse_pads_burn_adds_itself() -> None:
+    node = helper.make_node("MaxPool", ["x"], ["y", "i"], name="mp", kernel_shape=[2, 2], pads=[1, 0, 0, 1])
+    graph = helper.make_graph(
+        [node], "g", [_f32("x", [1, 1, 4, 4])],
+        [helper.make_empty_tensor_value_info("y"), helper.make_empty_tensor_value_info("i")],
+    )
+    proto = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 12)])
+    model = burn.onnx.load(proto, backend="ndarray")
+    with pytest.raises(OnnxError, match=r"'mp' \(MaxPool, opset 13\).*Indices output with pads \[1, 0, 0, 1\]"):
+        model.run({"x": np.zeros((1, 1, 4, 4), np.float32)})
+
+
+def test_max_pool_of_uint8_is_exact_and_keeps_the_type() -> None:
+    x = np.array([[[[0, 255, 7], [254, 1, 3]]]], np.uint8)
+    node = helper.make_node("MaxPool", ["x"], ["y"], kernel_shape=[2, 2])
+    graph = helper.make_graph(
+        [node], "g", [helper.make_tensor_value_info("x", onnx.TensorProto.UINT8, [1, 1, 2, 3])],
+        [helper.make_tensor_value_info("y", onnx.TensorProto.UINT8, None)],
+    )
+    proto = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 12)])
+    got = burn.onnx.load(proto, backend="ndarray").run({"x": x})["y"].to_numpy()
+    assert got.dtype == np.uint8 and got.tolist() == [[[[255, 255]]]]

@@ -6,6 +6,9 @@ import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
+from burn.foundations.kind import Float
 from burn.onnx.errors import OnnxError
 from burn.onnx.ops import register
 from burn.onnx.runtime import align, norm_axis
@@ -279,23 +282,53 @@ def _pool_pads(
     return x.pad(pairs, value), [0] * len(kernel)
 
 
-@register("MaxPool", "nn", "1-D, 2-D and 3-D; the Indices output and storage_order=1 are not supported")
+@register("MaxPool", "nn", "1-D, 2-D and 3-D; the Indices output needs pads burn's pooling takes "
+          "(symmetric, at most half the kernel); integer inputs int8 and uint8")
 def _max_pool(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]:
-    if len(node.outputs) > 1 and node.outputs[1]:
-        raise OnnxError(f"node {node.name!r} (MaxPool): the Indices output is not supported")
     x = ctx.tensor(inputs[0])
+    if x.kind is not Float:
+        # ONNX pools int8 and uint8 too: exact in every float dtype (float16 holds integers to 2048)
+        declared = node.input_dtype(0)
+        if declared is None or declared not in (np.dtype(np.int8), np.dtype(np.uint8)):
+            raise OnnxError(
+                f"node {node.name!r} (MaxPool): integer inputs must be declared int8 or uint8, got "
+                f"{'an undeclared type' if declared is None else declared.name}"
+            )
+        outs = _max_pool(ctx, node, [x.float().cast(ctx.float_dtype)])
+        return [outs[0].int(), *outs[1:]]
     kernel = [int(k) for k in node.attr("kernel_shape")]
     strides, dilations, before, after = _spatial(node, x, kernel)
     ceil = bool(node.attr("ceil_mode", 0))
-    x, pads = _pool_pads(x, before, after, kernel, -math.inf)
+    padded, pads = _pool_pads(x, before, after, kernel, -math.inf)
     rank = len(kernel)
+    if rank > 3:
+        raise OnnxError(f"node {node.name!r} (MaxPool): {rank}-D pooling is not supported")
+    if len(node.outputs) < 2 or not node.outputs[1]:
+        if rank == 1:
+            return [F.max_pool1d(padded, kernel[0], strides[0], pads[0], dilations[0], ceil)]
+        if rank == 2:
+            return [F.max_pool2d(padded, kernel, strides, pads, dilations, ceil)]
+        return [max_pool3d(padded, kernel, strides, pads, dilations, ceil)]
+    if padded is not x:
+        raise OnnxError(
+            f"node {node.name!r} (MaxPool): the Indices output with pads {before + after} (asymmetric, "
+            f"or over half the kernel {kernel}) is not supported"
+        )
     if rank == 1:
-        return [F.max_pool1d(x, kernel[0], strides[0], pads[0], dilations[0], ceil)]
-    if rank == 2:
-        return [F.max_pool2d(x, kernel, strides, pads, dilations, ceil)]
-    if rank == 3:
-        return [max_pool3d(x, kernel, strides, pads, dilations, ceil)]
-    raise OnnxError(f"node {node.name!r} (MaxPool): {rank}-D pooling is not supported")
+        values, plane = F.max_pool1d_with_indices(x, kernel[0], strides[0], pads[0], dilations[0], ceil)
+    else:
+        pool = F.max_pool2d_with_indices if rank == 2 else F.max_pool3d_with_indices
+        values, plane = pool(x, kernel, strides, pads, dilations, ceil)
+    # burn counts within each [N, C] plane in row-major order; ONNX over the whole tensor, with
+    # storage_order=1 reading the last two spatial dims column-major
+    spatial = list(x.shape[2:])
+    if node.attr("storage_order", 0) and rank >= 2:
+        h, w = spatial[-2], spatial[-1]
+        inner = plane % (h * w)
+        plane = plane - inner + (inner % w) * h + inner // w
+    n, c = x.shape[0], x.shape[1]
+    offsets = np.arange(n * c, dtype=np.int64).reshape([n, c] + [1] * rank) * math.prod(spatial)
+    return [values, plane + ctx.tensor(offsets)]
 
 
 def _avg(
