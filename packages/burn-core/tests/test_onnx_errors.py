@@ -19,11 +19,12 @@ import burn.onnx  # noqa: E402
 from burn.cli import main  # noqa: E402
 from burn.errors import KindError, ShapeError  # noqa: E402
 from burn.onnx import OnnxError, UnsupportedOpError  # noqa: E402
-from burn.onnx.ops import BEGIN, END, render_table  # noqa: E402
+from burn.onnx.ops import BEGIN, END, read_counts, render_table  # noqa: E402
 from burn.onnx.table import write_table  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[3]
 GUIDE = ROOT / "docs" / "guides" / "import-models.md"
+COUNTS = Path(__file__).resolve().parent / "onnx_node_counts.txt"  # the node suite's, per op
 
 
 def small_model(op: str = "Relu", opset: int = 17, domain: str = "") -> bytes:
@@ -170,14 +171,18 @@ def _guide() -> str:
 
 def test_guide_table_is_generated_from_the_op_table() -> None:
     text = _guide()
+    counts = read_counts(COUNTS.read_text(encoding="utf-8"))
     start, stop = text.index(BEGIN) + len(BEGIN), text.index(END)
-    assert text[start:stop].strip() == render_table().strip(), (
-        "docs/guides/import-models.md is out of date: run "
-        "python -m burn.onnx.table docs/guides/import-models.md"
+    assert text[start:stop].strip() == render_table(counts).strip(), (
+        "docs/guides/import-models.md is out of date: run python -m burn.onnx.table "
+        "--counts packages/burn-core/tests/onnx_node_counts.txt docs/guides/import-models.md"
     )
-    assert write_table(GUIDE, check=True)
+    assert write_table(GUIDE, check=True, counts=counts)
     for op in ("Conv", "BatchNormalization", "LSTM", "Trilu", "LayerNormalization", "Range"):
         assert f"`{op}`" in render_table()
+    # each op with node cases shows its count, from the suite's counts file
+    passed, cases = counts["Conv"]
+    assert f"`Conv` {passed}/{cases}" in text and cases >= 1
 
 
 def test_guide_onnx_examples_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
