@@ -224,6 +224,10 @@ def test_maps_nested_sequences_and_strings_are_refused_at_load() -> None:
     of_strings = helper.make_sequence_type_proto(helper.make_tensor_type_proto(TensorProto.STRING, None))
     with pytest.raises(OnnxError, match="input 'x' is a string tensor"):
         burn.onnx.load(identity(of_strings), backend="ndarray")
+    two_strings = [("x", TensorProto.STRING, [2]), ("y", TensorProto.STRING, [2])]
+    strings = graph("Equal", two_strings, [("z", TensorProto.BOOL)])
+    with pytest.raises(OnnxError, match="input 'x' is a string tensor: burn has no string dtype"):
+        burn.onnx.load(strings, backend="ndarray")
     strings = graph("Identity", [("x", TensorProto.STRING, [2])], [("y", TensorProto.STRING)])
     with pytest.raises(OnnxError, match="input 'x' is a string tensor"):
         burn.onnx.load(strings, backend="ndarray")
