@@ -78,6 +78,12 @@ MODULES = {
     "AffineGrid": "affinegrid",
     "RNN": "rnn",
     "ConvTranspose": "convtranspose",
+    "Col2Im": "col2im",
+    "SplitToSequence": "splittosequence",
+    "SequenceInsert": "sequenceinsert",
+    "SequenceMap": "sequence_map",
+    "OptionalGetElement": "optionalgetelement",
+    "OptionalHasElement": "optionalhaselement",
 }
 
 # Cases burn refuses, each with an OnnxError naming what it lacks (never a wrong value).
@@ -194,23 +200,31 @@ def _run(model: Any, tc: Any) -> None:
         inputs, expected = arrays(inputs), arrays(expected)
         out = model.run(dict(zip(names, inputs, strict=True)))
         for info, want in zip(tc.model.graph.output, expected, strict=True):
-            value = out[info.name]
-            got = np.asarray(value.to_numpy() if hasattr(value, "to_numpy") else value)
-            want = np.asarray(want)
-            assert got.shape == want.shape
-            if is_narrow(want.dtype) or want.dtype == object:
-                # float8, int4... (host arrays of their ml_dtypes type) and strings: exact
-                assert got.dtype == want.dtype
-                if want.dtype == object:
-                    np.testing.assert_array_equal(got, want)
-                else:
-                    np.testing.assert_array_equal(widen(got), widen(want))
-            elif tc.name in HALF_ULP:
-                eps = float(ml_dtypes.finfo(want.dtype).eps)
-                np.testing.assert_allclose(got.astype(np.float32), want.astype(np.float32), rtol=2 * eps)
-            else:
-                np.testing.assert_allclose(got, want, rtol=tc.rtol, atol=tc.atol)
-            assert got.dtype == want.dtype
+            _compare(tc, out[info.name], want)
+
+
+def _compare(tc: Any, value: Any, want: Any) -> None:
+    if isinstance(want, list):  # a sequence output: element by element
+        assert isinstance(value, list) and len(value) == len(want)
+        for v, w in zip(value, want, strict=True):
+            _compare(tc, v, w)
+        return
+    got = np.asarray(value.to_numpy() if hasattr(value, "to_numpy") else value)
+    want = np.asarray(want)
+    assert got.shape == want.shape
+    if is_narrow(want.dtype) or want.dtype == object:
+        # float8, int4... (host arrays of their ml_dtypes type) and strings: exact
+        assert got.dtype == want.dtype
+        if want.dtype == object:
+            np.testing.assert_array_equal(got, want)
+        else:
+            np.testing.assert_array_equal(widen(got), widen(want))
+    elif tc.name in HALF_ULP:
+        eps = float(ml_dtypes.finfo(want.dtype).eps)
+        np.testing.assert_allclose(got.astype(np.float32), want.astype(np.float32), rtol=2 * eps)
+    else:
+        np.testing.assert_allclose(got, want, rtol=tc.rtol, atol=tc.atol)
+    assert got.dtype == want.dtype
 
 
 # -- what the added ops refuse --------------------------------------------------------------------
@@ -849,3 +863,37 @@ def test_max_pool_of_uint8_is_exact_and_keeps_the_type() -> None:
     proto = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 12)])
     got = burn.onnx.load(proto, backend="ndarray").run({"x": x})["y"].to_numpy()
     assert got.dtype == np.uint8 and got.tolist() == [[[[255, 255]]]]
+
+
+@pytest.mark.parametrize(
+    "image, block, attrs",
+    [
+        ([5], [2], {"strides": [2]}),  # the last row no block reaches stays 0
+        ([5, 4], [2, 3], {"strides": [2, 1], "pads": [1, 0, 0, 2], "dilations": [1, 2]}),
+        ([3, 4, 3], [2, 2, 2], {"pads": [0, 1, 0, 1, 0, 1]}),
+    ],
+)
+def test_col2im_matches_onnx_reference(image: list[int], block: list[int], attrs: dict[str, Any]) -> None:
+    from onnx.reference import ReferenceEvaluator
+
+    rank = len(block)
+    strides, dilations = attrs.get("strides", [1] * rank), attrs.get("dilations", [1] * rank)
+    pads = attrs.get("pads", [0] * 2 * rank)
+    counts = [(i + pads[d] + pads[d + rank] - dilations[d] * (k - 1) - 1) // strides[d] + 1
+              for d, (i, k) in enumerate(zip(image, block, strict=True))]
+    size = (2, 3 * int(np.prod(block)), int(np.prod(counts)))
+    x = np.random.default_rng(4).normal(size=size).astype(np.float32)
+    i64 = onnx.TensorProto.INT64
+    node = helper.make_node("Col2Im", ["x", "image", "block"], ["y"], **attrs)
+    graph = helper.make_graph(
+        [node], "g",
+        [_f32("x", list(x.shape)), helper.make_tensor_value_info("image", i64, [rank]),
+         helper.make_tensor_value_info("block", i64, [rank])],
+        [helper.make_empty_tensor_value_info("y")],
+    )
+    proto = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
+    feeds = {"x": x, "image": np.array(image, np.int64), "block": np.array(block, np.int64)}
+    want = ReferenceEvaluator(proto).run(None, feeds)[0]
+    got = burn.onnx.load(proto, backend="ndarray").run(feeds)["y"].to_numpy()
+    assert got.shape == (2, 3, *image)
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)

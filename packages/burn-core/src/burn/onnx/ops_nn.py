@@ -11,7 +11,7 @@ import numpy as np
 from burn.foundations.kind import Float
 from burn.onnx.errors import OnnxError
 from burn.onnx.ops import register
-from burn.onnx.runtime import align, norm_axis
+from burn.onnx.runtime import align, ints, norm_axis
 from burn.tensor import module as F
 from burn.tensor.module import avg_pool3d, conv3d, conv_transpose1d, conv_transpose3d, max_pool3d
 
@@ -269,6 +269,47 @@ def _conv_transpose_op(
 
 
 # -- pooling ----------------------------------------------------------------------------------------
+@register("Col2Im", "nn", "1-D, 2-D and 3-D images")
+def _col2im(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]:
+    # The sum of the blocks back into the image is a grouped transposed convolution whose kernel
+    # puts block element k at its position: one group per channel, an identity over k.
+    x = ctx.tensor(inputs[0], Float)
+    image = ints(inputs[1])
+    block = ints(inputs[2])
+    rank = len(block)
+    strides = node.attr("strides", [1] * rank)
+    dilations = node.attr("dilations", [1] * rank)
+    pads = node.attr("pads", [0] * 2 * rank)
+    shape = list(x.shape)
+    size = math.prod(block)
+    counts = [
+        (i + pads[d] + pads[d + rank] - dilations[d] * (k - 1) - 1) // strides[d] + 1
+        for d, (i, k) in enumerate(zip(image, block, strict=False))
+    ]
+    if (
+        not 1 <= rank <= 3 or len(image) != rank or len(strides) != rank or len(dilations) != rank
+        or len(pads) != 2 * rank or len(shape) != 3 or shape[1] % size or min(counts) < 1
+        or shape[2] != math.prod(counts)
+    ):
+        raise OnnxError(
+            f"node {node.name!r} (Col2Im): input {shape} does not hold the blocks {block} of an image "
+            f"{image} (strides {strides}, dilations {dilations}, pads {pads}: {counts} blocks per dim)"
+        )
+    channels = shape[1] // size
+    eye = np.eye(size, dtype=np.float32).reshape([size, 1, *block])
+    weight = ctx.tensor(np.tile(eye, [channels] + [1] * (rank + 1)))
+    cols = x.reshape([shape[0], shape[1], *counts])
+    out = _conv_transpose_op(cols, weight, None, strides, [0] * rank, [0] * rank, dilations, channels)
+    for d in range(rank):  # the padded image is [pads_begin + image + pads_end]: keep the image
+        have = out.shape[2 + d]
+        want = pads[d] + image[d]
+        if have < want:  # the last rows no block reaches are zeros
+            pairs = [0, 0] * (rank - 1 - d) + [0, want - have]
+            out = out.pad(pairs, 0.0)
+        out = out.narrow(2 + d, pads[d], image[d])
+    return [out]
+
+
 def _pool_pads(
     x: Tensor, before: list[int], after: list[int], kernel: list[int], value: float
 ) -> tuple[Tensor, list[int]]:
