@@ -95,7 +95,6 @@ REFUSED = {
     "test_gridsample_volumetric_bilinear_align_corners_1": "rank 5",
     "test_gridsample_volumetric_nearest_align_corners_0": "rank 5",
     "test_gridsample_volumetric_nearest_align_corners_1": "rank 5",
-    "test_lppool_2d_dilations": r"dilations \[2, 2\]",
 }
 
 # Half-precision cases whose results differ from the reference's by one unit in the last place
@@ -896,4 +895,44 @@ def test_col2im_matches_onnx_reference(image: list[int], block: list[int], attrs
     want = ReferenceEvaluator(proto).run(None, feeds)[0]
     got = burn.onnx.load(proto, backend="ndarray").run(feeds)["y"].to_numpy()
     assert got.shape == (2, 3, *image)
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("op", ["AveragePool", "LpPool", "MaxPool"])
+@pytest.mark.parametrize(
+    "shape, attrs",
+    [
+        ((2, 3, 9), {"kernel_shape": [3], "dilations": [2], "pads": [1, 2], "ceil_mode": 1, "strides": [2]}),
+        ((1, 2, 6, 7), {"kernel_shape": [2, 3], "dilations": [2, 1], "pads": [0, 1, 1, 0],
+                        "strides": [2, 2]}),
+        ((1, 2, 6, 7), {"kernel_shape": [2, 2], "dilations": [2, 2], "pads": [1, 1, 0, 1], "ceil_mode": 1,
+                        "strides": [3, 2], "count_include_pad": 1}),
+        ((1, 2, 6, 7), {"kernel_shape": [2, 2], "pads": [1, 1, 0, 1], "ceil_mode": 1, "strides": [3, 2]}),
+        ((1, 2, 6, 7), {"kernel_shape": [2, 2], "pads": [1, 1, 0, 1], "ceil_mode": 1, "strides": [3, 2],
+                        "count_include_pad": 1}),
+    ],
+)
+def test_pools_with_dilations_uneven_pads_and_ceil_match_onnxruntime(
+    op: str, shape: tuple[int, ...], attrs: dict[str, Any]
+) -> None:
+    # burn's pooling ops have no dilations and count the pads burn.onnx adds as input in ceil
+    # mode: averages are window sums by grouped convolution over a count of what each window
+    # covers, max pools pad the ceil-mode end themselves. onnxruntime is the reference here:
+    # onnx's own reference evaluator counts differently in ceil mode with dilations.
+    ort = pytest.importorskip("onnxruntime")
+    attrs = dict(attrs)
+    if op != "AveragePool":
+        attrs.pop("count_include_pad", None)
+    if op == "LpPool":
+        attrs["p"] = 3
+    x = np.random.default_rng(5).normal(size=shape).astype(np.float32)
+    graph = helper.make_graph(
+        [helper.make_node(op, ["x"], ["y"], **attrs)], "g", [_f32("x", list(shape))],
+        [helper.make_empty_tensor_value_info("y")],
+    )
+    proto = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 19)], ir_version=9)
+    session = ort.InferenceSession(proto.SerializeToString(), providers=["CPUExecutionProvider"])
+    want = session.run(None, {"x": x})[0]
+    got = burn.onnx.load(proto, backend="ndarray").run({"x": x})["y"].to_numpy()
+    assert got.shape == want.shape
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)

@@ -342,6 +342,10 @@ def _max_pool(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]:
     ceil = bool(node.attr("ceil_mode", 0))
     padded, pads = _pool_pads(x, before, after, kernel, -math.inf)
     rank = len(kernel)
+    if ceil and padded is not x:  # pads added here: add the ceil-mode end too (pooling would count them)
+        extra = _ceil_extra(x, kernel, strides, dilations, before, after)
+        padded = x.pad(_pairs(before, [a + e for a, e in zip(after, extra, strict=True)]), -math.inf)
+        ceil = False
     if rank > 3:
         raise OnnxError(f"node {node.name!r} (MaxPool): {rank}-D pooling is not supported")
     if len(node.outputs) < 2 or not node.outputs[1]:
@@ -383,22 +387,72 @@ def _avg(
     return avg_pool3d(x, kernel, strides, pads, include, ceil)
 
 
-@register("AveragePool", "nn", "1-D, 2-D and 3-D; dilations are not supported")
+@register("AveragePool", "nn", "1-D, 2-D and 3-D")
 def _avg_pool(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]:
     x = ctx.tensor(inputs[0])
     kernel = [int(k) for k in node.attr("kernel_shape")]
     strides, dilations, before, after = _spatial(node, x, kernel)
-    if any(d != 1 for d in dilations) or len(kernel) > 3:
-        raise OnnxError(f"node {node.name!r} (AveragePool): dilations and rank > 3 are not supported")
+    if len(kernel) > 3:
+        raise OnnxError(f"node {node.name!r} (AveragePool): {len(kernel)}-D pooling is not supported")
     include = bool(node.attr("count_include_pad", 0))
     ceil = bool(node.attr("ceil_mode", 0))
     padded, pads = _pool_pads(x, before, after, kernel, 0.0)
+    if any(d != 1 for d in dilations) or ceil and padded is not x:
+        # burn's pooling has no dilations, and its ceil mode would count pads added here as input
+        return [_avg_pool_by_sums(ctx, x, kernel, strides, dilations, before, after, include, ceil)]
     if padded is x or include:
         return [_avg(padded, kernel, strides, pads, include, ceil)]
     # Pads excluded from the divisor, but too uneven for the pooling op: divide the sums over the
     # zero-padded input by the counts of real elements (the pooled zero-padded ones).
     ones = x.ones_like().pad(_pairs(before, after), 0.0)
     return [_avg(padded, kernel, strides, pads, True, ceil) / _avg(ones, kernel, strides, pads, True, ceil)]
+
+
+def _ceil_extra(
+    x: Tensor, kernel: list[int], strides: list[int], dilations: list[int],
+    before: list[int], after: list[int],
+) -> list[int]:
+    """Per spatial dim, the zeros past the end pads that ceil mode's last window reaches (none when
+    that window would start in the end padding: it is dropped, as PyTorch and ONNX do)."""
+    extra = []
+    for d, k in enumerate(kernel):
+        size = x.shape[2 + d]
+        total = size + before[d] + after[d]
+        count = -(-(total - dilations[d] * (k - 1) - 1) // strides[d]) + 1
+        if (count - 1) * strides[d] >= size + before[d]:
+            count -= 1
+        extra.append(max(0, (count - 1) * strides[d] + dilations[d] * (k - 1) + 1 - total))
+    return extra
+
+
+def _window_sums(
+    ctx: Ctx, t: Tensor, kernel: list[int], strides: list[int], dilations: list[int]
+) -> Tensor:
+    """The sum of each (dilated) window of `t` per channel, unpadded: a grouped convolution with a
+    kernel of ones, one group per channel (burn's pooling ops have no dilations)."""
+    channels, rank = t.shape[1], len(kernel)
+    w = ctx.tensor(np.ones([channels, 1, *kernel], np.float32))
+    if rank == 1:
+        return F.conv1d(t, w, None, strides[0], 0, dilations[0], channels)
+    if rank == 2:
+        return F.conv2d(t, w, None, strides, 0, dilations, channels)
+    return conv3d(t, w, None, strides, 0, dilations, channels)
+
+
+def _avg_pool_by_sums(
+    ctx: Ctx, x: Tensor, kernel: list[int], strides: list[int], dilations: list[int],
+    before: list[int], after: list[int], include: bool, ceil: bool,
+) -> Tensor:
+    """Average pooling of any pads, dilations and ceil mode: the window sums over the zero-padded
+    input divided by the window sums of a mask of what counts (the input, and the pads when
+    `include`; never the extra end a ceil-mode window reaches)."""
+    rank = len(kernel)
+    extra = _ceil_extra(x, kernel, strides, dilations, before, after) if ceil else [0] * rank
+    ends = [a + e for a, e in zip(after, extra, strict=True)]
+    mask = x.narrow(1, 0, 1).ones_like().pad(_pairs(before, after), 1.0 if include else 0.0)
+    mask = mask.pad(_pairs([0] * rank, extra), 0.0)
+    sums = _window_sums(ctx, x.pad(_pairs(before, ends), 0.0), kernel, strides, dilations)
+    return sums / _window_sums(ctx, mask, kernel, strides, dilations)
 
 
 def _pairs(before: list[int], after: list[int]) -> list[int]:
@@ -408,21 +462,25 @@ def _pairs(before: list[int], after: list[int]) -> list[int]:
     return out
 
 
-@register("LpPool", "nn", "1-D, 2-D and 3-D; dilations and ceil_mode are not supported")
+@register("LpPool", "nn", "1-D, 2-D and 3-D")
 def _lp_pool(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]:
     x = ctx.tensor(inputs[0])
     kernel = [int(k) for k in node.attr("kernel_shape")]
     strides, dilations, before, after = _spatial(node, x, kernel)
-    if any(d != 1 for d in dilations) or node.attr("ceil_mode", 0) or len(kernel) > 3:
-        raise OnnxError(
-            f"node {node.name!r} (LpPool): dilations, ceil_mode and rank > 3 are not supported "
-            f"(dilations {dilations}, ceil_mode {node.attr('ceil_mode', 0)}, kernel {kernel})"
-        )
+    if len(kernel) > 3:
+        raise OnnxError(f"node {node.name!r} (LpPool): {len(kernel)}-D pooling is not supported")
     p = float(node.attr("p", 2))
     powered = x.square() if p == 2.0 else x.abs().powf_scalar(p)
-    # The window sums of |x|^p: averages over whole windows (zero pads counted) times their size.
-    padded, pads = _pool_pads(powered, before, after, kernel, 0.0)
-    sums = _avg(padded, kernel, strides, pads, True, False) * math.prod(kernel)
+    if any(d != 1 for d in dilations) or node.attr("ceil_mode", 0):
+        ends = after
+        if node.attr("ceil_mode", 0):
+            extra = _ceil_extra(x, kernel, strides, dilations, before, after)
+            ends = [a + e for a, e in zip(after, extra, strict=True)]
+        sums = _window_sums(ctx, powered.pad(_pairs(before, ends), 0.0), kernel, strides, dilations)
+    else:
+        # The window sums of |x|^p: averages over whole windows (zero pads counted) times their size.
+        padded, pads = _pool_pads(powered, before, after, kernel, 0.0)
+        sums = _avg(padded, kernel, strides, pads, True, False) * math.prod(kernel)
     return [sums.sqrt() if p == 2.0 else sums.powf_scalar(1.0 / p)]
 
 
