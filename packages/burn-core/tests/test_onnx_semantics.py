@@ -244,3 +244,31 @@ def test_a_model_without_params_runs_on_the_backend_it_was_loaded_for() -> None:
     moved = model.to_device(nd.default_device())
     assert moved.backend is nd and moved(np.zeros(3, np.float32)).backend is nd
     assert model.backend is ad  # to_device makes a copy
+
+
+def test_batch_norm_training_mode_uses_batch_statistics_and_gives_running_ones() -> None:
+    from onnx.reference import ReferenceEvaluator
+
+    rng = np.random.default_rng(6)
+    x = rng.normal(size=(4, 3, 2, 5)).astype(np.float32)
+    stats = {n: rng.uniform(0.5, 1.5, size=3).astype(np.float32) for n in ("s", "b", "m", "v")}
+    node = helper.make_node("BatchNormalization", ["x", "s", "b", "m", "v"], ["y", "rm", "rv"],
+                            training_mode=1, momentum=0.8, epsilon=1e-3)
+    g = helper.make_graph(
+        [node], "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, list(x.shape))]
+        + [helper.make_tensor_value_info(n, TensorProto.FLOAT, [3]) for n in stats],
+        [helper.make_tensor_value_info(n, TensorProto.FLOAT, None) for n in ("y", "rm", "rv")],
+    )
+    proto = helper.make_model(g, opset_imports=[helper.make_opsetid("", 15)])
+    feeds = {"x": x, **stats}
+    want = ReferenceEvaluator(proto).run(None, feeds)
+    out = burn.onnx.load(proto, backend=ND).run(feeds)
+    for name, ref in zip(("y", "rm", "rv"), want, strict=True):
+        np.testing.assert_allclose(out[name].to_numpy(), ref, rtol=1e-5, atol=1e-5)
+    # running statistics outputs without training mode: refused, naming the node
+    node = helper.make_node("BatchNormalization", ["x", "s", "b", "m", "v"], ["y", "rm", "rv"], name="bn")
+    g = helper.make_graph([node], "g", g.input, g.output)
+    model = burn.onnx.load(helper.make_model(g, opset_imports=[helper.make_opsetid("", 15)]), backend=ND)
+    with pytest.raises(OnnxError, match=r"node 'bn' \(BatchNormalization, opset 15\).*need training_mode=1"):
+        model.run(feeds)

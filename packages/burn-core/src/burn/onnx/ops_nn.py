@@ -501,15 +501,29 @@ def _channel(t: Tensor, rank: int) -> Tensor:
     return t.reshape((1, -1) + (1,) * (rank - 2))
 
 
-@register("BatchNormalization", "nn", "inference form (running statistics); training_mode=1 is not supported")
+@register("BatchNormalization", "nn", "training_mode=1 normalizes by the batch's statistics and gives "
+          "the updated running ones as outputs (the graph's params are not changed)")
 def _batch_norm(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]:
-    if node.attr("training_mode", 0) or len([o for o in node.outputs if o]) > 1:
-        raise OnnxError(f"node {node.name!r} (BatchNormalization): training_mode is not supported")
+    training = bool(node.attr("training_mode", 0))
+    if not training and len([o for o in node.outputs if o]) > 1:
+        raise OnnxError(
+            f"node {node.name!r} (BatchNormalization): running statistics outputs need training_mode=1"
+        )
     x = ctx.tensor(inputs[0])
     rank = len(x.shape)
     scale, bias, mean, var = (_channel(ctx.tensor(v), rank) for v in inputs[1:5])
-    inv = (var + node.attr("epsilon", 1e-5)).sqrt().recip() * scale
-    return [(x - mean) * inv + bias]
+    if not training:
+        inv = (var + node.attr("epsilon", 1e-5)).sqrt().recip() * scale
+        return [(x - mean) * inv + bias]
+    # ONNX's training form: the batch's mean and (biased) variance over every dim but channels
+    dims = [0, *range(2, rank)]
+    batch_mean = x.mean_dims(dims)
+    batch_var = (x - batch_mean).square().mean_dims(dims)
+    y = (x - batch_mean) * (batch_var + node.attr("epsilon", 1e-5)).sqrt().recip() * scale + bias
+    momentum = float(node.attr("momentum", 0.9))
+    running_mean = (mean * momentum + batch_mean * (1.0 - momentum)).reshape((-1,))
+    running_var = (var * momentum + batch_var * (1.0 - momentum)).reshape((-1,))
+    return [y, running_mean, running_var]
 
 
 @register("InstanceNormalization", "nn")
