@@ -79,6 +79,7 @@ MODULES = {
     "RNN": "rnn",
     "ConvTranspose": "convtranspose",
     "Col2Im": "col2im",
+    "TensorScatter": "tensorscatter",
     "SplitToSequence": "splittosequence",
     "SequenceInsert": "sequenceinsert",
     "SequenceMap": "sequence_map",
@@ -936,3 +937,16 @@ def test_pools_with_dilations_uneven_pads_and_ceil_match_onnxruntime(
     got = burn.onnx.load(proto, backend="ndarray").run({"x": x})["y"].to_numpy()
     assert got.shape == want.shape
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
+def test_tensor_scatter_refuses_linear_writes_past_the_cache() -> None:
+    cache = np.zeros((2, 5, 3), np.float32)
+    model, feeds = _single("TensorScatter", {"past": cache, "update": np.ones((2, 2, 3), np.float32),
+                                             "at": np.array([1, 4], np.int64)}, axis=1, opset=24)
+    with pytest.raises(OnnxError, match=r"write indices \[1, 4\] and 2 steps run past the cache's 5"):
+        model.run(feeds)
+    circular, feeds = _single("TensorScatter", {"past": cache, "update": np.ones((2, 2, 3), np.float32),
+                                                "at": np.array([1, 4], np.int64)}, axis=1, mode="circular",
+                              opset=24)
+    got = circular.run(feeds)["y0"].to_numpy()
+    assert got[:, :, 0].tolist() == [[0, 1, 1, 0, 0], [1, 0, 0, 0, 1]]  # row 1 wraps to position 0
