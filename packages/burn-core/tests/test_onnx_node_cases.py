@@ -80,6 +80,7 @@ MODULES = {
     "ConvTranspose": "convtranspose",
     "Col2Im": "col2im",
     "TensorScatter": "tensorscatter",
+    "Det": "det",
     "SplitToSequence": "splittosequence",
     "SequenceInsert": "sequenceinsert",
     "SequenceMap": "sequence_map",
@@ -950,3 +951,13 @@ def test_tensor_scatter_refuses_linear_writes_past_the_cache() -> None:
                               opset=24)
     got = circular.run(feeds)["y0"].to_numpy()
     assert got[:, :, 0].tolist() == [[0, 1, 1, 0, 0], [1, 0, 0, 0, 1]]  # row 1 wraps to position 0
+
+
+def test_det_of_a_batch_and_of_a_non_square_input() -> None:
+    x = np.random.default_rng(7).normal(size=(2, 3, 4, 4)).astype(np.float32)
+    model, feeds = _single("Det", {"x": x}, opset=22)
+    want = np.linalg.det(x.astype(np.float64))
+    np.testing.assert_allclose(model.run(feeds)["y0"].to_numpy(), want, rtol=1e-4)
+    model, feeds = _single("Det", {"x": np.zeros((2, 3), np.float32)}, opset=22)
+    with pytest.raises(OnnxError, match=r"\(Det, opset 22\).*matrices, got float32\[2, 3\]"):
+        model.run(feeds)

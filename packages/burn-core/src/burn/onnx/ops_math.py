@@ -662,3 +662,14 @@ def _topk(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]:
     # A stable sort keeps equal values in index order: ONNX's tie rule (the lower index first).
     values, indices = x.sort_with_indices(d, descending=bool(node.attr("largest", 1)))
     return [values.narrow(d, 0, k), indices.narrow(d, 0, k)]
+
+
+@register_host("Det", "math", "runs on the host (NumPy's LU factorization): no gradient")
+def _det(node: Node, inputs: Sequence[Any]) -> list[Any]:
+    x = np.asarray(inputs[0])
+    if x.ndim < 2 or x.shape[-1] != x.shape[-2] or x.dtype.kind != "f":
+        raise OnnxError(
+            f"node {node.name!r} (Det): takes float [*, M, M] matrices, got {x.dtype.name}{list(x.shape)}"
+        )
+    wide = x.astype(np.float64 if x.dtype == np.float64 else np.float32)
+    return [np.linalg.det(wide).astype(x.dtype)]
