@@ -81,6 +81,7 @@ MODULES = {
     "Col2Im": "col2im",
     "TensorScatter": "tensorscatter",
     "Det": "det",
+    "MaxUnpool": "maxunpool",
     "SplitToSequence": "splittosequence",
     "SequenceInsert": "sequenceinsert",
     "SequenceMap": "sequence_map",
@@ -90,6 +91,7 @@ MODULES = {
 
 # Cases burn refuses, each with an OnnxError naming what it lacks (never a wrong value).
 REFUSED = {
+    "test_maxunpool_export_with_output_shape": r"output_shape \[1, 1, 5, 5\] differs from the unpooled shape",
     "test_gridsample_bicubic": "mode 'cubic'",
     "test_gridsample_bicubic_align_corners_0_additional_1": "mode 'cubic'",
     "test_gridsample_bicubic_align_corners_1_additional_1": "mode 'cubic'",
@@ -960,4 +962,32 @@ def test_det_of_a_batch_and_of_a_non_square_input() -> None:
     np.testing.assert_allclose(model.run(feeds)["y0"].to_numpy(), want, rtol=1e-4)
     model, feeds = _single("Det", {"x": np.zeros((2, 3), np.float32)}, opset=22)
     with pytest.raises(OnnxError, match=r"\(Det, opset 22\).*matrices, got float32\[2, 3\]"):
+        model.run(feeds)
+
+
+def test_max_unpool_inverts_max_pool_with_its_indices() -> None:
+    from onnx.reference import ReferenceEvaluator
+
+    x = np.random.default_rng(8).permutation(2 * 3 * 4 * 6).reshape(2, 3, 4, 6).astype(np.float32)
+    nodes = [
+        helper.make_node("MaxPool", ["x"], ["v", "i"], kernel_shape=[2, 2], strides=[2, 2]),
+        helper.make_node("MaxUnpool", ["v", "i", "shape"], ["y"], kernel_shape=[2, 2], strides=[2, 2]),
+    ]
+    shape = helper.make_tensor_value_info("shape", onnx.TensorProto.INT64, [4])
+    y = helper.make_empty_tensor_value_info("y")
+    x_any = helper.make_tensor_value_info("x", onnx.TensorProto.FLOAT, None)
+    graph = helper.make_graph(nodes, "g", [x_any, shape], [y])
+    proto = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 22)])
+    feeds = {"x": x, "shape": np.array([2, 3, 4, 6], np.int64)}
+    model = burn.onnx.load(proto, backend="ndarray")
+    got = model.run(feeds)["y"].to_numpy()
+    np.testing.assert_array_equal(got, ReferenceEvaluator(proto).run(None, feeds)[0])
+    assert np.count_nonzero(got) == 2 * 3 * 2 * 3
+    # a larger output_shape: ONNX's reference and onnxruntime disagree on where values go
+    with pytest.raises(OnnxError, match=r"output_shape \[2, 3, 5, 6\] differs from the unpooled shape"):
+        model.run({"x": np.zeros((2, 3, 5, 6), np.float32), "shape": np.array([2, 3, 5, 6], np.int64)})
+    model, feeds = _single("MaxUnpool", {"v": np.ones((1, 1, 2, 2), np.float32),
+                                         "i": np.array([[[[0, 1], [2, 16]]]], np.int64)},
+                           kernel_shape=[2, 2], strides=[2, 2], opset=22)
+    with pytest.raises(OnnxError, match=r"indices from 0 to 16 do not fit the 16 elements"):
         model.run(feeds)

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from burn.foundations.kind import Float
+from burn.foundations.kind import Float, Int
 from burn.onnx.errors import OnnxError
 from burn.onnx.ops import register
 from burn.onnx.runtime import align, ints, norm_axis
@@ -308,6 +308,45 @@ def _col2im(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]:
             out = out.pad(pairs, 0.0)
         out = out.narrow(2 + d, pads[d], image[d])
     return [out]
+
+
+@register("MaxUnpool", "nn", "an output_shape other than the unpooled shape, (in - 1) * stride - pads + "
+          "kernel, is refused (ONNX's reference and onnxruntime read the indices differently there)")
+def _max_unpool(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]:
+    # The values go back to the flat positions MaxPool's Indices give, in the shape the pooling
+    # inverts.
+    x = ctx.tensor(inputs[0], Float)
+    indices = ctx.tensor(inputs[1], Int)
+    kernel = [int(k) for k in node.attr("kernel_shape", [])]
+    rank = len(kernel)
+    strides = node.attr("strides", [1] * rank)
+    pads = node.attr("pads", [0] * 2 * rank)
+    shape = list(x.shape)
+    if not 1 <= rank <= 3 or len(shape) != rank + 2 or list(indices.shape) != shape or len(strides) != rank:
+        raise OnnxError(
+            f"node {node.name!r} (MaxUnpool): values {shape} and indices {list(indices.shape)} must be the "
+            f"same [N, C, *spatial] shape for a kernel {kernel}"
+        )
+    inferred = shape[:2] + [
+        (shape[2 + d] - 1) * strides[d] - pads[d] - pads[d + rank] + kernel[d] for d in range(rank)
+    ]
+    if _opt(inputs, 2) is not None and ints(inputs[2]) != inferred:
+        # ONNX's reference puts the indices in the unpooled shape and pads it to output_shape;
+        # onnxruntime (and PyTorch's max_unpool) count them over output_shape: no answer is safe.
+        raise OnnxError(
+            f"node {node.name!r} (MaxUnpool): output_shape {ints(inputs[2])} differs from the unpooled shape "
+            f"{inferred}, where ONNX's reference and onnxruntime place the values differently"
+        )
+    total = math.prod(inferred)
+    flat = ctx.host(indices).reshape(-1)
+    if flat.size and (flat.min() < 0 or flat.max() >= total):
+        raise OnnxError(
+            f"node {node.name!r} (MaxUnpool): indices from {flat.min()} to {flat.max()} do not fit the "
+            f"{total} elements of the unpooled shape {inferred}"
+        )
+    zeros = ctx.tensor(np.zeros(total, np.float32))
+    out = zeros.scatter(0, indices.reshape((-1,)), x.reshape((-1,)), mode="assign")
+    return [out.reshape(tuple(inferred))]
 
 
 def _pool_pads(
