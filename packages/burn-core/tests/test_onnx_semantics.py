@@ -244,6 +244,14 @@ def test_a_model_without_params_runs_on_the_backend_it_was_loaded_for() -> None:
     moved = model.to_device(nd.default_device())
     assert moved.backend is nd and moved(np.zeros(3, np.float32)).backend is nd
     assert model.backend is ad  # to_device makes a copy
+    # device= alone: its backend and device, for a graph with initializers and one without
+    device = ad.default_device()
+    for g in (model_bytes, graph("Add", [("x", TensorProto.FLOAT, [3])], [("y", TensorProto.FLOAT)],
+                                 initializers={"w": np.ones(3, np.float32)})):
+        on_device = burn.onnx.load(g, device)
+        assert on_device.backend is ad
+        out = on_device(np.array([-1.0, 2.0, 0.5], np.float32))
+        assert out.backend is ad and out.device == device
 
 
 def test_batch_norm_training_mode_uses_batch_statistics_and_gives_running_ones() -> None:
