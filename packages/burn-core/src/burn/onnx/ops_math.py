@@ -671,5 +671,6 @@ def _det(node: Node, inputs: Sequence[Any]) -> list[Any]:
         raise OnnxError(
             f"node {node.name!r} (Det): takes float [*, M, M] matrices, got {x.dtype.name}{list(x.shape)}"
         )
-    wide = x.astype(np.float64 if x.dtype == np.float64 else np.float32)
+    precision = np.float64 if x.dtype == np.float64 else np.float32
+    wide: np.ndarray[Any, np.dtype[np.floating[Any]]] = x.astype(precision)
     return [np.linalg.det(wide).astype(x.dtype)]
