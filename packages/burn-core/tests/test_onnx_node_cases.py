@@ -991,3 +991,19 @@ def test_max_unpool_inverts_max_pool_with_its_indices() -> None:
                            kernel_shape=[2, 2], strides=[2, 2], opset=22)
     with pytest.raises(OnnxError, match=r"indices from 0 to 16 do not fit the 16 elements"):
         model.run(feeds)
+
+
+def test_inputs_the_version_converter_rewrote_are_named_in_the_error() -> None:
+    # opset 8's Scan has a batch axis; converted to opset 9+ its inputs lose it: the case's
+    # batched inputs are refused, and the message says the converter made those inputs
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        importlib.import_module("onnx.backend.test.case.node.scan")
+    from onnx.backend.test.case.node import _NodeTestCases
+
+    tc = next(t for t in _NodeTestCases if t.name == "test_scan_sum")
+    model = burn.onnx.load(tc.model, backend="ndarray")
+    feeds = dict(zip([i.name for i in tc.model.graph.input], tc.data_sets[0][0], strict=True))
+    want = r"got \[1, 2\] \(the graph's inputs are those of opset 13, which ONNX's version converter made"
+    with pytest.raises(OnnxError, match=want + r" from the file's opset 8\)"):
+        model.run(feeds)

@@ -96,6 +96,8 @@ class Graph:
     shapes: dict[str, tuple[int, ...]]  # value name -> static shape, where inference found one
     name: str = ""
     producer: str = ""
+    # The file's own opset when ONNX's version converter raised it to `opset` (None otherwise)
+    converted_from: int | None = None
 
 
 def import_onnx() -> Any:
@@ -204,9 +206,10 @@ def parse(model: Any, label: str) -> Graph:
     inference fails on is still read, with fewer static shapes)."""
     onnx = import_onnx()
     opset = opset_of(model)
+    converted_from = None
     if opset < MIN_OPSET:
         model = convert_opset(model, opset, label)
-        opset = opset_of(model)
+        converted_from, opset = opset, opset_of(model)
     if model.functions:
         # Local functions become plain nodes (check_model bounded what they expand to).
         try:
@@ -242,7 +245,9 @@ def parse(model: Any, label: str) -> Graph:
         shapes[name] = tuple(array.shape)
     inputs = [_value_info(onnx, vi) for vi in g.input if vi.name not in initializers]
     outputs = [_value_info(onnx, vi) for vi in g.output]
-    return Graph(nodes, initializers, inputs, outputs, opset, shapes, g.name, model.producer_name)
+    return Graph(
+        nodes, initializers, inputs, outputs, opset, shapes, g.name, model.producer_name, converted_from
+    )
 
 
 def _element_types(onnx: Any, infos: Sequence[Any]) -> dict[str, np.dtype[Any]]:

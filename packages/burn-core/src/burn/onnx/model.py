@@ -64,6 +64,7 @@ class Program:
     last_use: dict[str, int]
     limits: Limits
     output_infos: tuple[ValueInfo, ...] = ()
+    converted_from: int | None = None  # the file's opset, when converted to `opset` at load
 
 
 def check_supported(graph: Graph, source: str) -> None:
@@ -270,7 +271,17 @@ class OnnxModel(Module):
         for name, param in self.weights.items():
             env[name] = param.val()
         for info in program.inputs:
-            env[info.name] = _check_input(ctx, info, feeds[info.name])
+            try:
+                env[info.name] = _check_input(ctx, info, feeds[info.name])
+            except OnnxError as exc:
+                if program.converted_from is None:
+                    raise
+                # the converter may have rewritten the inputs (Scan lost its batch axis at 9)
+                raise type(exc)(
+                    f"{exc.reason} (the graph's inputs are those of opset {program.opset}, which ONNX's "
+                    f"version converter made from the file's opset {program.converted_from})",
+                    source=program.source,
+                ) from exc
         run_nodes(ctx, program, program.nodes, env, program.last_use, program.outputs)
         missing = [name for name in program.outputs if name not in env]
         if missing:
@@ -665,5 +676,6 @@ def load(
         last_use,
         limits,
         tuple(graph.outputs),
+        graph.converted_from,
     )
     return OnnxModel(params, program, dtype, (b, dev))
