@@ -15,8 +15,8 @@ Each case gets one outcome:
 Run ``python packages/burn-core/tests/onnx_node_suite.py [-v] [--backend NAME] [PATTERN]`` for
 the table per op and the totals (``--backend``: any backend name, default ndarray;
 ``--write-passing`` rewrites the backend's passing list, ``onnx_node_passing.txt`` for ndarray and
-``onnx_node_passing_<name>.txt`` for another); `run_suite` is what ``test_onnx_node_suite.py``
-calls.
+``onnx_node_passing_<name>.txt`` for another, and its per-op counts, ``onnx_node_counts.txt``);
+`run_suite` is what ``test_onnx_node_suite.py`` calls.
 """
 
 from __future__ import annotations
@@ -131,8 +131,10 @@ def _case_data(case: Any) -> tuple[Any, list[tuple[list[Any], list[Any]]]]:
 
 
 def _op_of(model: Any) -> str:
-    ops = [n.op_type for n in model.graph.node]
-    return ops[0] if len(ops) == 1 else "+".join(dict.fromkeys(ops)) if ops else "?"
+    """The case's op types (as burn's op table names them: ``ai.onnx.ml.Scaler`` outside the
+    default domain), joined by ``+`` when there are several."""
+    ops = [n.op_type if n.domain in ("", "ai.onnx") else f"{n.domain}.{n.op_type}" for n in model.graph.node]
+    return "+".join(dict.fromkeys(ops)) if ops else "?"
 
 
 def compare(ref: Sequence[Any], out: Sequence[Any]) -> str | None:
@@ -221,6 +223,30 @@ def run_suite(pattern: str = "", backend: str = "ndarray", time_limit: float = T
     return [run_case(case, backend, time_limit) for case in node_cases(pattern)]
 
 
+def counts_file(backend: str = "ndarray") -> Path:
+    """The file of per-op pass counts on `backend` (``onnx_node_counts.txt`` for ndarray): the
+    import guide's op table shows them (``python -m burn.onnx.table --counts FILE``)."""
+    return passing_list(backend).with_name(passing_list(backend).name.replace("_passing", "_counts"))
+
+
+def op_counts(results: Sequence[Result]) -> dict[str, tuple[int, int]]:
+    """op -> (cases passed, cases) over the cases whose graph uses the op (a case of several op
+    types counts for each)."""
+    passed: collections.Counter[str] = collections.Counter()
+    total: collections.Counter[str] = collections.Counter()
+    for r in results:
+        for op in r.op.split("+"):
+            total[op] += 1
+            passed[op] += r.outcome == "pass"
+    return {op: (passed[op], total[op]) for op in sorted(total)}
+
+
+def write_counts(results: Sequence[Result], path: Path, backend: str) -> None:
+    head = (f"# ONNX node test suite on {backend}: op, cases passed, cases using the op (written by\n"
+            "# onnx_node_suite.py --write-passing; the import guide's op table shows them)\n")
+    path.write_text(head + "".join(f"{op} {p} {t}\n" for op, (p, t) in op_counts(results).items()))
+
+
 def summary(results: Sequence[Result]) -> dict[str, int]:
     counts = collections.Counter(r.outcome for r in results)
     return {k: counts.get(k, 0) for k in OUTCOMES}
@@ -279,7 +305,8 @@ def main(argv: Sequence[str]) -> int:
         target = passing_list(backend)
         target.write_text("".join(f"{r.name}\n" for r in sorted(results, key=lambda r: r.name)
                                   if r.outcome == "pass"))
-        print(f"wrote {target}")
+        write_counts(results, counts_file(backend), backend)
+        print(f"wrote {target} and {counts_file(backend)}")
     return 0
 
 

@@ -19,11 +19,12 @@ import burn.onnx  # noqa: E402
 from burn.cli import main  # noqa: E402
 from burn.errors import KindError, ShapeError  # noqa: E402
 from burn.onnx import OnnxError, UnsupportedOpError  # noqa: E402
-from burn.onnx.ops import BEGIN, END, render_table  # noqa: E402
+from burn.onnx.ops import BEGIN, END, read_counts, render_table  # noqa: E402
 from burn.onnx.table import write_table  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[3]
 GUIDE = ROOT / "docs" / "guides" / "import-models.md"
+COUNTS = Path(__file__).resolve().parent / "onnx_node_counts.txt"  # the node suite's, per op
 
 
 def small_model(op: str = "Relu", opset: int = 17, domain: str = "") -> bytes:
@@ -44,11 +45,11 @@ def small_model(op: str = "Relu", opset: int = 17, domain: str = "") -> bytes:
 
 def test_unsupported_op_names_it_its_node_and_the_opset() -> None:
     with pytest.raises(UnsupportedOpError) as info:
-        burn.onnx.load(small_model("MaxUnpool"), backend="ndarray")
+        burn.onnx.load(small_model("DeformConv"), backend="ndarray")
     message = str(info.value)
-    assert "'MaxUnpool' (node 'the_node', opset 17)" in message
+    assert "'DeformConv' (node 'the_node', opset 17)" in message
     assert "supported ops:" in message and "Conv" in message and "LSTM" in message
-    assert info.value.ops == [("MaxUnpool", "the_node")] and info.value.opset == 17
+    assert info.value.ops == [("DeformConv", "the_node")] and info.value.opset == 17
 
 
 def test_custom_domain_ops_are_unsupported(tmp_path: Path) -> None:
@@ -102,6 +103,8 @@ def test_inputs_are_checked() -> None:
         model(burn.Tensor.zeros((3, 2), backend=b))
     with pytest.raises(KindError, match="input 'x' must be a Float tensor"):
         model(burn.Tensor.zeros((2, 3), kind=burn.Int, backend=b))
+    with pytest.raises(OnnxError, match="input 'x' must be a Float tensor"):  # both kinds of error
+        model(burn.Tensor.zeros((2, 3), kind=burn.Int, backend=b))
     out = model(np.full((2, 3), -1.0, np.float32))
     np.testing.assert_allclose(out.to_numpy(), np.full((2, 3), 0.5))
 
@@ -121,24 +124,43 @@ def test_errors_while_running_name_the_node() -> None:
     assert model(np.zeros((4, 3), np.float32)).shape == (4, 3)
     with pytest.raises(OnnxError) as info:
         model(np.zeros((3, 3), np.float32))
-    assert any("bad_reshape" in note for note in getattr(info.value, "__notes__", []))
+    assert str(info.value) == (
+        "<ModelProto>: node 'bad_reshape' (Reshape, opset 17) on inputs (float32[3, 3], host int64[2]): "
+        "cannot reshape (3, 3) to [4, -1]"
+    )
+    assert (info.value.node, info.value.op_type, info.value.opset) == ("bad_reshape", "Reshape", 17)
+    # a failure of burn's own shape check keeps its type too: an OnnxShapeError is a ShapeError
+    matmul = helper.make_graph(
+        [helper.make_node("MatMul", ["a", "b"], ["c"], name="mm")], "g",
+        [helper.make_tensor_value_info(n, TensorProto.FLOAT, None) for n in "ab"],
+        [helper.make_tensor_value_info("c", TensorProto.FLOAT, None)],
+    )
+    mm = burn.onnx.load(
+        helper.make_model(matmul, opset_imports=[helper.make_opsetid("", 13)]), backend="ndarray"
+    )
+    with pytest.raises(ShapeError) as shape_info:
+        mm(np.zeros((2, 3), np.float32), np.zeros((4, 2), np.float32))
+    assert isinstance(shape_info.value, OnnxError) and shape_info.value.opset == 13
+    want = "<ModelProto>: node 'mm' (MatMul, opset 13) on inputs (float32[2, 3], "
+    assert str(shape_info.value).startswith(want)
 
 
 # -- burn onnx inspect ----------------------------------------------------------------------------
 def test_inspect_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     good, bad = tmp_path / "good.onnx", tmp_path / "bad.onnx"
     good.write_bytes(small_model("Sigmoid"))
-    bad.write_bytes(small_model("MaxUnpool"))
+    bad.write_bytes(small_model("DeformConv"))
     assert main(["onnx", "inspect", str(good)]) == 0
     out = capsys.readouterr().out
     assert f"{good}: opset 17" in out and "x: float32[2, 3]" in out
     assert re.search(r"Relu\s+1\s+supported", out) and "every op is supported" in out
     assert main(["onnx", "inspect", str(good), str(bad), str(tmp_path / "none.onnx")]) == 1
     captured = capsys.readouterr()
-    assert re.search(r"MaxUnpool\s+1\s+NOT SUPPORTED", captured.out)
+    assert re.search(r"DeformConv\s+1\s+NOT SUPPORTED", captured.out)
     assert "none.onnx: no such file" in captured.err
-    report = burn.onnx.inspect(small_model("MaxUnpool"))
-    assert report.ops == {"Relu": 1, "MaxUnpool": 1} and report.unsupported == ["MaxUnpool"] and not report.ok
+    report = burn.onnx.inspect(small_model("DeformConv"))
+    assert report.ops == {"Relu": 1, "DeformConv": 1}
+    assert report.unsupported == ["DeformConv"] and not report.ok
 
 
 # -- the guide ------------------------------------------------------------------------------------
@@ -150,14 +172,18 @@ def _guide() -> str:
 
 def test_guide_table_is_generated_from_the_op_table() -> None:
     text = _guide()
+    counts = read_counts(COUNTS.read_text(encoding="utf-8"))
     start, stop = text.index(BEGIN) + len(BEGIN), text.index(END)
-    assert text[start:stop].strip() == render_table().strip(), (
-        "docs/guides/import-models.md is out of date: run "
-        "python -m burn.onnx.table docs/guides/import-models.md"
+    assert text[start:stop].strip() == render_table(counts).strip(), (
+        "docs/guides/import-models.md is out of date: run python -m burn.onnx.table "
+        "--counts packages/burn-core/tests/onnx_node_counts.txt docs/guides/import-models.md"
     )
-    assert write_table(GUIDE, check=True)
+    assert write_table(GUIDE, check=True, counts=counts)
     for op in ("Conv", "BatchNormalization", "LSTM", "Trilu", "LayerNormalization", "Range"):
         assert f"`{op}`" in render_table()
+    # each op with node cases shows its count, from the suite's counts file
+    passed, cases = counts["Conv"]
+    assert f"`Conv` {passed}/{cases}" in text and cases >= 1
 
 
 def test_guide_onnx_examples_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

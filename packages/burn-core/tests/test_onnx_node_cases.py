@@ -79,10 +79,20 @@ MODULES = {
     "AffineGrid": "affinegrid",
     "RNN": "rnn",
     "ConvTranspose": "convtranspose",
+    "Col2Im": "col2im",
+    "TensorScatter": "tensorscatter",
+    "Det": "det",
+    "MaxUnpool": "maxunpool",
+    "SplitToSequence": "splittosequence",
+    "SequenceInsert": "sequenceinsert",
+    "SequenceMap": "sequence_map",
+    "OptionalGetElement": "optionalgetelement",
+    "OptionalHasElement": "optionalhaselement",
 }
 
 # Cases burn refuses, each with an OnnxError naming what it lacks (never a wrong value).
 REFUSED = {
+    "test_maxunpool_export_with_output_shape": r"output_shape \[1, 1, 5, 5\] differs from the unpooled shape",
     "test_gridsample_bicubic": "mode 'cubic'",
     "test_gridsample_bicubic_align_corners_0_additional_1": "mode 'cubic'",
     "test_gridsample_bicubic_align_corners_1_additional_1": "mode 'cubic'",
@@ -90,7 +100,6 @@ REFUSED = {
     "test_gridsample_volumetric_bilinear_align_corners_1": "rank 5",
     "test_gridsample_volumetric_nearest_align_corners_0": "rank 5",
     "test_gridsample_volumetric_nearest_align_corners_1": "rank 5",
-    "test_lppool_2d_dilations": r"dilations \[2, 2\]",
 }
 
 # Half-precision cases whose results differ from the reference's by one unit in the last place
@@ -148,9 +157,6 @@ def test_every_added_op_has_cases() -> None:
     assert len(CASES) >= 400
 
 
-# inverse DFTs whose expected values hold NumPy's float32 FFT noise (see onnx_node_known_wrong.txt)
-FLOAT32_FFT_NOISE = {"test_dft_inverse", "test_dft_inverse_opset19"}
-
 # cases whose declared output type ndarray lacks: refused at load, naming the type
 REFUSED_AT_LOAD = {
     name: "uint64"
@@ -182,7 +188,7 @@ def test_node_case(tc: Any) -> None:
     model = burn.onnx.load(tc.model, backend="ndarray", float_dtype=_float_dtype(tc.model))
     if tc.name in REFUSED:
         op = tc.model.graph.node[0].op_type
-        with pytest.raises(OnnxError, match=rf"\({op}\): .*{REFUSED[tc.name]}"):
+        with pytest.raises(OnnxError, match=rf"\({op}, opset \d+\) on inputs .*: .*{REFUSED[tc.name]}"):
             _run(model, tc)
         return
     _run(model, tc)
@@ -194,29 +200,35 @@ def _run(model: Any, tc: Any) -> None:
     def arrays(values: Any) -> list[Any]:  # some cases hold TensorProtos (types NumPy lacks)
         return [numpy_helper.to_array(v) if isinstance(v, onnx.TensorProto) else v for v in values]
 
-    if tc.name in FLOAT32_FFT_NOISE:
-        return  # compared with a float64 FFT in test_inverse_dft_matches_a_float64_fft
     for inputs, expected in tc.data_sets:
         inputs, expected = arrays(inputs), arrays(expected)
         out = model.run(dict(zip(names, inputs, strict=True)))
         for info, want in zip(tc.model.graph.output, expected, strict=True):
-            value = out[info.name]
-            got = np.asarray(value.to_numpy() if hasattr(value, "to_numpy") else value)
-            want = np.asarray(want)
-            assert got.shape == want.shape
-            if is_narrow(want.dtype) or want.dtype == object:
-                # float8, int4... (host arrays of their ml_dtypes type) and strings: exact
-                assert got.dtype == want.dtype
-                if want.dtype == object:
-                    np.testing.assert_array_equal(got, want)
-                else:
-                    np.testing.assert_array_equal(widen(got), widen(want))
-            elif tc.name in HALF_ULP:
-                eps = float(ml_dtypes.finfo(want.dtype).eps)
-                np.testing.assert_allclose(got.astype(np.float32), want.astype(np.float32), rtol=2 * eps)
-            else:
-                np.testing.assert_allclose(got, want, rtol=tc.rtol, atol=tc.atol)
-            assert got.dtype == want.dtype
+            _compare(tc, out[info.name], want)
+
+
+def _compare(tc: Any, value: Any, want: Any) -> None:
+    if isinstance(want, list):  # a sequence output: element by element
+        assert isinstance(value, list) and len(value) == len(want)
+        for v, w in zip(value, want, strict=True):
+            _compare(tc, v, w)
+        return
+    got = np.asarray(value.to_numpy() if hasattr(value, "to_numpy") else value)
+    want = np.asarray(want)
+    assert got.shape == want.shape
+    if is_narrow(want.dtype) or want.dtype == object:
+        # float8, int4... (host arrays of their ml_dtypes type) and strings: exact
+        assert got.dtype == want.dtype
+        if want.dtype == object:
+            np.testing.assert_array_equal(got, want)
+        else:
+            np.testing.assert_array_equal(widen(got), widen(want))
+    elif tc.name in HALF_ULP:
+        eps = float(ml_dtypes.finfo(want.dtype).eps)
+        np.testing.assert_allclose(got.astype(np.float32), want.astype(np.float32), rtol=2 * eps)
+    else:
+        np.testing.assert_allclose(got, want, rtol=tc.rtol, atol=tc.atol)
+    assert got.dtype == want.dtype
 
 
 # -- what the added ops refuse --------------------------------------------------------------------
@@ -635,34 +647,25 @@ def test_an_unsupported_op_inside_a_subgraph_is_named_at_load() -> None:
 
 
 # -- spectral ops --------------------------------------------------------------------------------
-@pytest.mark.parametrize("name", ["test_dft_inverse", "test_dft_inverse_opset19"])
-def test_inverse_dft_matches_a_float64_fft(name: str) -> None:
-    # The case's own expected values hold float32 FFT noise (1.9e-7 at exact zeros): compared
-    # here with NumPy's FFT of the same input in float64 instead.
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        importlib.import_module("onnx.backend.test.case.node.dft")
-    from onnx.backend.test.case.node import _NodeTestCases
-
-    tc = next(t for t in _NodeTestCases if t.name == name)
-    x = np.asarray(tc.data_sets[0][0][0])
-    model = burn.onnx.load(tc.model, backend="ndarray")
-    feeds = {i.name: v for i, v in zip(tc.model.graph.input, tc.data_sets[0][0], strict=False)}
-    got = model.run(feeds)[tc.model.graph.output[0].name].to_numpy()
-    want = np.fft.ifft(x[..., 0].astype(np.float64) + 1j * x[..., 1], axis=1)
-    np.testing.assert_allclose(got, np.stack([want.real, want.imag], -1), rtol=1e-5, atol=1e-5)
-
-
+@pytest.mark.parametrize("grad", [False, True], ids=["fft", "matmul"])
 @pytest.mark.parametrize(
-    ("inverse", "onesided", "length"), [(0, 0, 8), (0, 1, 7), (1, 1, 8), (1, 1, 9), (0, 0, 5)]
+    ("inverse", "onesided", "length"), [(0, 0, 8), (0, 1, 7), (1, 1, 8), (1, 1, 9), (0, 0, 5), (1, 0, 6)]
 )
-def test_dft_matches_numpy(inverse: int, onesided: int, length: int) -> None:
+def test_dft_matches_numpy(inverse: int, onesided: int, length: int, grad: bool) -> None:
+    # Both paths: NumPy's FFT on the host (no grad) and the matrix products (an input that
+    # requires grad, on autodiff), against a float64 FFT; the gradient flows on the second.
     rng = np.random.default_rng(1)
     x = rng.normal(size=(2, 6, 2)).astype(np.float32)
     n = helper.make_tensor_value_info("n", onnx.TensorProto.INT64, [])
     node = helper.make_node("DFT", ["x", "n"], ["y"], inverse=inverse, onesided=onesided, axis=1)
-    model = _model([node], [_f32("x", [2, 6, 2]), n], [helper.make_empty_tensor_value_info("y")])
-    got = model.run({"x": x, "n": np.asarray(length, np.int64)})["y"].to_numpy()
+    y = helper.make_empty_tensor_value_info("y")
+    graph = helper.make_graph([node], "g", [_f32("x", [2, 6, 2]), n], [y])
+    proto = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    backend = burn.backend("autodiff(ndarray)" if grad else "ndarray")
+    feed = burn.Tensor.from_data(x, backend=backend)
+    feed = feed.require_grad() if grad else feed
+    out = burn.onnx.load(proto, backend=backend).run({"x": feed, "n": np.asarray(length, np.int64)})["y"]
+    got = out.to_numpy()
     z = x[..., 0].astype(np.float64) + 1j * x[..., 1]
     if inverse and onesided:
         want = np.fft.irfft(z, n=length, axis=1)[..., None]
@@ -670,7 +673,27 @@ def test_dft_matches_numpy(inverse: int, onesided: int, length: int) -> None:
         f = np.fft.ifft(z, n=length, axis=1) if inverse else np.fft.fft(z, n=length, axis=1)
         f = f[:, : length // 2 + 1] if onesided else f
         want = np.stack([f.real, f.imag], -1)
+    assert got.dtype == np.float32
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
+    if grad:
+        grads = out.sum().backward()
+        assert feed.grad(grads) is not None and feed.grad(grads).shape == (2, 6, 2)
+
+
+def test_inverse_dft_rounds_as_the_reference_at_float32() -> None:
+    # Without grad, the transform is NumPy's FFT at the input's precision (complex64 for float32),
+    # ONNX's reference computation: its float32 rounding (1.9e-7 where the exact value is 0, over
+    # the node suite's atol) is the reference's own, bit for bit.
+    x = np.arange(100, dtype=np.float32).reshape(1, 10, 10, 1)
+    x = np.concatenate([x, np.zeros_like(x)], -1)
+    node = helper.make_node("DFT", ["x"], ["y"], inverse=1, axis=1)
+    y = helper.make_empty_tensor_value_info("y")
+    graph = helper.make_graph([node], "g", [_f32("x", [1, 10, 10, 2])], [y])
+    proto = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 19)])
+    got = burn.onnx.load(proto, backend="ndarray").run({"x": x})["y"].to_numpy()
+    ref = np.fft.ifft(x[..., 0] + 1j * x[..., 1], axis=1)
+    assert ref.dtype == np.complex64
+    np.testing.assert_array_equal(got, np.stack([ref.real, ref.imag], -1))
 
 
 def test_stft_refuses_a_frame_longer_than_the_signal() -> None:
@@ -797,3 +820,195 @@ def test_conv_transpose_windows_match_onnx_reference(attrs: dict[str, Any]) -> N
         want = ReferenceEvaluator(proto).run(None, {"x": x, "w": w, "b": b})[0]
     got = burn.onnx.load(proto, backend="ndarray").run({"x": x, "w": w, "b": b})["y"].to_numpy()
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize(
+    "shape, attrs",
+    [
+        ((2, 3, 7), {"kernel_shape": [3], "strides": [2], "pads": [1, 1]}),
+        ((2, 2, 5, 6), {"kernel_shape": [3, 2], "strides": [2, 1], "pads": [1, 0, 1, 0]}),
+        ((2, 2, 5, 6), {"kernel_shape": [2, 3], "strides": [1, 2], "storage_order": 1}),
+        ((1, 2, 4, 3, 5), {"kernel_shape": [2, 2, 3], "strides": [2, 1, 2], "dilations": [1, 2, 1]}),
+    ],
+)
+def test_max_pool_indices_match_onnx_reference(shape: tuple[int, ...], attrs: dict[str, Any]) -> None:
+    # Indices count over the whole tensor (batch and channel included), column-major in the last
+    # two dims with storage_order=1, as ONNX's reference gives them.
+    from onnx.reference import ReferenceEvaluator
+
+    x = np.random.default_rng(3).permutation(np.prod(shape)).reshape(shape).astype(np.float32)  # no ties
+    node = helper.make_node("MaxPool", ["x"], ["y", "i"], **attrs)
+    graph = helper.make_graph(
+        [node], "g", [_f32("x", list(shape))],
+        [helper.make_empty_tensor_value_info("y"), helper.make_empty_tensor_value_info("i")],
+    )
+    proto = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 12)])
+    want_y, want_i = ReferenceEvaluator(proto).run(None, {"x": x})
+    out = burn.onnx.load(proto, backend="ndarray").run({"x": x})
+    np.testing.assert_array_equal(out["y"].to_numpy(), want_y)
+    np.testing.assert_array_equal(out["i"].to_numpy(), want_i)
+
+
+def test_max_pool_indices_refuse_pads_burn_adds_itself() -> None:
+    node = helper.make_node("MaxPool", ["x"], ["y", "i"], name="mp", kernel_shape=[2, 2], pads=[1, 0, 0, 1])
+    graph = helper.make_graph(
+        [node], "g", [_f32("x", [1, 1, 4, 4])],
+        [helper.make_empty_tensor_value_info("y"), helper.make_empty_tensor_value_info("i")],
+    )
+    proto = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 12)])
+    model = burn.onnx.load(proto, backend="ndarray")
+    with pytest.raises(OnnxError, match=r"'mp' \(MaxPool, opset 13\).*Indices output with pads \[1, 0, 0, 1"):
+        model.run({"x": np.zeros((1, 1, 4, 4), np.float32)})
+
+
+def test_max_pool_of_uint8_is_exact_and_keeps_the_type() -> None:
+    x = np.array([[[[0, 255, 7], [254, 1, 3]]]], np.uint8)
+    node = helper.make_node("MaxPool", ["x"], ["y"], kernel_shape=[2, 2])
+    graph = helper.make_graph(
+        [node], "g", [helper.make_tensor_value_info("x", onnx.TensorProto.UINT8, [1, 1, 2, 3])],
+        [helper.make_tensor_value_info("y", onnx.TensorProto.UINT8, None)],
+    )
+    proto = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 12)])
+    got = burn.onnx.load(proto, backend="ndarray").run({"x": x})["y"].to_numpy()
+    assert got.dtype == np.uint8 and got.tolist() == [[[[255, 255]]]]
+
+
+@pytest.mark.parametrize(
+    "image, block, attrs",
+    [
+        ([5], [2], {"strides": [2]}),  # the last row no block reaches stays 0
+        ([5, 4], [2, 3], {"strides": [2, 1], "pads": [1, 0, 0, 2], "dilations": [1, 2]}),
+        ([3, 4, 3], [2, 2, 2], {"pads": [0, 1, 0, 1, 0, 1]}),
+    ],
+)
+def test_col2im_matches_onnx_reference(image: list[int], block: list[int], attrs: dict[str, Any]) -> None:
+    from onnx.reference import ReferenceEvaluator
+
+    rank = len(block)
+    strides, dilations = attrs.get("strides", [1] * rank), attrs.get("dilations", [1] * rank)
+    pads = attrs.get("pads", [0] * 2 * rank)
+    counts = [(i + pads[d] + pads[d + rank] - dilations[d] * (k - 1) - 1) // strides[d] + 1
+              for d, (i, k) in enumerate(zip(image, block, strict=True))]
+    size = (2, 3 * int(np.prod(block)), int(np.prod(counts)))
+    x = np.random.default_rng(4).normal(size=size).astype(np.float32)
+    i64 = onnx.TensorProto.INT64
+    node = helper.make_node("Col2Im", ["x", "image", "block"], ["y"], **attrs)
+    graph = helper.make_graph(
+        [node], "g",
+        [_f32("x", list(x.shape)), helper.make_tensor_value_info("image", i64, [rank]),
+         helper.make_tensor_value_info("block", i64, [rank])],
+        [helper.make_empty_tensor_value_info("y")],
+    )
+    proto = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
+    feeds = {"x": x, "image": np.array(image, np.int64), "block": np.array(block, np.int64)}
+    want = ReferenceEvaluator(proto).run(None, feeds)[0]
+    got = burn.onnx.load(proto, backend="ndarray").run(feeds)["y"].to_numpy()
+    assert got.shape == (2, 3, *image)
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("op", ["AveragePool", "LpPool", "MaxPool"])
+@pytest.mark.parametrize(
+    "shape, attrs",
+    [
+        ((2, 3, 9), {"kernel_shape": [3], "dilations": [2], "pads": [1, 2], "ceil_mode": 1, "strides": [2]}),
+        ((1, 2, 6, 7), {"kernel_shape": [2, 3], "dilations": [2, 1], "pads": [0, 1, 1, 0],
+                        "strides": [2, 2]}),
+        ((1, 2, 6, 7), {"kernel_shape": [2, 2], "dilations": [2, 2], "pads": [1, 1, 0, 1], "ceil_mode": 1,
+                        "strides": [3, 2], "count_include_pad": 1}),
+        ((1, 2, 6, 7), {"kernel_shape": [2, 2], "pads": [1, 1, 0, 1], "ceil_mode": 1, "strides": [3, 2]}),
+        ((1, 2, 6, 7), {"kernel_shape": [2, 2], "pads": [1, 1, 0, 1], "ceil_mode": 1, "strides": [3, 2],
+                        "count_include_pad": 1}),
+    ],
+)
+def test_pools_with_dilations_uneven_pads_and_ceil_match_onnxruntime(
+    op: str, shape: tuple[int, ...], attrs: dict[str, Any]
+) -> None:
+    # burn's pooling ops have no dilations and count the pads burn.onnx adds as input in ceil
+    # mode: averages are window sums by grouped convolution over a count of what each window
+    # covers, max pools pad the ceil-mode end themselves. onnxruntime is the reference here:
+    # onnx's own reference evaluator counts differently in ceil mode with dilations.
+    ort = pytest.importorskip("onnxruntime")
+    attrs = dict(attrs)
+    if op != "AveragePool":
+        attrs.pop("count_include_pad", None)
+    if op == "LpPool":
+        attrs["p"] = 3
+    x = np.random.default_rng(5).normal(size=shape).astype(np.float32)
+    graph = helper.make_graph(
+        [helper.make_node(op, ["x"], ["y"], **attrs)], "g", [_f32("x", list(shape))],
+        [helper.make_empty_tensor_value_info("y")],
+    )
+    proto = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 19)], ir_version=9)
+    session = ort.InferenceSession(proto.SerializeToString(), providers=["CPUExecutionProvider"])
+    want = session.run(None, {"x": x})[0]
+    got = burn.onnx.load(proto, backend="ndarray").run({"x": x})["y"].to_numpy()
+    assert got.shape == want.shape
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
+def test_tensor_scatter_refuses_linear_writes_past_the_cache() -> None:
+    cache = np.zeros((2, 5, 3), np.float32)
+    model, feeds = _single("TensorScatter", {"past": cache, "update": np.ones((2, 2, 3), np.float32),
+                                             "at": np.array([1, 4], np.int64)}, axis=1, opset=24)
+    with pytest.raises(OnnxError, match=r"write indices \[1, 4\] and 2 steps run past the cache's 5"):
+        model.run(feeds)
+    circular, feeds = _single("TensorScatter", {"past": cache, "update": np.ones((2, 2, 3), np.float32),
+                                                "at": np.array([1, 4], np.int64)}, axis=1, mode="circular",
+                              opset=24)
+    got = circular.run(feeds)["y0"].to_numpy()
+    assert got[:, :, 0].tolist() == [[0, 1, 1, 0, 0], [1, 0, 0, 0, 1]]  # row 1 wraps to position 0
+
+
+def test_det_of_a_batch_and_of_a_non_square_input() -> None:
+    x = np.random.default_rng(7).normal(size=(2, 3, 4, 4)).astype(np.float32)
+    model, feeds = _single("Det", {"x": x}, opset=22)
+    want = np.linalg.det(x.astype(np.float64))
+    np.testing.assert_allclose(model.run(feeds)["y0"].to_numpy(), want, rtol=1e-4)
+    model, feeds = _single("Det", {"x": np.zeros((2, 3), np.float32)}, opset=22)
+    with pytest.raises(OnnxError, match=r"\(Det, opset 22\).*matrices, got float32\[2, 3\]"):
+        model.run(feeds)
+
+
+def test_max_unpool_inverts_max_pool_with_its_indices() -> None:
+    from onnx.reference import ReferenceEvaluator
+
+    x = np.random.default_rng(8).permutation(2 * 3 * 4 * 6).reshape(2, 3, 4, 6).astype(np.float32)
+    nodes = [
+        helper.make_node("MaxPool", ["x"], ["v", "i"], kernel_shape=[2, 2], strides=[2, 2]),
+        helper.make_node("MaxUnpool", ["v", "i", "shape"], ["y"], kernel_shape=[2, 2], strides=[2, 2]),
+    ]
+    shape = helper.make_tensor_value_info("shape", onnx.TensorProto.INT64, [4])
+    y = helper.make_empty_tensor_value_info("y")
+    x_any = helper.make_tensor_value_info("x", onnx.TensorProto.FLOAT, None)
+    graph = helper.make_graph(nodes, "g", [x_any, shape], [y])
+    proto = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 22)])
+    feeds = {"x": x, "shape": np.array([2, 3, 4, 6], np.int64)}
+    model = burn.onnx.load(proto, backend="ndarray")
+    got = model.run(feeds)["y"].to_numpy()
+    np.testing.assert_array_equal(got, ReferenceEvaluator(proto).run(None, feeds)[0])
+    assert np.count_nonzero(got) == 2 * 3 * 2 * 3
+    # a larger output_shape: ONNX's reference and onnxruntime disagree on where values go
+    with pytest.raises(OnnxError, match=r"output_shape \[2, 3, 5, 6\] differs from the unpooled shape"):
+        model.run({"x": np.zeros((2, 3, 5, 6), np.float32), "shape": np.array([2, 3, 5, 6], np.int64)})
+    model, feeds = _single("MaxUnpool", {"v": np.ones((1, 1, 2, 2), np.float32),
+                                         "i": np.array([[[[0, 1], [2, 16]]]], np.int64)},
+                           kernel_shape=[2, 2], strides=[2, 2], opset=22)
+    with pytest.raises(OnnxError, match=r"indices from 0 to 16 do not fit the 16 elements"):
+        model.run(feeds)
+
+
+def test_inputs_the_version_converter_rewrote_are_named_in_the_error() -> None:
+    # opset 8's Scan has a batch axis; converted to opset 9+ its inputs lose it: the case's
+    # batched inputs are refused, and the message says the converter made those inputs
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        importlib.import_module("onnx.backend.test.case.node.scan")
+    from onnx.backend.test.case.node import _NodeTestCases
+
+    tc = next(t for t in _NodeTestCases if t.name == "test_scan_sum")
+    model = burn.onnx.load(tc.model, backend="ndarray")
+    feeds = dict(zip([i.name for i in tc.model.graph.input], tc.data_sets[0][0], strict=True))
+    want = r"got \[1, 2\] \(the graph's inputs are those of opset 13, which ONNX's version converter made"
+    with pytest.raises(OnnxError, match=want + r" from the file's opset 8\)"):
+        model.run(feeds)

@@ -3,8 +3,11 @@
 gives a wrong answer beyond those listed in ``onnx_node_known_wrong.txt`` (empty: a case burn
 cannot run must be refused, not answered wrongly).
 
-After a fix that makes more cases pass, regenerate the list:
-``python packages/burn-core/tests/onnx_node_suite.py --write-passing``.
+After a fix that makes more cases pass, regenerate the list and the per-op counts
+(``onnx_node_counts.txt``), then the import guide's op table that shows them:
+``python packages/burn-core/tests/onnx_node_suite.py --write-passing`` and
+``python -m burn.onnx.table --counts packages/burn-core/tests/onnx_node_counts.txt
+docs/guides/import-models.md``.
 """
 
 from __future__ import annotations
@@ -14,7 +17,19 @@ import pytest
 pytest.importorskip("onnx", reason="onnx is not installed: pip install 'burn-core[onnx]'")
 pytest.importorskip("burn_ndarray", reason="burn-ndarray is not installed")
 
-from onnx_node_suite import KNOWN_WRONG, PASSING, Result, read_list, report, run_suite, summary  # noqa: E402
+from onnx_node_suite import (  # noqa: E402
+    KNOWN_WRONG,
+    PASSING,
+    Result,
+    counts_file,
+    op_counts,
+    read_list,
+    report,
+    run_suite,
+    summary,
+)
+
+from burn.onnx.ops import read_counts  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -33,6 +48,17 @@ def test_every_listed_case_still_passes(results: dict[str, Result]) -> None:
     )
     counts = summary(list(results.values()))
     assert counts["pass"] >= len(present), report(list(results.values()))
+
+
+def test_no_op_passes_fewer_cases_than_its_recorded_count(results: dict[str, Result]) -> None:
+    # the counts the import guide's op table shows (onnx_node_counts.txt): none may drop
+    # (an op whose number of cases differs comes from another onnx wheel: not compared)
+    recorded = read_counts(counts_file().read_text(encoding="utf-8"))
+    now = op_counts(list(results.values()))
+    same = {op: counts for op, counts in recorded.items() if now.get(op, (0, -1))[1] == counts[1]}
+    assert len(same) >= 0.9 * len(recorded), f"only {len(same)} of {len(recorded)} ops have their cases"
+    fewer = {op: (now[op][0], passed) for op, (passed, _) in same.items() if now[op][0] < passed}
+    assert not fewer, f"ops passing fewer node cases than recorded (now, recorded): {fewer}"
 
 
 def test_no_wrong_answers_beyond_the_known(results: dict[str, Result]) -> None:

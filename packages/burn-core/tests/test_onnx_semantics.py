@@ -205,15 +205,29 @@ def test_old_opsets_are_converted_with_a_log_line(caplog: pytest.LogCaptureFixtu
         burn.onnx.load(bad, backend="ndarray")
 
 
-def test_sequences_and_strings_are_refused_at_load() -> None:
-    g = helper.make_graph(
-        [helper.make_node("Identity", ["x"], ["y"])], "g",
-        [helper.make_tensor_sequence_value_info("x", TensorProto.FLOAT, None)],
-        [helper.make_tensor_sequence_value_info("y", TensorProto.FLOAT, None)],
-    )
-    seq = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]).SerializeToString()
-    with pytest.raises(OnnxError, match="input 'x' is a sequence: burn.onnx takes tensors only"):
-        burn.onnx.load(seq, backend="ndarray")
+def test_maps_nested_sequences_and_strings_are_refused_at_load() -> None:
+    def identity(kind: Any) -> bytes:
+        g = helper.make_graph(
+            [helper.make_node("Identity", ["x"], ["y"])], "g",
+            [helper.make_value_info("x", kind)], [helper.make_value_info("y", kind)],
+        )
+        return helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]).SerializeToString()  # type: ignore[no-any-return]
+
+    floats = helper.make_tensor_type_proto(TensorProto.FLOAT, None)
+    a_map = helper.make_map_type_proto(TensorProto.INT64, floats)
+    with pytest.raises(OnnxError, match="input 'x' is a map: burn.onnx takes tensors, sequences of tensors"):
+        burn.onnx.load(identity(a_map), backend="ndarray")
+    nested = helper.make_sequence_type_proto(helper.make_sequence_type_proto(floats))
+    with pytest.raises(OnnxError, match=r"input 'x' is a sequence\(sequence\(float32\?\)\): burn.onnx takes "
+                                        "sequences of tensors only"):
+        burn.onnx.load(identity(nested), backend="ndarray")
+    of_strings = helper.make_sequence_type_proto(helper.make_tensor_type_proto(TensorProto.STRING, None))
+    with pytest.raises(OnnxError, match="input 'x' is a string tensor"):
+        burn.onnx.load(identity(of_strings), backend="ndarray")
+    two_strings = [("x", TensorProto.STRING, [2]), ("y", TensorProto.STRING, [2])]
+    strings = graph("Equal", two_strings, [("z", TensorProto.BOOL)])
+    with pytest.raises(OnnxError, match="input 'x' is a string tensor: burn has no string dtype"):
+        burn.onnx.load(strings, backend="ndarray")
     strings = graph("Identity", [("x", TensorProto.STRING, [2])], [("y", TensorProto.STRING)])
     with pytest.raises(OnnxError, match="input 'x' is a string tensor"):
         burn.onnx.load(strings, backend="ndarray")
@@ -230,3 +244,39 @@ def test_a_model_without_params_runs_on_the_backend_it_was_loaded_for() -> None:
     moved = model.to_device(nd.default_device())
     assert moved.backend is nd and moved(np.zeros(3, np.float32)).backend is nd
     assert model.backend is ad  # to_device makes a copy
+    # device= alone: its backend and device, for a graph with initializers and one without
+    device = ad.default_device()
+    for g in (model_bytes, graph("Add", [("x", TensorProto.FLOAT, [3])], [("y", TensorProto.FLOAT)],
+                                 initializers={"w": np.ones(3, np.float32)})):
+        on_device = burn.onnx.load(g, device)
+        assert on_device.backend is ad
+        out = on_device(np.array([-1.0, 2.0, 0.5], np.float32))
+        assert out.backend is ad and out.device == device
+
+
+def test_batch_norm_training_mode_uses_batch_statistics_and_gives_running_ones() -> None:
+    from onnx.reference import ReferenceEvaluator
+
+    rng = np.random.default_rng(6)
+    x = rng.normal(size=(4, 3, 2, 5)).astype(np.float32)
+    stats = {n: rng.uniform(0.5, 1.5, size=3).astype(np.float32) for n in ("s", "b", "m", "v")}
+    node = helper.make_node("BatchNormalization", ["x", "s", "b", "m", "v"], ["y", "rm", "rv"],
+                            training_mode=1, momentum=0.8, epsilon=1e-3)
+    g = helper.make_graph(
+        [node], "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, list(x.shape))]
+        + [helper.make_tensor_value_info(n, TensorProto.FLOAT, [3]) for n in stats],
+        [helper.make_tensor_value_info(n, TensorProto.FLOAT, None) for n in ("y", "rm", "rv")],
+    )
+    proto = helper.make_model(g, opset_imports=[helper.make_opsetid("", 15)])
+    feeds = {"x": x, **stats}
+    want = ReferenceEvaluator(proto).run(None, feeds)
+    out = burn.onnx.load(proto, backend=ND).run(feeds)
+    for name, ref in zip(("y", "rm", "rv"), want, strict=True):
+        np.testing.assert_allclose(out[name].to_numpy(), ref, rtol=1e-5, atol=1e-5)
+    # running statistics outputs without training mode: refused, naming the node
+    node = helper.make_node("BatchNormalization", ["x", "s", "b", "m", "v"], ["y", "rm", "rv"], name="bn")
+    g = helper.make_graph([node], "g", g.input, g.output)
+    model = burn.onnx.load(helper.make_model(g, opset_imports=[helper.make_opsetid("", 15)]), backend=ND)
+    with pytest.raises(OnnxError, match=r"node 'bn' \(BatchNormalization, opset 15\).*need training_mode=1"):
+        model.run(feeds)

@@ -15,13 +15,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from burn.onnx.errors import OnnxError, UnsupportedOpError
+from burn.onnx.errors import OnnxDTypeError, OnnxError, OnnxKindError, OnnxShapeError, UnsupportedOpError
 from burn.onnx.inspect import inspect
 from burn.onnx.model import OnnxModel, load
 from burn.onnx.ops import render_table, supported_ops
 
 __all__ = [
-    "ExportError", "OnnxError", "OnnxModel", "UnsupportedOpError", "export", "exported_ops", "inspect",
+    "ExportError", "OnnxDTypeError", "OnnxError", "OnnxKindError", "OnnxModel", "OnnxShapeError",
+    "UnsupportedOpError", "export", "exported_ops", "inspect",
     "load",
     "render_table", "supported_ops",
 ]

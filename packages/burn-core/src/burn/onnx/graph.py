@@ -64,14 +64,24 @@ class ValueInfo:
     # "tensor"; "untyped" (no element type given: `dtype` is a float32 guess); else the ONNX
     # type's field ("sequence_type", "optional_type", "map_type"...)
     form: str = "tensor"
+    # What a "sequence_type" holds (each element) or an "optional_type" holds when it is not
+    # empty: a ValueInfo of the same name (None when the file does not say).
+    element: ValueInfo | None = None
 
-    def describe(self) -> str:
+    def type_name(self) -> str:
+        """The declared type alone: ``float32[2, ?]``, ``sequence(int64[3])``, ``optional(...)``."""
+        if self.form in ("sequence_type", "optional_type"):
+            inner = "?" if self.element is None else self.element.type_name()
+            return f"{self.form.removesuffix('_type')}({inner})"
         dims = (
             "?"
             if self.dims is None
             else "[" + ", ".join("?" if d is None else str(d) for d in self.dims) + "]"
         )
-        return f"{self.name}: {self.dtype.name}{dims}"
+        return f"{self.dtype.name}{dims}"
+
+    def describe(self) -> str:
+        return f"{self.name}: {self.type_name()}"
 
 
 @dataclass
@@ -86,6 +96,8 @@ class Graph:
     shapes: dict[str, tuple[int, ...]]  # value name -> static shape, where inference found one
     name: str = ""
     producer: str = ""
+    # The file's own opset when ONNX's version converter raised it to `opset` (None otherwise)
+    converted_from: int | None = None
 
 
 def import_onnx() -> Any:
@@ -194,9 +206,10 @@ def parse(model: Any, label: str) -> Graph:
     inference fails on is still read, with fewer static shapes)."""
     onnx = import_onnx()
     opset = opset_of(model)
+    converted_from = None
     if opset < MIN_OPSET:
         model = convert_opset(model, opset, label)
-        opset = opset_of(model)
+        converted_from, opset = opset, opset_of(model)
     if model.functions:
         # Local functions become plain nodes (check_model bounded what they expand to).
         try:
@@ -232,7 +245,9 @@ def parse(model: Any, label: str) -> Graph:
         shapes[name] = tuple(array.shape)
     inputs = [_value_info(onnx, vi) for vi in g.input if vi.name not in initializers]
     outputs = [_value_info(onnx, vi) for vi in g.output]
-    return Graph(nodes, initializers, inputs, outputs, opset, shapes, g.name, model.producer_name)
+    return Graph(
+        nodes, initializers, inputs, outputs, opset, shapes, g.name, model.producer_name, converted_from
+    )
 
 
 def _element_types(onnx: Any, infos: Sequence[Any]) -> dict[str, np.dtype[Any]]:
@@ -309,11 +324,21 @@ def infer_shapes(model: Any) -> Any:
 
 
 def _value_info(onnx: Any, vi: Any) -> ValueInfo:
-    t = vi.type.tensor_type
-    which = vi.type.WhichOneof("value")
+    return type_info(onnx, vi.name, vi.type)
+
+
+def type_info(onnx: Any, name: str, type_proto: Any) -> ValueInfo:
+    """The `ValueInfo` named `name` of a ``TypeProto`` (sequences and optionals with their
+    element's)."""
+    t = type_proto.tensor_type
+    which = type_proto.WhichOneof("value")
     form = "tensor" if t.elem_type else "untyped" if which in (None, "tensor_type") else str(which)
+    if form in ("sequence_type", "optional_type"):
+        inner = getattr(type_proto, form).elem_type
+        element = type_info(onnx, name, inner) if inner.WhichOneof("value") else None
+        return ValueInfo(name, np.dtype("float32"), None, form, element)
     if form not in ("tensor", "untyped"):
-        return ValueInfo(vi.name, np.dtype("float32"), None, form)
+        return ValueInfo(name, np.dtype("float32"), None, form)
     try:
         dtype = (
             np.dtype(onnx.helper.tensor_dtype_to_np_dtype(t.elem_type))
@@ -323,7 +348,7 @@ def _value_info(onnx: Any, vi: Any) -> ValueInfo:
     except Exception:  # noqa: BLE001 - an element type NumPy has no name for
         dtype, form = np.dtype("float32"), "untyped"
     if not t.HasField("shape"):
-        return ValueInfo(vi.name, dtype, None, form)
+        return ValueInfo(name, dtype, None, form)
     dims: list[Dim] = []
     for d in t.shape.dim:
         if d.HasField("dim_value"):
@@ -332,7 +357,7 @@ def _value_info(onnx: Any, vi: Any) -> ValueInfo:
             dims.append(str(d.dim_param))
         else:
             dims.append(None)
-    return ValueInfo(vi.name, dtype, tuple(dims), form)
+    return ValueInfo(name, dtype, tuple(dims), form)
 
 
 def _attr_value(onnx: Any, a: Any, types: dict[str, np.dtype[Any]] | None = None) -> Any:
@@ -358,6 +383,10 @@ def _attr_value(onnx: Any, a: Any, types: dict[str, np.dtype[Any]] | None = None
         return parse_body(onnx, a.g, types or {})
     if kind == t.GRAPHS:
         return [parse_body(onnx, g, types or {}) for g in a.graphs]
+    if kind == t.TYPE_PROTO:  # Optional's `type`
+        return type_info(onnx, a.name, a.tp)
+    if kind == t.TYPE_PROTOS:
+        return [type_info(onnx, a.name, tp) for tp in a.type_protos]
     raise ValueError(f"attribute {a.name!r} has a type burn.onnx does not read ({kind})")
 
 

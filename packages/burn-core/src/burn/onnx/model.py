@@ -19,12 +19,19 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from burn.errors import BurnError, KindError, ShapeError
+from burn.errors import BurnError
 from burn.foundations.kind import Float
 from burn.foundations.limits import Limits, resolve_limits
 from burn.module.base import Module
 from burn.module.param import Param
-from burn.onnx.errors import OnnxError, UnsupportedOpError
+from burn.onnx.errors import (
+    OnnxError,
+    OnnxKindError,
+    OnnxShapeError,
+    UnsupportedOpError,
+    node_failure,
+    onnx_error_type,
+)
 from burn.onnx.graph import Body, Graph, Node, ValueInfo, node_bodies, node_captures, parse, read_model
 from burn.onnx.graph_checks import check_graph
 from burn.onnx.narrow_dtypes import is_narrow
@@ -58,6 +65,7 @@ class Program:
     last_use: dict[str, int]
     limits: Limits
     output_infos: tuple[ValueInfo, ...] = ()
+    converted_from: int | None = None  # the file's opset, when converted to `opset` at load
 
 
 def check_supported(graph: Graph, source: str) -> None:
@@ -130,10 +138,11 @@ def fold(
             outs = info.host(node, values)  # type: ignore[misc]
             arrays = [np.asarray(value) for value in outs]
         except Exception as exc:  # noqa: BLE001 - any failure here is a malformed graph
-            raise OnnxError(
-                f"node {node.name!r} ({node.op_type}): cannot evaluate it on its constant inputs: "
-                f"{type(exc).__name__}: {exc}",
-                source=source,
+            what = exc.reason if isinstance(exc, OnnxError) else f"{type(exc).__name__}: {exc}"
+            raise onnx_error_type(exc)(
+                f"node {node.name!r} ({node.op_type}, opset {graph.opset}): cannot evaluate it on its "
+                f"constant inputs: {what.removeprefix(f'node {node.name!r} ({node.op_type}): ')}",
+                source=source, node=node.name, op_type=node.op_type, opset=graph.opset,
             ) from exc
         size = sum(int(a.nbytes) for a in arrays)
         if computed and limits.exceeds("max_folded_bytes", size):
@@ -232,15 +241,20 @@ class OnnxModel(Module):
         values = [out[name] for name in self.program.outputs]
         return values[0] if len(values) == 1 else tuple(values)
 
-    def run(self, feeds: Mapping[str, Any]) -> dict[str, Tensor | np.ndarray]:
+    def run(self, feeds: Mapping[str, Any]) -> dict[str, Any]:
         """Run the graph on the inputs `feeds` (name -> tensor or NumPy array); returns every
         output by name: tensors, except the outputs declared with an element type narrower than
         any burn dtype (float8, float4, int4/uint4, int2/uint2), which are NumPy arrays of that
-        ``ml_dtypes`` type (inputs of those types are given the same way).
+        ``ml_dtypes`` type (inputs of those types are given the same way). A sequence input or
+        output is a list of those; an optional one is its value, or None when it is empty.
 
         Raises:
             OnnxError: a missing or unknown input.
-            KindError, ShapeError: an input of the wrong kind, rank or static size.
+            OnnxKindError, OnnxShapeError: an input of the wrong kind, rank or static size (also a
+                `KindError` / `ShapeError`).
+            OnnxError: a node failed; it names the node, its op and the opset (attributes
+                `node`, `op_type`, `opset`), and is an `OnnxShapeError`, `OnnxKindError` or
+                `OnnxDTypeError` when burn's own check of a shape, kind or dtype failed.
         """
         program = self.program
         declared = {i.name for i in program.inputs}
@@ -258,7 +272,17 @@ class OnnxModel(Module):
         for name, param in self.weights.items():
             env[name] = param.val()
         for info in program.inputs:
-            env[info.name] = _check_input(ctx, info, feeds[info.name])
+            try:
+                env[info.name] = _check_input(ctx, info, feeds[info.name])
+            except OnnxError as exc:
+                if program.converted_from is None:
+                    raise
+                # the converter may have rewritten the inputs (Scan lost its batch axis at 9)
+                raise type(exc)(
+                    f"{exc.reason} (the graph's inputs are those of opset {program.opset}, which ONNX's "
+                    f"version converter made from the file's opset {program.converted_from})",
+                    source=program.source,
+                ) from exc
         run_nodes(ctx, program, program.nodes, env, program.last_use, program.outputs)
         missing = [name for name in program.outputs if name not in env]
         if missing:
@@ -333,7 +357,64 @@ def run_nodes(
                 env.pop(name, None)  # free intermediate tensors as soon as they are dead
 
 
-def _output(ctx: Ctx, info: ValueInfo | None, value: Any, source: str) -> Tensor | np.ndarray:
+_VALUE_FORMS = ("tensor", "untyped", "sequence_type", "optional_type")
+
+
+def _check_declared_type(info: ValueInfo, what: str) -> None:
+    """Refuse a graph input or output of a type burn.onnx cannot hold: strings, maps, sparse
+    tensors, sequences of sequences (tensors, sequences of tensors and optionals of either are
+    taken)."""
+    if info.form not in _VALUE_FORMS:
+        form = info.form.removesuffix("_type")
+        raise OnnxError(
+            f"{what} {info.name!r} is a {form}: burn.onnx takes tensors, sequences of tensors and optionals"
+        )
+    element = info.element
+    if info.form == "sequence_type" and element is not None and element.form not in ("tensor", "untyped"):
+        raise OnnxError(
+            f"{what} {info.name!r} is a {info.type_name()}: burn.onnx takes sequences of tensors only"
+        )
+    if info.form == "optional_type" and element is not None and element.form == "optional_type":
+        raise OnnxError(f"{what} {info.name!r} is a {info.type_name()}: an optional of an optional")
+    if element is not None:
+        _check_declared_type(element, what)
+    elif info.dtype.kind in "OSU":
+        raise OnnxError(f"{what} {info.name!r} is a string tensor: burn has no string dtype")
+
+
+def _declared_tensors(info: ValueInfo) -> list[ValueInfo]:
+    """The tensor types inside a declared type (itself for a tensor; the elements of a sequence
+    or an optional)."""
+    if info.form in ("sequence_type", "optional_type"):
+        return [] if info.element is None else _declared_tensors(info.element)
+    return [info]
+
+
+def _output(ctx: Ctx, info: ValueInfo | None, value: Any, source: str) -> Any:
+    """An output as its declared type: a sequence is a list of its elements, an empty optional
+    None, and a tensor a tensor of its declared element type (`_tensor_output`)."""
+    form = "untyped" if info is None else info.form
+    if isinstance(value, list) or form == "sequence_type":
+        if not isinstance(value, list) or form not in ("sequence_type", "optional_type", "untyped"):
+            what = "a sequence" if isinstance(value, list) else "empty" if value is None else "a tensor"
+            declared = "?" if info is None else info.type_name()
+            raise OnnxError(f"output {getattr(info, 'name', '?')!r} is declared {declared} but is {what}",
+                            source=source)
+        element = None if info is None or info.element is None else info.element
+        if element is not None and element.form == "sequence_type":  # an optional's sequence
+            element = element.element
+        return [_output(ctx, element, v, source) for v in value]
+    if value is None:
+        if form not in ("optional_type", "untyped"):
+            raise OnnxError(f"output {getattr(info, 'name', '?')!r} was not computed (an empty optional)",
+                            source=source)
+        return None
+    if info is not None and info.form == "optional_type":
+        info = info.element
+    return _tensor_output(ctx, info, value, source)
+
+
+def _tensor_output(ctx: Ctx, info: ValueInfo | None, value: Any, source: str) -> Tensor | np.ndarray:
     """An output as a tensor of its declared element type: the ops compute integers in int64 and
     floats in the model's float dtype, so an ``int8``, ``float16`` or ``float64`` output is cast
     back (integer casts wrap as ONNX's do); ``float32`` outputs stay in the model's float dtype,
@@ -385,12 +466,45 @@ def _output_dtype(backend: Backend, info: ValueInfo, source: str) -> DType:
 
 
 def _check_input(ctx: Ctx, info: ValueInfo, value: Any) -> Any:
+    """An input as the graph holds it: a tensor checked against its declared kind and shape, a
+    sequence as a list of those, an empty optional as None."""
+    if info.form == "sequence_type":
+        if not isinstance(value, (list, tuple)):
+            raise OnnxKindError(
+                f"input {info.name!r} must be a sequence ({info.describe()}): a list of tensors or arrays, "
+                f"got {type(value).__name__}"
+            )
+        return [_check_element(ctx, info.element, info.name, v) for v in value]
+    if info.form == "optional_type":
+        return None if value is None else _check_element(ctx, info.element, info.name, value)
+    return _check_tensor_input(ctx, info, value)
+
+
+def _check_element(ctx: Ctx, info: ValueInfo | None, name: str, value: Any) -> Any:
+    """An element of a sequence or optional input; without a declared type, tensors are taken
+    as they are and arrays with their own kind."""
+    if info is not None:
+        return _check_input(ctx, info, value)
+    if isinstance(value, (list, tuple)):
+        return [_check_element(ctx, None, name, v) for v in value]
+    t = value if is_tensor(value) else ctx.tensor(np.asarray(value))
+    if t.backend is not ctx.backend:
+        from burn.errors import BackendMismatchError
+
+        raise BackendMismatchError(
+            f"input {name!r} holds a tensor on backend {t.backend.name!r}, "
+            f"the model runs on {ctx.backend.name!r}"
+        )
+    return t
+
+
+def _check_tensor_input(ctx: Ctx, info: ValueInfo, value: Any) -> Any:
     if info.form == "tensor" and is_narrow(info.dtype):
         # float8, int4...: no burn dtype holds them; they stay on the host with their type
         array = value.to_numpy() if is_tensor(value) else np.asarray(value)
         if array.dtype != info.dtype:
-            raise KindError(f"input {info.name!r} must be a {info.dtype.name} array ({info.describe()}), "
-                            f"got {array.dtype.name}")
+            raise OnnxKindError(f"input {info.name!r} must be a {info.dtype.name} array ({info.describe()}), "
+                                f"got {array.dtype.name}")
         return array
     want = kind_of_numpy(np.empty(0, info.dtype))
     t = value if is_tensor(value) else ctx.tensor(np.asarray(value), want)
@@ -402,7 +516,7 @@ def _check_input(ctx: Ctx, info: ValueInfo, value: Any) -> Any:
             f"{ctx.backend.name!r}: move one of them (model.to_device(...) or tensor.to_device(...))"
         )
     if t.kind is not want:
-        raise KindError(
+        raise OnnxKindError(
             f"input {info.name!r} must be a {want.name} tensor ({info.describe()}), got {t.kind.name}: "
             f"convert it with .{want.name.lower()}()"
         )
@@ -412,7 +526,7 @@ def _check_input(ctx: Ctx, info: ValueInfo, value: Any) -> Any:
             isinstance(d, int) and d != n for d, n in zip(info.dims, shape, strict=False)
         )
         if bad:
-            raise ShapeError(f"input {info.name!r} must have shape {info.describe()}, got {list(shape)}")
+            raise OnnxShapeError(f"input {info.name!r} must have shape {info.describe()}, got {list(shape)}")
     return t
 
 
@@ -422,6 +536,8 @@ def describe_value(value: Any) -> str:
         return "None"
     if is_tensor(value):
         return f"{value.dtype.value}{list(value.shape)}"
+    if isinstance(value, list):
+        return f"sequence({', '.join(map(describe_value, value[:4]))}{', ...' if len(value) > 4 else ''})"
     array = np.asarray(value)
     return f"host {array.dtype.name}{list(array.shape)}"
 
@@ -433,6 +549,13 @@ def _run_node(ctx: Ctx, node: Node, inputs: Sequence[Any], program: Program) -> 
     other failure becomes an `OnnxError` naming them, chained to the original."""
     info = REGISTRY.get(node.op_type) or FUSED[node.op_type]
     try:
+        if not info.sequences:
+            for index, value in enumerate(inputs):
+                if isinstance(value, list):
+                    raise OnnxError(
+                        f"node {node.name!r} ({node.op_type}): input {index} is a sequence; "
+                        f"{node.op_type} takes tensors"
+                    )
         all_host = not any(map(is_tensor, inputs))
         if node.op_type in SHAPED_BY_VALUES:
             folding = info.run is None or (info.host is not None and all_host)
@@ -444,19 +567,17 @@ def _run_node(ctx: Ctx, node: Node, inputs: Sequence[Any], program: Program) -> 
             return info.host(node, [None if v is None else ctx.host(v) for v in inputs])
         return info.run(ctx, node, inputs)
     except OnnxError as exc:
-        exc.add_note(f"while running ONNX {_where(node, inputs)}")
-        raise exc.with_source(program.source).with_traceback(exc.__traceback__) from exc.__cause__
-    except BurnError as exc:
-        exc.add_note(f"while running ONNX {_where(node, inputs)}")
-        raise
-    except Exception as exc:  # noqa: BLE001 - a graph the checks at load let through
-        raise OnnxError(
-            f"{_where(node, inputs)}: {type(exc).__name__}: {exc}", source=program.source
-        ) from exc
+        if exc.node is not None and exc.opset is not None:
+            raise  # a node inside a subgraph of this one, already named
+        err = node_failure(exc, node.name, node.op_type, program.opset, _inputs(inputs))
+        raise err.with_source(program.source) from exc
+    except Exception as exc:  # noqa: BLE001 - burn's checks, or a graph the checks at load let through
+        err = node_failure(exc, node.name, node.op_type, program.opset, _inputs(inputs))
+        raise err.with_source(program.source) from exc
 
 
-def _where(node: Node, inputs: Sequence[Any]) -> str:
-    return f"node {node.name!r} ({node.op_type}) on inputs ({', '.join(map(describe_value, inputs))})"
+def _inputs(inputs: Sequence[Any]) -> str:
+    return ", ".join(map(describe_value, inputs))
 
 
 def load(
@@ -513,18 +634,15 @@ def load(
         graph = parse(proto, label)
         check_supported(graph, label)
         for value, what in [(v, "input") for v in graph.inputs] + [(v, "output") for v in graph.outputs]:
-            if value.form not in ("tensor", "untyped"):
-                form = value.form.removesuffix("_type")
-                raise OnnxError(f"{what} {value.name!r} is a {form}: burn.onnx takes tensors only")
-            if value.dtype.kind in "OSU":
-                raise OnnxError(f"{what} {value.name!r} is a string tensor: burn has no string dtype")
+            _check_declared_type(value, what)
         check_graph(graph)
     except OnnxError as err:
         raise err.with_source(label) from err.__cause__
     b, dev = resolve_backend("burn.onnx.load", device, backend)
     for out in graph.outputs:
-        if out.form == "tensor" and not is_narrow(out.dtype):
-            _output_dtype(b, out, label)  # refused at load, not on the first call
+        for declared in _declared_tensors(out):
+            if declared.form == "tensor" and not is_narrow(declared.dtype):
+                _output_dtype(b, declared, label)  # refused at load, not on the first call
     dtype = DType.from_any(float_dtype) if float_dtype is not None else b.float_dtype
     frozen = {
         node.inputs[i]
@@ -542,13 +660,10 @@ def load(
         array = graph.initializers[name]
         try:
             tensor = Tensor.from_data(array, dev, dtype=dtype, backend=b)
-        except BurnError as exc:
-            exc.add_note(f"while loading the initializer {name!r} ({array.dtype.name}{list(array.shape)})")
-            raise
-        except Exception as exc:  # noqa: BLE001 - an element type the backend cannot take
-            raise OnnxError(
-                f"initializer {name!r} ({array.dtype.name}{list(array.shape)}) cannot become a param: "
-                f"{type(exc).__name__}: {exc}",
+        except Exception as exc:  # noqa: BLE001 - an element type the backend cannot take...
+            what = str(exc) if isinstance(exc, BurnError) else f"{type(exc).__name__}: {exc}"
+            raise onnx_error_type(exc)(
+                f"initializer {name!r} ({array.dtype.name}{list(array.shape)}) cannot become a param: {what}",
                 source=label,
             ) from exc
         params[name] = Param.from_tensor(tensor, require_grad=name not in frozen)
@@ -568,5 +683,6 @@ def load(
         last_use,
         limits,
         tuple(graph.outputs),
+        graph.converted_from,
     )
     return OnnxModel(params, program, dtype, (b, dev))

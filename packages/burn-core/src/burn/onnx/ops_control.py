@@ -48,7 +48,7 @@ def _truth(value: Value) -> bool:
     return bool(Ctx.host(value).reshape(-1)[0])
 
 
-@register("If", "logic", "both branches' outputs must be tensors (no sequences or optionals)")
+@register("If", "logic", sequences=True)
 def _if(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]:
     branch = _body(node, "then_branch" if _truth(inputs[0]) else "else_branch")
     outs = _run(ctx, node, branch, {})
@@ -60,7 +60,8 @@ def _if(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]:
     return outs
 
 
-@register("Loop", "logic", "a loop with scan outputs must run at least once (their shape is unknown)")
+@register("Loop", "logic", "a loop with scan outputs must run at least once (their shape is unknown)",
+          sequences=True)
 def _loop(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]:
     body = _body(node, "body")
     trips = None if len(inputs) < 1 or inputs[0] is None else int(Ctx.host(inputs[0]).reshape(-1)[0])

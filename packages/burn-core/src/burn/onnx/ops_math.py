@@ -52,7 +52,11 @@ def _erf_np(x: np.ndarray) -> np.ndarray:
     return np.vectorize(math.erf, otypes=[x.dtype])(x) if x.size else x
 
 
-_unary("Identity", lambda n, x: x, lambda n, x: x)
+@register("Identity", "math", host=lambda node, inputs: [inputs[0]], sequences=True)
+def _identity(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]:
+    return [inputs[0]]  # a tensor, a sequence or an optional: passed on as it is
+
+
 def _on_host(value: Value) -> np.ndarray:
     return np.asarray(value.to_numpy()) if is_tensor(value) else np.asarray(value)
 
@@ -658,3 +662,15 @@ def _topk(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]:
     # A stable sort keeps equal values in index order: ONNX's tie rule (the lower index first).
     values, indices = x.sort_with_indices(d, descending=bool(node.attr("largest", 1)))
     return [values.narrow(d, 0, k), indices.narrow(d, 0, k)]
+
+
+@register_host("Det", "math", "runs on the host (NumPy's LU factorization): no gradient")
+def _det(node: Node, inputs: Sequence[Any]) -> list[Any]:
+    x = np.asarray(inputs[0])
+    if x.ndim < 2 or x.shape[-1] != x.shape[-2] or x.dtype.kind != "f":
+        raise OnnxError(
+            f"node {node.name!r} (Det): takes float [*, M, M] matrices, got {x.dtype.name}{list(x.shape)}"
+        )
+    precision = np.float64 if x.dtype == np.float64 else np.float32
+    wide: np.ndarray[Any, np.dtype[np.floating[Any]]] = x.astype(precision)
+    return [np.linalg.det(wide).astype(x.dtype)]

@@ -6,9 +6,12 @@ import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
+from burn.foundations.kind import Float, Int
 from burn.onnx.errors import OnnxError
 from burn.onnx.ops import register
-from burn.onnx.runtime import align, norm_axis
+from burn.onnx.runtime import align, ints, norm_axis
 from burn.tensor import module as F
 from burn.tensor.module import avg_pool3d, conv3d, conv_transpose1d, conv_transpose3d, max_pool3d
 
@@ -266,6 +269,86 @@ def _conv_transpose_op(
 
 
 # -- pooling ----------------------------------------------------------------------------------------
+@register("Col2Im", "nn", "1-D, 2-D and 3-D images")
+def _col2im(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]:
+    # The sum of the blocks back into the image is a grouped transposed convolution whose kernel
+    # puts block element k at its position: one group per channel, an identity over k.
+    x = ctx.tensor(inputs[0], Float)
+    image = ints(inputs[1])
+    block = ints(inputs[2])
+    rank = len(block)
+    strides = node.attr("strides", [1] * rank)
+    dilations = node.attr("dilations", [1] * rank)
+    pads = node.attr("pads", [0] * 2 * rank)
+    shape = list(x.shape)
+    size = math.prod(block)
+    counts = [
+        (i + pads[d] + pads[d + rank] - dilations[d] * (k - 1) - 1) // strides[d] + 1
+        for d, (i, k) in enumerate(zip(image, block, strict=False))
+    ]
+    if (
+        not 1 <= rank <= 3 or len(image) != rank or len(strides) != rank or len(dilations) != rank
+        or len(pads) != 2 * rank or len(shape) != 3 or shape[1] % size or min(counts) < 1
+        or shape[2] != math.prod(counts)
+    ):
+        raise OnnxError(
+            f"node {node.name!r} (Col2Im): input {shape} does not hold the blocks {block} of an image "
+            f"{image} (strides {strides}, dilations {dilations}, pads {pads}: {counts} blocks per dim)"
+        )
+    channels = shape[1] // size
+    eye = np.eye(size, dtype=np.float32).reshape([size, 1, *block])
+    weight = ctx.tensor(np.tile(eye, [channels] + [1] * (rank + 1)))
+    cols = x.reshape([shape[0], shape[1], *counts])
+    out = _conv_transpose_op(cols, weight, None, strides, [0] * rank, [0] * rank, dilations, channels)
+    for d in range(rank):  # the padded image is [pads_begin + image + pads_end]: keep the image
+        have = out.shape[2 + d]
+        want = pads[d] + image[d]
+        if have < want:  # the last rows no block reaches are zeros
+            pairs = [0, 0] * (rank - 1 - d) + [0, want - have]
+            out = out.pad(pairs, 0.0)
+        out = out.narrow(2 + d, pads[d], image[d])
+    return [out]
+
+
+@register("MaxUnpool", "nn", "an output_shape other than the unpooled shape, (in - 1) * stride - pads + "
+          "kernel, is refused (ONNX's reference and onnxruntime read the indices differently there)")
+def _max_unpool(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]:
+    # The values go back to the flat positions MaxPool's Indices give, in the shape the pooling
+    # inverts.
+    x = ctx.tensor(inputs[0], Float)
+    indices = ctx.tensor(inputs[1], Int)
+    kernel = [int(k) for k in node.attr("kernel_shape", [])]
+    rank = len(kernel)
+    strides = node.attr("strides", [1] * rank)
+    pads = node.attr("pads", [0] * 2 * rank)
+    shape = list(x.shape)
+    if not 1 <= rank <= 3 or len(shape) != rank + 2 or list(indices.shape) != shape or len(strides) != rank:
+        raise OnnxError(
+            f"node {node.name!r} (MaxUnpool): values {shape} and indices {list(indices.shape)} must be the "
+            f"same [N, C, *spatial] shape for a kernel {kernel}"
+        )
+    inferred = shape[:2] + [
+        (shape[2 + d] - 1) * strides[d] - pads[d] - pads[d + rank] + kernel[d] for d in range(rank)
+    ]
+    if _opt(inputs, 2) is not None and ints(inputs[2]) != inferred:
+        # ONNX's reference puts the indices in the unpooled shape and pads it to output_shape;
+        # onnxruntime (and PyTorch's max_unpool) count them over output_shape: no answer is safe.
+        raise OnnxError(
+            f"node {node.name!r} (MaxUnpool): output_shape {ints(inputs[2])} differs from the unpooled shape "
+            f"{inferred}, where ONNX's reference and onnxruntime place the values differently"
+        )
+    total = math.prod(inferred)
+    flat = ctx.host(indices).reshape(-1)
+    if flat.size and (flat.min() < 0 or flat.max() >= total):
+        raise OnnxError(
+            f"node {node.name!r} (MaxUnpool): indices from {flat.min()} to {flat.max()} do not fit the "
+            f"{total} elements of the unpooled shape {inferred}"
+        )
+    zeros = ctx.tensor(np.zeros(total, np.float32))
+    out = zeros.scatter(0, indices.reshape((-1,)), x.reshape((-1,)), mode="assign")
+    return [out.reshape(tuple(inferred))]
+
+
 def _pool_pads(
     x: Tensor, before: list[int], after: list[int], kernel: list[int], value: float
 ) -> tuple[Tensor, list[int]]:
@@ -279,23 +362,57 @@ def _pool_pads(
     return x.pad(pairs, value), [0] * len(kernel)
 
 
-@register("MaxPool", "nn", "1-D, 2-D and 3-D; the Indices output and storage_order=1 are not supported")
+@register("MaxPool", "nn", "1-D, 2-D and 3-D; the Indices output needs pads burn's pooling takes "
+          "(symmetric, at most half the kernel); integer inputs int8 and uint8")
 def _max_pool(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]:
-    if len(node.outputs) > 1 and node.outputs[1]:
-        raise OnnxError(f"node {node.name!r} (MaxPool): the Indices output is not supported")
     x = ctx.tensor(inputs[0])
+    if x.kind is not Float:
+        # ONNX pools int8 and uint8 too: exact in every float dtype (float16 holds integers to 2048)
+        declared = node.input_dtype(0)
+        if declared is None or declared not in (np.dtype(np.int8), np.dtype(np.uint8)):
+            raise OnnxError(
+                f"node {node.name!r} (MaxPool): integer inputs must be declared int8 or uint8, got "
+                f"{'an undeclared type' if declared is None else declared.name}"
+            )
+        outs = _max_pool(ctx, node, [x.float().cast(ctx.float_dtype)])
+        return [outs[0].int(), *outs[1:]]
     kernel = [int(k) for k in node.attr("kernel_shape")]
     strides, dilations, before, after = _spatial(node, x, kernel)
     ceil = bool(node.attr("ceil_mode", 0))
-    x, pads = _pool_pads(x, before, after, kernel, -math.inf)
+    padded, pads = _pool_pads(x, before, after, kernel, -math.inf)
     rank = len(kernel)
+    if ceil and padded is not x:  # pads added here: add the ceil-mode end too (pooling would count them)
+        extra = _ceil_extra(x, kernel, strides, dilations, before, after)
+        padded = x.pad(_pairs(before, [a + e for a, e in zip(after, extra, strict=True)]), -math.inf)
+        ceil = False
+    if rank > 3:
+        raise OnnxError(f"node {node.name!r} (MaxPool): {rank}-D pooling is not supported")
+    if len(node.outputs) < 2 or not node.outputs[1]:
+        if rank == 1:
+            return [F.max_pool1d(padded, kernel[0], strides[0], pads[0], dilations[0], ceil)]
+        if rank == 2:
+            return [F.max_pool2d(padded, kernel, strides, pads, dilations, ceil)]
+        return [max_pool3d(padded, kernel, strides, pads, dilations, ceil)]
+    if padded is not x:
+        raise OnnxError(
+            f"node {node.name!r} (MaxPool): the Indices output with pads {before + after} (asymmetric, "
+            f"or over half the kernel {kernel}) is not supported"
+        )
     if rank == 1:
-        return [F.max_pool1d(x, kernel[0], strides[0], pads[0], dilations[0], ceil)]
-    if rank == 2:
-        return [F.max_pool2d(x, kernel, strides, pads, dilations, ceil)]
-    if rank == 3:
-        return [max_pool3d(x, kernel, strides, pads, dilations, ceil)]
-    raise OnnxError(f"node {node.name!r} (MaxPool): {rank}-D pooling is not supported")
+        values, plane = F.max_pool1d_with_indices(x, kernel[0], strides[0], pads[0], dilations[0], ceil)
+    else:
+        pool = F.max_pool2d_with_indices if rank == 2 else F.max_pool3d_with_indices
+        values, plane = pool(x, kernel, strides, pads, dilations, ceil)
+    # burn counts within each [N, C] plane in row-major order; ONNX over the whole tensor, with
+    # storage_order=1 reading the last two spatial dims column-major
+    spatial = list(x.shape[2:])
+    if node.attr("storage_order", 0) and rank >= 2:
+        h, w = spatial[-2], spatial[-1]
+        inner = plane % (h * w)
+        plane = plane - inner + (inner % w) * h + inner // w
+    n, c = x.shape[0], x.shape[1]
+    offsets = np.arange(n * c, dtype=np.int64).reshape([n, c] + [1] * rank) * math.prod(spatial)
+    return [values, plane + ctx.tensor(offsets)]
 
 
 def _avg(
@@ -309,22 +426,72 @@ def _avg(
     return avg_pool3d(x, kernel, strides, pads, include, ceil)
 
 
-@register("AveragePool", "nn", "1-D, 2-D and 3-D; dilations are not supported")
+@register("AveragePool", "nn", "1-D, 2-D and 3-D")
 def _avg_pool(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]:
     x = ctx.tensor(inputs[0])
     kernel = [int(k) for k in node.attr("kernel_shape")]
     strides, dilations, before, after = _spatial(node, x, kernel)
-    if any(d != 1 for d in dilations) or len(kernel) > 3:
-        raise OnnxError(f"node {node.name!r} (AveragePool): dilations and rank > 3 are not supported")
+    if len(kernel) > 3:
+        raise OnnxError(f"node {node.name!r} (AveragePool): {len(kernel)}-D pooling is not supported")
     include = bool(node.attr("count_include_pad", 0))
     ceil = bool(node.attr("ceil_mode", 0))
     padded, pads = _pool_pads(x, before, after, kernel, 0.0)
+    if any(d != 1 for d in dilations) or ceil and padded is not x:
+        # burn's pooling has no dilations, and its ceil mode would count pads added here as input
+        return [_avg_pool_by_sums(ctx, x, kernel, strides, dilations, before, after, include, ceil)]
     if padded is x or include:
         return [_avg(padded, kernel, strides, pads, include, ceil)]
     # Pads excluded from the divisor, but too uneven for the pooling op: divide the sums over the
     # zero-padded input by the counts of real elements (the pooled zero-padded ones).
     ones = x.ones_like().pad(_pairs(before, after), 0.0)
     return [_avg(padded, kernel, strides, pads, True, ceil) / _avg(ones, kernel, strides, pads, True, ceil)]
+
+
+def _ceil_extra(
+    x: Tensor, kernel: list[int], strides: list[int], dilations: list[int],
+    before: list[int], after: list[int],
+) -> list[int]:
+    """Per spatial dim, the zeros past the end pads that ceil mode's last window reaches (none when
+    that window would start in the end padding: it is dropped, as PyTorch and ONNX do)."""
+    extra = []
+    for d, k in enumerate(kernel):
+        size = x.shape[2 + d]
+        total = size + before[d] + after[d]
+        count = -(-(total - dilations[d] * (k - 1) - 1) // strides[d]) + 1
+        if (count - 1) * strides[d] >= size + before[d]:
+            count -= 1
+        extra.append(max(0, (count - 1) * strides[d] + dilations[d] * (k - 1) + 1 - total))
+    return extra
+
+
+def _window_sums(
+    ctx: Ctx, t: Tensor, kernel: list[int], strides: list[int], dilations: list[int]
+) -> Tensor:
+    """The sum of each (dilated) window of `t` per channel, unpadded: a grouped convolution with a
+    kernel of ones, one group per channel (burn's pooling ops have no dilations)."""
+    channels, rank = t.shape[1], len(kernel)
+    w = ctx.tensor(np.ones([channels, 1, *kernel], np.float32))
+    if rank == 1:
+        return F.conv1d(t, w, None, strides[0], 0, dilations[0], channels)
+    if rank == 2:
+        return F.conv2d(t, w, None, strides, 0, dilations, channels)
+    return conv3d(t, w, None, strides, 0, dilations, channels)
+
+
+def _avg_pool_by_sums(
+    ctx: Ctx, x: Tensor, kernel: list[int], strides: list[int], dilations: list[int],
+    before: list[int], after: list[int], include: bool, ceil: bool,
+) -> Tensor:
+    """Average pooling of any pads, dilations and ceil mode: the window sums over the zero-padded
+    input divided by the window sums of a mask of what counts (the input, and the pads when
+    `include`; never the extra end a ceil-mode window reaches)."""
+    rank = len(kernel)
+    extra = _ceil_extra(x, kernel, strides, dilations, before, after) if ceil else [0] * rank
+    ends = [a + e for a, e in zip(after, extra, strict=True)]
+    mask = x.narrow(1, 0, 1).ones_like().pad(_pairs(before, after), 1.0 if include else 0.0)
+    mask = mask.pad(_pairs([0] * rank, extra), 0.0)
+    sums = _window_sums(ctx, x.pad(_pairs(before, ends), 0.0), kernel, strides, dilations)
+    return sums / _window_sums(ctx, mask, kernel, strides, dilations)
 
 
 def _pairs(before: list[int], after: list[int]) -> list[int]:
@@ -334,21 +501,25 @@ def _pairs(before: list[int], after: list[int]) -> list[int]:
     return out
 
 
-@register("LpPool", "nn", "1-D, 2-D and 3-D; dilations and ceil_mode are not supported")
+@register("LpPool", "nn", "1-D, 2-D and 3-D")
 def _lp_pool(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]:
     x = ctx.tensor(inputs[0])
     kernel = [int(k) for k in node.attr("kernel_shape")]
     strides, dilations, before, after = _spatial(node, x, kernel)
-    if any(d != 1 for d in dilations) or node.attr("ceil_mode", 0) or len(kernel) > 3:
-        raise OnnxError(
-            f"node {node.name!r} (LpPool): dilations, ceil_mode and rank > 3 are not supported "
-            f"(dilations {dilations}, ceil_mode {node.attr('ceil_mode', 0)}, kernel {kernel})"
-        )
+    if len(kernel) > 3:
+        raise OnnxError(f"node {node.name!r} (LpPool): {len(kernel)}-D pooling is not supported")
     p = float(node.attr("p", 2))
     powered = x.square() if p == 2.0 else x.abs().powf_scalar(p)
-    # The window sums of |x|^p: averages over whole windows (zero pads counted) times their size.
-    padded, pads = _pool_pads(powered, before, after, kernel, 0.0)
-    sums = _avg(padded, kernel, strides, pads, True, False) * math.prod(kernel)
+    if any(d != 1 for d in dilations) or node.attr("ceil_mode", 0):
+        ends = after
+        if node.attr("ceil_mode", 0):
+            extra = _ceil_extra(x, kernel, strides, dilations, before, after)
+            ends = [a + e for a, e in zip(after, extra, strict=True)]
+        sums = _window_sums(ctx, powered.pad(_pairs(before, ends), 0.0), kernel, strides, dilations)
+    else:
+        # The window sums of |x|^p: averages over whole windows (zero pads counted) times their size.
+        padded, pads = _pool_pads(powered, before, after, kernel, 0.0)
+        sums = _avg(padded, kernel, strides, pads, True, False) * math.prod(kernel)
     return [sums.sqrt() if p == 2.0 else sums.powf_scalar(1.0 / p)]
 
 
@@ -369,15 +540,29 @@ def _channel(t: Tensor, rank: int) -> Tensor:
     return t.reshape((1, -1) + (1,) * (rank - 2))
 
 
-@register("BatchNormalization", "nn", "inference form (running statistics); training_mode=1 is not supported")
+@register("BatchNormalization", "nn", "training_mode=1 normalizes by the batch's statistics and gives "
+          "the updated running ones as outputs (the graph's params are not changed)")
 def _batch_norm(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]:
-    if node.attr("training_mode", 0) or len([o for o in node.outputs if o]) > 1:
-        raise OnnxError(f"node {node.name!r} (BatchNormalization): training_mode is not supported")
+    training = bool(node.attr("training_mode", 0))
+    if not training and len([o for o in node.outputs if o]) > 1:
+        raise OnnxError(
+            f"node {node.name!r} (BatchNormalization): running statistics outputs need training_mode=1"
+        )
     x = ctx.tensor(inputs[0])
     rank = len(x.shape)
     scale, bias, mean, var = (_channel(ctx.tensor(v), rank) for v in inputs[1:5])
-    inv = (var + node.attr("epsilon", 1e-5)).sqrt().recip() * scale
-    return [(x - mean) * inv + bias]
+    if not training:
+        inv = (var + node.attr("epsilon", 1e-5)).sqrt().recip() * scale
+        return [(x - mean) * inv + bias]
+    # ONNX's training form: the batch's mean and (biased) variance over every dim but channels
+    dims = [0, *range(2, rank)]
+    batch_mean = x.mean_dims(dims)
+    batch_var = (x - batch_mean).square().mean_dims(dims)
+    y = (x - batch_mean) * (batch_var + node.attr("epsilon", 1e-5)).sqrt().recip() * scale + bias
+    momentum = float(node.attr("momentum", 0.9))
+    running_mean = (mean * momentum + batch_mean * (1.0 - momentum)).reshape((-1,))
+    running_var = (var * momentum + batch_var * (1.0 - momentum)).reshape((-1,))
+    return [y, running_mean, running_var]
 
 
 @register("InstanceNormalization", "nn")

@@ -369,6 +369,45 @@ def _scatter_nd(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]:
     return [x.scatter_nd(idx, ctx.tensor(inputs[2], x.kind), mode=mode)]
 
 
+@register("TensorScatter", "index")
+def _tensor_scatter(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]:
+    # A KV-cache write: row b of `update` goes to positions write_indices[b] + 0..S-1 of the
+    # cache's sequence axis (modulo its length when circular), the rest of the cache kept.
+    past = ctx.tensor(inputs[0])
+    update = ctx.tensor(inputs[1], past.kind)
+    shape, rank = list(past.shape), len(past.shape)
+    axis = norm_axis(int(node.attr("axis", -2)), rank, node)
+    mode = node.attr("mode", "linear")
+    fits = (
+        len(update.shape) == rank and axis > 0 and update.shape[axis] <= shape[axis]
+        and all(u == p for i, (u, p) in enumerate(zip(update.shape, shape, strict=True)) if i != axis)
+    )
+    if mode not in ("linear", "circular") or not fits:
+        raise OnnxError(
+            f"node {node.name!r} (TensorScatter): an update {list(update.shape)} into a cache {shape} along "
+            f"axis {axis} (past the batch axis; the same sizes elsewhere, no longer along it) in mode "
+            f"{mode!r} (linear or circular)"
+        )
+    length, steps = shape[axis], update.shape[axis]
+    starts = ints(inputs[2]) if _opt(inputs, 2) is not None else [0] * shape[0]
+    if len(starts) != shape[0]:
+        raise OnnxError(
+            f"node {node.name!r} (TensorScatter): {len(starts)} write indices for a batch of {shape[0]}"
+        )
+    positions = np.asarray(starts, np.int64)[:, None] + np.arange(steps, dtype=np.int64)[None, :]
+    if mode == "circular":
+        positions %= length
+    elif positions.size and (positions.min() < 0 or positions.max() >= length):
+        raise OnnxError(
+            f"node {node.name!r} (TensorScatter): write indices {starts} and {steps} steps run past the "
+            f"cache's {length} positions (mode 'linear')"
+        )
+    view = [shape[0]] + [1] * (rank - 1)
+    view[axis] = steps
+    index = np.broadcast_to(positions.reshape(view), tuple(update.shape)).copy()
+    return [past.scatter(axis, ctx.tensor(index, Int), update, mode="assign")]
+
+
 def _trilu_host(node: Node, inputs: Sequence[Any]) -> list[Any]:
     k = ints(inputs[1])[0] if _opt(inputs, 1) is not None else 0
     x = np.asarray(inputs[0])
