@@ -20,6 +20,7 @@ from burn.backend.ops.int import IntOps
 from burn.backend.ops.loss import LossOps
 from burn.backend.ops.optim import OptimOps
 from burn.backend.ops.pool import PoolOps
+from burn.backend.ops.quantization import QuantizationOps
 from burn.backend.ops.rnn import RnnOps
 from burn.backend.ops.sampling import SamplingOps
 from burn.backend.random_state import RandomState
@@ -29,7 +30,7 @@ from burn.foundations.dtype import DType
 
 class Backend(
     FloatOps, IntOps, BoolOps, ActivationOps, ConvOps, PoolOps, SamplingOps, EmbeddingOps, LossOps, RnnOps,
-    AttentionOps, OptimOps,
+    AttentionOps, OptimOps, QuantizationOps,
 ):
     """A backend: ops on opaque primitives, one mixin per op family (`burn.backend.ops`).
 
