@@ -20,6 +20,7 @@ from burn_autodiff.ops.int import AutodiffIntOps
 from burn_autodiff.ops.loss import AutodiffLossOps
 from burn_autodiff.ops.optim import AutodiffOptimOps
 from burn_autodiff.ops.pool import AutodiffPoolOps
+from burn_autodiff.ops.quantization import AutodiffQuantizationOps
 from burn_autodiff.ops.rnn import AutodiffRnnOps
 from burn_autodiff.ops.sampling import AutodiffSamplingOps
 
@@ -35,7 +36,7 @@ PASS_THROUGH = tuple(
 class Autodiff(
     AutodiffFloatOps, AutodiffIntOps, AutodiffBoolOps, AutodiffActivationOps, AutodiffConvOps,
     AutodiffPoolOps, AutodiffSamplingOps, AutodiffEmbeddingOps, AutodiffLossOps, AutodiffRnnOps,
-    AutodiffAttentionOps, AutodiffOptimOps, DecoratorBackend,
+    AutodiffAttentionOps, AutodiffOptimOps, AutodiffQuantizationOps, DecoratorBackend,
 ):
     """A backend that records float ops and computes gradients, on top of any `inner` backend.
 
