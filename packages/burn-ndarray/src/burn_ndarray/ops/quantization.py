@@ -1,6 +1,18 @@
 """The quantization family (`burn.backend.ops.quantization`) on NumPy arrays: the dynamic int8
-Linear through the compiled kernel (`burn_ndarray.kernels.quantization`) for float32 inputs and
-int8 weights; other dtypes take the contract's default."""
+Linear for float32 inputs and int8 weights; other dtypes take the contract's default.
+
+The int32 sums are exact either way, and the result is the default's bit for bit:
+
+- few rows (under `GEMV_ROWS`: decoding a token, a small batch): compiled int8 dot products
+  (`burn_ndarray.kernels.quantization.int8_dots`), which read the int8 weight directly, a quarter
+  of a float32 weight's memory traffic;
+- more rows: BLAS's float32 GEMM on the integers. A product of two values in [-127, 127] and a
+  sum of up to `EXACT_TERMS` of them stay below 2^24, where every integer is a float32, so each
+  GEMM over a chunk of at most that many input features gives the int32 sums exactly; chunks are
+  added as int32. On this CPU family (AVX2 without VNNI), ``vpmaddwd`` multiplies as many pairs
+  per instruction as an FMA does floats, so a numba integer loop cannot beat the tuned float
+  GEMM; measured in docs/guides/precision.md.
+"""
 
 from __future__ import annotations
 
@@ -11,6 +23,10 @@ import numpy as np
 from burn.backend.ops.quantization import QuantizationOps as Contract
 
 Array = Any
+# Input rows below which the integer dot products beat converting the weight for a GEMM.
+GEMV_ROWS = 16
+# 127 * 127 * 1040 < 2^24: the most features whose integer sums float32 holds exactly.
+EXACT_TERMS = 1040
 
 
 class QuantizationOps:
@@ -24,13 +40,25 @@ class QuantizationOps:
         )
         if not fast:
             return Contract.quantized_linear(self, x, weight, weight_scales, bias)  # type: ignore[arg-type]
-        from burn_ndarray.kernels.quantization import int8_linear, quantize_rows
+        from burn_ndarray.kernels.quantization import int8_dots, quantize_rows, scale_sums
 
         rows = np.ascontiguousarray(x.reshape(-1, k))
         m = rows.shape[0]
-        q = np.empty((m, k), np.int8)
         scales = np.empty(m, np.float32)
-        quantize_rows(rows, q, scales)
+        if m < GEMV_ROWS:
+            q = np.empty((m, k), np.int8)
+            quantize_rows(rows, q, scales)
+            sums = np.empty((m, n), np.int32)
+            int8_dots(q, np.ascontiguousarray(weight), sums)
+        else:
+            qf = np.empty((m, k), np.float32)
+            quantize_rows(rows, qf, scales)
+            chunks = [
+                qf[:, lo : lo + EXACT_TERMS].dot(weight[:, lo : lo + EXACT_TERMS].T.astype(np.float32))
+                for lo in range(0, k, EXACT_TERMS)
+            ]
+            # One chunk's exact float32 sums are float32(int32 sums) already; more add as int32.
+            sums = chunks[0] if len(chunks) == 1 else sum(c.astype(np.int32) for c in chunks)
         out = np.empty((m, n), np.float32)
-        int8_linear(q, scales, np.ascontiguousarray(weight), weight_scales, bias, out)
+        scale_sums(sums, scales, weight_scales, bias, out)
         return out.reshape((*x.shape[:-1], n))
