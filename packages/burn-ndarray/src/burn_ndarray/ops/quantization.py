@@ -21,12 +21,18 @@ from typing import Any
 import numpy as np
 
 from burn.backend.ops.quantization import QuantizationOps as Contract
+from burn_ndarray.runtime import split
 
 Array = Any
 # Input rows below which the integer dot products beat converting the weight for a GEMM.
 GEMV_ROWS = 16
 # 127 * 127 * 1040 < 2^24: the most features whose integer sums float32 holds exactly.
 EXACT_TERMS = 1040
+
+
+def _parts(work: int) -> int:
+    """Chunks for a kernel doing `work` cheap steps (an int8 product pair counts 1/8: vectorized)."""
+    return split.compiled_parts(work, split.UFUNC_PER_THREAD, split.NATIVE_UFUNC_PER_THREAD)
 
 
 class QuantizationOps:
@@ -40,25 +46,25 @@ class QuantizationOps:
         )
         if not fast:
             return Contract.quantized_linear(self, x, weight, weight_scales, bias)  # type: ignore[arg-type]
-        from burn_ndarray.kernels.quantization import int8_dots, quantize_rows, scale_sums
+        from burn_ndarray.kernels import quantization as kq
 
         rows = np.ascontiguousarray(x.reshape(-1, k))
         m = rows.shape[0]
         scales = np.empty(m, np.float32)
+        q = np.empty((m, k), np.int8 if m < GEMV_ROWS else np.float32)
+        split.run_ranges(kq.quantize_rows_range, kq.quantize_rows, m, _parts(m * k), rows, q, scales)
         if m < GEMV_ROWS:
-            q = np.empty((m, k), np.int8)
-            quantize_rows(rows, q, scales)
             sums = np.empty((m, n), np.int32)
-            int8_dots(q, np.ascontiguousarray(weight), sums)
+            w = np.ascontiguousarray(weight)
+            split.run_ranges(kq.int8_dots_range, kq.int8_dots, n, _parts(m * n * k // 8), q, w, sums)
         else:
-            qf = np.empty((m, k), np.float32)
-            quantize_rows(rows, qf, scales)
             chunks = [
-                qf[:, lo : lo + EXACT_TERMS].dot(weight[:, lo : lo + EXACT_TERMS].T.astype(np.float32))
+                q[:, lo : lo + EXACT_TERMS].dot(weight[:, lo : lo + EXACT_TERMS].T.astype(np.float32))
                 for lo in range(0, k, EXACT_TERMS)
             ]
             # One chunk's exact float32 sums are float32(int32 sums) already; more add as int32.
             sums = chunks[0] if len(chunks) == 1 else sum(c.astype(np.int32) for c in chunks)
         out = np.empty((m, n), np.float32)
-        scale_sums(sums, scales, weight_scales, bias, out)
+        w_scales = np.full(n, weight_scales[0], np.float32) if weight_scales.shape[0] == 1 else weight_scales
+        split.run_ranges(kq.scale_sums_range, kq.scale_sums, m, _parts(m * n), sums, scales, w_scales, bias, out)
         return out.reshape((*x.shape[:-1], n))
