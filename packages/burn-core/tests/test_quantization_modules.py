@@ -117,10 +117,27 @@ def test_bad_tensors_are_refused() -> None:
     backend = burn.backend("ndarray")
     with pytest.raises(ValueError, match="NaN or infinite"):
         quantize(Tensor.from_data([1.0, float("nan")], backend=backend), "int8-weight")
-    with pytest.raises(ValueError, match="blocks of 32 do not divide the last dim of shape \\[2, 40\\]"):
-        quantize(Tensor.zeros((2, 40), backend=backend), "int4-weight")
     with pytest.raises(TypeError, match="expected a Module or a Float Tensor"):
         quantize([1.0], "int8")  # type: ignore[call-overload]
+
+
+@pytest.mark.parametrize("scheme", ["int4-weight", QuantScheme("int4", "channel"), QuantScheme("int8", "block")])
+def test_a_last_dim_of_partial_blocks_is_padded(scheme: Any) -> None:
+    """40 values: a block of 32 and one of 8 (padded with zeros, which change no scale); 4-bit
+    per channel: an odd dim padded to a pair."""
+    backend = burn.backend("ndarray")
+    data = np.random.default_rng(5).standard_normal((3, 41 if scheme != "int4-weight" else 40)).astype(np.float32)
+    q = quantize(Tensor.from_data(data, backend=backend), scheme)
+    assert q.shape == data.shape
+    got = q.dequantize().to_numpy()
+    assert got.shape == data.shape
+    parsed = QuantScheme.parse(scheme)
+    if parsed.level == "block":  # the partial block's scale is its own values' max / qmax
+        tail = data[:, 32:]
+        expected_scale = np.abs(tail).max(axis=1) / parsed.range()[1]
+        np.testing.assert_allclose(q.scales.to_numpy()[:, 1, 0], expected_scale, rtol=1e-6)
+    step = np.abs(data).max() / parsed.range()[1]
+    assert np.all(np.abs(got - data) <= step / 2 + 1e-6)
 
 
 def test_zeros_quantize_to_exact_zeros() -> None:

@@ -10,7 +10,7 @@ the backward of the sum is the identity, on every backend that records gradients
 from __future__ import annotations
 
 from burn.quantization.scheme import QuantScheme
-from burn.quantization.tensor import dequantize_unpacked, quantize_unpacked
+from burn.quantization.tensor import dequantize_unpacked, padded, quantize_unpacked
 from burn.tensor.tensor import Tensor
 
 
@@ -27,5 +27,8 @@ def fake_quantize(x: Tensor, scheme: QuantScheme | str) -> Tensor:
     """
     parsed = QuantScheme.parse(scheme)
     plain = x.detach()
-    rounded = dequantize_unpacked(*quantize_unpacked(plain, parsed), parsed, x.dtype)
+    wide = padded(plain, parsed)
+    rounded = dequantize_unpacked(*quantize_unpacked(wide, parsed), parsed, x.dtype)
+    if wide.shape != plain.shape:
+        rounded = rounded.narrow(-1, 0, plain.shape[-1])
     return x + (rounded - plain).detach()

@@ -3,7 +3,8 @@ made by `quantize_tensor` and turned back into floats by `dequantize`.
 
 Storage: int8 values in the tensor's own shape; int4 and uint4 values packed two to a byte along
 the last dim (uint8 ``[..., last / 2]``: the value at the even index in the low 4 bits, int4 as a
-4-bit two's complement). Scales keep the dims they cover as 1, so they broadcast against the
+4-bit two's complement). A last dim that is not a whole number of blocks (or, 4-bit, of pairs)
+is stored padded with zeros, which change no scale; `QuantizedTensor.shape` is the tensor's own. Scales keep the dims they cover as 1, so they broadcast against the
 values: ``[1]`` per tensor, ``[1, .., C, .., 1]`` per channel, ``[..., last / block, 1]`` per
 block, the values then seen as ``[..., last / block, block]``. The formulas are in
 `burn.backend.ops.quantization`, the ranges and scale rules in `burn.quantization.scheme`.
@@ -47,7 +48,9 @@ class QuantizedTensor:
     def dequantize(self, dtype: DType | str = DType.F32) -> Tensor:
         """The float tensor the integers stand for, ``(q - zero_point) * scale``, in `dtype`."""
         values = unpack(self.values, signed=self.scheme.value == "int4") if self.scheme.packed else self.values
-        return dequantize_unpacked(values, self.scales, self.zero_points, self.scheme, dtype)
+        out = dequantize_unpacked(values, self.scales, self.zero_points, self.scheme, dtype)
+        size = self.shape[-1]
+        return out if out.shape[-1] == size else out.narrow(-1, 0, size)  # the padding's zeros
 
     def select_rows(self, indices: Tensor) -> QuantizedTensor:
         """The rows `indices` (an Int tensor of any shape) of a quantized ``[rows, ...]`` table,
@@ -118,15 +121,26 @@ def quantize_tensor(tensor: Tensor, scheme: QuantScheme | str) -> QuantizedTenso
     """Quantize a Float tensor with `scheme` (a `QuantScheme` or a name of `QuantScheme.parse`).
 
     Raises:
-        ValueError: NaN or infinite values, a channel axis out of range, or a last dim the block
-            size (or, 4-bit, packing in pairs) does not divide.
+        ValueError: NaN or infinite values, or a channel axis out of range.
     """
     scheme = QuantScheme.parse(scheme)
     shape = tuple(tensor.shape)
-    if scheme.packed and shape and shape[-1] % 2:
-        raise ValueError(f"quantize: {scheme.value} packs pairs along the last dim; shape {list(shape)} is odd")
-    values, scales, zero_points = quantize_unpacked(tensor, scheme)
+    values, scales, zero_points = quantize_unpacked(padded(tensor, scheme), scheme)
     return QuantizedTensor(pack(values) if scheme.packed else values, scales, zero_points, scheme, shape)
+
+
+def padded(tensor: Tensor, scheme: QuantScheme) -> Tensor:
+    """`tensor` with zeros appended to its last dim up to a whole number of blocks (block level)
+    or of pairs (4-bit values). Zeros change no scale or zero point: every range holds 0."""
+    if not tensor.shape:
+        return tensor
+    size = tensor.shape[-1]
+    unit = scheme.block_size if scheme.level == "block" else 2 if scheme.packed else 1
+    extra = -size % unit
+    if not extra:
+        return tensor
+    zeros = Tensor.zeros((*tensor.shape[:-1], extra), tensor.device, dtype=tensor.dtype)
+    return Tensor.cat([tensor, zeros], -1)
 
 
 def quantize_unpacked(tensor: Tensor, scheme: QuantScheme) -> tuple[Tensor, Tensor, Tensor | None]:
