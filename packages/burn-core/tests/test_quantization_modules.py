@@ -18,6 +18,7 @@ import burn  # noqa: E402
 from burn import Tensor, nn  # noqa: E402
 from burn.module import Module  # noqa: E402
 from burn.quantization import (  # noqa: E402
+    QuantizedConv,
     QuantizedEmbedding,
     QuantizedLinear,
     QuantScheme,
@@ -60,6 +61,27 @@ def test_quantized_model_is_close_to_float(name: str, scheme: str, error: float)
     got = qmodel(tokens(backend)).to_numpy()
     rel = np.abs(got - ref).max() / np.abs(ref).max()
     assert rel < error, f"{scheme}: relative error {rel}"
+
+
+@pytest.mark.parametrize(
+    ("config", "shape"),
+    [
+        (lambda: nn.Conv2dConfig((3, 8), (3, 3), padding=(1, 1)), (2, 3, 9, 9)),
+        (lambda: nn.Conv1dConfig(4, 6, 5, stride=2), (2, 4, 20)),
+        (lambda: nn.ConvTranspose2dConfig((4, 2), (3, 3), stride=(2, 2)), (1, 4, 5, 5)),
+    ],
+    ids=["conv2d", "conv1d", "conv_transpose2d"],
+)
+@pytest.mark.parametrize(("scheme", "error"), [("int8", 0.02), ("int4-weight", 0.3)])
+def test_quantized_convolutions_are_close_to_float(config: Any, shape: Any, scheme: str, error: float) -> None:
+    backend = burn.backend("ndarray")
+    conv = config().init(backend.default_device())
+    q = quantize(conv, scheme)
+    assert isinstance(q, QuantizedConv) and q.shape == conv.weight.shape
+    x = Tensor.from_data(np.random.default_rng(6).standard_normal(shape).astype(np.float32), backend=backend)
+    ref, got = conv(x).to_numpy(), q(x).to_numpy()
+    assert got.shape == ref.shape
+    assert np.abs(got - ref).max() / np.abs(ref).max() < error
 
 
 def test_int8_linear_matches_numpy_emulation() -> None:

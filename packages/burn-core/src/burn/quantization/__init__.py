@@ -1,7 +1,7 @@
 """Quantization: tensors stored as int8 or packed 4-bit integers with float32 scales, quantized
-Linear and Embedding layers, and fake quantization for quantization-aware training.
+Linear, Embedding and convolution layers, and fake quantization for quantization-aware training.
 
-`quantize` takes a module (its Linear and Embedding weights are quantized: post-training
+`quantize` takes a module (its Linear, Embedding and convolution weights are quantized: post-training
 quantization) or a Float tensor (a `QuantizedTensor`). Schemes are `QuantScheme` values or the
 names ``"int8"`` (int8 weights per output channel, activations quantized per row at run time and
 multiplied in integers), ``"int8-weight"`` (the same weights, dequantized on the fly) and
@@ -28,13 +28,14 @@ from typing import TypeVar, overload
 
 from burn.module.base import Module
 from burn.quantization.fake import fake_quantize
-from burn.quantization.modules import QuantizedEmbedding, QuantizedLinear, quantize_module
+from burn.quantization.modules import QuantizedConv, QuantizedEmbedding, QuantizedLinear, quantize_module
 from burn.quantization.scheme import QuantScheme
 from burn.quantization.tensor import QuantizedTensor, dequantize, pack, quantize_tensor, unpack
 from burn.tensor.tensor import Tensor
 
 __all__ = [
     "QuantScheme",
+    "QuantizedConv",
     "QuantizedEmbedding",
     "QuantizedLinear",
     "QuantizedTensor",

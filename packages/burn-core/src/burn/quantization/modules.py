@@ -1,5 +1,5 @@
-"""Quantized layers and `quantize_module`, which swaps a model's Linear and Embedding layers for
-them (post-training quantization of the weights).
+"""Quantized layers and `quantize_module`, which swaps a model's Linear, Embedding and
+convolution layers for them (post-training quantization of the weights).
 
 A quantized layer keeps its stored integers, scales and zero points as params that need no
 gradient (Int params for the integers), so moving, saving and loading a quantized model go through
@@ -9,10 +9,12 @@ the ordinary module and record machinery, and its records hold the int8 / packed
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 from typing import Any, TypeVar
 
 from burn.module.base import Module
 from burn.module.param import Param
+from burn.nn.conv import _ConvLayer
 from burn.nn.embedding import Embedding
 from burn.nn.linear import Linear
 from burn.quantization.scheme import QuantScheme
@@ -135,17 +137,73 @@ class QuantizedEmbedding(Module):
         return self.table().select_rows(indices).dequantize(self.scales.val().dtype)
 
 
-def quantize_module(module: M, scheme: QuantScheme | str) -> M:
-    """A copy of `module` whose `Linear` and `Embedding` layers (at any depth, in lists, tuples
-    and dicts too) are quantized with `scheme`; `module` itself is not changed.
+class QuantizedConv(Module):
+    """A convolution (`Conv1d` to `Conv3d`, `ConvTranspose1d` to `ConvTranspose3d`) whose weight is
+    stored quantized as ``[weight.shape[0], rest]`` (each output channel's, or for a transposed
+    convolution each input channel's, kernel in one row: per channel is the scheme's axis 0, and
+    blocks run along the row), dequantized on the fly; a scheme's dynamic activations apply to
+    Linear layers only.
 
-    Embeddings take the scheme's weights only (a lookup has no product to run in integers).
+    Attributes:
+        values, scales, zero_points: the quantized weight rows.
+        bias: kept as it was.
+        scheme: the `QuantScheme` (channel level: axis 0).
+        shape: the weight's shape.
+        op: the layer's functional op (`burn.tensor.module.conv2d`...), a constant.
+        hyper: the op's arguments after the bias (stride, padding, ...), constants.
+    """
+
+    values: Param
+    scales: Param
+    zero_points: Param | None
+    bias: Param | None
+    scheme: QuantScheme
+    shape: tuple[int, ...]
+    op: Callable[..., Tensor]
+    hyper: tuple[Any, ...]
+
+    @classmethod
+    def from_conv(cls, conv: _ConvLayer, scheme: QuantScheme) -> QuantizedConv:
+        """Quantize `conv`'s weight with `scheme`; the bias is shared."""
+        scheme = QuantScheme(scheme.value, scheme.level, scheme.mode, 0, scheme.block_size)
+        weight = conv.weight.val().detach()
+        shape = tuple(weight.shape)
+        q = quantize_tensor(weight.reshape((shape[0], -1)), scheme)
+        values, scales, zero_points = _params(q)
+        hyper = tuple(getattr(conv, name) for name in conv._hyper)
+        return cls(values, scales, zero_points, conv.bias, scheme, shape, type(conv)._op, hyper)
+
+    def weight(self) -> QuantizedTensor:
+        """The quantized weight rows ``[shape[0], rest]``."""
+        rows = (self.shape[0], _count(self.shape) // self.shape[0])
+        return _tensor(self.values, self.scales, self.zero_points, self.scheme, rows)
+
+    def forward(self, x: Tensor) -> Tensor:
+        weight = self.weight().dequantize(x.dtype).reshape(self.shape)
+        return self.op(x, weight, None if self.bias is None else self.bias.val(), *self.hyper)
+
+
+def _count(shape: tuple[int, ...]) -> int:
+    n = 1
+    for d in shape:
+        n *= d
+    return n
+
+
+def quantize_module(module: M, scheme: QuantScheme | str) -> M:
+    """A copy of `module` whose `Linear`, `Embedding` and convolution layers (at any depth, in
+    lists, tuples and dicts too) are quantized with `scheme`; `module` itself is not changed.
+
+    Embeddings and convolutions take the scheme's weights only: their weights are dequantized on
+    the fly (a lookup has no product; convolutions have no integer kernel yet).
     """
     parsed = QuantScheme.parse(scheme)
     if isinstance(module, Linear):
         return QuantizedLinear.from_linear(module, parsed)  # type: ignore[return-value]
     if isinstance(module, Embedding):
         return QuantizedEmbedding.from_embedding(module, parsed)  # type: ignore[return-value]
+    if isinstance(module, _ConvLayer):
+        return QuantizedConv.from_conv(module, parsed)  # type: ignore[return-value]
     changes = {}
     for name, value in vars(module).items():
         new = _convert(value, parsed)
