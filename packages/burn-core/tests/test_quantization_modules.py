@@ -41,7 +41,9 @@ class Net(Module):
 
 def net(backend: Any, d: int = 64) -> Net:
     device = backend.default_device()
-    return Net(nn.EmbeddingConfig(100, d).init(device), [nn.LinearConfig(d, d).init(device) for _ in range(3)])
+    return Net(
+        nn.EmbeddingConfig(100, d).init(device), [nn.LinearConfig(d, d).init(device) for _ in range(3)]
+    )
 
 
 def tokens(backend: Any) -> Tensor:
@@ -73,7 +75,9 @@ def test_quantized_model_is_close_to_float(name: str, scheme: str, error: float)
     ids=["conv2d", "conv1d", "conv_transpose2d"],
 )
 @pytest.mark.parametrize(("scheme", "error"), [("int8", 0.02), ("int4-weight", 0.3)])
-def test_quantized_convolutions_are_close_to_float(config: Any, shape: Any, scheme: str, error: float) -> None:
+def test_quantized_convolutions_are_close_to_float(
+    config: Any, shape: Any, scheme: str, error: float
+) -> None:
     backend = burn.backend("ndarray")
     conv = config().init(backend.default_device())
     q = quantize(conv, scheme)
@@ -143,12 +147,18 @@ def test_bad_tensors_are_refused() -> None:
         quantize([1.0], "int8")  # type: ignore[call-overload]
 
 
-@pytest.mark.parametrize("scheme", ["int4-weight", QuantScheme("int4", "channel"), QuantScheme("int8", "block")])
+@pytest.mark.parametrize(
+    "scheme", ["int4-weight", QuantScheme("int4", "channel"), QuantScheme("int8", "block")]
+)
 def test_a_last_dim_of_partial_blocks_is_padded(scheme: Any) -> None:
     """40 values: a block of 32 and one of 8 (padded with zeros, which change no scale); 4-bit
     per channel: an odd dim padded to a pair."""
     backend = burn.backend("ndarray")
-    data = np.random.default_rng(5).standard_normal((3, 41 if scheme != "int4-weight" else 40)).astype(np.float32)
+    data = (
+        np.random.default_rng(5)
+        .standard_normal((3, 41 if scheme != "int4-weight" else 40))
+        .astype(np.float32)
+    )
     q = quantize(Tensor.from_data(data, backend=backend), scheme)
     assert q.shape == data.shape
     got = q.dequantize().to_numpy()
@@ -170,7 +180,9 @@ def test_zeros_quantize_to_exact_zeros() -> None:
 
 
 @pytest.mark.parametrize(("scheme", "ratio"), [("int8", 0.27), ("int4-weight", 0.3)])
-def test_quantized_records_are_small_and_load_bit_identical(tmp_path: Path, scheme: str, ratio: float) -> None:
+def test_quantized_records_are_small_and_load_bit_identical(
+    tmp_path: Path, scheme: str, ratio: float
+) -> None:
     backend = burn.backend("ndarray")
     model = net(backend, d=256)
     float_size = model.save_file(tmp_path / "float").stat().st_size

@@ -14,7 +14,13 @@ from burn_ndarray.ops.quantization import EXACT_TERMS, GEMV_ROWS
 
 @pytest.mark.parametrize(
     "shape",
-    [(1, 8, 3), (GEMV_ROWS - 1, 130, 33), (GEMV_ROWS, 64, 17), (40, EXACT_TERMS + 7, 9), (3, 2 * EXACT_TERMS + 1, 5)],
+    [
+        (1, 8, 3),
+        (GEMV_ROWS - 1, 130, 33),
+        (GEMV_ROWS, 64, 17),
+        (40, EXACT_TERMS + 7, 9),
+        (3, 2 * EXACT_TERMS + 1, 5),
+    ],
     ids=str,
 )
 @pytest.mark.parametrize("with_bias", [True, False], ids=["bias", "no-bias"])

@@ -34,8 +34,9 @@ def _params(q: QuantizedTensor) -> tuple[Param, Param, Param | None]:
     )
 
 
-def _tensor(values: Param, scales: Param, zero_points: Param | None, scheme: QuantScheme,
-            shape: tuple[int, ...]) -> QuantizedTensor:
+def _tensor(
+    values: Param, scales: Param, zero_points: Param | None, scheme: QuantScheme, shape: tuple[int, ...]
+) -> QuantizedTensor:
     zp = None if zero_points is None else zero_points.val()
     return QuantizedTensor(values.val(), scales.val(), zp, scheme, shape)
 
@@ -122,7 +123,9 @@ class QuantizedEmbedding(Module):
     def from_embedding(cls, embedding: Embedding, scheme: QuantScheme) -> QuantizedEmbedding:
         """Quantize `embedding`'s table with `scheme` (a channel level is taken per row)."""
         if scheme.level == "channel" and scheme.axis != 0:
-            scheme = QuantScheme(scheme.value, "channel", scheme.mode, 0, scheme.block_size, scheme.activations)
+            scheme = QuantScheme(
+                scheme.value, "channel", scheme.mode, 0, scheme.block_size, scheme.activations
+            )
         weight = embedding.weight.val().detach()
         q = quantize_tensor(weight, scheme)
         values, scales, zero_points = _params(q)
@@ -131,7 +134,9 @@ class QuantizedEmbedding(Module):
 
     def table(self) -> QuantizedTensor:
         """The quantized ``[n_embedding, d_model]`` table."""
-        return _tensor(self.values, self.scales, self.zero_points, self.scheme, (self.n_embedding, self.d_model))
+        return _tensor(
+            self.values, self.scales, self.zero_points, self.scheme, (self.n_embedding, self.d_model)
+        )
 
     def forward(self, indices: Tensor) -> Tensor:
         return self.table().select_rows(indices).dequantize(self.scales.val().dtype)

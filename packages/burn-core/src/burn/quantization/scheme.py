@@ -68,7 +68,10 @@ class QuantScheme:
 
     def __post_init__(self) -> None:
         for field, allowed in (
-            ("value", _VALUES), ("level", _LEVELS), ("mode", _MODES), ("activations", _ACTIVATIONS),
+            ("value", _VALUES),
+            ("level", _LEVELS),
+            ("mode", _MODES),
+            ("activations", _ACTIVATIONS),
         ):
             got = getattr(self, field)
             if got not in allowed:

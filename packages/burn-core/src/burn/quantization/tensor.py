@@ -4,10 +4,11 @@ made by `quantize_tensor` and turned back into floats by `dequantize`.
 Storage: int8 values in the tensor's own shape; int4 and uint4 values packed two to a byte along
 the last dim (uint8 ``[..., last / 2]``: the value at the even index in the low 4 bits, int4 as a
 4-bit two's complement). A last dim that is not a whole number of blocks (or, 4-bit, of pairs)
-is stored padded with zeros, which change no scale; `QuantizedTensor.shape` is the tensor's own. Scales keep the dims they cover as 1, so they broadcast against the
-values: ``[1]`` per tensor, ``[1, .., C, .., 1]`` per channel, ``[..., last / block, 1]`` per
-block, the values then seen as ``[..., last / block, block]``. The formulas are in
-`burn.backend.ops.quantization`, the ranges and scale rules in `burn.quantization.scheme`.
+is stored padded with zeros, which change no scale; `QuantizedTensor.shape` is the tensor's own.
+Scales keep the dims they cover as 1, so they broadcast against the values: ``[1]`` per tensor,
+``[1, .., C, .., 1]`` per channel, ``[..., last / block, 1]`` per block, the values then seen as
+``[..., last / block, block]``. The formulas are in `burn.backend.ops.quantization`, the ranges
+and scale rules in `burn.quantization.scheme`.
 """
 
 from __future__ import annotations
@@ -47,7 +48,9 @@ class QuantizedTensor:
 
     def dequantize(self, dtype: DType | str = DType.F32) -> Tensor:
         """The float tensor the integers stand for, ``(q - zero_point) * scale``, in `dtype`."""
-        values = unpack(self.values, signed=self.scheme.value == "int4") if self.scheme.packed else self.values
+        values = (
+            unpack(self.values, signed=self.scheme.value == "int4") if self.scheme.packed else self.values
+        )
         out = dequantize_unpacked(values, self.scales, self.zero_points, self.scheme, dtype)
         size = self.shape[-1]
         return out if out.shape[-1] == size else out.narrow(-1, 0, size)  # the padding's zeros
@@ -185,7 +188,10 @@ def quantize_unpacked(tensor: Tensor, scheme: QuantScheme) -> tuple[Tensor, Tens
 
 
 def dequantize_unpacked(
-    values: Tensor, scales: Tensor, zero_points: Tensor | None, scheme: QuantScheme,
+    values: Tensor,
+    scales: Tensor,
+    zero_points: Tensor | None,
+    scheme: QuantScheme,
     dtype: DType | str = DType.F32,
 ) -> Tensor:
     """The inverse of `quantize_unpacked`: floats of `dtype` in the values' shape."""

@@ -57,7 +57,9 @@ def int8_dots_range(lo: int, hi: int, q: Array, w: Array, sums: Array) -> None:
 
 
 @jit
-def scale_sums_range(lo: int, hi: int, sums: Array, scales: Array, w_scales: Array, bias: Array, out: Array) -> None:
+def scale_sums_range(
+    lo: int, hi: int, sums: Array, scales: Array, w_scales: Array, bias: Array, out: Array
+) -> None:
     """Rows `lo` to `hi` of ``out = float32(sums) * scales[:, None] * w_scales (+ bias)``."""
     n = sums.shape[1]
     for i in range(lo, hi):

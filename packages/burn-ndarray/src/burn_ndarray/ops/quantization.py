@@ -41,8 +41,12 @@ class QuantizationOps:
     def quantized_linear(self, x: Array, weight: Array, weight_scales: Array, bias: Array | None) -> Array:
         n, k = weight.shape
         fast = (
-            x.dtype == np.float32 and weight.dtype == np.int8 and weight_scales.dtype == np.float32
-            and (bias is None or bias.dtype == np.float32) and x.ndim >= 1 and x.shape[-1] == k
+            x.dtype == np.float32
+            and weight.dtype == np.int8
+            and weight_scales.dtype == np.float32
+            and (bias is None or bias.dtype == np.float32)
+            and x.ndim >= 1
+            and x.shape[-1] == k
         )
         if not fast:
             return Contract.quantized_linear(self, x, weight, weight_scales, bias)  # type: ignore[arg-type]
@@ -66,5 +70,7 @@ class QuantizationOps:
             sums = chunks[0] if len(chunks) == 1 else sum(c.astype(np.int32) for c in chunks)
         out = np.empty((m, n), np.float32)
         w_scales = np.full(n, weight_scales[0], np.float32) if weight_scales.shape[0] == 1 else weight_scales
-        split.run_ranges(kq.scale_sums_range, kq.scale_sums, m, _parts(m * n), sums, scales, w_scales, bias, out)
+        split.run_ranges(
+            kq.scale_sums_range, kq.scale_sums, m, _parts(m * n), sums, scales, w_scales, bias, out
+        )
         return out.reshape((*x.shape[:-1], n))

@@ -91,7 +91,9 @@ class QuantizationOps:
         scale = b.float_mask_fill(scale, b.float_equal_elem(amax, 0.0), 1.0)
         q = b.quantize_into_int(rows, scale, None, -ACTIVATION_QMAX, ACTIVATION_QMAX, DType.I32)
         acc = b.int_matmul(q, b.int_swap_dims(b.int_cast(weight, DType.I32), 0, 1))
-        out = b.float_mul(b.float_mul(b.int_into_float(acc, dtype), scale), b.float_cast(weight_scales, dtype))
+        out = b.float_mul(
+            b.float_mul(b.int_into_float(acc, dtype), scale), b.float_cast(weight_scales, dtype)
+        )
         if bias is not None:
             out = b.float_add(out, bias)
         return b.float_reshape(out, (*shape[:-1], n))

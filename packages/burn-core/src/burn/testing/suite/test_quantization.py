@@ -110,7 +110,9 @@ def test_quantized_linear_within_bound(backend: Any, shape: tuple[int, int, int]
     w_deq = w.astype(np.float64) * s[:, None]
     expected = x.astype(np.float64) @ w_deq.T + bias
     x_step = np.abs(x).max(axis=1) / 127
-    atol = np.array([[quantized_linear_tolerance(xs, ws) for ws in np.abs(w_deq).sum(axis=1)] for xs in x_step])
+    atol = np.array(
+        [[quantized_linear_tolerance(xs, ws) for ws in np.abs(w_deq).sum(axis=1)] for xs in x_step]
+    )
     got = np.asarray(out.to_data().array, dtype=np.float64)
     assert out.dtype is F32 and got.shape == (m, n)
     assert np.all(np.abs(got - expected) <= atol), f"max excess {np.max(np.abs(got - expected) - atol)}"
@@ -127,7 +129,9 @@ def test_quantized_linear_integer_sums(backend: Any, rng: Any) -> None:
     x = (q / 16).astype(np.float32)
     w = rng.integers(-127, 128, size=(5, 40)).astype(np.int8)
     s = np.full(1, 0.0078125, dtype=np.float32)  # one scale for the whole weight
-    out = tensor_module().quantized_linear(make(backend, x, F32), make(backend, w, DType.I8), make(backend, s, F32))
+    out = tensor_module().quantized_linear(
+        make(backend, x, F32), make(backend, w, DType.I8), make(backend, s, F32)
+    )
     expected = (q.astype(np.int64) @ w.T.astype(np.int64)) / 16 * 0.0078125
     check_float(out, expected, F32, terms=4, what="quantized_linear")
 
@@ -173,11 +177,15 @@ def test_quantized_tensor_round_trip(backend: Any, scheme: tuple[str, str, str],
     if mode == "symmetric":
         np_scales = np.abs(xb).max(axis=dims, keepdims=True) / np.float32(qmax)
     else:
-        lo, hi = np.minimum(xb.min(axis=dims, keepdims=True), 0), np.maximum(xb.max(axis=dims, keepdims=True), 0)
+        lo, hi = (
+            np.minimum(xb.min(axis=dims, keepdims=True), 0),
+            np.maximum(xb.max(axis=dims, keepdims=True), 0),
+        )
         np_scales = (hi - lo) / np.float32(qmax - qmin)
     np.testing.assert_allclose(scales.reshape(np_scales.shape), np_scales, rtol=1e-6)
-    expected = _reference(xb, scales.reshape(np_scales.shape), None if zp is None else zp.reshape(np_scales.shape),
-                          qmin, qmax)
+    expected = _reference(
+        xb, scales.reshape(np_scales.shape), None if zp is None else zp.reshape(np_scales.shape), qmin, qmax
+    )
     stored = unpack(q.values, signed=value == "int4") if s.packed else q.values
     got = np.asarray(stored.to_data().array).reshape(xb.shape)
     quotient = xb.astype(np.float64) / scales.reshape(np_scales.shape)
