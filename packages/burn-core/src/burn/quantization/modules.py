@@ -9,6 +9,7 @@ the ordinary module and record machinery, and its records hold the int8 / packed
 from __future__ import annotations
 
 import copy
+import dataclasses
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -82,6 +83,10 @@ class QuantizedLinear(Module):
         weight = linear.weight.val().detach()
         d_input, d_output = weight.shape
         q = quantize_tensor(weight.swap_dims(0, 1), scheme)
+        # Quantized from a transposed view, the integers may keep its layout; a round trip through
+        # host data stores them row by row, as a record loads them (integer kernels read rows).
+        q = dataclasses.replace(q, values=Tensor.from_data(q.values.to_data(), q.values.device, dtype=q.values.dtype)
+        )
         values, scales, zero_points = _params(q)
         return cls(values, scales, zero_points, linear.bias, scheme, d_input, d_output)
 
