@@ -1,6 +1,6 @@
-"""Dynamic int8 Linear: burn's `quantize(model, "int8")` against its own float32 Linear and
-torch's `torch.ao.quantization.quantize_dynamic` (int8 weights per output channel... torch's
-default per-tensor weights, activations quantized at run time), on the Linear shapes of a
+"""Dynamic int8 Linear: burn's `quantize(model, "int8")` (int8 weights per output channel) against
+its own float32 Linear and torch's `torch.ao.quantization.quantize_dynamic` (its default: int8
+weights per tensor; both quantize the activations at run time), on the Linear shapes of a
 BERT-style encoder (hidden 256, 4 heads, feed-forward 1024, 4 layers) at 8 sequences of 128
 tokens (1024 rows), and one row (a decoding step), all three timed interleaved."""
 
@@ -26,7 +26,9 @@ def _contenders(backend: Any, torch: Any, rows: int, d_in: int, d_out: int) -> d
     b = (rng.standard_normal(d_out) * 0.1).astype(np.float32)
     x = rng.standard_normal((rows, d_in)).astype(np.float32)
     param = burn.Param.from_tensor
-    layer = nn.Linear(weight=param(Tensor.from_data(w, backend=backend)), bias=param(Tensor.from_data(b, backend=backend)))
+    layer = nn.Linear(
+        weight=param(Tensor.from_data(w, backend=backend)), bias=param(Tensor.from_data(b, backend=backend))
+    )
     q = quantize(layer, "int8")
     bx = Tensor.from_data(x, backend=backend)
     fns: dict[str, Any] = {"int8": lambda: q(bx), "float32": lambda: layer(bx), "torch": None}
@@ -35,7 +37,9 @@ def _contenders(backend: Any, torch: Any, rows: int, d_in: int, d_out: int) -> d
         with torch.no_grad():
             tl.weight.copy_(torch.from_numpy(w.T.copy()))
             tl.bias.copy_(torch.from_numpy(b))
-        tq = torch.ao.quantization.quantize_dynamic(torch.nn.Sequential(tl), {torch.nn.Linear}, dtype=torch.qint8)
+        tq = torch.ao.quantization.quantize_dynamic(
+            torch.nn.Sequential(tl), {torch.nn.Linear}, dtype=torch.qint8
+        )
         tx = torch.from_numpy(x)
 
         def run_torch() -> object:
@@ -58,13 +62,25 @@ def run(settings: Settings) -> list[Table]:
             out.append(Row(f"{rows}x{d_in} -> {d_out}", t["int8"], t["float32"], t["torch"], unit="ms"))
             for k in totals:
                 totals[k] += (t[k] or 0.0) * LAYERS
-        out.append(Row(f"{LAYERS} layers' Linears", totals["int8"], totals["float32"], totals["torch"] or None, unit="ms"))
+        out.append(
+            Row(
+                f"{LAYERS} layers' Linears",
+                totals["int8"],
+                totals["float32"],
+                totals["torch"] or None,
+                unit="ms",
+            )
+        )
         note = (
             "first ratio: burn int8 / burn float32 (issue 37's target: <= 0.5); second: burn int8 / "
             "torch dynamic int8 (target: <= 1.0)"
         )
         tables.append(
-            Table(f"Dynamic int8 Linear, BERT-style encoder shapes, {title}", out,
-                  labels=("burn int8", "burn float32", "torch int8"), notes=[note])
+            Table(
+                f"Dynamic int8 Linear, BERT-style encoder shapes, {title}",
+                out,
+                labels=("burn int8", "burn float32", "torch int8"),
+                notes=[note],
+            )
         )
     return tables

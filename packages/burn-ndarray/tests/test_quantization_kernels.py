@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from burn.backend.ops.quantization import QuantizationOps as Contract
+from burn.foundations.dtype import DType
 from burn_ndarray import NdArray
 from burn_ndarray.ops.quantization import EXACT_TERMS, GEMV_ROWS
 
@@ -60,3 +61,19 @@ def test_other_dtypes_take_the_default() -> None:
     got = NdArray().quantized_linear(x, w, scales, None)
     assert got.dtype == np.float64
     np.testing.assert_array_equal(got, Contract.quantized_linear(NdArray(), x, w, scales, None))
+
+
+@pytest.mark.parametrize("affine", [False, True], ids=["symmetric", "affine"])
+def test_quantize_and_dequantize_are_the_defaults_bit_for_bit(affine: bool) -> None:
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((3, 4, 16)).astype(np.float32)
+    scales = rng.uniform(0.001, 0.1, size=(1, 4, 1)).astype(np.float32)
+    zp = rng.integers(-10, 10, size=(1, 4, 1)).astype(np.int8) if affine else None
+    backend = NdArray()
+    q = backend.quantize_into_int(x, scales, zp, -128, 127, DType.I8)
+    expected = Contract.quantize_into_int(backend, x, scales, zp, -128, 127, DType.I8)
+    assert q.dtype == np.int8
+    np.testing.assert_array_equal(q, expected)
+    back = backend.dequantize(q, scales, zp, DType.F32)
+    assert back.dtype == np.float32
+    np.testing.assert_array_equal(back, Contract.dequantize(backend, q, scales, zp, DType.F32))

@@ -85,7 +85,8 @@ class QuantizedLinear(Module):
         q = quantize_tensor(weight.swap_dims(0, 1), scheme)
         # Quantized from a transposed view, the integers may keep its layout; a round trip through
         # host data stores them row by row, as a record loads them (integer kernels read rows).
-        q = dataclasses.replace(q, values=Tensor.from_data(q.values.to_data(), q.values.device, dtype=q.values.dtype)
+        q = dataclasses.replace(
+            q, values=Tensor.from_data(q.values.to_data(), q.values.device, dtype=q.values.dtype)
         )
         values, scales, zero_points = _params(q)
         return cls(values, scales, zero_points, linear.bias, scheme, d_input, d_output)

@@ -87,6 +87,13 @@ class QuantizedTensor:
         return total
 
 
+def int_dtype(tensor: Tensor, preferred: DType) -> DType:
+    """`preferred` where `tensor`'s backend declares it, else the backend's int dtype: a backend
+    without 8-bit ints stores the same integers wider (and its files are larger)."""
+    backend = tensor.backend
+    return preferred if backend.capabilities.supports(preferred) else backend.int_dtype
+
+
 def _count(shape: tuple[int, ...]) -> int:
     n = 1
     for d in shape:
@@ -100,17 +107,18 @@ def _blocked(shape: tuple[int, ...], block: int) -> tuple[int, ...]:
 
 def pack(values: Tensor) -> Tensor:
     """4-bit values (Int, in [-8, 15], last dim even) packed two to a uint8 byte along the last
-    dim: the even index in the low 4 bits."""
+    dim: the even index in the low 4 bits (the backend's int dtype where it has no uint8)."""
     shape = values.shape
-    pairs = values.cast(DType.I32).reshape((*shape[:-1], shape[-1] // 2, 2))
+    pairs = values.cast(int_dtype(values, DType.I32)).reshape((*shape[:-1], shape[-1] // 2, 2))
     low = pairs.narrow(-1, 0, 1).bitwise_and_scalar(15)
     high = pairs.narrow(-1, 1, 1).bitwise_and_scalar(15).bitwise_left_shift_scalar(4)
-    return low.bitwise_or(high).reshape((*shape[:-1], shape[-1] // 2)).cast(DType.U8)
+    return low.bitwise_or(high).reshape((*shape[:-1], shape[-1] // 2)).cast(int_dtype(values, DType.U8))
 
 
 def unpack(packed: Tensor, *, signed: bool) -> Tensor:
-    """The inverse of `pack`: int32 ``[..., 2 * last]``, 4-bit two's complement when `signed`."""
-    wide = packed.cast(DType.I32)
+    """The inverse of `pack`: int32 ``[..., 2 * last]`` (or the backend's int dtype where it has
+    no int32), 4-bit two's complement when `signed`."""
+    wide = packed.cast(int_dtype(packed, DType.I32))
     low = wide.bitwise_and_scalar(15)
     high = wide.bitwise_right_shift_scalar(4)
     if signed:  # a nibble >= 8 is negative: subtract 16 (bit 3 shifted to bit 4)
@@ -178,8 +186,8 @@ def quantize_unpacked(tensor: Tensor, scheme: QuantScheme) -> tuple[Tensor, Tens
     scales = scales.mask_fill(scales.equal_elem(0.0), 1.0)
     if scheme.mode == "affine":
         zp = (float(qmin) - (lo / scales).round()).clamp(float(qmin), float(qmax))
-        zero_points = zp.int().cast(scheme.zero_point_dtype)
-    store = DType.I8 if scheme.value == "int8" else DType.I32
+        zero_points = zp.int().cast(int_dtype(x, scheme.zero_point_dtype))
+    store = int_dtype(x, DType.I8 if scheme.value == "int8" else DType.I32)
     values = F.quantize_into_int(x, scales, zero_points, qmin, qmax, store).reshape(shape)
     if scheme.level == "tensor":
         scales = scales.reshape((1,))

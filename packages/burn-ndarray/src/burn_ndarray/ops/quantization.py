@@ -1,5 +1,7 @@
-"""The quantization family (`burn.backend.ops.quantization`) on NumPy arrays: the dynamic int8
-Linear for float32 inputs and int8 weights; other dtypes take the contract's default.
+"""The quantization family (`burn.backend.ops.quantization`) on NumPy arrays: quantize and
+dequantize as one NumPy expression each (the default's steps, without its intermediate
+tensors), and the dynamic int8 Linear for float32 inputs and int8 weights (other dtypes take the
+contract's default).
 
 The int32 sums are exact either way, and the result is the default's bit for bit:
 
@@ -21,7 +23,9 @@ from typing import Any
 import numpy as np
 
 from burn.backend.ops.quantization import QuantizationOps as Contract
+from burn.foundations.dtype import DType
 from burn_ndarray.runtime import split
+from burn_ndarray.runtime.dtypes import NP_OF
 
 Array = Any
 # Input rows below which the integer dot products beat converting the weight for a GEMM.
@@ -74,3 +78,20 @@ class QuantizationOps:
             kq.scale_sums_range, kq.scale_sums, m, _parts(m * n), sums, scales, w_scales, bias, out
         )
         return out.reshape((*x.shape[:-1], n))
+
+    def quantize_into_int(
+        self, tensor: Array, scales: Array, zero_points: Array | None, qmin: int, qmax: int, dtype: DType
+    ) -> Array:
+        # The default's steps in one expression: division, round half to even, shift, clamp.
+        q = np.rint(np.divide(tensor, scales))
+        if zero_points is not None:
+            q += zero_points.astype(q.dtype)
+        np.clip(q, qmin, qmax, out=q)
+        return q.astype(NP_OF[dtype])
+
+    def dequantize(self, values: Array, scales: Array, zero_points: Array | None, dtype: DType) -> Array:
+        x = values.astype(NP_OF[dtype])
+        if zero_points is not None:
+            x -= zero_points.astype(x.dtype)
+        x *= scales.astype(x.dtype, copy=False)
+        return x

@@ -89,8 +89,10 @@ class QuantizationOps:
         amax = b.float_max_dim(b.float_abs(rows), 1)
         scale = b.float_div_scalar(amax, float(ACTIVATION_QMAX))
         scale = b.float_mask_fill(scale, b.float_equal_elem(amax, 0.0), 1.0)
-        q = b.quantize_into_int(rows, scale, None, -ACTIVATION_QMAX, ACTIVATION_QMAX, DType.I32)
-        acc = b.int_matmul(q, b.int_swap_dims(b.int_cast(weight, DType.I32), 0, 1))
+        # int32 sums (int64 on a backend without int32: the same values).
+        wide = DType.I32 if b.capabilities.supports(DType.I32) else DType.I64
+        q = b.quantize_into_int(rows, scale, None, -ACTIVATION_QMAX, ACTIVATION_QMAX, wide)
+        acc = b.int_matmul(q, b.int_swap_dims(b.int_cast(weight, wide), 0, 1))
         out = b.float_mul(
             b.float_mul(b.int_into_float(acc, dtype), scale), b.float_cast(weight_scales, dtype)
         )
