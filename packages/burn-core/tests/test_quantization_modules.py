@@ -202,3 +202,19 @@ def test_loading_a_quantized_record_into_a_float_model_names_the_fix(tmp_path: P
     path = quantize(net(backend), "int8").save_file(tmp_path / "q")
     with pytest.raises(RecordError, match="load it into burn.quantization.quantize"):
         net(backend).load_file(path)
+
+
+@pytest.mark.parametrize("name", ["opencl", "fusion(opencl)", "autodiff(opencl)"])
+def test_quantized_model_runs_on_other_backends_through_the_defaults(name: str) -> None:
+    """Backends without integer kernels run the contract's default quantization ops."""
+    from burn.errors import BackendNotFoundError, BackendUnavailableError
+
+    try:
+        backend = burn.backend(name)
+    except (BackendNotFoundError, BackendUnavailableError) as exc:
+        pytest.skip(f"{name}: {exc}")
+    model = net(backend)
+    ref = model(tokens(backend)).to_numpy()
+    for scheme, error in (("int8", 0.02), ("int4-weight", 0.3)):
+        got = quantize(model, scheme)(tokens(backend)).to_numpy()
+        assert np.abs(got - ref).max() / np.abs(ref).max() < error, scheme
