@@ -269,6 +269,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         default="32",
         help="mixed precision: bfloat16 or float16 autocast, params in float32 (default %(default)s)",
     )
+    parser.add_argument(
+        "--quantize",
+        choices=["int8", "int8-weight", "int4-weight"],
+        default=None,
+        help="also quantize the trained model (burn.quantization), save it beside the float one "
+        "and report its size and test accuracy",
+    )
     args = parser.parse_args(argv)
     if args.epochs < 1:
         parser.error(f"--epochs must be at least 1, got {args.epochs}")
@@ -354,6 +361,8 @@ def main(argv: list[str] | None = None) -> int:
             f"reloaded on {owner.name} (float {owner.float_dtype}): test accuracy "
             f"{accuracy(other, data.x_test, data.y_test):.4f}"
         )
+    if args.quantize:
+        report_quantized(reloaded, args.quantize, out, data, test_accuracy)
     print(f"model: {out / (MODEL_FILE + '.mpk')} (config {out / CONFIG_FILE})")
     print(f"metrics: {result.files.get('csv')}, {result.files.get('json')}")
     plot = result.files.get("plot")
@@ -368,6 +377,22 @@ def main(argv: list[str] | None = None) -> int:
         print(f"test accuracy {test_accuracy:.4f} is below {minimum}", file=sys.stderr)
         return 1
     return 0
+
+
+def report_quantized(model: Any, scheme: str, out: Path, data: Digits, float_accuracy: float) -> float:
+    """Quantize the trained `model` with `scheme`, save it as ``OUT/model-SCHEME.mpk``, print its
+    size against the float file's and its test accuracy; returns that accuracy."""
+    from burn.quantization import quantize
+
+    quantized = quantize(model, scheme)
+    path = quantized.save_file(out / f"{MODEL_FILE}-{scheme}")
+    ratio = path.stat().st_size / (out / (MODEL_FILE + ".mpk")).stat().st_size
+    quantized_accuracy = accuracy(quantized, data.x_test, data.y_test)
+    print(
+        f"quantized {scheme}: {path} ({ratio:.2f}x the float file); test accuracy "
+        f"{quantized_accuracy:.4f} ({quantized_accuracy - float_accuracy:+.4f})"
+    )
+    return quantized_accuracy
 
 
 def default_min_accuracy(model: str, epochs: int) -> float:

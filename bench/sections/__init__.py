@@ -3,5 +3,5 @@ the order `run.py` runs them."""
 
 SECTIONS = (
     "ops", "autodiff_ops", "mlp", "cnn", "transformer", "lstm", "gru", "adam", "record", "scaling",
-    "memory", "opencl", "fusion", "models",
+    "memory", "opencl", "fusion", "models", "quantization",
 )  # fmt: skip

@@ -61,9 +61,23 @@ def test_host_reads_are_the_ops_handing_data_to_the_host() -> None:
     ("conv2d", ("float",)),
     ("float_adam_step", ("float",)),
     ("float_into_data", ()),
+    ("quantize_into_int", ("int",)),
+    ("dequantize", ("float",)),
 ])
 def test_result_kinds_of_representative_ops(op: str, kinds: tuple[str, ...]) -> None:
     assert op_facts()[op].results == kinds
+
+
+def test_conversions_declare_the_kind_they_name() -> None:
+    """An op named ``*_into_int`` / ``*_into_float`` / ``*_into_bool`` (in any family) returns
+    that kind: a new conversion in a float family cannot keep the family's default."""
+    wrong = [
+        f"{name}: results {f.results}"
+        for name, f in op_facts().items()
+        for kind in ("int", "float", "bool")
+        if name.endswith(f"_into_{kind}") and f.results != (kind,)
+    ]
+    assert not wrong, wrong
 
 
 def test_an_undeclared_op_gets_its_family_kind() -> None:

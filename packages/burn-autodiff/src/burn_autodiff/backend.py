@@ -21,6 +21,7 @@ from burn_autodiff.ops.loss import AutodiffLossOps
 from burn_autodiff.ops.norm import AutodiffNormOps
 from burn_autodiff.ops.optim import AutodiffOptimOps
 from burn_autodiff.ops.pool import AutodiffPoolOps
+from burn_autodiff.ops.quantization import AutodiffQuantizationOps
 from burn_autodiff.ops.rnn import AutodiffRnnOps
 from burn_autodiff.ops.sampling import AutodiffSamplingOps
 
@@ -36,7 +37,7 @@ PASS_THROUGH = tuple(
 class Autodiff(
     AutodiffFloatOps, AutodiffIntOps, AutodiffBoolOps, AutodiffActivationOps, AutodiffConvOps,
     AutodiffPoolOps, AutodiffSamplingOps, AutodiffEmbeddingOps, AutodiffLossOps, AutodiffRnnOps,
-    AutodiffAttentionOps, AutodiffNormOps, AutodiffOptimOps, DecoratorBackend,
+    AutodiffAttentionOps, AutodiffNormOps, AutodiffOptimOps, AutodiffQuantizationOps, DecoratorBackend,
 ):
     """A backend that records float ops and computes gradients, on top of any `inner` backend.
 

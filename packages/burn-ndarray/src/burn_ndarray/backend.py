@@ -23,6 +23,7 @@ from burn_ndarray.ops.loss import LossOps
 from burn_ndarray.ops.norm import NormOps
 from burn_ndarray.ops.optim import OptimOps
 from burn_ndarray.ops.pool import PoolOps
+from burn_ndarray.ops.quantization import QuantizationOps
 from burn_ndarray.ops.rnn import RnnOps
 from burn_ndarray.ops.sampling import SamplingOps
 from burn_ndarray.runtime import blas, malloc, threads
@@ -49,6 +50,7 @@ class NdArray(  # type: ignore[misc]
     AttentionOps,
     NormOps,
     OptimOps,
+    QuantizationOps,
     FusedOps,
     Backend,
 ):

@@ -21,6 +21,7 @@ from burn.backend.ops.loss import LossOps
 from burn.backend.ops.norm import NormOps
 from burn.backend.ops.optim import OptimOps
 from burn.backend.ops.pool import PoolOps
+from burn.backend.ops.quantization import QuantizationOps
 from burn.backend.ops.rnn import RnnOps
 from burn.backend.ops.sampling import SamplingOps
 from burn.backend.random_state import RandomState
@@ -30,7 +31,7 @@ from burn.foundations.dtype import DType
 
 class Backend(
     FloatOps, IntOps, BoolOps, ActivationOps, ConvOps, PoolOps, SamplingOps, EmbeddingOps, LossOps, RnnOps,
-    AttentionOps, NormOps, OptimOps,
+    AttentionOps, NormOps, OptimOps, QuantizationOps,
 ):
     """A backend: ops on opaque primitives, one mixin per op family (`burn.backend.ops`).
 

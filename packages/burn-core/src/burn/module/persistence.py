@@ -124,6 +124,12 @@ def _load(
             hints.append("allow_partial=True loads what matches")
         if check.unexpected:
             hints.append("strict=False ignores unexpected keys")
+        if any(path.rpartition(".")[2] == "scales" for path in check.unexpected):
+            # A quantized layer's params: the module must be quantized the same way first.
+            hints.append(
+                "the record holds quantized layers: load it into burn.quantization.quantize(model, scheme) "
+                "with the scheme it was saved with"
+            )
         first = (check.missing or check.unexpected or list(check.mismatched))[0]
         raise RecordError(
             f"record does not fit {type(module).__name__}: {check.describe()} ({'; '.join(hints)})",

@@ -8,7 +8,8 @@ from burn.foundations.dtype import DType
 
 
 class PrecisionSettings:
-    """The element types a recorder saves tensors in. Bool tensors always stay bool.
+    """The element types a recorder saves tensors in. Bool tensors always stay bool, and int8 and
+    uint8 tensors (a quantized model's storage) stay as they are.
 
     Conversion happens tensor by tensor while a recorder writes, so a model is never held twice
     in memory. Loading reads the types from the file's metadata and converts each param to the
@@ -37,7 +38,9 @@ class PrecisionSettings:
         if dtype.is_float:
             return self.float_dtype or dtype
         if dtype.is_int:
-            return self.int_dtype or dtype
+            # 8-bit ints (quantized storage: burn.quantization) keep their type: every settings'
+            # int type is wider, so converting them would only multiply the file's size.
+            return dtype if dtype.itemsize == 1 else self.int_dtype or dtype
         return dtype
 
     def __eq__(self, other: object) -> bool:

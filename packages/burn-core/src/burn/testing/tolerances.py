@@ -53,3 +53,23 @@ def iterated_tolerance(dtype: DType, steps: int) -> tuple[float, float]:
     a training run), each adding its rounding error to the last: grows linearly with `steps`."""
     rtol = max(_STEP_RTOL[dtype] * max(1, steps), TOLERANCES[dtype][0])
     return rtol, rtol
+
+
+def quantized_linear_tolerance(x_step: float, weight_abs_sum: float, dtype: DType = DType.F32) -> float:
+    """Absolute tolerance of one output of ``quantized_linear`` against the float product
+    ``x @ dequantize(weight).T``, for a row of `x` quantized with step `x_step` (its scale) and
+    the output's weight row with ``sum_k |w[k]| = weight_abs_sum`` (dequantized).
+
+    Why: the integer sums are exact, so the result differs from the float product only by the
+    activation's rounding, at most half a step per element: ``|err| <= x_step / 2 * sum_k |w[k]|``.
+    That bound holds whichever way a backend breaks a rounding tie (its division may be off by an
+    ulp, OpenCL's by 2.5), which an exact comparison would not survive. On top of it: the float
+    rounding of the product and the two scalings (`tolerance` with ``terms=4``), and 1e-3 of the
+    bound for the scale's own rounding (``max|x| / 127`` in float32).
+
+    Example:
+        >>> quantized_linear_tolerance(0.01, 3.0) > 0.015
+        True
+    """
+    bound = 0.5 * x_step * weight_abs_sum
+    return bound * (1 + 1e-3) + tolerance(dtype, terms=4)[1] * max(1.0, weight_abs_sum)

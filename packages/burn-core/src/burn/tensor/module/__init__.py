@@ -54,6 +54,7 @@ from burn.tensor.module.pool import (
 # the split into families.
 from burn.tensor.module.pool import avg_pool as avg_pool
 from burn.tensor.module.pool import max_pool as max_pool
+from burn.tensor.module.quantization import dequantize, quantize_into_int, quantized_linear
 from burn.tensor.module.rnn import gru_cell, lstm_cell
 from burn.tensor.module.sampling import grid_sample_2d, interpolate, interpolate1d
 
@@ -72,6 +73,7 @@ __all__ = [
     "conv_transpose2d",
     "conv_transpose3d",
     "deform_conv2d",
+    "dequantize",
     "embedding",
     "fold4d",
     "interpolate",
@@ -89,5 +91,7 @@ __all__ = [
     "max_pool2d_with_indices",
     "max_pool3d",
     "max_pool3d_with_indices",
+    "quantize_into_int",
+    "quantized_linear",
     "unfold4d",
 ]

@@ -1,0 +1,101 @@
+"""The quantization family of the backend contract: float values to integers and back, and the
+int8 matrix product of dynamically quantized activations with quantized weights.
+
+A quantized tensor (`burn.quantization.QuantizedTensor`) is held as an int primitive of its
+stored values and float primitives of its scales (and, affine, an int primitive of its zero
+points). Each op here is a ``@default`` written once with the float and int ops, so every backend
+runs quantized models; a backend with integer kernels overrides them to be faster and must give
+the default's values (`quantize_into_int` and `dequantize` exactly, `quantized_linear` within the
+conformance suite's ``quantized_linear`` tolerance).
+
+The formulas (``round`` is round half to even, as `float_round`):
+
+- quantize: ``q = clamp(round(x / scale) + zero_point, qmin, qmax)``
+- dequantize: ``x' = (q - zero_point) * scale``
+
+`scales` and `zero_points` broadcast against the tensor (per tensor: one value; per channel: the
+channel's dim kept, every other dim 1; per block: the caller reshapes the tensor to
+``[..., blocks, block]`` and gives ``[..., blocks, 1]``). None of the ops carries a gradient:
+quantization-aware training goes through `burn.quantization.fake_quantize`, whose
+straight-through rule is written with differentiable float ops.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from burn.backend.contract import default, family
+from burn.foundations.dtype import DType
+
+if TYPE_CHECKING:
+    from burn.backend.base import Backend
+
+P = Any
+
+# Symmetric int8 activations use [-127, 127]: negation stays in range, and two products of such
+# values sum within int16 (2 * 127 * 127 = 32258), which integer GEMM kernels rely on.
+ACTIVATION_QMAX = 127
+
+
+@family("quantization", grad=False, bound=None)
+class QuantizationOps:
+    """Quantize, dequantize, and the int8 Linear product with dynamic activation quantization."""
+
+    @default(grad=False, results=("int",))
+    def quantize_into_int(
+        self, tensor: P, scales: P, zero_points: P | None, qmin: int, qmax: int, dtype: DType
+    ) -> P:
+        """``clamp(round(tensor / scales) + zero_points, qmin, qmax)`` as an int primitive of
+        `dtype`; `scales` (float) and `zero_points` (int, or None for 0) broadcast against
+        `tensor`. NaN has no integer value: the caller checks for it."""
+        b: Backend = self  # type: ignore[assignment]
+        q = b.float_round(b.float_div(tensor, scales))
+        if zero_points is not None:
+            q = b.float_add(q, b.int_into_float(zero_points, b.float_get_dtype(q)))
+        # The clamped values are integers, so the truncating conversion is exact.
+        return b.float_into_int(b.float_clamp(q, float(qmin), float(qmax)), dtype)
+
+    @default(grad=False)
+    def dequantize(self, values: P, scales: P, zero_points: P | None, dtype: DType) -> P:
+        """``(values - zero_points) * scales`` as a float primitive of `dtype`; `scales` (float)
+        and `zero_points` (int, or None for 0) broadcast against the int `values`."""
+        b: Backend = self  # type: ignore[assignment]
+        x = b.int_into_float(values, dtype)
+        if zero_points is not None:
+            x = b.float_sub(x, b.int_into_float(zero_points, dtype))
+        if b.float_get_dtype(scales) != dtype:
+            scales = b.float_cast(scales, dtype)
+        return b.float_mul(x, scales)
+
+    @default(grad=False)
+    def quantized_linear(self, x: P, weight: P, weight_scales: P, bias: P | None) -> P:
+        """``x @ dequantize(weight).T + bias`` through integers, as PyTorch's dynamic int8 Linear.
+
+        The float ``x [..., k]`` is quantized per row (symmetric int8 in [-127, 127],
+        ``scale = max|row| / 127``, 1 for a row of zeros), multiplied with the int8
+        ``weight [n, k]`` (symmetric, one scale per output row: ``weight_scales [n]``, or ``[1]``
+        for one scale) with int32 sums, and the sums scaled back: a float ``[..., n]`` of x's
+        dtype, plus the float ``bias [n]`` when given.
+        """
+        b: Backend = self  # type: ignore[assignment]
+        shape = b.float_shape(x)
+        n, k = b.int_shape(weight)
+        if len(shape) < 1 or shape[-1] != k:
+            raise ValueError(
+                f"quantized_linear: input {tuple(shape)} and weight [n, k] = {(n, k)} do not multiply"
+            )
+        dtype = b.float_get_dtype(x)
+        rows = b.float_reshape(x, (-1, k))
+        amax = b.float_max_dim(b.float_abs(rows), 1)
+        scale = b.float_div_scalar(amax, float(ACTIVATION_QMAX))
+        scale = b.float_mask_fill(scale, b.float_equal_elem(amax, 0.0), 1.0)
+        # int32 sums (int64 on a backend without int32: the same values).
+        wide = DType.I32 if b.capabilities.supports(DType.I32) else DType.I64
+        q = b.quantize_into_int(rows, scale, None, -ACTIVATION_QMAX, ACTIVATION_QMAX, wide)
+        acc = b.int_matmul(q, b.int_swap_dims(b.int_cast(weight, wide), 0, 1))
+        out = b.float_mul(
+            b.float_mul(b.int_into_float(acc, dtype), scale), b.float_cast(weight_scales, dtype)
+        )
+        if bias is not None:
+            out = b.float_add(out, bias)
+        return b.float_reshape(out, (*shape[:-1], n))

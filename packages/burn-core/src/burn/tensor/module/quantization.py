@@ -1,0 +1,106 @@
+"""The functional quantization ops (the quantization family, `burn.backend.ops.quantization`):
+float to int with scales and zero points, back, and the dynamic int8 Linear product. Each checks
+its operands and calls one backend op; `burn.quantization` builds quantized tensors and modules
+on them.
+
+Example:
+    >>> from burn import Tensor
+    >>> from burn.tensor import module as F
+    >>> x = Tensor.from_data([0.5, -1.0, 0.26])  # doctest: +SKIP
+    >>> q = F.quantize_into_int(x, Tensor.from_data([0.25]), None, -127, 127, "int8")  # doctest: +SKIP
+    >>> q.tolist(), F.dequantize(q, Tensor.from_data([0.25]), None).tolist()  # doctest: +SKIP
+    ([2, -4, 1], [0.5, -1.0, 0.25])
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from burn.errors import ShapeError
+from burn.foundations.dtype import DType
+from burn.foundations.kind import Float, Int
+from burn.tensor._base import wrap
+from burn.tensor._errors import expect_same
+from burn.tensor.module._args import float_operand
+
+if TYPE_CHECKING:
+    from burn.tensor.tensor import Tensor
+
+__all__ = ["dequantize", "quantize_into_int", "quantized_linear"]
+
+
+def _broadcasts(op: str, shape: tuple[int, ...], other: tuple[int, ...], what: str) -> None:
+    if len(other) > len(shape) or any(
+        o not in (1, s) for o, s in zip(reversed(other), reversed(shape), strict=False)
+    ):
+        raise ShapeError(f"{op}: {what} of shape {list(other)} does not broadcast to {list(shape)}")
+
+
+def quantize_into_int(
+    tensor: Tensor, scales: Tensor, zero_points: Tensor | None, qmin: int, qmax: int,
+    dtype: DType | str,
+) -> Tensor:
+    """``clamp(round_half_even(tensor / scales) + zero_points, qmin, qmax)`` as an Int tensor
+    of `dtype`; `scales` (Float) and `zero_points` (Int, None for 0) broadcast to `tensor`."""
+    op = "quantize_into_int"
+    float_operand(op, tensor, "tensor")
+    expect_same(op, tensor, scales, Float, "scales")
+    _broadcasts(op, tensor.shape, scales.shape, "scales")
+    if zero_points is not None:
+        expect_same(op, tensor, zero_points, Int, "zero_points")
+        _broadcasts(op, tensor.shape, zero_points.shape, "zero_points")
+    target = DType.from_any(dtype)
+    if not target.is_int:
+        raise ValueError(f"{op}: dtype must be an int type, got {target}")
+    if qmin > qmax:
+        raise ValueError(f"{op}: qmin {qmin} is above qmax {qmax}")
+    zp = None if zero_points is None else zero_points._p
+    out = tensor._b.quantize_into_int(tensor._p, scales._p, zp, int(qmin), int(qmax), target)
+    return wrap(out, tensor._b, Int)
+
+
+def dequantize(
+    values: Tensor, scales: Tensor, zero_points: Tensor | None, dtype: DType | str | None = None
+) -> Tensor:
+    """``(values - zero_points) * scales`` as a Float tensor of `dtype` (default: the scales'
+    dtype); `scales` (Float) and `zero_points` (Int, None for 0) broadcast to the Int `values`."""
+    op = "dequantize"
+    if values._k is not Int:
+        raise TypeError(f"{op}: values must be an Int tensor, got kind {values._k.name}")
+    expect_same(op, values, scales, Float, "scales")
+    _broadcasts(op, values.shape, scales.shape, "scales")
+    if zero_points is not None:
+        expect_same(op, values, zero_points, Int, "zero_points")
+        _broadcasts(op, values.shape, zero_points.shape, "zero_points")
+    target = scales.dtype if dtype is None else DType.from_any(dtype)
+    if not target.is_float:
+        raise ValueError(f"{op}: dtype must be a float type, got {target}")
+    zp = None if zero_points is None else zero_points._p
+    return wrap(values._b.dequantize(values._p, scales._p, zp, target), values._b, Float)
+
+
+def quantized_linear(x: Tensor, weight: Tensor, weight_scales: Tensor, bias: Tensor | None = None) -> Tensor:
+    """``x @ dequantize(weight).T + bias`` with `x` quantized per row to int8 at run time and
+    int32 sums (`burn.backend.ops.quantization.QuantizationOps.quantized_linear`).
+
+    Args:
+        x: Float ``[..., k]``.
+        weight: Int (int8) ``[n, k]``, symmetric: values in [-127, 127].
+        weight_scales: Float ``[n]`` (one per output row) or ``[1]``.
+        bias: Float ``[n]`` or None.
+    """
+    op = "quantized_linear"
+    float_operand(op, x, "x")
+    expect_same(op, x, weight, Int, "weight")
+    expect_same(op, x, weight_scales, Float, "weight_scales")
+    if len(weight.shape) != 2 or not x.shape or x.shape[-1] != weight.shape[1]:
+        raise ShapeError(f"{op}: x {list(x.shape)} and weight [n, k] {list(weight.shape)} do not multiply")
+    n = weight.shape[0]
+    if weight_scales.shape not in ((n,), (1,)):
+        raise ShapeError(f"{op}: weight_scales must have shape [{n}] or [1], got {list(weight_scales.shape)}")
+    if bias is not None:
+        expect_same(op, x, bias, Float, "bias")
+        if bias.shape != (n,):
+            raise ShapeError(f"{op}: bias must have shape [{n}], got {list(bias.shape)}")
+    out = x._b.quantized_linear(x._p, weight._p, weight_scales._p, None if bias is None else bias._p)
+    return wrap(out, x._b, Float)

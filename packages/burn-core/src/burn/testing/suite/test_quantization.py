@@ -1,0 +1,215 @@
+"""The quantization family: float to int with scales and zero points and back, exactly as NumPy
+computes the formulas, and the dynamic int8 Linear within its tolerance
+(`burn.testing.tolerances.quantized_linear_tolerance`); then `burn.quantization`'s tensors
+(every scheme, 4-bit packing) on top of them.
+
+Exact comparisons use inputs whose quotients ``x / scale`` are exact in float32 (power-of-two
+scales) or lie away from a rounding tie: a backend's division may be an ulp off (OpenCL allows
+2.5), which moves only values at a tie.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+from burn.foundations.dtype import DType
+from burn.testing import covers
+from burn.testing.helpers import check_exact, check_float, make, require_dtype, tensor_module
+from burn.testing.tolerances import quantized_linear_tolerance
+
+F32 = DType.F32
+
+
+def _reference(x: np.ndarray, scales: np.ndarray, zp: np.ndarray | None, qmin: int, qmax: int) -> np.ndarray:
+    q = np.rint(x.astype(np.float32) / scales.astype(np.float32))
+    if zp is not None:
+        q = q + zp.astype(np.float32)
+    return np.clip(q, qmin, qmax)
+
+
+@covers("quantize_into_int")
+@pytest.mark.parametrize("affine", [False, True], ids=["symmetric", "affine"])
+def test_quantize_into_int_exact(backend: Any, affine: bool, rng: Any) -> None:
+    require_dtype(backend, DType.I8)
+    scales = np.array([[0.25], [0.5], [2.0**-6]], dtype=np.float32)  # per row: x / s is exact
+    steps = rng.integers(-300, 300, size=(3, 16)).astype(np.float32)
+    steps[:, :4] = [[2.5, -2.5, 3.5, -0.5]] * 3  # ties: round half to even
+    x = steps * scales
+    zp = rng.integers(-5, 5, size=(3, 1)) if affine else None
+    F = tensor_module()
+    tz = None if zp is None else make(backend, zp, DType.I8)
+    out = F.quantize_into_int(make(backend, x, F32), make(backend, scales, F32), tz, -128, 127, DType.I8)
+    check_exact(out, _reference(x, scales, zp, -128, 127), DType.I8, what="quantize_into_int")
+
+
+@covers("quantize_into_int")
+def test_quantize_into_int_any_scale(backend: Any, rng: Any) -> None:
+    x = rng.standard_normal((4, 33)).astype(np.float32)
+    scales = (np.abs(x).max(axis=1, keepdims=True) / np.float32(7)).astype(np.float32)
+    F = tensor_module()
+    dtype = backend.int_dtype
+    out = F.quantize_into_int(make(backend, x, F32), make(backend, scales, F32), None, -7, 7, dtype)
+    got = np.asarray(out.to_data().array)
+    expected = _reference(x, scales, None, -7, 7)
+    quotient = x.astype(np.float64) / scales
+    clear = np.abs(np.abs(quotient - np.floor(quotient)) - 0.5) > 1e-4  # away from a tie
+    assert out.dtype is dtype and got.shape == expected.shape
+    np.testing.assert_array_equal(got[clear], expected[clear])
+    assert np.all(np.abs(got - expected) <= 1)
+
+
+@covers("dequantize")
+@pytest.mark.parametrize("affine", [False, True], ids=["symmetric", "affine"])
+def test_dequantize_exact(backend: Any, affine: bool, rng: Any) -> None:
+    require_dtype(backend, DType.I8)
+    q = rng.integers(-128, 128, size=(2, 3, 8))
+    scales = rng.uniform(0.001, 0.1, size=(1, 3, 1)).astype(np.float32)
+    zp = rng.integers(-10, 10, size=(1, 3, 1)) if affine else None
+    F = tensor_module()
+    tz = None if zp is None else make(backend, zp, DType.I8)
+    out = F.dequantize(make(backend, q, DType.I8), make(backend, scales, F32), tz)
+    shifted = (q - (0 if zp is None else zp)).astype(np.float32)  # small ints: exact in float32
+    check_exact(out, shifted * scales, F32, what="dequantize")
+
+
+@covers("dequantize", "quantize_into_int")
+def test_quantize_ops_reject_bad_operands(backend: Any) -> None:
+    from burn.errors import ShapeError
+
+    F = tensor_module()
+    x = make(backend, np.ones((2, 4), dtype=np.float32), F32)
+    with pytest.raises(ShapeError, match="quantize_into_int: scales of shape"):
+        F.quantize_into_int(x, make(backend, np.ones(3, dtype=np.float32), F32), None, -127, 127, DType.I32)
+    with pytest.raises(ValueError, match="dtype must be an int type"):
+        F.quantize_into_int(x, make(backend, np.ones(1, dtype=np.float32), F32), None, -127, 127, F32)
+    with pytest.raises(TypeError, match="dequantize: values must be an Int tensor"):
+        F.dequantize(x, make(backend, np.ones(1, dtype=np.float32), F32), None)
+
+
+def _linear_inputs(rng: Any, m: int, k: int, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    x = rng.standard_normal((m, k)).astype(np.float32)
+    w = rng.integers(-127, 128, size=(n, k)).astype(np.int8)
+    s = rng.uniform(0.001, 0.02, size=n).astype(np.float32)
+    return x, w, s
+
+
+@covers("quantized_linear")
+@pytest.mark.parametrize("shape", [(1, 8, 3), (5, 64, 17), (7, 130, 33)], ids=str)
+def test_quantized_linear_within_bound(backend: Any, shape: tuple[int, int, int], rng: Any) -> None:
+    require_dtype(backend, DType.I8)
+    m, k, n = shape
+    x, w, s = _linear_inputs(rng, m, k, n)
+    x[0] = 0.0  # a row of zeros: scale 1, output exactly the bias
+    bias = rng.standard_normal(n).astype(np.float32)
+    F = tensor_module()
+    out = F.quantized_linear(
+        make(backend, x, F32), make(backend, w, DType.I8), make(backend, s, F32), make(backend, bias, F32)
+    )
+    w_deq = w.astype(np.float64) * s[:, None]
+    expected = x.astype(np.float64) @ w_deq.T + bias
+    x_step = np.abs(x).max(axis=1) / 127
+    atol = np.array(
+        [[quantized_linear_tolerance(xs, ws) for ws in np.abs(w_deq).sum(axis=1)] for xs in x_step]
+    )
+    got = np.asarray(out.to_data().array, dtype=np.float64)
+    assert out.dtype is F32 and got.shape == (m, n)
+    assert np.all(np.abs(got - expected) <= atol), f"max excess {np.max(np.abs(got - expected) - atol)}"
+    np.testing.assert_allclose(got[0], bias, rtol=1e-6, atol=1e-6)
+
+
+@covers("quantized_linear")
+def test_quantized_linear_integer_sums(backend: Any, rng: Any) -> None:
+    """Rows whose max is 127 steps of 1/16: the activation quantizes exactly, so the result is the
+    integer product scaled, up to the float rounding of the scalings; batch dims are kept."""
+    require_dtype(backend, DType.I8)
+    q = rng.integers(-127, 128, size=(2, 3, 40))
+    q[..., 0] = 127
+    x = (q / 16).astype(np.float32)
+    w = rng.integers(-127, 128, size=(5, 40)).astype(np.int8)
+    s = np.full(1, 0.0078125, dtype=np.float32)  # one scale for the whole weight
+    out = tensor_module().quantized_linear(
+        make(backend, x, F32), make(backend, w, DType.I8), make(backend, s, F32)
+    )
+    expected = (q.astype(np.int64) @ w.T.astype(np.int64)) / 16 * 0.0078125
+    check_float(out, expected, F32, terms=4, what="quantized_linear")
+
+
+@covers("quantized_linear")
+def test_quantized_linear_shape_errors(backend: Any) -> None:
+    from burn.errors import ShapeError
+
+    require_dtype(backend, DType.I8)
+    F = tensor_module()
+    x = make(backend, np.ones((2, 4), dtype=np.float32), F32)
+    w = make(backend, np.ones((3, 5), dtype=np.int8), DType.I8)
+    with pytest.raises(ShapeError, match="quantized_linear: x"):
+        F.quantized_linear(x, w, make(backend, np.ones(3, dtype=np.float32), F32))
+
+
+# -- burn.quantization's tensors on top of the ops --------------------------------------------
+SCHEMES = [
+    ("int8", "tensor", "symmetric"),
+    ("int8", "channel", "symmetric"),
+    ("int8", "block", "affine"),
+    ("int4", "block", "symmetric"),
+    ("int4", "channel", "affine"),
+    ("uint4", "tensor", "affine"),
+]
+
+
+@pytest.mark.parametrize("scheme", SCHEMES, ids=lambda s: "-".join(s))
+def test_quantized_tensor_round_trip(backend: Any, scheme: tuple[str, str, str], rng: Any) -> None:
+    """Each scheme's stored integers and dequantized values against NumPy's, from the scales
+    the backend found (themselves within float32 rounding of NumPy's). A backend without 8-bit
+    ints stores the same integers in its int dtype."""
+    from burn.quantization import QuantScheme, quantize_tensor, unpack
+
+    value, level, mode = scheme
+    s = QuantScheme(value, level, mode, axis=1, block_size=8)  # type: ignore[arg-type]
+    x = rng.standard_normal((3, 4, 16)).astype(np.float32)
+    q = quantize_tensor(make(backend, x, F32), s)
+    scales = np.asarray(q.scales.to_data().array)
+    zp = None if q.zero_points is None else np.asarray(q.zero_points.to_data().array).astype(np.int64)
+    xb = x.reshape(3, 4, 2, 8) if level == "block" else x
+    dims = {"tensor": (0, 1, 2), "channel": (0, 2), "block": (3,)}[level]
+    qmin, qmax = s.range()
+    if mode == "symmetric":
+        np_scales = np.abs(xb).max(axis=dims, keepdims=True) / np.float32(qmax)
+    else:
+        lo, hi = (
+            np.minimum(xb.min(axis=dims, keepdims=True), 0),
+            np.maximum(xb.max(axis=dims, keepdims=True), 0),
+        )
+        np_scales = (hi - lo) / np.float32(qmax - qmin)
+    np.testing.assert_allclose(scales.reshape(np_scales.shape), np_scales, rtol=1e-6)
+    expected = _reference(
+        xb, scales.reshape(np_scales.shape), None if zp is None else zp.reshape(np_scales.shape), qmin, qmax
+    )
+    stored = unpack(q.values, signed=value == "int4") if s.packed else q.values
+    got = np.asarray(stored.to_data().array).reshape(xb.shape)
+    quotient = xb.astype(np.float64) / scales.reshape(np_scales.shape)
+    clear = np.abs(np.abs(quotient - np.floor(quotient)) - 0.5) > 1e-4
+    np.testing.assert_array_equal(got[clear], expected[clear])
+    assert np.all(np.abs(got - expected) <= 1)
+    shifted = got - (0 if zp is None else zp.reshape(np_scales.shape))
+    deq = (shifted.astype(np.float32) * scales.reshape(np_scales.shape)).reshape(x.shape)
+    check_exact(q.dequantize(), deq, F32, what=f"dequantize {s}")
+    half_step = np.broadcast_to(scales.reshape(np_scales.shape) / 2, xb.shape).reshape(x.shape)
+    assert np.all(np.abs(deq - x) <= half_step * (1 + 1e-5) + 1e-7)
+
+
+@pytest.mark.parametrize("signed", [True, False], ids=["int4", "uint4"])
+def test_pack_unpack_exact(backend: Any, signed: bool, rng: Any) -> None:
+    from burn.quantization import pack, unpack
+
+    def stored(dtype: DType) -> DType:  # the backend's int dtype where it lacks `dtype`
+        return dtype if backend.capabilities.supports(dtype) else backend.int_dtype
+
+    values = rng.integers(-8, 8, size=(3, 10)) if signed else rng.integers(0, 16, size=(3, 10))
+    packed = pack(make(backend, values, backend.int_dtype))
+    nibbles = (values & 15).reshape(3, 5, 2)
+    check_exact(packed, nibbles[..., 0] | (nibbles[..., 1] << 4), stored(DType.U8), what="pack")
+    check_exact(unpack(packed, signed=signed), values, stored(DType.I32), what="unpack")

@@ -1,0 +1,97 @@
+"""The quantization family (`burn.backend.ops.quantization`) on NumPy arrays: quantize and
+dequantize as one NumPy expression each (the default's steps, without its intermediate
+tensors), and the dynamic int8 Linear for float32 inputs and int8 weights (other dtypes take the
+contract's default).
+
+The int32 sums are exact either way, and the result is the default's bit for bit:
+
+- few rows (under `GEMV_ROWS`: decoding a token, a small batch): compiled int8 dot products
+  (`burn_ndarray.kernels.quantization.int8_dots`), which read the int8 weight directly, a quarter
+  of a float32 weight's memory traffic;
+- more rows: BLAS's float32 GEMM on the integers. A product of two values in [-127, 127] and a
+  sum of up to `EXACT_TERMS` of them stay below 2^24, where every integer is a float32, so each
+  GEMM over a chunk of at most that many input features gives the int32 sums exactly; chunks are
+  added as int32. On this CPU family (AVX2 without VNNI), ``vpmaddwd`` multiplies as many pairs
+  per instruction as an FMA does floats, so a numba integer loop cannot beat the tuned float
+  GEMM; measured in docs/guides/precision.md.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from burn.backend.ops.quantization import QuantizationOps as Contract
+from burn.foundations.dtype import DType
+from burn_ndarray.runtime import split
+from burn_ndarray.runtime.dtypes import NP_OF
+
+Array = Any
+# Input rows below which the integer dot products beat converting the weight for a GEMM.
+GEMV_ROWS = 16
+# 127 * 127 * 1040 < 2^24: the most features whose integer sums float32 holds exactly.
+EXACT_TERMS = 1040
+
+
+def _parts(work: int) -> int:
+    """Chunks for a kernel doing `work` cheap steps (an int8 product pair counts 1/8: vectorized)."""
+    return split.compiled_parts(work, split.UFUNC_PER_THREAD, split.NATIVE_UFUNC_PER_THREAD)
+
+
+class QuantizationOps:
+    """The quantization ops of `burn_ndarray.NdArray`."""
+
+    def quantized_linear(self, x: Array, weight: Array, weight_scales: Array, bias: Array | None) -> Array:
+        n, k = weight.shape
+        fast = (
+            x.dtype == np.float32
+            and weight.dtype == np.int8
+            and weight_scales.dtype == np.float32
+            and (bias is None or bias.dtype == np.float32)
+            and x.ndim >= 1
+            and x.shape[-1] == k
+        )
+        if not fast:
+            return Contract.quantized_linear(self, x, weight, weight_scales, bias)  # type: ignore[arg-type]
+        from burn_ndarray.kernels import quantization as kq
+
+        rows = np.ascontiguousarray(x.reshape(-1, k))
+        m = rows.shape[0]
+        scales = np.empty(m, np.float32)
+        q = np.empty((m, k), np.int8 if m < GEMV_ROWS else np.float32)
+        split.run_ranges(kq.quantize_rows_range, kq.quantize_rows, m, _parts(m * k), rows, q, scales)
+        if m < GEMV_ROWS:
+            sums = np.empty((m, n), np.int32)
+            w = np.ascontiguousarray(weight)
+            split.run_ranges(kq.int8_dots_range, kq.int8_dots, n, _parts(m * n * k // 8), q, w, sums)
+        else:
+            chunks = [
+                q[:, lo : lo + EXACT_TERMS].dot(weight[:, lo : lo + EXACT_TERMS].T.astype(np.float32))
+                for lo in range(0, k, EXACT_TERMS)
+            ]
+            # One chunk's exact float32 sums are float32(int32 sums) already; more add as int32.
+            sums = chunks[0] if len(chunks) == 1 else sum(c.astype(np.int32) for c in chunks)
+        out = np.empty((m, n), np.float32)
+        w_scales = np.full(n, weight_scales[0], np.float32) if weight_scales.shape[0] == 1 else weight_scales
+        split.run_ranges(
+            kq.scale_sums_range, kq.scale_sums, m, _parts(m * n), sums, scales, w_scales, bias, out
+        )
+        return out.reshape((*x.shape[:-1], n))
+
+    def quantize_into_int(
+        self, tensor: Array, scales: Array, zero_points: Array | None, qmin: int, qmax: int, dtype: DType
+    ) -> Array:
+        # The default's steps in one expression: division, round half to even, shift, clamp.
+        q = np.rint(np.divide(tensor, scales))
+        if zero_points is not None:
+            q += zero_points.astype(q.dtype)
+        np.clip(q, qmin, qmax, out=q)
+        return q.astype(NP_OF[dtype])
+
+    def dequantize(self, values: Array, scales: Array, zero_points: Array | None, dtype: DType) -> Array:
+        x = values.astype(NP_OF[dtype])
+        if zero_points is not None:
+            x -= zero_points.astype(x.dtype)
+        x *= scales.astype(x.dtype, copy=False)
+        return x

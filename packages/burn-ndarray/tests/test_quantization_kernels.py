@@ -1,0 +1,79 @@
+"""burn-ndarray's dynamic int8 Linear (`burn_ndarray.ops.quantization`): bit for bit the contract
+default's result on both of its paths (integer dot products for few rows, the exact float32 GEMM
+in chunks for more), including sums over more features than one exact chunk holds."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from burn.backend.ops.quantization import QuantizationOps as Contract
+from burn.foundations.dtype import DType
+from burn_ndarray import NdArray
+from burn_ndarray.ops.quantization import EXACT_TERMS, GEMV_ROWS
+
+
+@pytest.mark.parametrize(
+    "shape",
+    [
+        (1, 8, 3),
+        (GEMV_ROWS - 1, 130, 33),
+        (GEMV_ROWS, 64, 17),
+        (40, EXACT_TERMS + 7, 9),
+        (3, 2 * EXACT_TERMS + 1, 5),
+    ],
+    ids=str,
+)
+@pytest.mark.parametrize("with_bias", [True, False], ids=["bias", "no-bias"])
+def test_quantized_linear_is_the_default_bit_for_bit(shape: tuple[int, int, int], with_bias: bool) -> None:
+    m, k, n = shape
+    rng = np.random.default_rng(m * 7 + k)
+    x = rng.standard_normal((m, k)).astype(np.float32)
+    x[0] = 0.0  # a zero row: scale 1
+    x[-1] = np.abs(x[-1])  # all-positive sums, the largest the weight allows below
+    w = rng.integers(-127, 128, size=(n, k)).astype(np.int8)
+    w[0] = 127
+    scales = rng.uniform(0.001, 0.02, size=n).astype(np.float32)
+    bias = rng.standard_normal(n).astype(np.float32) if with_bias else None
+    backend = NdArray()
+    got = backend.quantized_linear(x, w, scales, bias)
+    expected = Contract.quantized_linear(backend, x, w, scales, bias)
+    assert got.dtype == np.float32 and got.shape == (m, n)
+    np.testing.assert_array_equal(got, expected)
+
+
+def test_batch_dims_and_one_weight_scale() -> None:
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((2, 20, 64)).astype(np.float32)
+    w = rng.integers(-127, 128, size=(5, 64)).astype(np.int8)
+    scale = np.full(1, 0.01, np.float32)
+    backend = NdArray()
+    got = backend.quantized_linear(x, w, scale, None)
+    assert got.shape == (2, 20, 5)
+    np.testing.assert_array_equal(got, Contract.quantized_linear(backend, x, w, scale, None))
+
+
+def test_other_dtypes_take_the_default() -> None:
+    rng = np.random.default_rng(4)
+    x = rng.standard_normal((4, 16))  # float64
+    w = rng.integers(-127, 128, size=(3, 16)).astype(np.int8)
+    scales = np.full(3, 0.01, np.float32)
+    got = NdArray().quantized_linear(x, w, scales, None)
+    assert got.dtype == np.float64
+    np.testing.assert_array_equal(got, Contract.quantized_linear(NdArray(), x, w, scales, None))
+
+
+@pytest.mark.parametrize("affine", [False, True], ids=["symmetric", "affine"])
+def test_quantize_and_dequantize_are_the_defaults_bit_for_bit(affine: bool) -> None:
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((3, 4, 16)).astype(np.float32)
+    scales = rng.uniform(0.001, 0.1, size=(1, 4, 1)).astype(np.float32)
+    zp = rng.integers(-10, 10, size=(1, 4, 1)).astype(np.int8) if affine else None
+    backend = NdArray()
+    q = backend.quantize_into_int(x, scales, zp, -128, 127, DType.I8)
+    expected = Contract.quantize_into_int(backend, x, scales, zp, -128, 127, DType.I8)
+    assert q.dtype == np.int8
+    np.testing.assert_array_equal(q, expected)
+    back = backend.dequantize(q, scales, zp, DType.F32)
+    assert back.dtype == np.float32
+    np.testing.assert_array_equal(back, Contract.dequantize(backend, q, scales, zp, DType.F32))
