@@ -46,6 +46,8 @@ from burn_ndarray.ops import kinds, reductions
 from burn_ndarray.ops.kinds import KindOps
 from burn_ndarray.ops.reductions import MAX_SIZE as GEMV_SUM_MAX_SIZE
 from burn_ndarray.ops.reductions import gemv_sum
+from burn_ndarray.ops.rounding import COMPILED_MIN_SIZE as ROUNDED_MIN_SIZE
+from burn_ndarray.ops.rounding import to_dtype
 from burn_ndarray.runtime import split, tbb, threads
 from burn_ndarray.runtime.dtypes import BF16, BF16_SCALAR, F32, F64, LOW, NP_OF
 from burn_ndarray.runtime.ownership import OWNED, exclusive
@@ -168,23 +170,35 @@ class FloatOps(KindOps, XpFloatOps):
             # layout, so `_blas_matmul` still hands BLAS a transpose flag.
             out_dtype = np.result_type(dtype, rhs.dtype)
             work = np.promote_types(out_dtype, F32)
-            return _blas_matmul(lhs.astype(work), rhs.astype(work)).astype(out_dtype)
+            product = _blas_matmul(lhs.astype(work, copy=False), rhs.astype(work, copy=False))
+            return to_dtype(product, out_dtype)
         return np.matmul(lhs, rhs)
 
     # -- scalars: NEP 50 keeps the dtype for a Python scalar, so only bfloat16's is typed --------
     # (typing every scalar, as the shared ops do, costs a per-op share: docs/benchmarks-log.md, burn-ndarray
     # measurements)
     def float_add_scalar(self, lhs: Array, rhs: float) -> Array:
-        return lhs + (BF16_SCALAR(rhs) if lhs.dtype is BF16 else rhs)
+        if lhs.dtype is BF16:
+            return _bfloat16_scalar(np.add, lhs, rhs)
+        return lhs + rhs
 
     def float_sub_scalar(self, lhs: Array, rhs: float) -> Array:
-        return lhs - (BF16_SCALAR(rhs) if lhs.dtype is BF16 else rhs)
+        if lhs.dtype is BF16:
+            return _bfloat16_scalar(np.subtract, lhs, rhs)
+        return lhs - rhs
 
     def float_mul_scalar(self, lhs: Array, rhs: float) -> Array:
-        return lhs * (BF16_SCALAR(rhs) if lhs.dtype is BF16 else rhs)
+        if lhs.dtype is BF16:
+            return _bfloat16_scalar(np.multiply, lhs, rhs)
+        return lhs * rhs
 
     def float_div_scalar(self, lhs: Array, rhs: float) -> Array:
-        return lhs / (BF16_SCALAR(rhs) if lhs.dtype is BF16 else rhs)
+        if lhs.dtype is BF16:
+            return _bfloat16_scalar(np.true_divide, lhs, rhs)
+        return lhs / rhs
+
+    def float_cast(self, tensor: Array, dtype: DType) -> Array:
+        return to_dtype(tensor, NP_OF[dtype])
 
     def float_remainder_scalar(self, lhs: Array, rhs: float) -> Array:
         return np.remainder(lhs, BF16_SCALAR(rhs) if lhs.dtype is BF16 else rhs)
@@ -454,6 +468,16 @@ UFUNC_OPS: dict[str, Callable[..., Array]] = {
 }
 
 
+def _bfloat16_scalar(op: Any, lhs: Array, rhs: float) -> Array:
+    """``op(lhs, rhs)`` for a bfloat16 `lhs`: ml_dtypes' loop (one value at a time) on small
+    arrays; on large ones float32's loop and one compiled rounding, the same bits (ml_dtypes
+    computes each value in float32 with the scalar rounded to bfloat16, then rounds)."""
+    scalar = BF16_SCALAR(rhs)
+    if lhs.size < ROUNDED_MIN_SIZE:
+        return op(lhs, scalar)
+    return to_dtype(op(lhs.astype(F32), F32.type(scalar)), BF16)
+
+
 _single: Any = FloatOps
 """The single-threaded ops that `ThreadedFloatOps` falls back to, called with the backend."""
 
@@ -478,6 +502,10 @@ class ThreadedFloatOps:
                 if sums is not None:
                     return sums
             return _add_reduce(tensor, dim, keepdims=True)  # what ndarray.sum calls, without its frame
+        if dtype is BF16 and tensor.size >= reductions.ROW_SUM_MIN_SIZE:
+            # widened exactly, summed by the float32 path (compiled and threaded), rounded once
+            sums = ThreadedFloatOps.float_sum_dim(self, tensor.astype(F32), dim)
+            return to_dtype(sums, BF16)
         return _single.float_sum_dim(self, tensor, dim)
 
     def float_mean_dim(self, tensor: Array, dim: int) -> Array:
