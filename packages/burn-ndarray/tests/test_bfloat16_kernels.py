@@ -149,3 +149,37 @@ def test_half_matmul_sum_and_pool_gradient_round_the_float32_results() -> None:
         x.astype(np.float32), (2, 2), (2, 2), (0, 0), (1, 1), grad.astype(np.float32), indices
     )
     assert got.dtype == BF16 and np.array_equal(bits(got), bits(wide.astype(BF16)))
+
+
+@pytest.mark.parametrize("op", ["float_add", "float_sub", "float_mul", "float_div"])
+@pytest.mark.parametrize("rhs_shape", [(8, 1 << 15), (1 << 15,), (8, 1)], ids=["same", "row", "column"])
+def test_large_bfloat16_arithmetic_is_ml_dtypes_loops_bit_for_bit(
+    op: str, rhs_shape: tuple, threads: int
+) -> None:
+    rng = np.random.default_rng(6)
+    lhs = rng.choice(every_bfloat16(), size=(8, 1 << 15))  # the threaded sizes too
+    rhs = rng.choice(every_bfloat16(), size=rhs_shape)
+    ufunc = {"float_add": np.add, "float_sub": np.subtract, "float_mul": np.multiply}.get(op, np.true_divide)
+    backend = NdArray()
+    backend.float_cast(lhs[:1, :1].astype(np.float32), burn_ndarray.NdArray.float_get_dtype(backend, lhs))
+    with np.errstate(all="ignore"):
+        want = ufunc(lhs, rhs)
+        got = getattr(backend, op)(lhs, rhs)
+    assert got.dtype == BF16 and got.shape == want.shape and np.array_equal(bits(got), bits(want))
+
+
+def test_the_first_bfloat16_cast_keeps_the_arithmetic_wrappers_at_one_thread() -> None:
+    from burn_ndarray.ops import float as float_ops
+
+    before = burn_ndarray.get_num_threads()
+    try:
+        burn_ndarray.set_num_threads(1)
+        bound = float_ops.ThreadedFloatOps.__dict__.get("float_add")
+        assert bound is None or float_ops._bfloat16_seen  # bare np.add until bfloat16 is used
+        from burn.foundations.dtype import DType
+
+        NdArray().float_cast(np.ones(3, np.float32), DType.BF16)
+        assert float_ops._bfloat16_seen and "float_add" in float_ops.ThreadedFloatOps.__dict__
+        assert "float_exp" not in float_ops.ThreadedFloatOps.__dict__  # only the arithmetic
+    finally:
+        burn_ndarray.set_num_threads(before)
