@@ -183,4 +183,3 @@ def test_the_first_bfloat16_cast_keeps_the_arithmetic_wrappers_at_one_thread() -
         assert "float_exp" not in float_ops.ThreadedFloatOps.__dict__  # only the arithmetic
     finally:
         burn_ndarray.set_num_threads(before)
-
