@@ -384,7 +384,7 @@ def _bfloat16_binary(ufunc: np.ufunc, code: int, lhs: Array, rhs: Array) -> Arra
         # ml_dtypes' compiled add and multiply return the second operand's NaN when both are NaN
         # (NumPy's float32 loops the first): swapped, the sign of such a NaN is ml_dtypes' too.
         first, second = second, first
-    into_first = np.broadcast_shapes(first.shape, second.shape) == first.shape
+    into_first = np.broadcast(first, second).shape == first.shape  # C-fast, unlike broadcast_shapes
     return to_dtype(ufunc(first, second, out=first) if into_first else ufunc(first, second), BF16)
 
 
