@@ -4,7 +4,8 @@ Usage: ``python bench/transforms.py [--items 20000] [--repeats 5]``. Times Rando
 padding=4) + RandomHorizontalFlip + Normalize on one (3, 32, 32) uint8 image, per item, the
 median and the best of ``--repeats`` runs over ``--items`` items (on a loaded machine the best is
 the steadier number): burn's on a NumPy array (with and without
-making the per-item Generator the loader makes), torchvision's v2 on a uint8 tensor (ToDtype to
+making the per-item Generator the loader makes; and on a batch of 128 by ``apply_batch``, as the
+loader's workers run it, per image), torchvision's v2 on a uint8 tensor (ToDtype to
 float32 in [0, 1] before Normalize, as burn's Normalize scales uint8 itself), when importable.
 torch runs on one thread, as in a loader worker.
 """
@@ -36,6 +37,12 @@ def per_item_us(step: Callable[[int], object], items: int, repeats: int) -> tupl
     return statistics.median(times) * 1e6, min(times) * 1e6
 
 
+def _per_image(step: Callable[[int], object], batches: int, repeats: int) -> tuple[float, float]:
+    """`per_item_us` of a step that transforms a batch of 128 images, per image."""
+    median, best = per_item_us(step, batches, repeats)
+    return median / 128, best / 128
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -59,6 +66,25 @@ def main() -> None:
         (
             "np.random.default_rng([seed, epoch, i]) alone",
             per_item_us(lambda i: np.random.default_rng([0, 0, i]), args.items, args.repeats),
+        ),
+    ]
+    # The loader's workers: one apply_batch over a batch of 128 (one generator per image),
+    # timed per batch and divided by 128.
+    batch = np.repeat(image[None], 128, axis=0)
+    generators = [np.random.default_rng([0, 0, i]) for i in range(128)]
+    batches = max(args.items // 128, 1)
+    rows += [
+        (
+            "burn apply_batch, 128 images, generators made ahead",
+            _per_image(lambda i: ours.apply_batch(batch, generators), batches, args.repeats),
+        ),
+        (
+            "burn apply_batch, 128 images + their default_rng",
+            _per_image(
+                lambda i: ours.apply_batch(batch, [np.random.default_rng([0, i, k]) for k in range(128)]),
+                batches,
+                args.repeats,
+            ),
         ),
     ]
     try:

@@ -13,7 +13,7 @@ import numpy as np
 
 from burn.data.dataset import check_dataset
 from burn.data.transport import Collated
-from burn.data.workers import ItemFailed, Transform, WorkerPool, load_items
+from burn.data.workers import ItemFailed, Transform, WorkerPool, load_batch
 
 if TYPE_CHECKING:
     from burn.backend.device import Device
@@ -294,15 +294,23 @@ class DataLoader:
                 stats.wait_s.append(_record_wait(began))
                 stats.ready.append(False)
                 began = time.perf_counter_ns()
-                batch = self.batcher(items, target)
+                batch = self._batch(items, target)
                 stats.batch_s.append((time.perf_counter_ns() - began) / 1e9)
                 yield batch
         else:
             yield from self._worker_batches(tasks, int(epoch), target, stats)
 
-    def _items(self, indices: Sequence[int], epoch: int = 0) -> list[Any]:
+    def _batch(self, items: Collated | list[Any], target: Device | None) -> Any:
+        """The batcher's batch of `items` (a `Collated` batch goes to the default batcher as it is)."""
+        if isinstance(items, Collated):
+            if self.batcher is stack_batcher:
+                return _stack_collated(items, target)
+            return self.batcher(items.items(), target)
+        return self.batcher(items, target)
+
+    def _items(self, indices: Sequence[int], epoch: int = 0) -> Collated | list[Any]:
         try:
-            return load_items(self.dataset, self.transform, self.seed, epoch, indices)
+            return load_batch(self.dataset, self.transform, self.seed, epoch, indices)
         except ItemFailed as failed:
             failed.error.add_note(f"raised while loading item {failed.index} of the dataset (epoch {epoch})")
             raise failed.error from None
@@ -321,14 +329,7 @@ class DataLoader:
                 stats.wait_s.append(_record_wait(began, waited))
                 stats.ready.append(ready)
                 began = time.perf_counter_ns()
-                if isinstance(items, Collated):
-                    batch = (
-                        _stack_collated(items, target)
-                        if self.batcher is stack_batcher
-                        else self.batcher(items.items(), target)
-                    )
-                else:
-                    batch = self.batcher(items, target)
+                batch = self._batch(items, target)
                 stats.batch_s.append((time.perf_counter_ns() - began) / 1e9)
                 yield batch
         finally:  # also on break (the generator is closed) and on errors

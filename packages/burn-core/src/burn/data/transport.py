@@ -100,9 +100,12 @@ def _aligned(n: int) -> int:
 
 
 def pack(
-    items: list[Any], slot: Slot | None, attached: dict[int, shared_memory.SharedMemory]
+    items: list[Any] | Collated, slot: Slot | None, attached: dict[int, shared_memory.SharedMemory]
 ) -> tuple[Any, ...]:
     """Worker side: the message for a batch of `items`, their arrays written to `slot`'s block.
+
+    `items` is a list of items, or a `Collated` batch (fields already stacked by a batched
+    transform: each stacked array is copied into the block as it is).
 
     Returns ``("shm", slot index, width, layout, count, bytes used)`` where each layout entry is
     ``("array" or "scalars", offset, shape, dtype)`` or ``("list", values)``, or
@@ -110,15 +113,26 @@ def pack(
     (pickled whole; `need` is the bytes the array fields would take, 0 when there are none).
     `attached` caches this worker's attachments by ring index.
     """
-    split = _fields(items) if items else None
-    if split is None:
-        return ("items", items, 0)
-    width, fields = split
+    fields: Sequence[np.ndarray | list[Any]]
+    if isinstance(items, Collated):
+        width, fields = items.width, items.fields
+        count = items.count
+    else:
+        split = _fields(items) if items else None
+        if split is None:
+            return ("items", items, 0)
+        width, fields = split
+        count = len(items)
     layout: list[tuple[Any, ...]] = []
-    arrays: list[tuple[int, list[np.ndarray]]] = []
+    arrays: list[tuple[int, np.ndarray | list[np.ndarray]]] = []
     need = 0
-    for values in fields:
-        if _is_array_field(values):
+    for k, values in enumerate(fields):
+        if isinstance(values, np.ndarray):  # stacked by a batched transform
+            tag = "scalars" if isinstance(items, Collated) and k in items.scalars else "array"
+            layout.append((tag, need, values.shape, values.dtype))
+            arrays.append((len(layout) - 1, values))
+            need = _aligned(need + values.nbytes)
+        elif _is_array_field(values):
             first = values[0]
             # the dtype itself, not its string: a structured dtype keeps its fields
             tag = "array" if isinstance(first, np.ndarray) else "scalars"
@@ -137,9 +151,12 @@ def pack(
     for k, values in arrays:
         _, offset, shape, dtype = layout[k]
         out = np.ndarray(shape, np.dtype(dtype), buffer=block.buf, offset=offset)
-        np.stack(values, out=out)
+        if isinstance(values, np.ndarray):
+            np.copyto(out, values)
+        else:
+            np.stack(values, out=out)
         del out  # no view may outlive the write: the block's buffer must be closable
-    return ("shm", slot.index, width, layout, len(items), need)
+    return ("shm", slot.index, width, layout, count, need)
 
 
 def attach(name: str) -> shared_memory.SharedMemory:

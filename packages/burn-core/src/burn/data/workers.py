@@ -16,6 +16,10 @@ without importing burn again. The cost: the dataset and the transform are pickle
 
 Process workers return each batch's arrays through shared memory (`burn.data.transport`), not
 pickled through the pipe.
+
+A transform that transforms batches (`burn.data.transforms.supports_batch`: the image transforms
+and their compositions) runs once over the batch's stacked images (`load_batch`), with the same
+per-item generators and the same results as item by item.
 """
 
 from __future__ import annotations
@@ -35,6 +39,7 @@ from typing import Any
 
 import numpy as np
 
+from burn.data.transforms import supports_batch
 from burn.data.transport import Collated, Slot, SlotRing, close_attached, pack
 from burn.errors import BurnError
 
@@ -78,6 +83,55 @@ def load_items(
     return items
 
 
+def load_batch(
+    dataset: Any, transform: Transform | None, seed: int, epoch: int, indices: Sequence[int]
+) -> Collated | list[Any]:
+    """The items of `load_items`, transformed as one batch where the transform allows.
+
+    When `transform` transforms batches (`burn.data.transforms.supports_batch`) and the items are
+    (C, H, W) uint8 or float32 images of one shape (or tuples of one width starting with one),
+    the images are stacked and transformed by one ``transform.apply_batch`` call with each item's
+    ``default_rng([seed, epoch, index])``: a `Collated` batch whose first field holds the
+    transformed images, the same values as `load_items` would give, bit for bit. Otherwise, and
+    when anything in the batched path raises (reading an item, the transform), the items go
+    through `load_items`, which raises the first failing item's error with its index.
+    """
+    if transform is None or not indices or not supports_batch(transform):
+        return load_items(dataset, transform, seed, epoch, indices)
+    try:
+        items = [dataset[index] for index in indices]
+        batch = _transform_batch(items, transform, seed, epoch, indices)
+    except Exception:
+        batch = None  # the item-by-item path says which item failed, and how
+    return load_items(dataset, transform, seed, epoch, indices) if batch is None else batch
+
+
+def _transform_batch(
+    items: list[Any], transform: Any, seed: int, epoch: int, indices: Sequence[int]
+) -> Collated | None:
+    """The `Collated` batch of `load_batch`, None when the items' images do not stack."""
+    first = items[0]
+    if isinstance(first, tuple):
+        width: int | None = len(first)
+        if not width or not all(isinstance(item, tuple) and len(item) == width for item in items):
+            return None
+        images = [item[0] for item in items]
+    else:
+        width, images = None, items
+    head = images[0]
+    if not (
+        isinstance(head, np.ndarray)
+        and head.ndim == 3
+        and head.dtype in (np.uint8, np.float32)
+        and all(isinstance(i, np.ndarray) and i.shape == head.shape and i.dtype == head.dtype for i in images)
+    ):
+        return None
+    rngs = [np.random.default_rng([seed, epoch, index]) for index in indices]
+    out = transform.apply_batch(np.stack(images), rngs)
+    rest: list[np.ndarray | list[Any]] = [[item[k] for item in items] for k in range(1, width or 1)]
+    return Collated(width, [out, *rest], len(items))
+
+
 # A task is (position of the batch in the epoch, epoch, item indices, the shared-memory slot to
 # fill or None); None stops the worker. The epoch travels with each task: a worker that lives
 # across epochs (persistent_workers) seeds each item with (seed, epoch, index) all the same.
@@ -104,8 +158,8 @@ def _serve(conn: Any, dataset: Any, transform: Transform | None, seed: int, atta
             return
         position, epoch, indices, slot = task
         try:
-            items = load_items(dataset, transform, seed, epoch, indices)
-            message: tuple[Any, ...] = ("ok", position, pack(items, slot, attached))
+            batch = load_batch(dataset, transform, seed, epoch, indices)
+            message: tuple[Any, ...] = ("ok", position, pack(batch, slot, attached))
         except ItemFailed as failed:
             message = _error_message(position, failed.index, failed.error)
         try:
@@ -232,7 +286,7 @@ class ThreadWorker:
                 return
             position, epoch, indices, _ = task  # threads share memory: no slot to fill
             try:
-                self.results.put(("ok", position, load_items(dataset, transform, seed, epoch, indices)))
+                self.results.put(("ok", position, load_batch(dataset, transform, seed, epoch, indices)))
             except ItemFailed as failed:
                 self.results.put(("raised", position, failed.index, failed.error))
             except BaseException as error:

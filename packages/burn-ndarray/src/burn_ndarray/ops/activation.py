@@ -31,6 +31,8 @@ from burn.backend.ops.activation import SELU_ALPHA, SELU_SCALE
 from burn.backend.xp.activation import XpActivationOps, work
 from burn_ndarray import kernels
 from burn_ndarray.kernels.erf import SMALL_SIZE, erf
+from burn_ndarray.ops import rounding
+from burn_ndarray.ops.rounding import to_dtype
 from burn_ndarray.ops.select import where
 from burn_ndarray.runtime import split, threads
 from burn_ndarray.runtime.dtypes import BF16, BF16_SCALAR, F16, F32, F64, LOW
@@ -277,9 +279,13 @@ class ThreadedActivationOps:
     def relu(self, x: Array) -> Array:
         if x.size >= RELU_COMPILED_MIN_SIZE:
             if x.dtype in LOW:
-                # float32's compiled pass, narrowed back exactly: NumPy runs element-wise ops on
-                # float16/bfloat16 one value at a time, several times slower than the casts.
-                return ThreadedActivationOps.relu(self, x.astype(F32)).astype(x.dtype)
+                # bfloat16: one compiled pass on its bits. float16: float32's compiled pass,
+                # narrowed back exactly (NumPy runs element-wise ops on float16/bfloat16 one value
+                # at a time, several times slower than the casts). The same bits either way.
+                out = rounding.relu(x)
+                if out is not None:
+                    return out
+                return to_dtype(ThreadedActivationOps.relu(self, x.astype(F32)), x.dtype)
             out = _compiled_relu(x, None)
             if out is not None:
                 return out
@@ -293,8 +299,11 @@ class ThreadedActivationOps:
         same_shape = output.__class__ is _ndarray and output.shape == grad.shape
         if grad.size >= RELU_COMPILED_MIN_SIZE and same_shape:
             if grad.dtype in LOW or output.dtype in LOW:  # exact: each value is grad's or 0
+                out = rounding.relu_backward(output, grad)
+                if out is not None:
+                    return out
                 wide = ThreadedActivationOps.relu_backward(self, output.astype(F32), grad.astype(F32))
-                return wide.astype(np.result_type(output, grad))
+                return to_dtype(wide, np.result_type(output, grad))
             out = _compiled_relu(output, grad)
             if out is not None:
                 return out
@@ -387,19 +396,26 @@ def _compiled(
 ) -> Array | None:
     """`kernel` of `burn_ndarray.kernels.activation` over `x` (and `other`, the gradient), split on the TBB
     pool from `native_per_thread` elements per thread; or None (the caller takes the NumPy path)
-    unless the operands are NumPy arrays of one dtype, float32 (or float16 / bfloat16 when
-    `half_floats`: computed in float32), and numba is installed. Operands whose elements fill one
-    block of memory in the same layout are read in place and the result takes that layout; others
-    are copied in C order first (a [32, 768] gate view: copy and pass 19 us, the NumPy path 48)."""
+    unless the operands are NumPy arrays of one dtype, float32 (or, when `half_floats`, float16 /
+    bfloat16, alone or beside float32, as an autocast step's half activation and float32 gradient:
+    computed in float32, the result in the wider dtype), and numba is installed. Operands whose
+    elements fill one block of memory in the same layout are read in place and the result takes
+    that layout; others are copied in C order first (a [32, 768] gate view: copy and pass 19 us,
+    the NumPy path 48)."""
     dtype = x.dtype
     if x.__class__ is not np.ndarray or (dtype is not F32 and not (half_floats and dtype in _HALF_FLOATS)):
         return None
-    if other is not None and (other.__class__ is not np.ndarray or other.dtype is not dtype):
+    if other is not None and other.dtype is not dtype:
+        if not half_floats or other.dtype not in _HALF_FLOATS and other.dtype is not F32:
+            return None
+        dtype = np.result_type(dtype, other.dtype)  # a half beside float32: float32, no rounding
+    if other is not None and other.__class__ is not np.ndarray:
         return None
     compiled = kernels.load("activation")
     if compiled is None:
         return None
-    flat = split.flat_in_memory_order(x) if dtype is F32 else None
+    same_f32 = x.dtype is F32 and (other is None or other.dtype is F32)
+    flat = split.flat_in_memory_order(x) if same_f32 else None
     if flat is not None and (other is None or other.strides == x.strides):
         # in x's layout, its elements filling one block of memory (a channels-last view too)
         out = np.empty_like(x)
@@ -416,7 +432,7 @@ def _compiled(
         split.run_ranges(serial, parallel, flat.size, parts, flat, out_flat)
     else:
         split.run_ranges(serial, parallel, flat.size, parts, flat, other_flat, out_flat)
-    return out if dtype is F32 else out.astype(dtype)
+    return to_dtype(out, dtype)
 
 
 def _compiled_relu(x: Array, grad: Array | None) -> Array | None:

@@ -48,6 +48,7 @@ from burn.backend.xp.windows import out_size as axis_out_size  # one axis, 0 whe
 from burn.errors import ShapeError
 from burn_ndarray import kernels
 from burn_ndarray.ops import grouped, winograd
+from burn_ndarray.ops.rounding import to_dtype
 from burn_ndarray.ops.windows import Pair, col2im, pad, windows, work_dtype
 from burn_ndarray.runtime.dtypes import LOW
 
@@ -172,7 +173,7 @@ def conv2d(
     if x.dtype in LOW or weight.dtype in LOW:
         out_dtype = np.result_type(x, weight)
         x, weight, bias = _float32(x, weight, bias)
-        return conv2d(x, weight, bias, stride, padding, dilation, groups).astype(out_dtype, copy=False)
+        return to_dtype(conv2d(x, weight, bias, stride, padding, dilation, groups), out_dtype)
     n, c, h, w = x.shape
     o, cg, kh, kw = weight.shape
     check_groups("conv2d", x, weight, c, cg * groups, o, groups)
@@ -221,7 +222,7 @@ def conv2d_x_backward(
         dtype = x.dtype
         x, weight, output_grad = _float32(x, weight, output_grad)
         grad = conv2d_x_backward(x, weight, output_grad, stride, padding, dilation, groups)
-        return grad.astype(dtype, copy=False)
+        return to_dtype(grad, dtype)
     n, c, h, w = x.shape
     o, cg, kh, kw = weight.shape
     _, _, oh, ow = output_grad.shape
@@ -281,7 +282,7 @@ def conv2d_weight_backward(
     if x.dtype in LOW or output_grad.dtype in LOW:
         x, output_grad = _float32(x, output_grad)
     grad = weight_grad(x, output_grad, weight.shape[2:], stride, padding, dilation, groups)
-    return grad.astype(weight.dtype, copy=False)
+    return to_dtype(grad, weight.dtype)
 
 
 def _pad3d(x: np.ndarray, padding: Triple) -> np.ndarray:

@@ -22,6 +22,13 @@ the cost of one size check: the ops whose threaded path only helps with several 
 (`UFUNC_OPS`) are bound to the plain ufunc itself while the count is 1 (`_bind`). The thresholds
 are `burn_ndarray.runtime.split`'s. Element-wise results are the same bits as the single-threaded
 ops at any thread count.
+
+bfloat16: ml_dtypes' element-wise loops take one value at a time (about 2.7 ns a value for an
+add, 0.2 for float32). Large bfloat16 arithmetic (both operands bfloat16, or one with a scalar)
+runs float32's loop on the widened values and rounds once (`burn_ndarray.ops.rounding`): ml_dtypes
+computes each value in float32 and rounds it, so the bits are the same. The arithmetic ops keep
+their wrappers at one thread too once a tensor was first cast to bfloat16 (an autocast step's
+casts): a process that never uses bfloat16 keeps the bare ufuncs.
 """
 
 from __future__ import annotations
@@ -46,6 +53,8 @@ from burn_ndarray.ops import kinds, reductions
 from burn_ndarray.ops.kinds import KindOps
 from burn_ndarray.ops.reductions import MAX_SIZE as GEMV_SUM_MAX_SIZE
 from burn_ndarray.ops.reductions import gemv_sum
+from burn_ndarray.ops.rounding import COMPILED_MIN_SIZE as ROUNDED_MIN_SIZE
+from burn_ndarray.ops.rounding import to_dtype
 from burn_ndarray.runtime import split, tbb, threads
 from burn_ndarray.runtime.dtypes import BF16, BF16_SCALAR, F32, F64, LOW, NP_OF
 from burn_ndarray.runtime.ownership import OWNED, exclusive
@@ -168,23 +177,38 @@ class FloatOps(KindOps, XpFloatOps):
             # layout, so `_blas_matmul` still hands BLAS a transpose flag.
             out_dtype = np.result_type(dtype, rhs.dtype)
             work = np.promote_types(out_dtype, F32)
-            return _blas_matmul(lhs.astype(work), rhs.astype(work)).astype(out_dtype)
+            product = _blas_matmul(lhs.astype(work, copy=False), rhs.astype(work, copy=False))
+            return to_dtype(product, out_dtype)
         return np.matmul(lhs, rhs)
 
     # -- scalars: NEP 50 keeps the dtype for a Python scalar, so only bfloat16's is typed --------
     # (typing every scalar, as the shared ops do, costs a per-op share: docs/benchmarks-log.md, burn-ndarray
     # measurements)
     def float_add_scalar(self, lhs: Array, rhs: float) -> Array:
-        return lhs + (BF16_SCALAR(rhs) if lhs.dtype is BF16 else rhs)
+        if lhs.dtype is BF16:
+            return _bfloat16_scalar(np.add, lhs, rhs)
+        return lhs + rhs
 
     def float_sub_scalar(self, lhs: Array, rhs: float) -> Array:
-        return lhs - (BF16_SCALAR(rhs) if lhs.dtype is BF16 else rhs)
+        if lhs.dtype is BF16:
+            return _bfloat16_scalar(np.subtract, lhs, rhs)
+        return lhs - rhs
 
     def float_mul_scalar(self, lhs: Array, rhs: float) -> Array:
-        return lhs * (BF16_SCALAR(rhs) if lhs.dtype is BF16 else rhs)
+        if lhs.dtype is BF16:
+            return _bfloat16_scalar(np.multiply, lhs, rhs)
+        return lhs * rhs
 
     def float_div_scalar(self, lhs: Array, rhs: float) -> Array:
-        return lhs / (BF16_SCALAR(rhs) if lhs.dtype is BF16 else rhs)
+        if lhs.dtype is BF16:
+            return _bfloat16_scalar(np.true_divide, lhs, rhs)
+        return lhs / rhs
+
+    def float_cast(self, tensor: Array, dtype: DType) -> Array:
+        target = NP_OF[dtype]
+        if target is BF16:
+            bfloat16_in_use()
+        return to_dtype(tensor, target)
 
     def float_remainder_scalar(self, lhs: Array, rhs: float) -> Array:
         return np.remainder(lhs, BF16_SCALAR(rhs) if lhs.dtype is BF16 else rhs)
@@ -331,7 +355,14 @@ _binary_min_size = 2 * split.NATIVE_UFUNC_PER_THREAD
 def _binary(ufunc: np.ufunc, code: int) -> Callable[[Any, Array, Array], Array]:
     def op(self: Any, lhs: Array, rhs: Array) -> Array:
         # One size check on the way to the ufunc for small operands (the per-op overhead).
-        if lhs.size >= _binary_min_size or rhs.size >= _binary_min_size:
+        if lhs.size >= ROUNDED_MIN_SIZE:
+            if lhs.dtype is BF16 and rhs.dtype is BF16:
+                return _bfloat16_binary(ufunc, code, lhs, rhs)
+            if lhs.size >= _binary_min_size or rhs.size >= _binary_min_size:
+                out = _threaded_binary(ufunc, code, lhs, rhs)
+                if out is not None:
+                    return out
+        elif rhs.size >= _binary_min_size:  # a small lhs broadcast against a large rhs
             out = _threaded_binary(ufunc, code, lhs, rhs)
             if out is not None:
                 return out
@@ -339,6 +370,22 @@ def _binary(ufunc: np.ufunc, code: int) -> Callable[[Any, Array, Array], Array]:
 
     op.__name__ = op.__qualname__ = f"threaded_{ufunc.__name__}"
     return op
+
+
+def _bfloat16_binary(ufunc: np.ufunc, code: int, lhs: Array, rhs: Array) -> Array:
+    """``ufunc(lhs, rhs)`` of two bfloat16 arrays, `lhs` large: NumPy's float32 loop on the
+    widened values, rounded once; ml_dtypes' bits (see the module docstring). The float32 loop is
+    NumPy's own, not the threaded kernels: only it takes the NaN of a NaN-NaN pair as ml_dtypes
+    does (below); the widening and the rounding are most of the time anyway."""
+    if lhs.__class__ is not _ndarray or rhs.__class__ is not _ndarray:
+        return ufunc(lhs, rhs)
+    first, second = lhs.astype(F32), rhs.astype(F32)
+    if code == ADD or code == MUL:
+        # ml_dtypes' compiled add and multiply return the second operand's NaN when both are NaN
+        # (NumPy's float32 loops the first): swapped, the sign of such a NaN is ml_dtypes' too.
+        first, second = second, first
+    into_first = np.broadcast(first, second).shape == first.shape  # C-fast, unlike broadcast_shapes
+    return to_dtype(ufunc(first, second, out=first) if into_first else ufunc(first, second), BF16)
 
 
 def _threaded_binary(ufunc: np.ufunc, code: int, lhs: Array, rhs: Array) -> Array | None:
@@ -454,6 +501,19 @@ UFUNC_OPS: dict[str, Callable[..., Array]] = {
 }
 
 
+def _bfloat16_scalar(op: Any, lhs: Array, rhs: float) -> Array:
+    """``op(lhs, rhs)`` for a bfloat16 `lhs`: ml_dtypes' loop (one value at a time) on small
+    arrays; on large ones float32's loop and one compiled rounding, the same bits (ml_dtypes
+    computes each value in float32 with the scalar rounded to bfloat16, then rounds)."""
+    scalar = BF16_SCALAR(rhs)
+    if lhs.size < ROUNDED_MIN_SIZE:
+        return op(lhs, scalar)
+    wide, wide_scalar = lhs.astype(F32), F32.type(scalar)
+    if op is np.add or op is np.multiply:  # a NaN-NaN pair gives ml_dtypes' NaN (`_bfloat16_binary`)
+        return to_dtype(op(wide_scalar, wide, out=wide), BF16)
+    return to_dtype(op(wide, wide_scalar, out=wide), BF16)
+
+
 _single: Any = FloatOps
 """The single-threaded ops that `ThreadedFloatOps` falls back to, called with the backend."""
 
@@ -478,6 +538,10 @@ class ThreadedFloatOps:
                 if sums is not None:
                     return sums
             return _add_reduce(tensor, dim, keepdims=True)  # what ndarray.sum calls, without its frame
+        if dtype is BF16 and tensor.size >= reductions.ROW_SUM_MIN_SIZE:
+            # widened exactly, summed by the float32 path (compiled and threaded), rounded once
+            sums = ThreadedFloatOps.float_sum_dim(self, tensor.astype(F32), dim)
+            return to_dtype(sums, BF16)
         return _single.float_sum_dim(self, tensor, dim)
 
     def float_mean_dim(self, tensor: Array, dim: int) -> Array:
@@ -497,14 +561,27 @@ class ThreadedFloatOps:
         return _single.float_mean_dim(self, tensor, dim)
 
 
+_HALF_AWARE = ("float_add", "float_sub", "float_mul", "float_div")
+_bfloat16_seen = False  # set by the first cast to bfloat16: the arithmetic keeps its wrappers
+
+
 def _bind(count: int) -> None:
-    """At one thread the ufunc ops are the bare ufuncs again (no Python frame); otherwise the
-    threaded wrappers."""
+    """At one thread the ufunc ops are the bare ufuncs again (no Python frame), except the
+    arithmetic once bfloat16 is in use (`_bfloat16_seen`); otherwise the threaded wrappers."""
     for name, threaded in UFUNC_OPS.items():
-        if count > 1:
+        if count > 1 or (_bfloat16_seen and name in _HALF_AWARE):
             setattr(ThreadedFloatOps, name, threaded)
         elif name in ThreadedFloatOps.__dict__:
             delattr(ThreadedFloatOps, name)
+
+
+def bfloat16_in_use() -> None:
+    """Keep the bfloat16-aware arithmetic wrappers bound from now on (called on the first cast to
+    bfloat16; each later call is one global read)."""
+    global _bfloat16_seen
+    if not _bfloat16_seen:
+        _bfloat16_seen = True
+        _bind(threads.get_num_threads())
 
 
 _bind(threads.get_num_threads())

@@ -37,6 +37,7 @@ from burn.backend.windows import out_size_nd
 from burn.backend.xp import pool as _xpool
 from burn.backend.xp.pool import XpPoolOps, adaptive_matrix, out_shape, tap_offsets, window_origins
 from burn_ndarray import kernels
+from burn_ndarray.ops.rounding import to_dtype
 from burn_ndarray.ops.windows import Pair, empty_as, pad, taps, work_dtype
 from burn_ndarray.runtime.dtypes import LOW
 
@@ -89,7 +90,7 @@ def max_pool2d_with_indices(
         # widening keeps the channels-last layout) and narrowed back exactly.
         wide = x.astype(np.float32)
         values, indices = max_pool2d_with_indices(wide, kernel, stride, padding, dilation, index_dtype)
-        return values.astype(x.dtype), indices
+        return to_dtype(values, x.dtype), indices
     compiled = _compiled(x)
     if compiled is not None:
         shape = out_shape(x, kernel, stride, padding, dilation)
@@ -157,10 +158,13 @@ def max_pool2d_backward(
     x: Array, output_grad: Array, indices: Array, kernel: Pair, stride: Pair, padding: Pair, dilation: Pair
 ) -> Array:
     if output_grad.dtype in LOW and x.size >= COMPILED_MIN_SIZE:
-        # In float32 on the compiled path (overlapping windows sum there), rounded once.
-        wide = max_pool2d_backward(x.astype(np.float32), output_grad.astype(np.float32), indices, kernel,
+        # In float32 on the compiled path (overlapping windows sum there), rounded once. Only x's
+        # shape and memory layout matter here (the indices say where each gradient goes): an
+        # uninitialized float32 array of its layout stands in, not a widened copy of its values.
+        stand_in = np.empty_like(x, dtype=np.float32)
+        wide = max_pool2d_backward(stand_in, output_grad.astype(np.float32), indices, kernel,
                                    stride, padding, dilation)
-        return wide.astype(output_grad.dtype)
+        return to_dtype(wide, output_grad.dtype)
     offsets = tap_offsets(x.shape[3], tuple(kernel), tuple(dilation))
     if not _disjoint(kernel, stride, dilation) or len(set(offsets)) < len(offsets):
         return max_pool2d_backward_scatter(x, output_grad, indices)

