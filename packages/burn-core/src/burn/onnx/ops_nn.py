@@ -195,18 +195,23 @@ def _spatial(
 def _conv(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]:
     x, w = ctx.tensor(inputs[0]), ctx.tensor(inputs[1])
     bias = ctx.tensor(inputs[2]) if _opt(inputs, 2) is not None else None
+    return [conv_nd(node, x, w, bias)]
+
+
+def conv_nd(node: Node, x: Tensor, w: Tensor, bias: Tensor | None) -> Tensor:
+    """The convolution of a ``Conv``-like node (its strides, pads, dilations, group), 1-D to 3-D."""
     kernel = list(w.shape[2:])
     strides, dilations, before, after = _spatial(node, x, kernel)
     padding = [(b, a) for b, a in zip(before, after, strict=True)]
     group = node.attr("group", 1)
     rank = len(kernel)
     if rank == 1:
-        return [F.conv1d(x, w, bias, strides[0], padding[0], dilations[0], group)]
+        return F.conv1d(x, w, bias, strides[0], padding[0], dilations[0], group)
     if rank == 2:
-        return [F.conv2d(x, w, bias, strides, padding, dilations, group)]
+        return F.conv2d(x, w, bias, strides, padding, dilations, group)
     if rank == 3:
-        return [conv3d(x, w, bias, strides, padding, dilations, group)]
-    raise OnnxError(f"node {node.name!r} (Conv): {rank}-D convolutions are not supported")
+        return conv3d(x, w, bias, strides, padding, dilations, group)
+    raise OnnxError(f"node {node.name!r} ({node.op_type}): {rank}-D convolutions are not supported")
 
 
 @register("ConvTranspose", "nn")
