@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 import ml_dtypes
 import numpy as np
 
-from burn.foundations.kind import Float
+from burn.foundations.kind import Float, Int
 from burn.onnx.errors import OnnxError
 from burn.onnx.graph import onnx_dtype
 from burn.onnx.narrow_dtypes import cast_narrow, is_narrow, is_narrow_integer
@@ -130,8 +130,6 @@ def _centered(ctx: Ctx, node: Node, inputs: Sequence[Value], i: int, zp_index: i
     """Input `i` as an Int tensor minus its zero point (input `zp_index`): one value, or one per
     index of the input's dim `zp_axis` (counted from the end: a matrix's row -2 or column -1, a
     weight's output channel 0)."""
-    from burn.foundations.kind import Int
-
     x = ctx.tensor(inputs[i], Int)
     zp = _opt(inputs, zp_index)
     if zp is None:
@@ -204,7 +202,7 @@ def _requantize(
 @register("MatMulInteger", "nn")
 def _matmul_integer(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]:
     # int8 / uint8 operands minus their zero points (per row of A, per column of B), summed in Int
-    a = _centered(ctx, node, inputs, 0, 2, -2 if len(node_shape(inputs[0])) > 1 else -1)
+    a = _centered(ctx, node, inputs, 0, 2, -2 if len(_shape(inputs[0])) > 1 else -1)
     b = _centered(ctx, node, inputs, 1, 3, -1)
     return [a.matmul(b)]
 
@@ -218,7 +216,7 @@ def _conv_integer(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]:
 
 @register("QLinearMatMul", "nn")
 def _qlinear_matmul(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]:
-    a = _centered(ctx, node, inputs, 0, 2, -2 if len(node_shape(inputs[0])) > 1 else -1)
+    a = _centered(ctx, node, inputs, 0, 2, -2 if len(_shape(inputs[0])) > 1 else -1)
     b = _centered(ctx, node, inputs, 3, 5, -1)
     acc = a.matmul(b)
     rank = len(acc.shape)
@@ -229,8 +227,6 @@ def _qlinear_matmul(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value
 
 @register("QLinearConv", "nn", "1-D to 3-D; per-tensor or per-output-channel weight scales")
 def _qlinear_conv(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]:
-    from burn.foundations.kind import Int
-
     x = _centered(ctx, node, inputs, 0, 2, 0)
     w = _centered(ctx, node, inputs, 3, 5, 0)
     bias = ctx.tensor(inputs[8], Int) if _opt(inputs, 8) is not None else None
@@ -241,6 +237,6 @@ def _qlinear_conv(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]:
     return [_requantize(ctx, node, acc, scale, inputs, 7, 1)]
 
 
-def node_shape(value: Value) -> tuple[int, ...]:
+def _shape(value: Value) -> tuple[int, ...]:
     """The shape of an input value (a tensor or a host array)."""
     return tuple(value.shape) if is_tensor(value) else np.shape(value)

@@ -39,6 +39,7 @@ import numpy as np
 
 from burn.onnx.graph import Node, node_captures
 from burn.onnx.ops import OpInfo
+from burn.tensor._errors import broadcasts_to
 
 if TYPE_CHECKING:
     from burn.onnx.runtime import Ctx, Value
@@ -298,16 +299,12 @@ def _run_attention(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]
         and kt.shape[:-2] == q.shape[:-2] == v.shape[:-2]
         and kt.shape[-2] == q.shape[-1]
         and v.shape[-2] == kt.shape[-1]
-        and (mask is None or _broadcasts(mask.shape, scores))
+        and (mask is None or broadcasts_to(mask.shape, scores))
     )
     if not fits:
         return _run_chain(ctx, node, inputs)
     key = kt.swap_dims(rank - 2, rank - 1)
     return [attention(q, key, v, mask, scale=node.attr("scale"))]
-
-
-def _broadcasts(shape: tuple[int, ...], to: tuple[int, ...]) -> bool:
-    return len(shape) <= len(to) and all(s in (1, t) for s, t in zip(shape[::-1], to[::-1], strict=False))
 
 
 def _run_chain(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]:

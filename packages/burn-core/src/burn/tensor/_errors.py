@@ -83,6 +83,12 @@ def _shape_problem(op: str, sa: tuple[int, ...], sb: tuple[int, ...]) -> str | N
     return None
 
 
+def broadcasts_to(shape: tuple[int, ...], to: tuple[int, ...]) -> bool:
+    """Whether `shape` broadcasts to `to` without changing it (a mask to scores, a scale to its
+    tensor): NumPy's rule in one direction."""
+    return len(shape) <= len(to) and all(s in (1, t) for s, t in zip(shape[::-1], to[::-1], strict=False))
+
+
 def matmul_problem(sa: tuple[int, ...], sb: tuple[int, ...]) -> str | None:
     """Why ``matmul`` cannot multiply shapes `sa` and `sb`, or None when it can."""
     if len(sa) < 2 or len(sb) < 2:

@@ -19,19 +19,13 @@ from burn.errors import DTypeError, ShapeError
 from burn.foundations.kind import Bool, Float
 from burn.tensor import autocast as _amp
 from burn.tensor._base import wrap
-from burn.tensor._errors import expect_same
+from burn.tensor._errors import broadcasts_to, expect_same
 from burn.tensor.module._args import float_operand
 
 if TYPE_CHECKING:
     from burn.tensor.tensor import Tensor
 
 __all__ = ["attention"]
-
-
-def _broadcasts(shape: tuple[int, ...], to: tuple[int, ...]) -> bool:
-    if len(shape) > len(to):
-        return False
-    return all(s in (1, t) for s, t in zip(shape[::-1], to[::-1], strict=False))
 
 
 def attention(
@@ -93,7 +87,7 @@ def attention(
     scores = (*qs[:-1], ks[-2])
     if mask is not None:
         expect_same(op, query, mask, Bool, "mask")
-        if not _broadcasts(mask.shape, scores):
+        if not broadcasts_to(mask.shape, scores):
             raise ShapeError(f"{op}: mask {mask.shape} does not broadcast to the scores {scores}")
     factor = 1.0 / math.sqrt(qs[-1]) if scale is None else float(scale)
     if not math.isfinite(factor):

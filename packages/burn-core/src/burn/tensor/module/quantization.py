@@ -20,7 +20,7 @@ from burn.errors import ShapeError
 from burn.foundations.dtype import DType
 from burn.foundations.kind import Float, Int
 from burn.tensor._base import wrap
-from burn.tensor._errors import expect_same
+from burn.tensor._errors import broadcasts_to, expect_same
 from burn.tensor.module._args import float_operand
 
 if TYPE_CHECKING:
@@ -30,9 +30,7 @@ __all__ = ["dequantize", "quantize_into_int", "quantized_linear"]
 
 
 def _broadcasts(op: str, shape: tuple[int, ...], other: tuple[int, ...], what: str) -> None:
-    if len(other) > len(shape) or any(
-        o not in (1, s) for o, s in zip(reversed(other), reversed(shape), strict=False)
-    ):
+    if not broadcasts_to(other, shape):
         raise ShapeError(f"{op}: {what} of shape {list(other)} does not broadcast to {list(shape)}")
 
 
