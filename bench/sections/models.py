@@ -12,6 +12,7 @@ import dataclasses
 import gc
 import importlib.util
 import math
+import os
 import sys
 from typing import Any
 
@@ -132,6 +133,20 @@ def training_table(torch: Any, settings: Settings, names: tuple[str, ...], batch
     return Table(title, rows, ("burn", "torch"), notes=notes)
 
 
+def chosen(names: tuple[str, ...]) -> tuple[str, ...]:
+    """`names` narrowed to those in BURN_BENCH_MODELS (comma-separated), when it is set: one model
+    against onnxruntime and torch without the whole section's minutes."""
+    wanted = os.environ.get("BURN_BENCH_MODELS")
+    if not wanted:
+        return names
+    keep = {w.strip() for w in wanted.split(",") if w.strip()}
+    unknown = keep - set(INFERENCE)
+    if unknown:
+        known = ", ".join(INFERENCE)
+        raise SystemExit(f"BURN_BENCH_MODELS: unknown models {sorted(unknown)}; known: {known}")
+    return tuple(n for n in names if n in keep)
+
+
 def run(settings: Settings) -> list[Table]:
     absent = missing()
     if absent:
@@ -145,4 +160,9 @@ def run(settings: Settings) -> list[Table]:
             inference_table(torch, settings, QUICK_INFERENCE, (1,)),
             training_table(torch, settings, QUICK_TRAINING, 2),
         ]
-    return [inference_table(torch, settings, INFERENCE, (1, 8)), training_table(torch, settings, TRAINING, 8)]
+    tables = []
+    if chosen(INFERENCE):
+        tables.append(inference_table(torch, settings, chosen(INFERENCE), (1, 8)))
+    if chosen(TRAINING):
+        tables.append(training_table(torch, settings, chosen(TRAINING), 8))
+    return tables
