@@ -24,6 +24,7 @@ from burn.errors import DTypeError
 from burn.foundations.data import TensorData
 from burn.foundations.dtype import DType
 from burn_cuda._dtypes import BF16, DTYPE_OF, F32, FLOATS, I64, LOW, SUPPORTED, U64
+from burn_cuda import pinned
 from burn_cuda._runtime import device_id, on
 from burn_cuda.kernels import index as k
 
@@ -155,5 +156,5 @@ class CommonOps(XpTensorBase):
         """Upload `data` to `device` (one host-to-device copy)."""
         if data.dtype not in accepts or data.dtype not in SUPPORTED:
             raise DTypeError(f"{op}: got {data.dtype.value} data, which is not of this kind (or not on cuda)")
-        with cp.cuda.Device(device_id(device, len(self._devices))):
-            return cp.asarray(data.array)
+        # asynchronous when the data lies in a pinned host buffer (`burn_cuda.pinned`)
+        return pinned.upload(data.array, device_id(device, len(self._devices)))

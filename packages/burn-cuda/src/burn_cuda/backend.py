@@ -26,6 +26,7 @@ from burn_cuda.ops.float import CudaFloatOps
 from burn_cuda.ops.int import CudaIntOps
 from burn_cuda.ops.optim import CudaOptimOps
 from burn_cuda.ops.pool import CudaPoolOps
+from burn_cuda.pinned import PinnedHostBuffer
 
 
 # Ops bound to CuPy ufuncs (``float_add = cupy.add``) differ in type from the contract's methods on purpose.
@@ -91,7 +92,7 @@ class Cuda(  # type: ignore[misc]
         self._device_spec = device
         self._index = _runtime.parse_device(device, count)
         self._devices = [Device("cuda", i, self) for i in range(count)]
-        features = {"dlpack", "async"} | ({"multi_device"} if count > 1 else set())
+        features = {"dlpack", "async", "pinned_host"} | ({"multi_device"} if count > 1 else set())
         super().__init__(float_dtype, int_dtype, Capabilities(SUPPORTED, frozenset(features)))
         self._int_np = NP_OF[self.int_dtype]
 
@@ -113,6 +114,14 @@ class Cuda(  # type: ignore[misc]
             name = props["name"]
             names.append(f"cuda:{i} {name.decode() if isinstance(name, bytes) else name}")
         return names
+
+    def host_buffer(self, nbytes: int, device: Device | None = None) -> PinnedHostBuffer:
+        """`nbytes` of page-locked host memory that `device` uploads from asynchronously
+        (the ``"pinned_host"`` capability; see `burn_cuda.pinned`)."""
+        if isinstance(nbytes, bool) or not isinstance(nbytes, int) or nbytes < 1:
+            raise ValueError(f"cuda host_buffer: nbytes must be a positive int, got {nbytes!r}")
+        ordinal = _runtime.device_id(device or self.default_device(), len(self._devices))
+        return PinnedHostBuffer(nbytes, ordinal)
 
     def sync(self, device: Device | None = None) -> None:
         """Wait until the kernels queued on `device` (every device when None) have run."""

@@ -26,6 +26,7 @@ from burn_opencl.ops.float import OpenCLFloatOps
 from burn_opencl.ops.int import OpenCLIntOps
 from burn_opencl.ops.pool import OpenCLPoolOps
 from burn_opencl.ops.sampling import OpenCLSamplingOps
+from burn_opencl.pinned import PinnedHostBuffer
 from burn_opencl.runtime import Runtime
 
 ENV_DEVICE = "BURN_OPENCL_DEVICE"
@@ -176,7 +177,7 @@ class OpenCL(
         # it works everywhere; it is declared where the device has cl_khr_fp16, or on request.
         if rt.fp16 or os.environ.get(ENV_FLOAT16, "") not in ("", "0"):
             dtypes.add(DType.F16)
-        features = {"async"} | ({"multi_device"} if len(self._devices) > 1 else set())
+        features = {"async", "pinned_host"} | ({"multi_device"} if len(self._devices) > 1 else set())
         self._matrix_cache: dict[Any, Any] = {}
         super().__init__(float_dtype, int_dtype, Capabilities(frozenset(dtypes), frozenset(features)))
 
@@ -211,6 +212,13 @@ class OpenCL(
             return
         for rt in list(_RUNTIMES.values()):
             rt.finish()
+
+    def host_buffer(self, nbytes: int, device: Device | None = None) -> PinnedHostBuffer:
+        """`nbytes` of page-locked host memory that `device` uploads from asynchronously
+        (the ``"pinned_host"`` capability; see `burn_opencl.pinned`)."""
+        if isinstance(nbytes, bool) or not isinstance(nbytes, int) or nbytes < 1:
+            raise ValueError(f"opencl host_buffer: nbytes must be a positive int, got {nbytes!r}")
+        return PinnedHostBuffer(self._rt(device or self.default_device()), nbytes)
 
     def runtime(self, device: Device | None = None) -> Runtime:
         """The `Runtime` (context, queue, kernel cache) of `device` (default: the default device)."""

@@ -11,6 +11,7 @@ from burn.errors import DTypeError, ShapeError
 from burn.foundations.data import TensorData
 from burn.foundations.dtype import DType
 from burn_opencl.kernels import elementwise as ew
+from burn_opencl import pinned
 from burn_opencl.kernels.common import new
 from burn_opencl.runtime import Runtime
 from burn_opencl.tensor import CLTensor, c_strides, numel
@@ -22,7 +23,7 @@ def from_numpy(rt: Runtime, array: np.ndarray, dtype: DType) -> CLTensor:
     shape = tuple(array.shape)
     if not array.flags.c_contiguous:
         array = np.ascontiguousarray(array)  # (turns 0-d into 1-d: the shape is kept above)
-    return CLTensor(rt, rt.upload(array), shape, dtype)
+    return CLTensor(rt, pinned.upload(rt, array), shape, dtype)  # asynchronous from pinned memory
 
 
 def from_data(rt: Runtime, data: TensorData, kind: str, supported: frozenset[DType]) -> CLTensor:

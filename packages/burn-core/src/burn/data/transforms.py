@@ -744,25 +744,45 @@ class RandomCrop(ImageTransform):
         """The batch padded once, then each image's window copied out (its corner drawn as
         `apply` draws it)."""
         _check_images("RandomCrop", images, rngs)
+        height, width, extra = self.padded_size(*images.shape[-2:], shape=images.shape[1:])
         padded = _pad(images, self.padding, self.padding_mode, self.fill)
+        if extra is not None:
+            padded = _pad(padded, extra, self.padding_mode, self.fill)
         h, w = self.size
-        height, width = padded.shape[-2:]
-        if self.pad_if_needed and (height < h or width < w):
-            extra_h, extra_w = max(h - height, 0), max(w - width, 0)
-            padded = _pad(padded, (extra_w, extra_h, extra_w, extra_h), self.padding_mode, self.fill)
-            height, width = padded.shape[-2:]
-        if height < h or width < w:
-            raise ValueError(
-                f"RandomCrop: size {self.size} is larger than the padded image ({height}, {width}) "
-                f"(image shape {images.shape[1:]}); pass pad_if_needed=True or a smaller size"
-            )
-        corners = np.array(
-            [(int(rng.integers(0, height - h + 1)), int(rng.integers(0, width - w + 1))) for rng in rngs],
-            dtype=np.intp,
-        ).reshape(-1, 2)
+        corners = self.corners(height, width, rngs)
         # every window of every image as a view, then one gather of the drawn ones: (N, C, h, w)
         windows = np.lib.stride_tricks.sliding_window_view(padded, (h, w), axis=(2, 3))
         return windows[np.arange(len(rngs)), :, corners[:, 0], corners[:, 1]]
+
+
+    def padded_size(
+        self, height: int, width: int, shape: tuple[int, ...] | None = None
+    ) -> tuple[int, int, tuple[int, int, int, int] | None]:
+        """The (height, width) of an image of (`height`, `width`) once padded, and the second
+        padding `pad_if_needed` adds (None when none); a ValueError when the crop does not fit."""
+        left, top, right, bottom = self.padding
+        height, width = height + top + bottom, width + left + right
+        h, w = self.size
+        extra = None
+        if self.pad_if_needed and (height < h or width < w):
+            extra_h, extra_w = max(h - height, 0), max(w - width, 0)
+            extra = (extra_w, extra_h, extra_w, extra_h)
+            height, width = height + 2 * extra_h, width + 2 * extra_w
+        if height < h or width < w:
+            raise ValueError(
+                f"RandomCrop: size {self.size} is larger than the padded image ({height}, {width}) "
+                f"(image shape {shape}); pass pad_if_needed=True or a smaller size"
+            )
+        return height, width, extra
+
+    def corners(self, height: int, width: int, rngs: Sequence[np.random.Generator]) -> NDArray[np.intp]:
+        """The (top, left) of each image's window in a padded (`height`, `width`) image, drawn from
+        its generator as `apply` draws it: an ``(N, 2)`` array."""
+        h, w = self.size
+        return np.array(
+            [(int(rng.integers(0, height - h + 1)), int(rng.integers(0, width - w + 1))) for rng in rngs],
+            dtype=np.intp,
+        ).reshape(-1, 2)
 
 
 class CenterCrop(ImageTransform):
@@ -925,14 +945,20 @@ class RandomHorizontalFlip(ImageTransform):
         _check_images(type(self).__name__, images, rngs)
         if self.p == 1.0:
             return np.flip(images, axis=self._axis + 1).copy()
-        if self.p == 0.0:
-            return images
-        flipped = np.flatnonzero([rng.random() < self.p for rng in rngs])
+        flipped = np.flatnonzero(self.flips(rngs))
         if flipped.size == 0:
             return images
         out = images.copy()
         out[flipped] = np.flip(images[flipped], axis=self._axis + 1)
         return out
+
+
+    def flips(self, rngs: Sequence[np.random.Generator]) -> NDArray[np.bool_]:
+        """Which images are flipped, drawn from each one's generator as `apply` draws it (no draw
+        when `p` is 0 or 1)."""
+        if self.p in (0.0, 1.0):
+            return np.full(len(rngs), self.p == 1.0)
+        return np.array([rng.random() < self.p for rng in rngs], dtype=bool).reshape(-1)
 
 
 class RandomVerticalFlip(RandomHorizontalFlip):
