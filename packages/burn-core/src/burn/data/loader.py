@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from burn.data.dataset import check_dataset
+from burn.data.pinned import PinnedRing, pinnable, stage_batch
 from burn.data.transport import Collated
 from burn.data.workers import ItemFailed, Transform, WorkerPool, load_batch
 
@@ -36,6 +37,11 @@ def stack_batcher(items: list[Any], device: Device | None) -> Any:
         >>> x.shape, y.kind  # doctest: +SKIP
         ((2, 2), burn.Int)
     """
+    return _stack_items(items, device, False)
+
+
+def _stack_items(items: list[Any], device: Device | None, keep_first: bool) -> Any:
+    """`stack_batcher`; with `keep_first`, the first field's integers in their own dtype."""
     if not items:
         raise ValueError("stack_batcher: cannot batch an empty list of items")
     first = items[0]
@@ -44,18 +50,26 @@ def stack_batcher(items: list[Any], device: Device | None) -> Any:
         for item in items:
             if not isinstance(item, tuple) or len(item) != width:
                 raise ValueError(f"stack_batcher: every item must be a tuple of {width} fields, got {item!r}")
-        return tuple(_to_tensor([item[k] for item in items], device, k) for k in range(width))
-    return _to_tensor(items, device, None)
+        return tuple(_to_tensor([item[k] for item in items], device, k, keep_first and k == 0) for k in range(width))
+    return _to_tensor(items, device, None, keep_first)
 
 
-def _to_tensor(values: list[Any], device: Device | None, field: int | None) -> Any:
-    return _array_tensor(np.stack([np.asarray(v) for v in values]), device, field)
+def _to_tensor(values: list[Any], device: Device | None, field: int | None, keep: bool = False) -> Any:
+    return _array_tensor(np.stack([np.asarray(v) for v in values]), device, field, keep)
 
 
-def _array_tensor(array: np.ndarray, device: Device | None, field: int | None) -> Any:
+def _array_tensor(array: np.ndarray, device: Device | None, field: int | None, keep: bool = False) -> Any:
+    """The tensor of a stacked field; with `keep`, an integer field in its own dtype where the
+    backend declares it (uint8 images uploaded as they are, for a device transform)."""
+    from burn.foundations.dtype import DType
     from burn.foundations.kind import Bool, Float, Int
+    from burn.tensor._creation import resolve_backend
     from burn.tensor.tensor import Tensor
 
+    if keep and np.issubdtype(array.dtype, np.integer):
+        own = DType.from_any(array.dtype.name)
+        if resolve_backend("stack_batcher", device, None)[0].capabilities.supports(own):
+            return Tensor.from_data(array, device=device, dtype=own)
     if array.dtype == np.bool_:
         kind = Bool
     elif np.issubdtype(array.dtype, np.integer):
@@ -68,10 +82,12 @@ def _array_tensor(array: np.ndarray, device: Device | None, field: int | None) -
     return Tensor.from_data(array, device=device, kind=kind)
 
 
-def _stack_collated(batch: Collated, device: Device | None) -> Any:
+def _stack_collated(batch: Collated, device: Device | None, keep_first: bool = False) -> Any:
     """`stack_batcher` of a batch a worker already stacked field by field (the same tensors)."""
     tensors = [
-        _array_tensor(f, device, k) if isinstance(f, np.ndarray) else _to_tensor(f, device, k)
+        _array_tensor(f, device, k, keep_first and k == 0)
+        if isinstance(f, np.ndarray)
+        else _to_tensor(f, device, k, keep_first and k == 0)
         for k, f in enumerate(batch.fields)
     ]
     return tensors[0] if batch.width is None else tuple(tensors)
@@ -176,6 +192,17 @@ class DataLoader:
             after changing either.
         start_method: the multiprocessing start method of process workers (default: forkserver
             where available, else spawn; ``"fork"`` is faster to start and unsafe with threads).
+        pin_memory: collate each batch into a ring of page-locked host buffers and upload it from
+            there asynchronously, where the device's backend declares ``"pinned_host"``
+            (burn-opencl, burn-cuda; see `burn.data.pinned`); elsewhere batches take the ordinary
+            path. Needs the default batcher.
+        device_transform: a `burn.data.transforms` pipeline of crops, flips, `ToFloat` and
+            `Normalize` (see `burn.data.device_transforms`) run as tensor ops on each batch's
+            first tensor after the batcher, on the batch's device. Image ``index`` draws from
+            ``numpy.random.default_rng([seed, epoch, index])``, as `transform` would: the batches
+            equal those of ``transform=`` the same pipeline. With a `transform` as well, the device
+            one draws from ``default_rng([seed, epoch, index, 1])``, a stream of its own. With the
+            default batcher, uint8 images are uploaded as uint8 where the backend declares it.
 
     Example:
         >>> import numpy as np
@@ -204,6 +231,8 @@ class DataLoader:
         prefetch: int = 2,
         start_method: str | None = None,
         persistent_workers: bool = False,
+        pin_memory: bool = False,
+        device_transform: Any = None,
     ) -> None:
         self.dataset = check_dataset(dataset)
         if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
@@ -243,6 +272,20 @@ class DataLoader:
         if not isinstance(persistent_workers, bool):
             raise TypeError(f"DataLoader: persistent_workers must be a bool, got {persistent_workers!r}")
         self.persistent_workers = persistent_workers
+        if not isinstance(pin_memory, bool):
+            raise TypeError(f"DataLoader: pin_memory must be a bool, got {pin_memory!r}")
+        if pin_memory and batcher is not None:
+            raise ValueError(
+                "DataLoader: pin_memory=True stages batches for the default batcher (stack_batcher); "
+                "a custom batcher makes its own tensors: drop batcher= or pin_memory"
+            )
+        self.pin_memory = pin_memory
+        if device_transform is not None:
+            from burn.data.device_transforms import check_device_transform
+
+            check_device_transform(device_transform)
+        self.device_transform = device_transform
+        self._rings: dict[Device, PinnedRing] = {}
         self._pool: WorkerPool | None = None
         self._closer: weakref.finalize | None = None
         self._need = 0  # bytes of a batch's array fields, learnt by the first pass's workers
@@ -285,6 +328,10 @@ class DataLoader:
         if isinstance(epoch, bool) or not isinstance(epoch, int | np.integer) or epoch < 0:
             raise ValueError(f"DataLoader.batches: epoch must be an int >= 0, got {epoch!r}")
         target = device if device is not None else self.device
+        if self.pin_memory and target is None:
+            from burn.tensor._creation import resolve_backend
+
+            target = resolve_backend("DataLoader.batches", None, None)[1]
         tasks = [[int(i) for i in indices] for indices in self.index_batches(int(epoch))[start:]]
         self._stats = stats = LoaderStats(int(epoch), self.num_workers if tasks else 0)
         if self.num_workers == 0 or not tasks:
@@ -294,19 +341,52 @@ class DataLoader:
                 stats.wait_s.append(_record_wait(began))
                 stats.ready.append(False)
                 began = time.perf_counter_ns()
-                batch = self._batch(items, target)
+                batch = self._batch(items, target, indices, int(epoch))
                 stats.batch_s.append((time.perf_counter_ns() - began) / 1e9)
                 yield batch
         else:
             yield from self._worker_batches(tasks, int(epoch), target, stats)
 
-    def _batch(self, items: Collated | list[Any], target: Device | None) -> Any:
-        """The batcher's batch of `items` (a `Collated` batch goes to the default batcher as it is)."""
-        if isinstance(items, Collated):
+    def _batch(self, items: Collated | list[Any], target: Device | None, indices: Sequence[int], epoch: int) -> Any:
+        """The batcher's batch of `items` (a `Collated` batch goes to the default batcher as it is),
+        through the pinned ring with `pin_memory`, then the device transform."""
+        keep = self.device_transform is not None
+        ring = self._ring(target) if self.pin_memory and target is not None else None
+        if ring is not None:
+            assert target is not None and target.owner is not None
+            batch = stage_batch(items, target.owner, target, ring, keep_first=keep)
+        elif isinstance(items, Collated):
             if self.batcher is stack_batcher:
-                return _stack_collated(items, target)
-            return self.batcher(items.items(), target)
-        return self.batcher(items, target)
+                batch = _stack_collated(items, target, keep)
+            else:
+                batch = self.batcher(items.items(), target)
+        elif self.batcher is stack_batcher:
+            batch = _stack_items(items, target, keep)
+        else:
+            batch = self.batcher(items, target)
+        return batch if self.device_transform is None else self._on_device(batch, indices, epoch)
+
+    def _ring(self, target: Device) -> PinnedRing | None:
+        """The pinned ring of `target`, None where its backend has no pinned host buffers."""
+        ring = self._rings.get(target)
+        if ring is None and target not in self._rings:
+            backend = target.owner
+            if backend is None or not pinnable(backend):
+                self._rings[target] = None  # type: ignore[assignment]
+                return None
+            ring = self._rings[target] = PinnedRing(backend, target, depth=self.prefetch + 1)
+        return ring
+
+    def _on_device(self, batch: Any, indices: Sequence[int], epoch: int) -> Any:
+        """`device_transform` on the batch's first tensor, each image with its own generator."""
+        from burn.data.device_transforms import apply_on_device
+
+        # a stream of its own when a worker transform draws from [seed, epoch, index] already
+        extra = [] if self.transform is None else [1]
+        rngs = [np.random.default_rng([self.seed, epoch, index, *extra]) for index in indices]
+        if isinstance(batch, tuple | list) and batch:
+            return type(batch)([apply_on_device(self.device_transform, batch[0], rngs), *batch[1:]])
+        return apply_on_device(self.device_transform, batch, rngs)
 
     def _items(self, indices: Sequence[int], epoch: int = 0) -> Collated | list[Any]:
         try:
@@ -322,14 +402,14 @@ class DataLoader:
         pool, owned = self._take_pool(len(tasks))
         run = pool.run(tasks, epoch)
         try:
-            for items, began, waited, ready in run:
+            for (items, began, waited, ready), indices in zip(run, tasks, strict=False):
                 if starting:
                     waited += began - starting
                     began, starting = starting, 0
                 stats.wait_s.append(_record_wait(began, waited))
                 stats.ready.append(ready)
                 began = time.perf_counter_ns()
-                batch = self._batch(items, target)
+                batch = self._batch(items, target, indices, epoch)
                 stats.batch_s.append((time.perf_counter_ns() - began) / 1e9)
                 yield batch
         finally:  # also on break (the generator is closed) and on errors
@@ -374,10 +454,15 @@ class DataLoader:
         return self._stats
 
     def close(self) -> None:
-        """Stop persistent workers and free their shared memory (a later pass starts new ones)."""
+        """Stop persistent workers and free their shared memory (a later pass starts new ones),
+        and free the pinned host buffers (after their uploads)."""
         if self._closer is not None:
             self._closer()  # runs WorkerPool.close once, and no more at exit
         self._pool, self._closer = None, None
+        for ring in self._rings.values():
+            if ring is not None:
+                ring.close()
+        self._rings = {}
 
     def __enter__(self) -> DataLoader:
         return self
@@ -388,7 +473,7 @@ class DataLoader:
     def __getstate__(self) -> dict[str, Any]:
         # workers belong to this process: a copy (pickled, deep-copied) starts its own
         state = dict(self.__dict__)
-        state.update(_pool=None, _closer=None, _stats=None)
+        state.update(_pool=None, _closer=None, _stats=None, _rings={})
         return state
 
     def __iter__(self) -> Iterator[Any]:
@@ -399,6 +484,10 @@ class DataLoader:
         workers = f", num_workers={self.num_workers} ({self.worker_type})" if self.num_workers else ""
         if self.num_workers and self.persistent_workers:
             workers += ", persistent"
+        if self.pin_memory:
+            workers += ", pin_memory"
+        if self.device_transform is not None:
+            workers += f", device_transform={self.device_transform!r}"
         return (
             f"DataLoader({len(self.dataset)} items, batch_size={self.batch_size}, shuffle={self.shuffle}, "
             f"drop_last={self.drop_last}, {len(self)} batches{workers})"
