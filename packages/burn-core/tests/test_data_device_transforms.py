@@ -75,14 +75,20 @@ def assert_same(a: list[Any], b: list[Any]) -> None:
 
 
 @pytest.mark.parametrize(
-    "options", [{}, {"num_workers": 2, "worker_type": "thread"}, {"pin_memory": True}], ids=["0", "threads", "pin"]
+    "options",
+    [{}, {"num_workers": 2, "worker_type": "thread"}, {"pin_memory": True}],
+    ids=["0", "threads", "pin"],
 )
 def test_loader_device_transform_equals_the_worker_transform(options: dict[str, Any]) -> None:
     data = dataset()
     worker = as_numpy(DataLoader(data, 16, shuffle=True, seed=7, transform=CIFAR).batches(epoch=3))
-    device = as_numpy(DataLoader(data, 16, shuffle=True, seed=7, device_transform=CIFAR, **options).batches(epoch=3))
+    device = as_numpy(
+        DataLoader(data, 16, shuffle=True, seed=7, device_transform=CIFAR, **options).batches(epoch=3)
+    )
     assert_same(worker, device)
-    other_epoch = as_numpy(DataLoader(data, 16, shuffle=True, seed=7, device_transform=CIFAR).batches(epoch=4))
+    other_epoch = as_numpy(
+        DataLoader(data, 16, shuffle=True, seed=7, device_transform=CIFAR).batches(epoch=4)
+    )
     assert not np.array_equal(other_epoch[0][0], device[0][0])
 
 

@@ -53,7 +53,9 @@ def fake_backend() -> Any:
         return made[-1]
 
     backend = SimpleNamespace(
-        capabilities=Capabilities(frozenset({DType.F32}), frozenset({"pinned_host"})), host_buffer=make, made=made
+        capabilities=Capabilities(frozenset({DType.F32}), frozenset({"pinned_host"})),
+        host_buffer=make,
+        made=made,
     )
     backend.inner = backend
     return backend

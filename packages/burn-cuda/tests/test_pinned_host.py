@@ -45,7 +45,9 @@ def test_an_upload_from_a_pinned_buffer_is_recorded_and_waited_for(B: Any, dev: 
 def test_pin_memory_batches_equal_the_ordinary_ones(dev: Any) -> None:
     rng = np.random.default_rng(0)
     data = ArrayDataset(rng.integers(0, 256, (64, 3, 8, 8), dtype=np.uint8), rng.integers(0, 10, 64))
-    plain = [(x.to_numpy(), y.to_numpy()) for x, y in DataLoader(data, 4, transform=CIFAR, device=dev).batches()]
+    plain = [
+        (x.to_numpy(), y.to_numpy()) for x, y in DataLoader(data, 4, transform=CIFAR, device=dev).batches()
+    ]
     slow = burn.Tensor.from_data(rng.random((2048, 2048), dtype=np.float32), dev)
     loader = DataLoader(data, 4, transform=CIFAR, device=dev, pin_memory=True, prefetch=1)
     kept = []

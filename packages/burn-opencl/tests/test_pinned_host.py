@@ -78,8 +78,12 @@ def test_pin_memory_batches_equal_the_ordinary_ones(name: str) -> None:
     its upload was started, so a ring that did not wait would upload the next batch's bytes."""
     device = burn.backend(name).default_device()
     data = cifar_like()
-    plain = as_numpy(DataLoader(data, 5, shuffle=True, seed=1, transform=CIFAR, device=device).batches(epoch=2))
-    loader = DataLoader(data, 5, shuffle=True, seed=1, transform=CIFAR, device=device, pin_memory=True, prefetch=1)
+    plain = as_numpy(
+        DataLoader(data, 5, shuffle=True, seed=1, transform=CIFAR, device=device).batches(epoch=2)
+    )
+    loader = DataLoader(
+        data, 5, shuffle=True, seed=1, transform=CIFAR, device=device, pin_memory=True, prefetch=1
+    )
     kept = list(loader.batches(epoch=2))  # every tensor held until the end, not read in between
     (ring,) = loader._rings.values()
     assert ring is not None and ring.depth == 2 and all(b is not None and b.pinned for b in ring.buffers)
@@ -108,7 +112,15 @@ def test_pin_memory_with_thread_workers(dev: Any) -> None:
     data = cifar_like()
     plain = as_numpy(DataLoader(data, 16, shuffle=True, seed=4, transform=CIFAR, device=dev).batches(epoch=0))
     with DataLoader(
-        data, 16, shuffle=True, seed=4, transform=CIFAR, device=dev, pin_memory=True, num_workers=2, worker_type="thread"
+        data,
+        16,
+        shuffle=True,
+        seed=4,
+        transform=CIFAR,
+        device=dev,
+        pin_memory=True,
+        num_workers=2,
+        worker_type="thread",
     ) as loader:
         assert_same(plain, as_numpy(loader.batches(epoch=0)))
 
@@ -142,7 +154,9 @@ def test_device_pipeline_equals_numpy(B: Any, dev: Any, pipeline: Any, dtype: An
 @pytest.mark.parametrize("pin", [False, True], ids=["plain", "pinned"])
 def test_loader_device_transform_equals_the_worker_transform(dev: Any, pin: bool) -> None:
     data = cifar_like()
-    worker = as_numpy(DataLoader(data, 16, shuffle=True, seed=3, transform=CIFAR, device=dev).batches(epoch=1))
+    worker = as_numpy(
+        DataLoader(data, 16, shuffle=True, seed=3, transform=CIFAR, device=dev).batches(epoch=1)
+    )
     loader = DataLoader(data, 16, shuffle=True, seed=3, device_transform=CIFAR, device=dev, pin_memory=pin)
     assert_same(worker, as_numpy(loader.batches(epoch=1)))
     assert_same(worker[2:], as_numpy(loader.batches(epoch=1, start=2)))  # resume stays exact

@@ -23,8 +23,8 @@ from burn.backend.xp.tensor_common import gather as shared_gather
 from burn.errors import DTypeError
 from burn.foundations.data import TensorData
 from burn.foundations.dtype import DType
-from burn_cuda._dtypes import BF16, DTYPE_OF, F32, FLOATS, I64, LOW, SUPPORTED, U64
 from burn_cuda import pinned
+from burn_cuda._dtypes import BF16, DTYPE_OF, F32, FLOATS, I64, LOW, SUPPORTED, U64
 from burn_cuda._runtime import device_id, on
 from burn_cuda.kernels import index as k
 

@@ -40,7 +40,9 @@ class PinnedHostBuffer(HostBuffer):
             with cp.cuda.Device(ordinal):
                 memory = cupyx.empty_pinned((int(nbytes),), np.uint8)
         except cp.cuda.runtime.CUDARuntimeError as exc:
-            raise MemoryError(f"cuda:{ordinal}: cannot allocate {nbytes} bytes of pinned host memory: {exc}") from exc
+            raise MemoryError(
+                f"cuda:{ordinal}: cannot allocate {nbytes} bytes of pinned host memory: {exc}"
+            ) from exc
         super().__init__(nbytes, memory)
 
     def upload(self, array: np.ndarray) -> Any:

@@ -10,8 +10,8 @@ import numpy as np
 from burn.errors import DTypeError, ShapeError
 from burn.foundations.data import TensorData
 from burn.foundations.dtype import DType
-from burn_opencl.kernels import elementwise as ew
 from burn_opencl import pinned
+from burn_opencl.kernels import elementwise as ew
 from burn_opencl.kernels.common import new
 from burn_opencl.runtime import Runtime
 from burn_opencl.tensor import CLTensor, c_strides, numel

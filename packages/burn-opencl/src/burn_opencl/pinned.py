@@ -20,6 +20,9 @@ import pyopencl as cl
 from burn.backend.capabilities import HostBuffer
 from burn_opencl.runtime import Runtime
 
+# pyopencl's stubs type the flags' "|" as int; the call takes the flag value itself
+_READ_WRITE: Any = cl.map_flags.READ | cl.map_flags.WRITE
+
 
 class PinnedHostBuffer(HostBuffer):
     """`nbytes` of page-locked host memory of one OpenCL context, mapped as `array`.
@@ -28,8 +31,9 @@ class PinnedHostBuffer(HostBuffer):
         >>> import burn
         >>> b = burn.backend("opencl")  # doctest: +SKIP
         >>> buf = b.host_buffer(1024, b.default_device())  # doctest: +SKIP
-        >>> buf.array[:16].view(np.float32)[:] = 1.0  # doctest: +SKIP
-        >>> x = b.float_from_data(TensorData.from_numpy(buf.array[:16].view(np.float32)), b.default_device())  # doctest: +SKIP
+        >>> values = buf.array[:16].view(np.float32)  # doctest: +SKIP
+        >>> values[:] = 1.0  # doctest: +SKIP
+        >>> x = b.float_from_data(TensorData.from_numpy(values), b.default_device())  # doctest: +SKIP
         >>> buf.wait()  # the copy is done: the bytes may be written again  # doctest: +SKIP
     """
 
@@ -42,10 +46,12 @@ class PinnedHostBuffer(HostBuffer):
             self.buffer = cl.Buffer(rt.ctx, flags, size=max(int(nbytes), 8))
             with rt.lock:
                 mapped, _ = cl.enqueue_map_buffer(
-                    rt.queue, self.buffer, cl.map_flags.READ | cl.map_flags.WRITE, 0, (nbytes,), np.uint8
+                    rt.queue, self.buffer, _READ_WRITE, 0, (nbytes,), np.dtype(np.uint8)
                 )
         except cl.Error as exc:
-            raise MemoryError(f"{rt.device}: cannot allocate {nbytes} bytes of pinned host memory: {exc}") from exc
+            raise MemoryError(
+                f"{rt.device}: cannot allocate {nbytes} bytes of pinned host memory: {exc}"
+            ) from exc
         self._map = mapped.base  # pyopencl's MemoryMap: unmapped by `close`
         super().__init__(nbytes, mapped)
 

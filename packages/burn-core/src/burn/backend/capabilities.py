@@ -95,7 +95,8 @@ class HostBuffer:
             skip = -raw.ctypes.data % 64
             array = raw[skip : skip + nbytes]
         if array.dtype != np.uint8 or array.ndim != 1 or array.nbytes < nbytes:
-            raise ValueError(f"HostBuffer: array must be 1-D uint8 of >= {nbytes} bytes, got {array.dtype} {array.shape}")
+            got = f"{array.dtype} {array.shape}"
+            raise ValueError(f"HostBuffer: array must be 1-D uint8 of >= {nbytes} bytes, got {got}")
         self.array = array[:nbytes]
         self.nbytes = nbytes
         self._pending: list[Any] = []

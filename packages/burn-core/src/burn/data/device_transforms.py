@@ -104,12 +104,15 @@ def apply_on_device(transform: Any, images: Tensor, rngs: Sequence[np.random.Gen
         >>> import numpy as np, burn
         >>> from burn.data import transforms as T
         >>> x = burn.Tensor.from_data(np.ones((2, 3, 4, 4), np.float32), backend="ndarray")  # doctest: +SKIP
-        >>> apply_on_device(T.CenterCrop(2), x, [np.random.default_rng(i) for i in range(2)]).shape  # doctest: +SKIP
+        >>> gens = [np.random.default_rng(i) for i in range(2)]
+        >>> apply_on_device(T.CenterCrop(2), x, gens).shape  # doctest: +SKIP
         (2, 3, 2, 2)
     """
     check_device_transform(transform)
     if len(images.shape) != 4:
-        raise ValueError(f"device_transform: expected an (N, C, H, W) batch of images, got shape {images.shape}")
+        raise ValueError(
+            f"device_transform: expected an (N, C, H, W) batch of images, got shape {images.shape}"
+        )
     if images.shape[0] != len(rngs):
         raise ValueError(f"device_transform: {images.shape[0]} images but {len(rngs)} generators")
     return _apply(transform, images, rngs)

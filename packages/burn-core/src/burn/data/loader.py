@@ -50,7 +50,9 @@ def _stack_items(items: list[Any], device: Device | None, keep_first: bool) -> A
         for item in items:
             if not isinstance(item, tuple) or len(item) != width:
                 raise ValueError(f"stack_batcher: every item must be a tuple of {width} fields, got {item!r}")
-        return tuple(_to_tensor([item[k] for item in items], device, k, keep_first and k == 0) for k in range(width))
+        return tuple(
+            _to_tensor([item[k] for item in items], device, k, keep_first and k == 0) for k in range(width)
+        )
     return _to_tensor(items, device, None, keep_first)
 
 
@@ -347,7 +349,9 @@ class DataLoader:
         else:
             yield from self._worker_batches(tasks, int(epoch), target, stats)
 
-    def _batch(self, items: Collated | list[Any], target: Device | None, indices: Sequence[int], epoch: int) -> Any:
+    def _batch(
+        self, items: Collated | list[Any], target: Device | None, indices: Sequence[int], epoch: int
+    ) -> Any:
         """The batcher's batch of `items` (a `Collated` batch goes to the default batcher as it is),
         through the pinned ring with `pin_memory`, then the device transform."""
         keep = self.device_transform is not None

@@ -120,6 +120,7 @@ def stage_batch(
     from burn.foundations.kind import Float, Int
     from burn.tensor._base import wrap
 
+    fields: Sequence[np.ndarray | list[Any]]
     if isinstance(batch, Collated):
         width, fields, count = batch.width, batch.fields, batch.count
     else:

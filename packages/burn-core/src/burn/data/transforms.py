@@ -744,7 +744,8 @@ class RandomCrop(ImageTransform):
         """The batch padded once, then each image's window copied out (its corner drawn as
         `apply` draws it)."""
         _check_images("RandomCrop", images, rngs)
-        height, width, extra = self.padded_size(*images.shape[-2:], shape=images.shape[1:])
+        height, width = images.shape[-2:]
+        height, width, extra = self.padded_size(height, width, shape=images.shape[1:])
         padded = _pad(images, self.padding, self.padding_mode, self.fill)
         if extra is not None:
             padded = _pad(padded, extra, self.padding_mode, self.fill)
