@@ -5,7 +5,9 @@ Each test is skipped, with the capability as reason, when the backend does not d
 - ``dlpack``: tensors export through DLPack (``__dlpack__``/``__dlpack_device__``: the host array
   on the CPU, the device buffer itself on an accelerator) and import from any DLPack producer;
 - ``async``: ops are queued and ``sync()`` waits for them; results read after it (or read
-  without it: reading waits) are the computed ones, on every device.
+  without it: reading waits) are the computed ones, on every device;
+- ``pinned_host``: ``host_buffer`` gives page-locked memory; a tensor made from a view of it holds
+  the view's values once `HostBuffer.wait` returned, whatever is written to the buffer after.
 """
 
 from __future__ import annotations
@@ -105,3 +107,31 @@ def test_async_sync_on_a_tensors_device(backend: Any) -> None:
     s = t.sum()
     backend.sync(t.device)
     check_float(s, [15.0], dtype, what="sum after sync(tensor.device)")
+
+
+def test_pinned_host_uploads_are_done_after_wait(backend: Any, rng: Any) -> None:
+    require_feature(backend, "pinned_host")
+    from burn.backend.capabilities import HostBuffer, host_buffer
+    from burn.foundations.data import TensorData
+
+    dtype = backend.float_dtype
+    device = backend.default_device()
+    x = rand_float(rng, (64, 33), dtype)
+    buf = host_buffer(backend, x.nbytes + 64, device)
+    try:
+        assert buf.pinned, f"{backend.name} declares pinned_host but host_buffer gave {buf!r}"
+        # at an offset into the buffer, as a ring's fields are
+        view = buf.array[64 : 64 + x.nbytes].view(x.dtype).reshape(x.shape)
+        view[...] = x
+        assert HostBuffer.holding(view) is buf, "HostBuffer.holding does not find the pinned buffer of a view"
+        from burn import Tensor
+        from burn.foundations.kind import Float
+        from burn.tensor._base import wrap
+
+        t = wrap(backend.float_from_data(TensorData.from_numpy(view), device), backend, Float)
+        buf.wait()
+        view[...] = -x  # after wait the buffer is free: the tensor keeps what was uploaded
+        check_exact(t, x, dtype, what="a tensor uploaded from a pinned buffer rewritten after wait")
+        check_exact(Tensor.from_data(view, device), -x, dtype, what="a second upload from the buffer")
+    finally:
+        buf.close()
