@@ -7,10 +7,11 @@ device only moves and computes pixels. So the batch equals the NumPy pipeline's,
 the geometric transforms (gathers and selections copy values), and for `Normalize` to the
 rounding of the device's float32 division (exact on ndarray and on pocl).
 
-What runs where: a crop (with any padding, `pad_if_needed` included) is two gathers whose source
-rows and columns are computed on the host (``np.pad`` of the index ranges, so "edge" and
-"reflect" padding follow NumPy's own definition), constant padding a ``mask_fill`` of the
-positions outside the image; a flip is ``flip`` and ``mask_where`` on the drawn images;
+What runs where: a crop (with any padding, `pad_if_needed` included) is one ``select`` of the
+flattened batch with the source index of every output pixel, computed on the host from the
+padded axes' source rows and columns (``np.pad`` of the index ranges, so "edge" and "reflect"
+padding follow NumPy's own definition); constant padding is a ``mask_fill`` of the positions
+outside the image; a flip is ``flip`` and ``mask_where`` on the drawn images;
 `ToFloat` and `Normalize` are a cast and float32 arithmetic. An Int tensor is taken as uint8
 pixels (0..255, scaled by 1/255 as `ToFloat` does), a Float one as float32 pixels.
 
@@ -151,22 +152,31 @@ def _source_index(n: int, pads: Sequence[tuple[int, int]], mode: str) -> NDArray
 
 
 def _gather_window(x: Tensor, rows: NDArray[np.int64], cols: NDArray[np.int64], fill: Any) -> Tensor:
-    """``out[n, c, i, j] = x[n, c, rows[n, i], cols[n, j]]``, `fill` where a row or column is -1."""
+    """``out[n, c, i, j] = x[n, c, rows[n, i], cols[n, j]]``, `fill` where a row or column is -1.
+
+    One ``select`` over the flattened batch with every output pixel's source index, computed on
+    the host: on pocl it took 1.2 to 5 ms for a CIFAR batch where ``gather`` along the rows and
+    then the columns took 25 to 35 ms (the index upload, 1.5 MB in int32, included).
+    """
+    from burn.foundations.dtype import DType
     from burn.tensor.tensor import Tensor
 
-    n, c, _, width = x.shape
+    n, c, height, width = x.shape
     h, w = rows.shape[1], cols.shape[1]
     device = x.device
-    index_dtype = x.backend.int_dtype
-    # small index tensors, broadcast on the device (expand: no copy of the (N, C, h, W) index)
-    r = Tensor.from_data(np.maximum(rows, 0).reshape(n, 1, h, 1), device, dtype=index_dtype)
-    out = x.gather(2, r.expand((n, c, h, width)))
-    k = Tensor.from_data(np.maximum(cols, 0).reshape(n, 1, 1, w), device, dtype=index_dtype)
-    out = out.gather(3, k.expand((n, c, h, w)))
+    backend = x.backend
+    small = n * c * height * width < 2**31 and backend.capabilities.supports(DType.I32)
+    index_dtype = np.int32 if small else np.int64
+    flat = (
+        (np.arange(n * c, dtype=index_dtype) * (height * width)).reshape(n, c, 1, 1)
+        + (np.maximum(rows, 0).astype(index_dtype) * width)[:, None, :, None]
+        + np.maximum(cols, 0).astype(index_dtype)[:, None, None, :]
+    )
+    index = Tensor.from_data(flat.reshape(-1), device, dtype=DType.I32 if small else backend.int_dtype)
+    out = x.reshape((-1,)).select(0, index).reshape((n, c, h, w))
     outside = (rows < 0)[:, :, None] | (cols < 0)[:, None, :]
     if outside.any():
-        mask = Tensor.from_data(outside.reshape(n, 1, h, w), device)
-        out = out.mask_fill(mask.expand((n, c, h, w)), fill)
+        out = out.mask_fill(Tensor.from_data(outside.reshape(n, 1, h, w), device), fill)
     return out
 
 
