@@ -96,7 +96,9 @@ def upload_pair(backend: Any, device: Any, repeats: int) -> dict[str, list[float
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--backend", default="opencl")
     parser.add_argument("--items", type=int, default=4096)
     parser.add_argument("--rounds", type=int, default=5)
