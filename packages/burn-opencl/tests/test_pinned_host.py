@@ -125,6 +125,17 @@ def test_pin_memory_with_thread_workers(dev: Any) -> None:
         assert_same(plain, as_numpy(loader.batches(epoch=0)))
 
 
+def test_pin_memory_with_process_workers(dev: Any) -> None:
+    """Batches come out of the workers' shared memory, then go through the pinned ring."""
+    data = cifar_like(48)
+    plain = as_numpy(DataLoader(data, 8, shuffle=True, seed=5, transform=CIFAR, device=dev).batches(epoch=1))
+    loader = DataLoader(
+        data, 8, shuffle=True, seed=5, device=dev, pin_memory=True, num_workers=2, device_transform=CIFAR
+    )
+    assert_same(plain, as_numpy(loader.batches(epoch=1)))
+    loader.close()
+
+
 @pytest.mark.parametrize("dtype", [np.uint8, np.float32], ids=["uint8", "float32"])
 @pytest.mark.parametrize(
     "pipeline",
