@@ -33,6 +33,12 @@ PIPELINES = [
     T.Normalize([0.5], [0.25]),
     CIFAR,
     T.Compose([T.ToFloat(), T.RandomCrop(8, padding=2, padding_mode="edge"), T.RandomVerticalFlip()]),
+    T.RandomApply([T.RandomCrop((8, 10), padding=3), T.RandomVerticalFlip(p=1.0)], p=0.4),
+    T.RandomApply(T.RandomHorizontalFlip(p=1.0), p=0.0),
+    T.RandomChoice([T.RandomCrop(8, padding=2), T.CenterCrop(8), T.RandomCrop(8, padding_mode="edge")]),
+    T.Compose(
+        [T.RandomChoice([T.RandomHorizontalFlip(p=1.0), T.RandomVerticalFlip()], p=[0.3, 0.7]), T.ToFloat()]
+    ),
 ]
 
 
@@ -143,3 +149,6 @@ def test_unsupported_transforms_and_bad_batches_are_refused() -> None:
         apply_on_device(T.RandomCrop(9), square, rngs(2))
     with pytest.raises(ValueError, match="3 mean/std values for an image of 2 channels"):
         apply_on_device(T.Normalize(MEAN, STD), square[:, :2], rngs(2))
+    uint8 = burn.Tensor.from_data(images(n=8), dtype="uint8", backend=b)
+    with pytest.raises(ValueError, match="RandomApply: the transformed and untouched images differ"):
+        apply_on_device(T.RandomApply(T.ToFloat(), p=0.5), uint8, rngs(8))

@@ -146,6 +146,8 @@ def test_pin_memory_with_process_workers(dev: Any) -> None:
         T.RandomCrop(12, pad_if_needed=True, fill=3),
         T.CenterCrop((4, 5)),
         T.Compose([T.ToFloat(), T.RandomVerticalFlip(p=0.3)]),
+        T.RandomApply([T.RandomCrop((8, 10), padding=3), T.RandomVerticalFlip(p=1.0)], p=0.4),
+        T.RandomChoice([T.RandomCrop(8, padding=2), T.CenterCrop(8)]),
     ],
     ids=repr,
 )

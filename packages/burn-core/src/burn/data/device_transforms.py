@@ -2,7 +2,8 @@
 uploaded ``(N, C, H, W)`` batch (``DataLoader(..., device_transform=...)``).
 
 The random parameters are drawn on the host, from each image's own generator, by the very methods
-the NumPy path uses (`RandomCrop.corners`, `RandomHorizontalFlip.flips`), in the same order; the
+the NumPy path uses (`RandomCrop.corners`, `RandomHorizontalFlip.flips`, `RandomApply.draws`,
+`RandomChoice.picks`), in the same order; the
 device only moves and computes pixels. So the batch equals the NumPy pipeline's, bit for bit for
 the geometric transforms (gathers and selections copy values), and for `Normalize` to the
 rounding of the device's float32 division (exact on ndarray and on pocl).
@@ -11,9 +12,10 @@ What runs where: a crop (with any padding, `pad_if_needed` included) is one ``se
 flattened batch with the source index of every output pixel, computed on the host from the
 padded axes' source rows and columns (``np.pad`` of the index ranges, so "edge" and "reflect"
 padding follow NumPy's own definition); constant padding is a ``mask_fill`` of the positions
-outside the image; a flip is ``flip`` and ``mask_where`` on the drawn images;
-`ToFloat` and `Normalize` are a cast and float32 arithmetic. An Int tensor is taken as uint8
-pixels (0..255, scaled by 1/255 as `ToFloat` does), a Float one as float32 pixels.
+outside the image; a flip is ``flip`` and ``mask_where`` on the drawn images; `ToFloat` and
+`Normalize` are a cast and float32 arithmetic; `RandomApply` and `RandomChoice` transform each
+drawn group of images together (``select``) and put them back in place. An Int tensor is taken
+as uint8 pixels (0..255, scaled by 1/255 as `ToFloat` does), a Float one as float32 pixels.
 
 Example:
     >>> import numpy as np, burn
@@ -40,6 +42,8 @@ from burn.data.transforms import (
     CenterCrop,
     Compose,
     Normalize,
+    RandomApply,
+    RandomChoice,
     RandomCrop,
     RandomHorizontalFlip,
     ToFloat,
@@ -55,18 +59,20 @@ _LEAVES = (RandomCrop, CenterCrop, RandomHorizontalFlip, ToFloat, Normalize)  # 
 
 def _unsupported(transform: object) -> object | None:
     """The first transform in `transform` without a device form, None when every one has it."""
-    if isinstance(transform, Compose):
+    if isinstance(transform, Compose | RandomChoice):
         for t in transform.transforms:
             found = _unsupported(t)
             if found is not None:
                 return found
         return None
+    if isinstance(transform, RandomApply):
+        return _unsupported(transform.transform)
     return None if isinstance(transform, _LEAVES) else transform
 
 
 def supports_device(transform: object) -> bool:
     """Whether `transform` runs on the device: `RandomCrop`, `CenterCrop`, the flips, `ToFloat`,
-    `Normalize`, and `Compose` of them.
+    `Normalize`, and `Compose`, `RandomApply` and `RandomChoice` of them.
 
     Example:
         >>> from burn.data import transforms as T
@@ -84,7 +90,8 @@ def check_device_transform(transform: object) -> None:
     if found is not None:
         raise TypeError(
             f"device_transform: {found!r} has no device form (the device runs RandomCrop, CenterCrop, "
-            "RandomHorizontalFlip, RandomVerticalFlip, ToFloat, Normalize and Compose of them); "
+            "RandomHorizontalFlip, RandomVerticalFlip, ToFloat, Normalize, and Compose, RandomApply "
+            "and RandomChoice of them); "
             "run it in the workers with transform= instead"
         )
 
@@ -124,6 +131,13 @@ def _apply(transform: Any, x: Tensor, rngs: Sequence[np.random.Generator]) -> Te
         for t in transform.transforms:
             x = _apply(t, x, rngs)
         return x
+    if isinstance(transform, RandomApply):
+        chosen = transform.draws(rngs)
+        if not chosen.any():
+            return x
+        return _by_group(x, np.where(chosen, 1, 0), [None, transform.transform], rngs, "RandomApply")
+    if isinstance(transform, RandomChoice):
+        return _by_group(x, transform.picks(rngs), list(transform.transforms), rngs, "RandomChoice")
     if isinstance(transform, RandomCrop):
         return _random_crop(transform, x, rngs)
     if isinstance(transform, CenterCrop):
@@ -133,6 +147,36 @@ def _apply(transform: Any, x: Tensor, rngs: Sequence[np.random.Generator]) -> Te
     if isinstance(transform, Normalize):
         return _normalize(transform, x)
     return _to_float(x)  # ToFloat
+
+
+def _by_group(
+    x: Tensor,
+    groups: NDArray[np.intp],
+    transforms: list[Any],
+    rngs: Sequence[np.random.Generator],
+    owner: str,
+) -> Tensor:
+    """Image ``i`` through ``transforms[groups[i]]`` (None: left as it is), the images of each
+    group transformed together as the NumPy path does, then put back in their places."""
+    from burn.tensor.tensor import Tensor
+
+    parts, order = [], []
+    for number in np.unique(groups):
+        chosen = np.flatnonzero(groups == number)
+        if chosen.size == len(rngs):  # one group: no selection, no merge
+            return x if transforms[number] is None else _apply(transforms[number], x, rngs)
+        rows = x.select(0, Tensor.from_data(chosen.astype(np.int64), x.device, dtype=x.backend.int_dtype))
+        t = transforms[number]
+        parts.append(rows if t is None else _apply(t, rows, [rngs[k] for k in chosen.tolist()]))
+        order.append(chosen)
+    first = parts[0]
+    if any(p.shape[1:] != first.shape[1:] or p.dtype != first.dtype for p in parts):
+        shapes = ", ".join(f"{p.dtype} {tuple(p.shape[1:])}" for p in parts)
+        raise ValueError(f"{owner}: the transformed and untouched images differ in shape or dtype ({shapes})")
+    inverse = np.empty(len(rngs), np.int64)
+    inverse[np.concatenate(order)] = np.arange(len(rngs))
+    stacked = Tensor.cat(parts, 0)
+    return stacked.select(0, Tensor.from_data(inverse, x.device, dtype=x.backend.int_dtype))
 
 
 # --------------------------------------------------------------------------- geometry
@@ -155,8 +199,9 @@ def _gather_window(x: Tensor, rows: NDArray[np.int64], cols: NDArray[np.int64], 
     """``out[n, c, i, j] = x[n, c, rows[n, i], cols[n, j]]``, `fill` where a row or column is -1.
 
     One ``select`` over the flattened batch with every output pixel's source index, computed on
-    the host: on pocl it took 1.2 to 5 ms for a CIFAR batch where ``gather`` along the rows and
-    then the columns took 25 to 35 ms (the index upload, 1.5 MB in int32, included).
+    the host: on pocl (load average 7 to 8 on 2 cores, best / median of 9) a ``select`` of a
+    CIFAR batch's 393K uint8 pixels took 1.2 / 5.3 ms, a ``gather`` of as many 14 / 18 ms, and
+    the crop needed two gathers (rows, then columns).
     """
     from burn.foundations.dtype import DType
     from burn.tensor.tensor import Tensor
@@ -166,7 +211,7 @@ def _gather_window(x: Tensor, rows: NDArray[np.int64], cols: NDArray[np.int64], 
     device = x.device
     backend = x.backend
     small = n * c * height * width < 2**31 and backend.capabilities.supports(DType.I32)
-    index_dtype = np.int32 if small else np.int64
+    index_dtype: np.dtype[Any] = np.dtype(np.int32 if small else np.int64)
     flat = (
         (np.arange(n * c, dtype=index_dtype) * (height * width)).reshape(n, c, 1, 1)
         + (np.maximum(rows, 0).astype(index_dtype) * width)[:, None, :, None]

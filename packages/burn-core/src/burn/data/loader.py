@@ -198,13 +198,14 @@ class DataLoader:
             there asynchronously, where the device's backend declares ``"pinned_host"``
             (burn-opencl, burn-cuda; see `burn.data.pinned`); elsewhere batches take the ordinary
             path. Needs the default batcher.
-        device_transform: a `burn.data.transforms` pipeline of crops, flips, `ToFloat` and
-            `Normalize` (see `burn.data.device_transforms`) run as tensor ops on each batch's
-            first tensor after the batcher, on the batch's device. Image ``index`` draws from
-            ``numpy.random.default_rng([seed, epoch, index])``, as `transform` would: the batches
-            equal those of ``transform=`` the same pipeline. With a `transform` as well, the device
-            one draws from ``default_rng([seed, epoch, index, 1])``, a stream of its own. With the
-            default batcher, uint8 images are uploaded as uint8 where the backend declares it.
+        device_transform: a `burn.data.transforms` pipeline of crops, flips, `ToFloat`,
+            `Normalize` and their compositions (see `burn.data.device_transforms`) run as tensor
+            ops on each batch's first tensor after the batcher, on the batch's device. Image
+            ``index`` draws from ``numpy.random.default_rng([seed, epoch, index])``, as
+            `transform` would: the batches equal those of ``transform=`` the same pipeline. With
+            a `transform` as well, the device one draws from ``default_rng([seed, epoch, index,
+            1])``, a stream of its own. With the default batcher, uint8 images are uploaded as
+            uint8 where the backend declares it.
 
     Example:
         >>> import numpy as np

@@ -532,13 +532,18 @@ class RandomApply:
         if not supports_batch(self.transform):
             raise TypeError(f"RandomApply.apply_batch: {self.transform!r} does not transform batches")
         _check_images("RandomApply", images, rngs)
-        chosen = np.flatnonzero([rng.random() < self.p for rng in rngs])
+        chosen = np.flatnonzero(self.draws(rngs))
         if chosen.size == 0:
             return images
         results = _apply_batch(self.transform, images[chosen], [rngs[k] for k in chosen.tolist()])
         if chosen.size == len(rngs):
             return results
         return _merge("RandomApply", images, chosen, results)
+
+    def draws(self, rngs: Sequence[np.random.Generator]) -> NDArray[np.bool_]:
+        """Which images get the transform: one uniform draw from each image's generator, as
+        ``__call__`` draws it."""
+        return np.array([rng.random() < self.p for rng in rngs], dtype=bool).reshape(-1)
 
 
 class RandomChoice:
@@ -579,7 +584,7 @@ class RandomChoice:
         if not supports_batch(self):
             raise TypeError("RandomChoice.apply_batch: not every transform here transforms batches")
         _check_images("RandomChoice", images, rngs)
-        picks = np.array([int(rng.choice(len(self.transforms), p=self.p)) for rng in rngs])
+        picks = self.picks(rngs)
         out: Image | None = None
         for number in np.unique(picks):
             chosen = np.flatnonzero(picks == number)
@@ -595,6 +600,11 @@ class RandomChoice:
             out[chosen] = results
         assert out is not None
         return out
+
+    def picks(self, rngs: Sequence[np.random.Generator]) -> NDArray[np.intp]:
+        """The transform each image gets (its position in `transforms`), drawn from each image's
+        generator as ``__call__`` draws it."""
+        return np.array([int(rng.choice(len(self.transforms), p=self.p)) for rng in rngs], dtype=np.intp)
 
 
 class ImageTransform:
