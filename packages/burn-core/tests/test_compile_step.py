@@ -75,7 +75,11 @@ def _eager_step(
 OPTIMIZERS = {
     "sgd_momentum": lambda: optim.SgdConfig(momentum=optim.MomentumConfig(0.9)).init(),
     "adam": lambda: optim.AdamConfig().init(),
+    # no fused op describes AdamW's decoupled decay: its update stays eager after the replay
+    "adamw": lambda: optim.AdamWConfig().init(),
 }
+# Replays that ran the update inside the program, of the 4 after the traced call.
+PROGRAM_UPDATES = {"sgd_momentum": 4, "adam": 4, "adamw": 0}
 
 MODELS = {
     "mlp": (
@@ -116,6 +120,78 @@ def test_compiled_step_equals_eager_bitwise_over_five_steps(model_name: str, opt
         assert {s["time"] for s in compiled_opt.to_record().values()} == {5}
     s = step.stats()
     assert (s["traces"], s["replays"], s["fallbacks"], s["recompiles"]) == (1, 4, 0, 0)
+    assert s["program_updates"] == PROGRAM_UPDATES[opt_name]
+
+
+def _big_mlp() -> Mlp:
+    # 256 x 256 float32 weights: 256 KiB, above burn-ndarray's in-place threshold (64 KiB)
+    return _ready(Mlp(nn.LinearConfig(256, 256).init(DEV), nn.LinearConfig(256, 8).init(DEV)))
+
+
+def test_update_inside_the_program_reads_lr_and_step_as_inputs_and_updates_moments_in_place() -> None:
+    eager_model = compiled_model = _big_mlp()
+    eager_opt, compiled_opt = optim.AdamConfig().init(), optim.AdamConfig().init()
+    step = burn.compile.step(_mse, compiled_opt)
+    x, y = _x(16, 256), _x(16, 8)
+    buffers: list[int] = []
+    for i in range(6):
+        lr = 0.02 * 0.5**i
+        eager_loss, eager_model = _eager_step(_mse, eager_opt, lr, eager_model, x, y)
+        compiled_loss, compiled_model = step(lr, compiled_model, x, y)
+        _same(_np(compiled_loss), _np(eager_loss))
+        for (path, a), (_, b) in zip(eager_model.named_params(), compiled_model.named_params(), strict=True):
+            _same(_np(b.val()), _np(a.val()), err_msg=f"step {i} param {path}")
+        # (no local keeps the state: a held moment is only read, as a held record's)
+        buffers.append(id(compiled_opt.states[compiled_model.fc1.weight.id]["moment_1"]._p))
+    s = step.stats()
+    assert (s["traces"], s["replays"], s["program_updates"]) == (1, 5, 5)
+    if BACKEND == "ndarray":
+        # the replays wrote the new first moment into the old one's buffer
+        assert len(set(buffers[1:])) == 1
+    entry = next(e for e in step._cache.values() if hasattr(e, "plan"))
+    text = str(entry.update.plan.program)
+    assert "float_adam_step" in text and "s0:" in text  # the step size is a scalar input
+    assert entry.update.plan.program.calls[-1].op == "float_adam_step"
+
+
+def test_update_inside_the_program_leaves_a_held_record_unchanged() -> None:
+    model = _big_mlp()
+    opt = optim.SgdConfig(momentum=optim.MomentumConfig(0.9)).init()
+    step = burn.compile.step(_mse, opt)
+    x, y = _x(16, 256), _x(16, 8)
+    for _ in range(2):  # traced, then the velocity exists
+        _, model = step(0.1, model, x, y)
+    record = opt.to_record()
+    held = {k: _np(v["velocity"]).copy() for k, v in record.items()}
+    _, model = step(0.1, model, x, y)
+    assert step.stats()["program_updates"] == 2  # the calls after the traced one
+    now = opt.to_record()
+    for k, v in record.items():
+        np.testing.assert_array_equal(_np(v["velocity"]), held[k])  # a snapshot, not written into
+        assert not np.array_equal(_np(now[k]["velocity"]), held[k])  # while the state advanced
+
+
+def test_clipping_or_a_loaded_record_keeps_the_update_eager_and_equal() -> None:
+    clipped = optim.AdamConfig(gradient_clipping=optim.GradientClippingConfig.norm(0.5)).init()
+    eager_clipped = optim.AdamConfig(gradient_clipping=optim.GradientClippingConfig.norm(0.5)).init()
+    model = eager_model = _big_mlp()
+    step = burn.compile.step(_mse, clipped)
+    x, y = _x(16, 256), _x(16, 8)
+    for _ in range(3):
+        _, model = step(0.01, model, x, y)
+        _, eager_model = _eager_step(_mse, eager_clipped, 0.01, eager_model, x, y)
+    assert step.stats()["program_updates"] == 0
+    _same(_np(model.fc1.weight.val()), _np(eager_model.fc1.weight.val()))
+    # a state loaded from a record runs eagerly once (it is made ready for the param), then inside
+    opt = optim.AdamConfig().init()
+    step = burn.compile.step(_mse, opt)
+    for _ in range(2):
+        _, model = step(0.01, model, x, y)
+    opt.load_record(opt.to_record())
+    _, model = step(0.01, model, x, y)
+    assert step.stats()["program_updates"] == 1  # the second call only: the third's state was loaded
+    _, model = step(0.01, model, x, y)
+    assert step.stats()["program_updates"] == 2  # the loaded state was made ready by the eager step
 
 
 def test_compiled_step_trains_and_backward_ops_are_in_the_program() -> None:
