@@ -119,7 +119,9 @@ class Plan:
         fused_ops: element-wise ops inside those blocks.
         removed: calls dropped as dead code.
         steps: the number of backend calls per run.
+        step_ops: each step's op (``"fused"`` for a fused block).
         kernels: fused kernels launched by `run` so far.
+        timings: None, or a list each `run` appends its steps' times to (seconds).
     """
 
     def __init__(
@@ -136,6 +138,7 @@ class Plan:
         self.fused_groups = sum(isinstance(u, FusedBlock) for u in units)
         self.fused_ops = sum(len(u.ops) for u in units if isinstance(u, FusedBlock))
         self.kernels = 0
+        self.timings: list[float] | None = None
         self._steps = self._compile(units, program)
         self.steps = len(self._steps)
         self.step_ops = tuple(
@@ -303,7 +306,6 @@ class Plan:
         params: dict[str, Any],
         device: Any = None,
         scalars: Sequence[Any] = (),
-        timings: list[float] | None = None,
     ) -> list[Any]:
         """The outputs' primitives for `inputs` (in `Program.inputs` order) and `params` by path.
 
@@ -313,8 +315,9 @@ class Plan:
             params: the params' primitives by path.
             device: the device of ops that create tensors (default: the backend's).
             scalars: the values of the program's `ScalarInput` arguments, by index.
-            timings: when given, the seconds each step took are appended to it, in step order
-                (`step_ops` names them): what the kernels cost without the replay's dispatch.
+
+        While `timings` is a list, each run appends the seconds each step took, in step order
+        (`step_ops` names them): the kernels' time, to compare with the whole run's.
         """
         program = self.program
         env: dict[int, Any] = {t.id: v for t, v in zip(program.inputs, inputs, strict=True)}
@@ -323,6 +326,7 @@ class Plan:
         for path, t in program.params:
             env[t.id] = params[path]
         dev = self.backend.default_device() if device is None else device
+        timings = self.timings
         clock = time.perf_counter if timings is not None else None
         started = 0.0
 
