@@ -88,7 +88,8 @@ def gpt_workload(torch: Any, batch: int, layers: int) -> tuple[Any, tuple[Any, .
 
     model = Gpt(
         nn.EmbeddingConfig(VOCAB, D_MODEL).init(dev), nn.EmbeddingConfig(SEQ, D_MODEL).init(dev),
-        nn.TransformerEncoderConfig(D_MODEL, 4 * D_MODEL, HEADS, layers, dropout=0.0, norm_first=True).init(dev),
+        nn.TransformerEncoderConfig(D_MODEL, 4 * D_MODEL, HEADS, layers, dropout=0.0, norm_first=True)
+        .init(dev),
         nn.LayerNormConfig(D_MODEL).init(dev), nn.LinearConfig(D_MODEL, VOCAB).init(dev),
     )  # fmt: skip
     model.visit(lambda _path, p: p.val())  # lazy params drawn now, not in the first step
@@ -164,9 +165,9 @@ def measure(name: str, workload: tuple[Any, ...], torch: Any, rounds: int) -> di
     for _ in range(2):
         eager()
         compiled()
+    pairs = zip(eager_state[0].named_params(), compiled_state[0].named_params(), strict=True)
     same = all(
-        np.array_equal(a.val().to_data().to_numpy(), b.val().to_data().to_numpy())
-        for (_, a), (_, b) in zip(eager_state[0].named_params(), compiled_state[0].named_params(), strict=True)
+        np.array_equal(a.val().to_data().to_numpy(), b.val().to_data().to_numpy()) for (_, a), (_, b) in pairs
     )
     entry = next(e for e in step._cache.values() if getattr(e, "update", None) is not None)
     plan = entry.update.plan
@@ -253,9 +254,9 @@ def main() -> None:
             f"{r['compiled'] / r['eager']:.2f}x"
         )
         print(
-            f"  kernels {r['kernels']:.1f} ms (compiled/kernels {r['compiled'] / r['kernels']:.2f}x), of which "
-            f"gemm {r['gemm']:.1f} ms; torch's gemm {r['torch_gemm']:.1f} ms; burn gemm / torch step "
-            f"{r['gemm'] / torch_ms:.2f}x"
+            f"  kernels {r['kernels']:.1f} ms (compiled/kernels {r['compiled'] / r['kernels']:.2f}x), "
+            f"of which gemm {r['gemm']:.1f} ms; torch's gemm {r['torch_gemm']:.1f} ms; "
+            f"burn gemm / torch step {r['gemm'] / torch_ms:.2f}x"
         )
         top = ", ".join(f"{op} {ms * 1e3:.1f}" for op, ms in r["top"])
         print(
