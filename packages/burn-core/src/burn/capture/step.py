@@ -40,6 +40,7 @@ Example:
 
 from __future__ import annotations
 
+import inspect
 import sys
 from collections.abc import Callable, Hashable
 from typing import Any
@@ -361,6 +362,8 @@ class CompiledStep(CompiledGrad):
             [t.id for t in program.inputs] + [t.id for _, t in program.params]
             + [o.id for c in program.calls for o in c.outputs if o is not None]
         )
+        # The op's arguments after its tensors, by name (printed with the program).
+        names = list(inspect.signature(getattr(ad.inner, update.op)).parameters)[2 + len(update.state_keys) :]
         states: list[TensorIR] = []
         calls: list[CallIR] = []
         outputs: list[TensorIR] = list(program.outputs[:n_out])
@@ -376,10 +379,8 @@ class CompiledStep(CompiledGrad):
             next_id += len(ins)
             outs = [TensorIR(next_id + k, param.shape, param.dtype) for k in range(1 + len(ins))]
             next_id += len(outs)
-            # The op's other arguments: their count is the scalars' for any lr and state.
-            count = len(update.scalars(1.0, {"time": 0}))
-            scalars = tuple(ScalarInput(n_scalars + k, f"{path}:{k}") for k in range(count))
-            n_scalars += count
+            scalars = tuple(ScalarInput(n_scalars + k, f"{path}:{name}") for k, name in enumerate(names))
+            n_scalars += len(names)
             calls.append(CallIR(update.op, (param, g.ir, *ins, *scalars), (), tuple(outs)))
             states.extend(ins)
             outputs.extend(outs)
