@@ -12,8 +12,10 @@ Two workloads on ``autodiff(ndarray)``, float32, Adam:
 Every variant runs one step per round, interleaved, so that a loaded machine's noise falls on all
 of them alike; the table gives each one's median. `kernels` is the compiled step's plan with
 per-step timing (`burn.capture.lower.Plan.timings`), summed per round: the time of the backend
-calls alone, without the replay's Python dispatch; `gemm` is the part of it in matrix products,
-and `torch gemm` torch's own matrix products in its step (`torch.profiler`).
+calls alone, without the replay's Python dispatch, and the ratio of that call's whole time to it
+(the dispatch left: signature, state hand-over, wrapping); `gemm` is the part in matrix products.
+The plan's matrix products are then timed alone on burn and on torch, the same shapes
+interleaved: whether burn's GEMMs are slower than torch's.
 
 Usage:
     nice -n 19 python bench/compile_step.py --threads 1 --batch 8 --rounds 7
@@ -176,6 +178,7 @@ def measure(name: str, workload: tuple[Any, ...], torch: Any, rounds: int) -> di
         fns["torch"] = torch_step
     times: dict[str, list[float]] = defaultdict(list)
     kernels: list[float] = []
+    ratios: list[float] = []
     gemm: list[float] = []
     per_op: dict[str, float] = defaultdict(float)
     for fn in fns.values():  # warm (numba kernels, allocator)
@@ -187,8 +190,11 @@ def measure(name: str, workload: tuple[Any, ...], torch: Any, rounds: int) -> di
             times[label].append(time.perf_counter() - t0)
         # The same compiled step once more with per-step timing: its kernels' time alone.
         plan.timings = []
+        t0 = time.perf_counter()
         compiled()
+        whole = time.perf_counter() - t0
         kernels.append(sum(plan.timings))
+        ratios.append(whole / kernels[-1])  # the whole step over its kernels, in the same call
         gemm.append(sum(t for t, op in zip(plan.timings, plan.step_ops, strict=True) if op in GEMM_OPS))
         for t, op in zip(plan.timings, plan.step_ops, strict=True):
             per_op[op] += t / rounds
@@ -196,7 +202,10 @@ def measure(name: str, workload: tuple[Any, ...], torch: Any, rounds: int) -> di
     out = {k: statistics.median(v) * 1e3 for k, v in times.items()}
     out["kernels"] = statistics.median(kernels) * 1e3
     out["gemm"] = statistics.median(gemm) * 1e3
-    out["torch_gemm"] = torch_gemm_ms(torch, torch_step) if torch_step is not None else float("nan")
+    nan = float("nan")
+    pair = gemm_pair_ms(plan, torch, rounds) if torch is not None else (nan, nan)
+    out["gemm_burn"], out["gemm_torch"] = pair
+    out["dispatch_ratio"] = statistics.median(ratios)
     out["same"] = same
     out["program_updates"] = step.stats()["program_updates"]
     out["steps"] = plan.steps
@@ -205,19 +214,32 @@ def measure(name: str, workload: tuple[Any, ...], torch: Any, rounds: int) -> di
     return out
 
 
-def torch_gemm_ms(torch: Any, torch_step: Callable[[], None]) -> float:
-    """Milliseconds of one torch step spent in its matrix products (self CPU time of the mm
-    family in `torch.profiler`, median of 3 profiled steps)."""
-    from torch.profiler import ProfilerActivity, profile
+def gemm_pair_ms(plan: Any, torch: Any, rounds: int) -> tuple[float, float]:
+    """Milliseconds of the plan's matrix products on burn (the inner backend's ``float_matmul``)
+    and on torch (``torch.matmul``), the same shapes with fresh contiguous operands, each product
+    timed interleaved; the medians per product, summed: whether burn's GEMMs and torch's are the
+    same class."""
+    from burn.capture.lower import Plan
 
-    names = ("aten::mm", "aten::addmm", "aten::bmm", "aten::baddbmm", "aten::matmul")
-    got = []
-    for _ in range(3):
-        with profile(activities=[ProfilerActivity.CPU]) as prof:
-            torch_step()
-        total = sum(e.self_cpu_time_total for e in prof.key_averages() if e.key in names)
-        got.append(total / 1e3)
-    return statistics.median(got)
+    backend = plan.backend
+    rng = np.random.default_rng(3)
+    shapes = [(c.args[0].shape, c.args[1].shape) for c in Plan._live(plan.program) if c.op == "float_matmul"]
+    burn_ms = torch_ms = 0.0
+    for sa, sb in shapes:
+        a = rng.standard_normal(sa, dtype=np.float32)
+        b = rng.standard_normal(sb, dtype=np.float32)
+        ta, tb = torch.from_numpy(a), torch.from_numpy(b)
+        ours, theirs = [], []
+        for _ in range(rounds):
+            t0 = time.perf_counter()
+            backend.float_matmul(a, b)
+            ours.append(time.perf_counter() - t0)
+            t0 = time.perf_counter()
+            torch.matmul(ta, tb)
+            theirs.append(time.perf_counter() - t0)
+        burn_ms += statistics.median(ours) * 1e3
+        torch_ms += statistics.median(theirs) * 1e3
+    return burn_ms, torch_ms
 
 
 def main() -> None:
@@ -254,9 +276,9 @@ def main() -> None:
             f"{r['compiled'] / r['eager']:.2f}x"
         )
         print(
-            f"  kernels {r['kernels']:.1f} ms (compiled/kernels {r['compiled'] / r['kernels']:.2f}x), "
-            f"of which gemm {r['gemm']:.1f} ms; torch's gemm {r['torch_gemm']:.1f} ms; "
-            f"burn gemm / torch step {r['gemm'] / torch_ms:.2f}x"
+            f"  kernels {r['kernels']:.1f} ms (the timed step / its kernels {r['dispatch_ratio']:.3f}x), "
+            f"of which gemm {r['gemm']:.1f} ms; burn gemm / torch step {r['gemm'] / torch_ms:.2f}x; "
+            f"the same gemm shapes alone: burn {r['gemm_burn']:.1f} ms, torch {r['gemm_torch']:.1f} ms"
         )
         top = ", ".join(f"{op} {ms * 1e3:.1f}" for op, ms in r["top"])
         print(
