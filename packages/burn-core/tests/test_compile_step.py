@@ -154,6 +154,50 @@ def test_update_inside_the_program_reads_lr_and_step_as_inputs_and_updates_momen
     assert entry.update.plan.program.calls[-1].op == "float_adam_step"
 
 
+class CausalLm(Module):
+    tokens: nn.Embedding
+    blocks: nn.TransformerEncoder
+    head: nn.Linear
+
+    def forward(self, ids: Tensor, mask: Tensor) -> Tensor:
+        return self.head(self.blocks(nn.TransformerEncoderInput(self.tokens(ids), mask_attn=mask)))
+
+
+def test_causal_attention_step_equals_eager_bitwise() -> None:
+    """A GPT-style step: the causal mask [B, 1, T, T] broadcasts over the heads in the scores'
+    mask_fill, whose eager layout differs from a fused kernel's: the plan leaves it unfused."""
+    from burn.nn.attention import generate_autoregressive_mask
+
+    SEQ = 128  # noqa: N806 - a constant of this test
+
+    def build() -> CausalLm:
+        return _ready(CausalLm(
+            nn.EmbeddingConfig(32, 16).init(DEV),
+            nn.TransformerEncoderConfig(16, 32, 4, 1, dropout=0.0, norm_first=True).init(DEV),
+            nn.LinearConfig(16, 32).init(DEV),
+        ))  # fmt: skip
+
+    ce = nn.CrossEntropyLossConfig().init()
+
+    def loss_fn(m: Module, ids: Tensor, mask: Tensor, targets: Tensor) -> Tensor:
+        return ce(m(ids, mask).reshape((-1, 32)), targets)
+
+    # Long enough that the softmax and products over the scores sum in a layout-dependent order.
+    ids_np = RNG.integers(0, 32, size=(2, SEQ + 1))
+    ids = Tensor.from_data(ids_np[:, :-1].astype(np.int64), DEV)
+    targets = Tensor.from_data(ids_np[:, 1:].reshape(-1).astype(np.int64), DEV)
+    mask = generate_autoregressive_mask(2, SEQ, DEV)
+    eager_model = compiled_model = build()
+    eager_opt, compiled_opt = optim.AdamConfig().init(), optim.AdamConfig().init()
+    step = burn.compile.step(loss_fn, compiled_opt)
+    for i in range(4):
+        _, eager_model = _eager_step(loss_fn, eager_opt, 0.01, eager_model, ids, mask, targets)
+        _, compiled_model = step(0.01, compiled_model, ids, mask, targets)
+        for (path, a), (_, b) in zip(eager_model.named_params(), compiled_model.named_params(), strict=True):
+            _same(_np(b.val()), _np(a.val()), err_msg=f"step {i} param {path}")
+    assert step.stats()["program_updates"] == 3
+
+
 def test_update_inside_the_program_leaves_a_held_record_unchanged() -> None:
     model = _big_mlp()
     opt = optim.SgdConfig(momentum=optim.MomentumConfig(0.9)).init()

@@ -79,6 +79,10 @@ class ScalarInput:
         return f"s{self.index}:{self.name}"
 
 
+# Element-wise selects whose eager result's layout follows a broadcast operand (see `_group`).
+_LAYOUT_OPS = frozenset({"float_mask_fill", "float_mask_where", "int_mask_fill", "int_mask_where"})
+
+
 def is_random(op: str) -> bool:
     """Whether `op` draws from the backend's generator (never removed, never reordered), as
     declared at the op (``random=True``, `burn.backend.contract.OpFacts.random`).
@@ -186,6 +190,12 @@ class Plan:
                 if broadcast_shapes(call.op, [t.shape for t in tensors]) != out.shape:
                     return None
             except ValueError:
+                return None
+            if call.op in _LAYOUT_OPS and any(t.shape != out.shape for t in tensors):
+                # Eagerly, a select over a broadcast operand (attention's causal mask) may return
+                # another memory layout than the fused kernel's C-contiguous output (burn-ndarray),
+                # and the reductions and products after it then sum in another order: left
+                # unfused, the values downstream stay the eager run's bits.
                 return None
             return OpIR(call.op, tuple(tensors), (out,), tuple(float(s) for s in scalars))
 
