@@ -364,7 +364,7 @@ class Compiler:
         """Compile a function and its gradients: ``result, grads = f(model, *batch)`` computes
         ``result = fn(model, *batch)`` and the gradients of its loss (`result`, or its first
         element) for the model's params, the forward and backward passes replayed from one trace
-        per signature (`burn.capture.step.CompiledGrad`). What `Learner(compile=True)` runs.
+        per signature (`burn.capture.step.CompiledGrad`).
 
         Args:
             fn: ``fn(model, *batch) -> loss`` or ``-> (loss, *rest)``, on an autodiff backend.

@@ -9,7 +9,7 @@ ones autodiff forwards and the backward ones its engine issues — is recorded. 
 inputs are the batch tensors, its params the model's params (inner primitives), its outputs the
 loss (and the function's other result tensors) and each param's gradient; the replay runs that
 plan (fused, dead code removed) with no autodiff graph at all. That much is `CompiledGrad`
-(`burn.compile.grad`, what `burn.train.Learner(compile=True)` runs); `CompiledStep` adds the
+(`burn.compile.grad`); `CompiledStep` (what `burn.train.Learner(compile=True)` runs) adds the
 optimizer update.
 
 The optimizer update runs inside the replayed program when the optimizer describes it as one
@@ -341,6 +341,12 @@ class CompiledStep(CompiledGrad):
                 return stepped
         loss, grads = self._replay_step(found, model, batch)
         return loss, self.optimizer.step(lr, model, grads)
+
+    def grads(self, model: Module, *batch: Any) -> tuple[Any, GradientsParams]:
+        """``result, grads = step.grads(model, *batch)``: the forward and backward pass alone,
+        from the same traces, the caller applying the update (`Learner(compile=True)` with
+        gradient accumulation, a grad scaler or a strategy)."""
+        return CompiledGrad.__call__(self, model, *batch)
 
     def _program_update(self) -> ProgramUpdate | None:
         opt = self.optimizer
