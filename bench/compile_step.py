@@ -5,6 +5,7 @@ Two workloads on ``autodiff(ndarray)``, float32, Adam:
 
 - ``block``: the transformer block of `bench/sections/transformer.py` (pre-norm, 4 heads, GELU
   MLP, d_model 256, seq 128; MSE to a fixed target), burn and torch from the same weights;
+- ``mlp`` (only with ``--only mlp``): 256-512-512-10, GELU, cross-entropy;
 - ``gpt``: a GPT-2-style decoder: token and position embeddings, `--layers` pre-norm causal
   blocks (`nn.TransformerEncoder`, GELU, d_ff = 4 d_model), final layer norm, LM head,
   cross-entropy over a vocabulary of 1024 (torch: the same architecture, its own init).
@@ -64,6 +65,50 @@ def block_workload(torch: Any, batch: int) -> tuple[Any, tuple[Any, ...], Callab
     dev = ad.default_device()
     tensors = (burn.Tensor.from_data(x, device=dev), burn.Tensor.from_data(y, device=dev))
     return model, tensors, lambda m, a, b: mse(m(a), b), torch_block(torch, weights, x, y, HEADS).step
+
+
+def mlp_workload(torch: Any, batch: int) -> tuple[Any, tuple[Any, ...], Callable[..., Any], Any]:
+    """An MLP 256-512-512-10 with GELU and cross-entropy (the `bench/compile_learner.py` model):
+    (burn model, batch tensors, loss_fn, torch step)."""
+    import burn
+    from burn import activation, nn
+    from burn.module import Module
+
+    ad = burn.backend("autodiff(ndarray)")
+    dev = ad.default_device()
+
+    class Mlp(Module):
+        fc1: nn.Linear
+        fc2: nn.Linear
+        fc3: nn.Linear
+
+        def forward(self, x: Any) -> Any:
+            return self.fc3(activation.gelu(self.fc2(activation.gelu(self.fc1(x)))))
+
+    sizes = ((256, 512), (512, 512), (512, 10))
+    model = Mlp(*(nn.LinearConfig(i, o).init(dev) for i, o in sizes))
+    model.visit(lambda _path, p: p.val())
+    rng = np.random.default_rng(4)
+    x_np = rng.standard_normal((batch, 256), dtype=np.float32)
+    y_np = rng.integers(0, 10, size=batch).astype(np.int64)
+    ce = nn.CrossEntropyLossConfig().init()
+    tensors = (burn.Tensor.from_data(x_np, device=dev), burn.Tensor.from_data(y_np, device=dev))
+    torch_step = None
+    if torch is not None:
+        F = torch.nn.functional
+        tmodel = torch.nn.Sequential(
+            torch.nn.Linear(256, 512), torch.nn.GELU(), torch.nn.Linear(512, 512), torch.nn.GELU(),
+            torch.nn.Linear(512, 10),
+        )  # fmt: skip
+        opt = torch.optim.Adam(tmodel.parameters(), lr=LR, betas=(BETA_1, BETA_2), eps=EPS)
+        tx, ty = torch.from_numpy(x_np), torch.from_numpy(y_np)
+
+        def torch_step() -> None:
+            opt.zero_grad(set_to_none=True)
+            F.cross_entropy(tmodel(tx), ty).backward()
+            opt.step()
+
+    return model, tensors, lambda m, a, b: ce(m(a), b), torch_step
 
 
 def gpt_workload(torch: Any, batch: int, layers: int) -> tuple[Any, tuple[Any, ...], Callable[..., Any], Any]:
@@ -248,7 +293,7 @@ def main() -> None:
     parser.add_argument("--batch", type=int, default=8)
     parser.add_argument("--layers", type=int, default=2, help="GPT-style blocks")
     parser.add_argument("--rounds", type=int, default=7)
-    parser.add_argument("--only", choices=("block", "gpt"), default=None)
+    parser.add_argument("--only", choices=("block", "gpt", "mlp"), default=None)
     args = parser.parse_args()
 
     import burn
@@ -264,9 +309,10 @@ def main() -> None:
     work = {
         "block": lambda: block_workload(torch, args.batch),
         "gpt": lambda: gpt_workload(torch, args.batch, args.layers),
+        "mlp": lambda: mlp_workload(torch, args.batch),
     }
     for name, build in work.items():
-        if args.only not in (None, name):
+        if args.only != name and (args.only is not None or name == "mlp"):
             continue
         r = measure(name, build(), torch, args.rounds)
         torch_ms = r.get("torch", float("nan"))
