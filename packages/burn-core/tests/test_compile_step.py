@@ -75,11 +75,13 @@ def _eager_step(
 OPTIMIZERS = {
     "sgd_momentum": lambda: optim.SgdConfig(momentum=optim.MomentumConfig(0.9)).init(),
     "adam": lambda: optim.AdamConfig().init(),
-    # no fused op describes AdamW's decoupled decay: its update stays eager after the replay
-    "adamw": lambda: optim.AdamWConfig().init(),
+    # the decoupled decay's factor 1 - lr * wd, a scalar input like the lr
+    "adamw": lambda: optim.AdamWConfig(weight_decay=0.05).init(),
+    # no fused op describes AMSGrad's running maximum: its update stays eager after the replay
+    "adam_amsgrad": lambda: optim.AdamConfig(amsgrad=True).init(),
 }
 # Replays that ran the update inside the program, of the 4 after the traced call.
-PROGRAM_UPDATES = {"sgd_momentum": 4, "adam": 4, "adamw": 0}
+PROGRAM_UPDATES = {"sgd_momentum": 4, "adam": 4, "adamw": 4, "adam_amsgrad": 0}
 
 MODELS = {
     "mlp": (

@@ -13,8 +13,9 @@ plan (fused, dead code removed) with no autodiff graph at all. That much is `Com
 optimizer update.
 
 The optimizer update runs inside the replayed program when the optimizer describes it as one
-fused backend op (`burn.optim.SimpleOptimizer.program_update`: Adam's ``float_adam_step``, SGD
-with momentum's ``float_sgd_momentum_step``): each param's state tensors (Adam's moments) are
+fused backend op (`burn.optim.SimpleOptimizer.program_update`: Adam's and AdamW's
+``float_adam_step``, the latter after its decay's ``float_mul_scalar``, SGD with momentum's
+``float_sgd_momentum_step``): each param's state tensors (Adam's moments) are
 program inputs the replay takes out of the optimizer and hands over, so the op writes the new
 moments into their buffers, and its host values (the learning rate, Adam's step count folded into
 the bias-corrected step size and epsilon) are scalar inputs computed at each call, so a new lr or
@@ -381,13 +382,20 @@ class CompiledStep(CompiledGrad):
             param = ir_of[path]
             if g.ir.shape != param.shape or g.ir.dtype is not param.dtype:
                 return None  # the eager update casts: not this op's call
+            operand = param
+            if update.param_scale is not None:  # AdamW's decay: param * (1 - lr * wd) first
+                operand = TensorIR(next_id, param.shape, param.dtype)
+                next_id += 1
+                factor = ScalarInput(n_scalars, f"{path}:param_scale")
+                n_scalars += 1
+                calls.append(CallIR("float_mul_scalar", (param, factor), (), (operand,)))
             ins = [TensorIR(next_id + k, param.shape, param.dtype) for k in range(len(update.state_keys))]
             next_id += len(ins)
             outs = [TensorIR(next_id + k, param.shape, param.dtype) for k in range(1 + len(ins))]
             next_id += len(outs)
             scalars = tuple(ScalarInput(n_scalars + k, f"{path}:{name}") for k, name in enumerate(names))
             n_scalars += len(names)
-            calls.append(CallIR(update.op, (param, g.ir, *ins, *scalars), (), tuple(outs)))
+            calls.append(CallIR(update.op, (operand, g.ir, *ins, *scalars), (), tuple(outs)))
             states.extend(ins)
             outputs.extend(outs)
             shapes.append((param.shape, param.dtype))
@@ -436,6 +444,8 @@ class CompiledStep(CompiledGrad):
             # A copy, as `OptimizerAdaptor` hands over: a record from `to_record()` still holding
             # the dict keeps its tensors.
             state = dict(opt.states.pop(pid))
+            if update.param_scale is not None:  # in `_update_entry`'s order: the factor first
+                scalars.append(update.param_scale(lr))
             scalars.extend(update.scalars(lr, state))
             for k in update.state_keys:
                 t = state.pop(k)

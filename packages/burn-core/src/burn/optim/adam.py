@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from burn.module.config import config
@@ -43,6 +44,10 @@ class Adam(SimpleOptimizer[dict[str, Any]]):
         `step` keep the eager update."""
         if type(self).step is not Adam.step or self.amsgrad or self.weight_decay is not None:
             return None
+        return self._fused_update()
+
+    def _fused_update(self) -> ProgramUpdate:
+        """``float_adam_step`` with the scalars `adam_apply` derives from the lr and step count."""
         beta_1, beta_2, epsilon = self.beta_1, self.beta_2, self.epsilon
 
         def scalars(lr: float, state: dict[str, Any]) -> tuple[Any, ...]:
@@ -72,6 +77,23 @@ class AdamW(Adam):
         decay = 1.0 - lr * self.decoupled_weight_decay
         decayed = tensor if decay == 1.0 else tensor * decay
         return adam_apply(decayed, grad, state, self.beta_1, self.beta_2, self.epsilon, self.amsgrad, lr)
+
+    def program_update(self) -> ProgramUpdate | None:
+        """Adam's ``float_adam_step`` after ``param * (1 - lr * weight_decay)`` (the factor a
+        scalar input; without decay no multiply, as `step` skips it; multiplying by exactly 1.0
+        when ``lr * weight_decay`` is 0 gives the same bits as skipping), unless AMSGrad or a
+        subclass changes `step`."""
+        if type(self).step is not AdamW.step or self.amsgrad:
+            return None
+        update = self._fused_update()
+        weight_decay = self.decoupled_weight_decay
+        if weight_decay == 0.0:
+            return update
+
+        def decay(lr: float) -> float:
+            return 1.0 - lr * weight_decay
+
+        return replace(update, param_scale=decay)
 
 
 @config

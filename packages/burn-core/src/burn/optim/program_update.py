@@ -36,12 +36,15 @@ class ProgramUpdate:
             call (the same host arithmetic as the eager step, so the same values).
         next_state: ``next_state(state, tensors) -> state``: the new state from the old one and
             the op's new state tensors.
+        param_scale: None, or ``param_scale(lr) -> factor``: the param is first multiplied by
+            that host value (``float_mul_scalar``), AdamW's decoupled decay ``1 - lr * wd``.
     """
 
     op: str
     state_keys: tuple[str, ...]
     scalars: Callable[[float, dict[str, Any]], tuple[Any, ...]]
     next_state: Callable[[dict[str, Any], tuple[Any, ...]], dict[str, Any]]
+    param_scale: Callable[[float], float] | None = None
 
     def ready(self, state: Any) -> bool:
         """Whether `state` holds every state tensor (the first step, without state, runs the
