@@ -221,7 +221,7 @@ def test_stats_report_every_compiled_function() -> None:
     np.testing.assert_array_equal(_np(again[1]["neg"]), _np(-first[0]))
     stats = burn.compile.stats()[g.name]
     assert set(stats) == {"traces", "replays", "fallbacks", "recompiles", "fused_groups", "fused_ops",
-                          "kernels", "removed_ops", "warmups"}
+                          "kernels", "removed_ops", "warmups", "program_updates"}
     assert stats["removed_ops"] >= 3 and stats["traces"] == 1 and stats["replays"] == 1
     if BACKEND == "ndarray":
         assert stats["fused_groups"] == 1 and stats["fused_ops"] == 5 and stats["kernels"] == 1

@@ -146,12 +146,17 @@ def test_compiled_learner_trains_bitwise_like_eager(
     traces = 2 if extra.get("grad_accumulation") else 1
     assert stats["traces"] == traces and stats["replays"] == 9 - traces, stats
     assert stats["warmups"] == 1 and stats["fallbacks"] == 0 and stats["fallback_reasons"] == {}
+    # One batch per step without clipping: every replay updated inside the program; clipping and
+    # accumulation keep the update in the loop.
+    inside = 9 - traces if not options else 0
+    assert stats["program_updates"] == inside, stats
 
 
 def test_compile_summary_is_printed_and_stats_are_none_without_compile() -> None:
     stream = io.StringIO()
     learner, _ = _fit(_mlp, (6,), optim.AdamConfig().init(), True, stream=stream)
     assert "compile: 1 trace(s), 8 replayed step(s), 0 eager step(s), 1 warmup step(s)" in stream.getvalue()
+    assert "8 update(s) inside the program" in stream.getvalue()
     eager, _ = _fit(_mlp, (6,), optim.AdamConfig().init(), False)
     assert eager.compile_stats() is None
 

@@ -75,7 +75,13 @@ def _eager_step(
 OPTIMIZERS = {
     "sgd_momentum": lambda: optim.SgdConfig(momentum=optim.MomentumConfig(0.9)).init(),
     "adam": lambda: optim.AdamConfig().init(),
+    # the decoupled decay's factor 1 - lr * wd, a scalar input like the lr
+    "adamw": lambda: optim.AdamWConfig(weight_decay=0.05).init(),
+    # no fused op describes AMSGrad's running maximum: its update stays eager after the replay
+    "adam_amsgrad": lambda: optim.AdamConfig(amsgrad=True).init(),
 }
+# Replays that ran the update inside the program, of the 4 after the traced call.
+PROGRAM_UPDATES = {"sgd_momentum": 4, "adam": 4, "adamw": 4, "adam_amsgrad": 0}
 
 MODELS = {
     "mlp": (
@@ -116,6 +122,122 @@ def test_compiled_step_equals_eager_bitwise_over_five_steps(model_name: str, opt
         assert {s["time"] for s in compiled_opt.to_record().values()} == {5}
     s = step.stats()
     assert (s["traces"], s["replays"], s["fallbacks"], s["recompiles"]) == (1, 4, 0, 0)
+    assert s["program_updates"] == PROGRAM_UPDATES[opt_name]
+
+
+def _big_mlp() -> Mlp:
+    # 256 x 256 float32 weights: 256 KiB, above burn-ndarray's in-place threshold (64 KiB)
+    return _ready(Mlp(nn.LinearConfig(256, 256).init(DEV), nn.LinearConfig(256, 8).init(DEV)))
+
+
+def test_update_inside_the_program_reads_lr_and_step_as_inputs_and_updates_moments_in_place() -> None:
+    eager_model = compiled_model = _big_mlp()
+    eager_opt, compiled_opt = optim.AdamConfig().init(), optim.AdamConfig().init()
+    step = burn.compile.step(_mse, compiled_opt)
+    x, y = _x(16, 256), _x(16, 8)
+    buffers: list[int] = []
+    for i in range(6):
+        lr = 0.02 * 0.5**i
+        eager_loss, eager_model = _eager_step(_mse, eager_opt, lr, eager_model, x, y)
+        compiled_loss, compiled_model = step(lr, compiled_model, x, y)
+        _same(_np(compiled_loss), _np(eager_loss))
+        for (path, a), (_, b) in zip(eager_model.named_params(), compiled_model.named_params(), strict=True):
+            _same(_np(b.val()), _np(a.val()), err_msg=f"step {i} param {path}")
+        # (no local keeps the state: a held moment is only read, as a held record's)
+        buffers.append(id(compiled_opt.states[compiled_model.fc1.weight.id]["moment_1"]._p))
+    s = step.stats()
+    assert (s["traces"], s["replays"], s["program_updates"]) == (1, 5, 5)
+    if BACKEND == "ndarray":
+        # the replays wrote the new first moment into the old one's buffer
+        assert len(set(buffers[1:])) == 1
+    entry = next(e for e in step._cache.values() if hasattr(e, "plan"))
+    text = str(entry.update.plan.program)
+    assert "float_adam_step" in text and "s0:" in text  # the step size is a scalar input
+    assert entry.update.plan.program.calls[-1].op == "float_adam_step"
+
+
+class CausalLm(Module):
+    tokens: nn.Embedding
+    blocks: nn.TransformerEncoder
+    head: nn.Linear
+
+    def forward(self, ids: Tensor, mask: Tensor) -> Tensor:
+        return self.head(self.blocks(nn.TransformerEncoderInput(self.tokens(ids), mask_attn=mask)))
+
+
+def test_causal_attention_step_equals_eager_bitwise() -> None:
+    """A GPT-style step: the causal mask [B, 1, T, T] broadcasts over the heads in the scores'
+    mask_fill, whose eager layout differs from a fused kernel's: the plan leaves it unfused."""
+    from burn.nn.attention import generate_autoregressive_mask
+
+    SEQ = 128  # noqa: N806 - a constant of this test
+
+    def build() -> CausalLm:
+        return _ready(CausalLm(
+            nn.EmbeddingConfig(32, 16).init(DEV),
+            nn.TransformerEncoderConfig(16, 32, 4, 1, dropout=0.0, norm_first=True).init(DEV),
+            nn.LinearConfig(16, 32).init(DEV),
+        ))  # fmt: skip
+
+    ce = nn.CrossEntropyLossConfig().init()
+
+    def loss_fn(m: Module, ids: Tensor, mask: Tensor, targets: Tensor) -> Tensor:
+        return ce(m(ids, mask).reshape((-1, 32)), targets)
+
+    # Long enough that the softmax and products over the scores sum in a layout-dependent order.
+    ids_np = RNG.integers(0, 32, size=(2, SEQ + 1))
+    ids = Tensor.from_data(ids_np[:, :-1].astype(np.int64), DEV)
+    targets = Tensor.from_data(ids_np[:, 1:].reshape(-1).astype(np.int64), DEV)
+    mask = generate_autoregressive_mask(2, SEQ, DEV)
+    eager_model = compiled_model = build()
+    eager_opt, compiled_opt = optim.AdamConfig().init(), optim.AdamConfig().init()
+    step = burn.compile.step(loss_fn, compiled_opt)
+    for i in range(4):
+        _, eager_model = _eager_step(loss_fn, eager_opt, 0.01, eager_model, ids, mask, targets)
+        _, compiled_model = step(0.01, compiled_model, ids, mask, targets)
+        for (path, a), (_, b) in zip(eager_model.named_params(), compiled_model.named_params(), strict=True):
+            _same(_np(b.val()), _np(a.val()), err_msg=f"step {i} param {path}")
+    assert step.stats()["program_updates"] == 3
+
+
+def test_update_inside_the_program_leaves_a_held_record_unchanged() -> None:
+    model = _big_mlp()
+    opt = optim.SgdConfig(momentum=optim.MomentumConfig(0.9)).init()
+    step = burn.compile.step(_mse, opt)
+    x, y = _x(16, 256), _x(16, 8)
+    for _ in range(2):  # traced, then the velocity exists
+        _, model = step(0.1, model, x, y)
+    record = opt.to_record()
+    held = {k: _np(v["velocity"]).copy() for k, v in record.items()}
+    _, model = step(0.1, model, x, y)
+    assert step.stats()["program_updates"] == 2  # the calls after the traced one
+    now = opt.to_record()
+    for k, v in record.items():
+        np.testing.assert_array_equal(_np(v["velocity"]), held[k])  # a snapshot, not written into
+        assert not np.array_equal(_np(now[k]["velocity"]), held[k])  # while the state advanced
+
+
+def test_clipping_or_a_loaded_record_keeps_the_update_eager_and_equal() -> None:
+    clipped = optim.AdamConfig(gradient_clipping=optim.GradientClippingConfig.norm(0.5)).init()
+    eager_clipped = optim.AdamConfig(gradient_clipping=optim.GradientClippingConfig.norm(0.5)).init()
+    model = eager_model = _big_mlp()
+    step = burn.compile.step(_mse, clipped)
+    x, y = _x(16, 256), _x(16, 8)
+    for _ in range(3):
+        _, model = step(0.01, model, x, y)
+        _, eager_model = _eager_step(_mse, eager_clipped, 0.01, eager_model, x, y)
+    assert step.stats()["program_updates"] == 0
+    _same(_np(model.fc1.weight.val()), _np(eager_model.fc1.weight.val()))
+    # a state loaded from a record runs eagerly once (it is made ready for the param), then inside
+    opt = optim.AdamConfig().init()
+    step = burn.compile.step(_mse, opt)
+    for _ in range(2):
+        _, model = step(0.01, model, x, y)
+    opt.load_record(opt.to_record())
+    _, model = step(0.01, model, x, y)
+    assert step.stats()["program_updates"] == 1  # the second call only: the third's state was loaded
+    _, model = step(0.01, model, x, y)
+    assert step.stats()["program_updates"] == 2  # the loaded state was made ready by the eager step
 
 
 def test_compiled_step_trains_and_backward_ops_are_in_the_program() -> None:

@@ -55,7 +55,7 @@ logger = logging.getLogger("burn.compile")
 
 STAT_NAMES = (
     "traces", "replays", "fallbacks", "warmups", "recompiles", "fused_groups", "fused_ops", "kernels",
-    "removed_ops",
+    "removed_ops", "program_updates",
 )
 
 
@@ -169,13 +169,16 @@ class CompiledFunction:
         `fallback_reasons`), warmups (eager calls of a module whose lazy params were not
         initialized yet), recompiles (traces after the first), fused_groups and fused_ops (in the
         current plans), kernels (fused kernel launches by replays), removed_ops (dead calls
-        dropped from the plans)."""
+        dropped from the plans), program_updates (replays of a compiled training step that ran
+        the optimizer update inside the program; 0 for other functions)."""
         counts = dict(self._counts)
         plans = [e.plan for e in self._cache.values() if not isinstance(e, _Eager)]
         counts["fused_groups"] = sum(p.fused_groups for p in plans)
         counts["fused_ops"] = sum(p.fused_ops for p in plans)
         counts["removed_ops"] = sum(p.removed for p in plans)
-        counts["kernels"] = sum(p.kernels for p in plans)
+        # A compiled step's plan with the update inside launches kernels of its own.
+        updates = [u.plan for e in self._cache.values() if (u := getattr(e, "update", None)) is not None]
+        counts["kernels"] = sum(p.kernels for p in (*plans, *updates))
         return counts
 
     def fallback_reasons(self) -> dict[str, int]:
@@ -361,7 +364,7 @@ class Compiler:
         """Compile a function and its gradients: ``result, grads = f(model, *batch)`` computes
         ``result = fn(model, *batch)`` and the gradients of its loss (`result`, or its first
         element) for the model's params, the forward and backward passes replayed from one trace
-        per signature (`burn.capture.step.CompiledGrad`). What `Learner(compile=True)` runs.
+        per signature (`burn.capture.step.CompiledGrad`).
 
         Args:
             fn: ``fn(model, *batch) -> loss`` or ``-> (loss, *rest)``, on an autodiff backend.

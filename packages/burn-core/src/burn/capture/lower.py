@@ -9,7 +9,12 @@
   through ``fusion_execute``; a block runs where its last op was, unless a call in between reads
   one of its values (the block then runs before that call);
 - **buffer planning**: every value is dropped right after its last reader, so its memory goes
-  back to the allocator while the rest of the program runs.
+  back to the allocator while the rest of the program runs; inputs the caller *donates* (an
+  optimizer's moments) and dying values are handed to the fused optimizer ops, which may write
+  the new state into their buffers (in place);
+- **scalar inputs**: a call argument that is a `ScalarInput` is read from ``Plan.run``'s
+  `scalars` at each run (an optimizer's learning rate and bias corrections), so a value that
+  changes between runs never changes the plan.
 
 `Plan.run` then calls the backend's ops on primitives from a flat list of steps: no Tensor API,
 no autodiff or capture layer, no name lookups per op.
@@ -25,7 +30,9 @@ Example:
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from burn.backend.base import Backend
@@ -34,14 +41,46 @@ from burn.backend.fusion import supports_fusion
 from burn.backend.ir import DEVICE, ELEMENTWISE, CallIR, FusedBlock, OpIR, Program, TensorIR, broadcast_shapes
 from burn.foundations.data import TensorData
 
-__all__ = ["MAX_BLOCK_INPUTS", "MAX_BLOCK_OPS", "Plan", "is_random"]
+__all__ = ["MAX_BLOCK_INPUTS", "MAX_BLOCK_OPS", "Plan", "ScalarInput", "is_random"]
 
 MAX_BLOCK_OPS = 48  # a bound on a generated kernel's size
 MAX_BLOCK_INPUTS = 12  # tensors one kernel reads
 
-# How an argument is built at run time: a constant, a value, the device, a list of values, an array.
-_CONST, _VALUE, _DEVICE, _VALUES, _ARRAY = range(5)
+# How an argument is built at run time: a constant, a value, the device, a list of values, an
+# array, a scalar input.
+_CONST, _VALUE, _DEVICE, _VALUES, _ARRAY, _SCALAR = range(6)
 _OWNED = 2  # a step calling an ``*_owned`` op with operands handed over
+_HANDOVER = 3  # a step calling a fused optimizer op with its dying operands handed over
+# The fused optimizer updates (`burn.backend.ops.optim`): their tensor operands other than the
+# param may be handed over, the backend then writes the new state (and param) into them.
+HANDOVER_OPS = frozenset({"float_adam_step", "float_sgd_momentum_step"})
+# Calls of these arities are made with each operand a local of the calling frame only (no
+# argument tuple), which is what a backend's ownership proof counts (burn_ndarray.runtime.ownership).
+_HANDOVER_ARITY = 8
+
+
+@dataclass(frozen=True)
+class ScalarInput:
+    """A call argument read from ``Plan.run(..., scalars=...)`` at each run, not a constant.
+
+    Attributes:
+        index: its position in `scalars`.
+        name: what it is (printed in the program), e.g. ``"fc.weight:step_size"``.
+
+    Example:
+        >>> print(ScalarInput(0, "lr"))
+        s0:lr
+    """
+
+    index: int
+    name: str
+
+    def __repr__(self) -> str:
+        return f"s{self.index}:{self.name}"
+
+
+# Element-wise selects whose eager result's layout follows a broadcast operand (see `_group`).
+_LAYOUT_OPS = frozenset({"float_mask_fill", "float_mask_where", "int_mask_fill", "int_mask_where"})
 
 
 def is_random(op: str) -> bool:
@@ -60,6 +99,8 @@ def _encode(a: Any) -> tuple[int, Any]:
         return (_VALUE, a.id)
     if a is DEVICE:
         return (_DEVICE, None)
+    if isinstance(a, ScalarInput):
+        return (_SCALAR, a.index)
     if isinstance(a, tuple) and a and all(isinstance(t, TensorIR) for t in a):
         return (_VALUES, tuple(t.id for t in a))
     if hasattr(a, "__array__") and hasattr(a, "dtype") and hasattr(a, "shape"):
@@ -74,18 +115,25 @@ class Plan:
         program: the captured program.
         backend: the backend its inputs and params live on.
         fuse: whether to group element-wise chains (when the backend implements the contract).
+        donated: ids of inputs whose buffers `run` may hand over to a fused optimizer op
+            reading them last (the caller gives them up: `run` empties its `inputs` list).
 
     Attributes:
         fused_groups: fused blocks in the plan (each one kernel launch per run).
         fused_ops: element-wise ops inside those blocks.
         removed: calls dropped as dead code.
         steps: the number of backend calls per run.
+        step_ops: each step's op (``"fused"`` for a fused block).
         kernels: fused kernels launched by `run` so far.
+        timings: None, or a list each `run` appends its steps' times to (seconds).
     """
 
-    def __init__(self, program: Program, backend: Backend, fuse: bool = True) -> None:
+    def __init__(
+        self, program: Program, backend: Backend, fuse: bool = True, donated: frozenset[int] = frozenset()
+    ) -> None:
         self.program = program
         self.backend = backend
+        self.donated = donated
         calls = self._live(program)
         self.removed = len(program.calls) - len(calls)
         units: list[CallIR | FusedBlock] = list(calls)
@@ -94,8 +142,12 @@ class Plan:
         self.fused_groups = sum(isinstance(u, FusedBlock) for u in units)
         self.fused_ops = sum(len(u.ops) for u in units if isinstance(u, FusedBlock))
         self.kernels = 0
+        self.timings: list[float] | None = None
         self._steps = self._compile(units, program)
         self.steps = len(self._steps)
+        self.step_ops = tuple(
+            "fused" if isinstance(u, FusedBlock) else u.op for u in units
+        )  # what each step runs, for `run`'s timings
 
     # -- planning ---------------------------------------------------------------------------
     @staticmethod
@@ -138,6 +190,12 @@ class Plan:
                 if broadcast_shapes(call.op, [t.shape for t in tensors]) != out.shape:
                     return None
             except ValueError:
+                return None
+            if call.op in _LAYOUT_OPS and any(t.shape != out.shape for t in tensors):
+                # Eagerly, a select over a broadcast operand (attention's causal mask) may return
+                # another memory layout than the fused kernel's C-contiguous output (burn-ndarray),
+                # and the reductions and products after it then sum in another order: left
+                # unfused, the values downstream stay the eager run's bits.
                 return None
             return OpIR(call.op, tuple(tensors), (out,), tuple(float(s) for s in scalars))
 
@@ -203,8 +261,9 @@ class Plan:
             wanted.update(reads[k])
         steps: list[tuple[Any, ...]] = []
         backend: Any = self.backend
-        # The caller's inputs and params are held by their tensors: never handed over.
-        inputs = {t.id for t in program.inputs} | {t.id for _, t in program.params}
+        # The caller's inputs and params are held by their tensors: never handed over, except
+        # the donated ones.
+        inputs = ({t.id for t in program.inputs} - self.donated) | {t.id for _, t in program.params}
         for k, unit in enumerate(units):
             if isinstance(unit, FusedBlock):
                 block = blocks[k]
@@ -215,6 +274,14 @@ class Plan:
                 outs = tuple(None if t is None or t.id not in last and t.id not in out_ids else t.id
                              for t in unit.outputs)
                 args = tuple(_encode(a) for a in unit.args)
+                if unit.op in HANDOVER_OPS and not unit.kwargs and len(args) == _HANDOVER_ARITY:
+                    moving = frozenset(
+                        payload for tag, payload in args[1:]  # the param (first) is only read
+                        if tag == _VALUE and payload in frees[k] and payload not in inputs
+                    )
+                    steps.append((_HANDOVER, getattr(backend, unit.op), args, moving, outs,
+                                  tuple(i for i in frees[k] if i not in moving)))
+                    continue
                 owned = self._owned(unit, args, frees[k], inputs)
                 if owned is not None:
                     steps.append((_OWNED, *owned, (), outs, tuple(i for i in frees[k] if i not in owned[1])))
@@ -243,13 +310,35 @@ class Plan:
         return fn, moving, args
 
     # -- running ----------------------------------------------------------------------------
-    def run(self, inputs: Sequence[Any], params: dict[str, Any], device: Any = None) -> list[Any]:
-        """The outputs' primitives for `inputs` (in `Program.inputs` order) and `params` by path."""
+    def run(
+        self,
+        inputs: Sequence[Any],
+        params: dict[str, Any],
+        device: Any = None,
+        scalars: Sequence[Any] = (),
+    ) -> list[Any]:
+        """The outputs' primitives for `inputs` (in `Program.inputs` order) and `params` by path.
+
+        Args:
+            inputs: the inputs' primitives; a list, emptied when the plan has donated inputs (so
+                that the run holds their buffers alone and may hand them over).
+            params: the params' primitives by path.
+            device: the device of ops that create tensors (default: the backend's).
+            scalars: the values of the program's `ScalarInput` arguments, by index.
+
+        While `timings` is a list, each run appends the seconds each step took, in step order
+        (`step_ops` names them): the kernels' time, to compare with the whole run's.
+        """
         program = self.program
         env: dict[int, Any] = {t.id: v for t, v in zip(program.inputs, inputs, strict=True)}
+        if self.donated and isinstance(inputs, list):
+            inputs.clear()
         for path, t in program.params:
             env[t.id] = params[path]
         dev = self.backend.default_device() if device is None else device
+        timings = self.timings
+        clock = time.perf_counter if timings is not None else None
+        started = 0.0
 
         def build(spec: tuple[int, Any]) -> Any:
             tag, payload = spec
@@ -261,9 +350,26 @@ class Plan:
                 return dev
             if tag == _VALUES:
                 return [env[i] for i in payload]
+            if tag == _SCALAR:
+                return scalars[payload]
             return TensorData.from_numpy(payload)
 
         for kind, fn, *rest in self._steps:
+            if clock is not None:
+                started = clock()
+            if kind == _HANDOVER:
+                args, moving, outs, frees = rest
+                operands = [env.pop(p) if t == _VALUE and p in moving else build((t, p)) for t, p in args]
+                result = _call_handing_over(fn, operands)
+                for i, r in zip(outs, result, strict=True):
+                    if i is not None:
+                        env[i] = r
+                del result
+                for i in frees:
+                    del env[i]
+                if clock is not None and timings is not None:
+                    timings.append(clock() - started)
+                continue
             if kind == _OWNED:
                 moving, args, kwargs, outs, frees = rest
                 # The operands are moved out of `env` into locals, so that each dying array is
@@ -282,6 +388,8 @@ class Plan:
                 del a
                 for i in frees:
                     del env[i]
+                if clock is not None and timings is not None:
+                    timings.append(clock() - started)
                 continue
             args, kwargs, outs, frees = rest
             result = fn(*[build(a) for a in args], **{name: build(v) for name, v in kwargs})
@@ -293,7 +401,18 @@ class Plan:
                 env[outs[0]] = result
             for i in frees:
                 del env[i]
+            if clock is not None and timings is not None:
+                timings.append(clock() - started)
         return [env[t.id] for t in program.outputs]
+
+
+def _call_handing_over(fn: Callable[..., Any], operands: list[Any]) -> Any:
+    """``fn(*operands)`` with each operand held by one local of this frame only: `operands` is
+    emptied first, and the call is spelled out (an argument tuple would be a second holder), so
+    the backend's ownership proof sees the handed-over buffers as its alone."""
+    a0, a1, a2, a3, a4, a5, a6, a7 = operands
+    operands.clear()
+    return fn(a0, a1, a2, a3, a4, a5, a6, a7)
 
 
 def _launcher(backend: Any, block: FusedBlock, plan: Plan) -> Callable[..., Any]:

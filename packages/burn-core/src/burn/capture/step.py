@@ -9,36 +9,45 @@ ones autodiff forwards and the backward ones its engine issues — is recorded. 
 inputs are the batch tensors, its params the model's params (inner primitives), its outputs the
 loss (and the function's other result tensors) and each param's gradient; the replay runs that
 plan (fused, dead code removed) with no autodiff graph at all. That much is `CompiledGrad`
-(`burn.compile.grad`, what `burn.train.Learner(compile=True)` runs); `CompiledStep` adds the
+(`burn.compile.grad`); `CompiledStep` (what `burn.train.Learner(compile=True)` runs) adds the
 optimizer update.
 
-The optimizer update then runs as the optimizer's own `step` on the replayed gradients: its
-state (momentum, Adam's moments and step count) stays in the optimizer and advances at every
-call, and the learning rate is an argument of each call, never part of the signature. The
-update is already one fused backend call per param (``float_adam_step``,
-``float_sgd_momentum_step``), so what the plan saves is the forward and backward dispatch.
+The optimizer update runs inside the replayed program when the optimizer describes it as one
+fused backend op (`burn.optim.SimpleOptimizer.program_update`: Adam's and AdamW's
+``float_adam_step``, the latter after its decay's ``float_mul_scalar``, SGD with momentum's
+``float_sgd_momentum_step``): each param's state tensors (Adam's moments) are
+program inputs the replay takes out of the optimizer and hands over, so the op writes the new
+moments into their buffers, and its host values (the learning rate, Adam's step count folded into
+the bias-corrected step size and epsilon) are scalar inputs computed at each call, so a new lr or
+step never retraces. The gradients then never leave the program: the backward pass's fresh
+gradient receives the new param. The first step (no state yet), an optimizer without such an op,
+gradient clipping, a state just loaded from a record or moved to another device run the update
+as the optimizer's own ``step(lr, model, grads)`` on the replayed gradients instead, the same
+values (`stats()["program_updates"]` counts the replays that updated inside the program).
 
 Example:
     >>> import burn
     >>> from burn import nn, optim
     >>> B = burn.backend("autodiff(ndarray)")
     >>> model = nn.LinearConfig(3, 1).init(B.default_device())
-    >>> step = burn.compile.step(lambda m, x: m(x).square().mean(), optim.SgdConfig().init())
+    >>> step = burn.compile.step(lambda m, x: m(x).square().mean(), optim.AdamConfig().init())
     >>> x = burn.Tensor.ones((4, 3), backend=B)
     >>> for _ in range(3):
     ...     loss, model = step(0.1, model, x)
     >>> s = step.stats()  # the first call initialized the lazy params: the second traced
-    >>> s["warmups"], s["traces"], s["replays"], s["fallbacks"]
-    (1, 1, 1, 0)
+    >>> s["warmups"], s["traces"], s["replays"], s["fallbacks"], s["program_updates"]
+    (1, 1, 1, 0, 1)
 """
 
 from __future__ import annotations
 
+import inspect
+import sys
 from collections.abc import Callable, Hashable
 from typing import Any
 
 from burn.backend.base import Backend
-from burn.backend.ir import Program, TensorIR
+from burn.backend.ir import CallIR, Program, TensorIR
 from burn.capture.backend import Capture, CaptureTensor
 from burn.capture.compiler import (
     CompiledFunction,
@@ -52,26 +61,30 @@ from burn.capture.compiler import (
     generator_state,
     restore_generator,
 )
-from burn.capture.lower import Plan
+from burn.capture.lower import Plan, ScalarInput
 from burn.capture.trace import _kind, _map_tensors, _params_read, flatten_tensors
 from burn.errors import BackendMismatchError
+from burn.foundations import ownership as _ownership
 from burn.foundations.kind import Float
 from burn.module.base import Module
 from burn.module.param import Param, ParamId
-from burn.optim.base import Optimizer
+from burn.optim.base import Optimizer, OptimizerAdaptor, _from_inner
 from burn.optim.grads import GradientsParams
+from burn.optim.program_update import ProgramUpdate
 from burn.tensor._base import wrap
 from burn.tensor.autocast import current_dtype
 from burn.tensor.tensor import Tensor
 
 __all__ = ["CompiledGrad", "CompiledStep"]
 
+_rc = sys.getrefcount
+
 
 class _StepEntry:
     """A traced signature: its plan, how to rebuild the function's result from the outputs, and
     the param each gradient output belongs to."""
 
-    __slots__ = ("plan", "paths", "template", "kinds", "grad_ids", "device")
+    __slots__ = ("plan", "paths", "template", "kinds", "grad_ids", "device", "update")
 
     def __init__(
         self, plan: Plan, paths: frozenset[str], template: Any, kinds: tuple[Any, ...],
@@ -83,6 +96,24 @@ class _StepEntry:
         self.kinds = kinds
         self.grad_ids = grad_ids
         self.device = device
+        self.update: _UpdateEntry | None = None
+
+
+class _UpdateEntry:
+    """The plan of a traced signature with the optimizer update inside: its outputs are the
+    function's result tensors, then per updated param its new value and new state tensors."""
+
+    __slots__ = ("plan", "paths", "grad_paths", "update", "shapes")
+
+    def __init__(
+        self, plan: Plan, paths: frozenset[str], grad_paths: tuple[str, ...], update: ProgramUpdate,
+        shapes: tuple[tuple[tuple[int, ...], Any], ...],
+    ) -> None:
+        self.plan = plan
+        self.paths = paths
+        self.grad_paths = grad_paths  # in `grad_ids` order
+        self.update = update
+        self.shapes = shapes  # each updated param's shape and dtype
 
 
 class CompiledGrad(CompiledFunction):
@@ -124,6 +155,15 @@ class CompiledGrad(CompiledFunction):
         self.__wrapped__ = fn
 
     def __call__(self, model: Module, *batch: Any) -> tuple[Any, GradientsParams]:  # type: ignore[override]
+        found = self._lookup(model, batch)
+        if isinstance(found, _StepEntry):
+            self._counts["replays"] += 1
+            return self._replay_step(found, model, batch)
+        return found  # type: ignore[no-any-return]
+
+    def _lookup(self, model: Module, batch: tuple[Any, ...]) -> Any:
+        """The traced entry of this call's signature, or the call's ``(result, grads)`` when it
+        ran now (a warmup, a trace, an eager fallback)."""
         if not isinstance(model, Module):
             raise TypeError(
                 f"{self.name}: called as f(model, *batch) (a compiled step as step(lr, model, "
@@ -131,20 +171,19 @@ class CompiledGrad(CompiledFunction):
             )
         _autodiff_backend(model, batch, self.name)  # refuses a model without autodiff first
         if _uninitialized((model,)):
-            return self._warmup((model, *batch), {})  # type: ignore[no-any-return]
+            return self._warmup((model, *batch), {})
         try:
             key: Hashable = (_signature((model, *batch), "an argument"), current_dtype())
         except _Unsupported as e:
-            return self._eager(str(e), (model, *batch), {})  # type: ignore[no-any-return]
+            return self._eager(str(e), (model, *batch), {})
         entry = self._cache.get(key)
         if isinstance(entry, _StepEntry):
-            self._counts["replays"] += 1
-            return self._replay_step(entry, model, batch)
+            return entry
         if isinstance(entry, _Eager):
-            return self._eager(entry.reason, (model, *batch), {})  # type: ignore[no-any-return]
+            return self._eager(entry.reason, (model, *batch), {})
         traced = sum(isinstance(e, _StepEntry) for e in self._cache.values())
         if traced >= self.max_recompiles:
-            return self._eager(  # type: ignore[no-any-return]
+            return self._eager(
                 f"a new input signature after max_recompiles={self.max_recompiles} traced ones",
                 (model, *batch), {},
             )
@@ -234,19 +273,25 @@ class CompiledGrad(CompiledFunction):
                 (),
             )
             paths = frozenset(param_ir[i][0] for i in read)
-            self._cache[key] = _StepEntry(
-                Plan(program, ad.inner), paths, template, kinds, grad_ids, real_outs[0].device
-            )
+            entry = _StepEntry(Plan(program, ad.inner), paths, template, kinds, grad_ids, real_outs[0].device)
+            entry.update = self._update_entry(program, param_ir, traced_model, grad_ids, grad_ps, ad)
+            self._cache[key] = entry
         return _map_tensors(template, lambda s: real_outs[s.index], _Slot), real
 
     # -- replay ---------------------------------------------------------------------------------
+    def _update_entry(
+        self, program: Program, param_ir: dict[int, tuple[str, TensorIR]], traced_model: Module,
+        grad_ids: tuple[ParamId, ...], grad_ps: list[CaptureTensor], ad: Any,
+    ) -> _UpdateEntry | None:
+        """The program with the optimizer update appended (see the module docstring), or None
+        when there is no optimizer (`burn.compile.grad`) or its update is not one fused op."""
+        return None
+
     def _replay_step(
         self, entry: _StepEntry, model: Module, batch: tuple[Any, ...]
     ) -> tuple[Any, GradientsParams]:
         ad: Any = _autodiff_backend(model, batch, self.name)
-        inputs = [
-            ad.float_inner(t._p) if t._k is Float else t._p for a in batch for t in flatten_tensors(a)
-        ]
+        inputs = _batch_inputs(ad, batch)
         params = {path: _inner_p(ad, p.val()) for path, p in model.named_params() if path in entry.paths}
         outs = entry.plan.run(inputs, params, entry.device)
         inner, n = ad.inner, len(entry.kinds)
@@ -263,7 +308,8 @@ class CompiledStep(CompiledGrad):
 
     Call it as ``loss, model = step(lr, model, *batch)``: `lr` may change at every call, the
     model and batch tensors must be on an autodiff backend. Counts are in `stats()` and in
-    `burn.compile.stats()` under its name.
+    `burn.compile.stats()` under its name (``program_updates``: replays that ran the optimizer
+    update inside the program).
 
     Args:
         loss_fn: ``loss_fn(model, *batch) -> loss`` (a tensor on the model's backend).
@@ -284,8 +330,159 @@ class CompiledStep(CompiledGrad):
                 f"{self.name}: a compiled step is called as step(lr, model, *batch), got a "
                 f"{type(model).__name__} where the model goes"
             )
-        loss, grads = super().__call__(model, *batch)
+        found = self._lookup(model, batch)
+        if not isinstance(found, _StepEntry):
+            loss, grads = found
+            return loss, self.optimizer.step(lr, model, grads)
+        self._counts["replays"] += 1
+        if found.update is not None:
+            stepped = self._replay_update(found, found.update, lr, model, batch)
+            if stepped is not None:
+                self._counts["program_updates"] += 1
+                return stepped
+        loss, grads = self._replay_step(found, model, batch)
         return loss, self.optimizer.step(lr, model, grads)
+
+    def grads(self, model: Module, *batch: Any) -> tuple[Any, GradientsParams]:
+        """``result, grads = step.grads(model, *batch)``: the forward and backward pass alone,
+        from the same traces, the caller applying the update (`Learner(compile=True)` with
+        gradient accumulation, a grad scaler or a strategy)."""
+        return CompiledGrad.__call__(self, model, *batch)
+
+    def _program_update(self) -> ProgramUpdate | None:
+        opt = self.optimizer
+        if not isinstance(opt, OptimizerAdaptor) or opt.grad_clipping is not None:
+            return None
+        return opt.optimizer.program_update()
+
+    def _update_entry(
+        self, program: Program, param_ir: dict[int, tuple[str, TensorIR]], traced_model: Module,
+        grad_ids: tuple[ParamId, ...], grad_ps: list[CaptureTensor], ad: Any,
+    ) -> _UpdateEntry | None:
+        update = self._program_update()
+        if update is None or not grad_ids:
+            return None
+        path_of = {p.id: path for path, p in traced_model.named_params()}
+        ir_of = {path: t for path, t in param_ir.values()}
+        n_out = len(program.outputs) - len(grad_ids)
+        next_id = 1 + max(
+            [t.id for t in program.inputs] + [t.id for _, t in program.params]
+            + [o.id for c in program.calls for o in c.outputs if o is not None]
+        )
+        # The op's arguments after its tensors, by name (printed with the program).
+        names = list(inspect.signature(getattr(ad.inner, update.op)).parameters)[2 + len(update.state_keys) :]
+        states: list[TensorIR] = []
+        calls: list[CallIR] = []
+        outputs: list[TensorIR] = list(program.outputs[:n_out])
+        shapes: list[tuple[tuple[int, ...], Any]] = []
+        grad_paths: list[str] = []
+        n_scalars = 0
+        for pid, g in zip(grad_ids, grad_ps, strict=True):
+            path = path_of[pid]
+            param = ir_of[path]
+            if g.ir.shape != param.shape or g.ir.dtype is not param.dtype:
+                return None  # the eager update casts: not this op's call
+            operand = param
+            if update.param_scale is not None:  # AdamW's decay: param * (1 - lr * wd) first
+                operand = TensorIR(next_id, param.shape, param.dtype)
+                next_id += 1
+                factor = ScalarInput(n_scalars, f"{path}:param_scale")
+                n_scalars += 1
+                calls.append(CallIR("float_mul_scalar", (param, factor), (), (operand,)))
+            ins = [TensorIR(next_id + k, param.shape, param.dtype) for k in range(len(update.state_keys))]
+            next_id += len(ins)
+            outs = [TensorIR(next_id + k, param.shape, param.dtype) for k in range(1 + len(ins))]
+            next_id += len(outs)
+            scalars = tuple(ScalarInput(n_scalars + k, f"{path}:{name}") for k, name in enumerate(names))
+            n_scalars += len(names)
+            calls.append(CallIR(update.op, (operand, g.ir, *ins, *scalars), (), tuple(outs)))
+            states.extend(ins)
+            outputs.extend(outs)
+            shapes.append((param.shape, param.dtype))
+            grad_paths.append(path)
+        full = Program(
+            (*program.inputs, *states),
+            tuple(param_ir[i] for i in param_ir),
+            (*program.calls, *calls),
+            tuple(outputs),
+            (),
+        )
+        plan = Plan(full, ad.inner, donated=frozenset(t.id for t in states))
+        paths = frozenset(path for path, _ in full.params)
+        return _UpdateEntry(plan, paths, tuple(grad_paths), update, tuple(shapes))
+
+    def _replay_update(
+        self, entry: _StepEntry, upd: _UpdateEntry, lr: float, model: Module, batch: tuple[Any, ...]
+    ) -> tuple[Any, Module] | None:
+        """The replay with the update inside, or None when a param's state is not the one the
+        program takes (then the caller replays the gradients and runs the eager update)."""
+        opt = self.optimizer
+        if (
+            not isinstance(opt, OptimizerAdaptor) or opt.grad_clipping is not None or opt._loaded
+            or opt._custom_to_device or opt.optimizer.program_update() is None
+        ):
+            return None
+        ad: Any = _autodiff_backend(model, batch, self.name)
+        inner = ad.inner
+        by_path = dict(model.named_params())
+        update = upd.update
+        for pid, path, (shape, dtype) in zip(entry.grad_ids, upd.grad_paths, upd.shapes, strict=True):
+            state: Any = opt.states.get(pid)
+            value = by_path[path].val()
+            if not update.ready(state) or not opt._same_place(pid, inner, value.device):
+                return None
+            for k in update.state_keys:
+                t = state[k]
+                if not isinstance(t, Tensor) or t._b is not inner:
+                    return None
+                if tuple(t.shape) != shape or t.dtype is not dtype:
+                    return None
+        inputs = _batch_inputs(ad, batch)
+        scalars: list[Any] = []
+        olds: list[dict[str, Any]] = []
+        for pid in entry.grad_ids:
+            # A copy, as `OptimizerAdaptor` hands over: a record from `to_record()` still holding
+            # the dict keeps its tensors.
+            state = dict(opt.states.pop(pid))
+            if update.param_scale is not None:  # in `_update_entry`'s order: the factor first
+                scalars.append(update.param_scale(lr))
+            scalars.extend(update.scalars(lr, state))
+            for k in update.state_keys:
+                t = state.pop(k)
+                # A tensor held by nothing else gives its buffer to the program, which then holds
+                # it alone and lets the fused op write the new state into it; a held one (a
+                # record's) keeps it, and the op writes fresh buffers.
+                moves = _rc(t) == _ownership.SOLE
+                inputs.append(t._p)
+                if moves:
+                    t._p = None
+                del t
+            olds.append(state)
+        params = {path: _inner_p(ad, p.val()) for path, p in by_path.items() if path in upd.paths}
+        outs = upd.plan.run(inputs, params, entry.device, scalars)
+        n, width = len(entry.kinds), 1 + len(update.state_keys)
+        new_params: dict[str, Any] = {}
+        for j, (pid, path) in enumerate(zip(entry.grad_ids, upd.grad_paths, strict=True)):
+            base = n + j * width
+            new_params[path] = outs[base]
+            tensors = tuple(wrap(o, inner, Float) for o in outs[base + 1 : base + width])
+            opt.states[pid] = update.next_state(olds[j], tensors)
+        kinds = entry.kinds
+        result = _map_tensors(entry.template, lambda s: _wrap_out(ad, outs[s.index], kinds[s.index]), _Slot)
+
+        def stepped(path: str, param: Param) -> Param:
+            new = new_params.get(path)
+            if new is None:
+                return param
+            tensor = param.val()
+            return param.stepped(_from_inner(wrap(new, inner, Float), tensor))
+
+        return result, model.map(stepped)
+
+
+def _batch_inputs(ad: Any, batch: tuple[Any, ...]) -> list[Any]:
+    """The inner primitives of the batch's tensors, in the program's input order."""
+    return [ad.float_inner(t._p) if t._k is Float else t._p for a in batch for t in flatten_tensors(a)]
 
 
 def _loss_of(result: Any, name: str) -> Tensor:

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from burn.module.config import config
 from burn.optim.base import OptimizerAdaptor, SimpleOptimizer
 from burn.optim.clipping import GradientClippingConfig
+from burn.optim.program_update import ProgramUpdate
 from burn.optim.state import consumes_grad
-from burn.optim.transforms import WeightDecayConfig, adam_apply
+from burn.optim.transforms import WeightDecayConfig, _folded_scalars, adam_apply
 
 if TYPE_CHECKING:
     from burn.tensor.tensor import Tensor
@@ -36,6 +38,27 @@ class Adam(SimpleOptimizer[dict[str, Any]]):
             grad = self.weight_decay.transform(grad, tensor)
         return adam_apply(tensor, grad, state, self.beta_1, self.beta_2, self.epsilon, self.amsgrad, lr)
 
+    def program_update(self) -> ProgramUpdate | None:
+        """``float_adam_step`` with `adam_apply`'s scalars (its path after the first step), for
+        plain Adam: AMSGrad, the coupled weight decay's extra ops and subclasses that change
+        `step` keep the eager update."""
+        if type(self).step is not Adam.step or self.amsgrad or self.weight_decay is not None:
+            return None
+        return self._fused_update()
+
+    def _fused_update(self) -> ProgramUpdate:
+        """``float_adam_step`` with the scalars `adam_apply` derives from the lr and step count."""
+        beta_1, beta_2, epsilon = self.beta_1, self.beta_2, self.epsilon
+
+        def scalars(lr: float, state: dict[str, Any]) -> tuple[Any, ...]:
+            step_size, eps = _folded_scalars(beta_1, beta_2, epsilon, lr, int(state["time"]) + 1)
+            return (beta_1, beta_2, step_size, eps)
+
+        def next_state(state: dict[str, Any], tensors: tuple[Any, ...]) -> dict[str, Any]:
+            return {"time": int(state["time"]) + 1, "moment_1": tensors[0], "moment_2": tensors[1]}
+
+        return ProgramUpdate("float_adam_step", ("moment_1", "moment_2"), scalars, next_state)
+
 
 class AdamW(Adam):
     """Adam with decoupled weight decay: ``param *= 1 - lr * weight_decay`` before the update."""
@@ -54,6 +77,23 @@ class AdamW(Adam):
         decay = 1.0 - lr * self.decoupled_weight_decay
         decayed = tensor if decay == 1.0 else tensor * decay
         return adam_apply(decayed, grad, state, self.beta_1, self.beta_2, self.epsilon, self.amsgrad, lr)
+
+    def program_update(self) -> ProgramUpdate | None:
+        """Adam's ``float_adam_step`` after ``param * (1 - lr * weight_decay)`` (the factor a
+        scalar input; without decay no multiply, as `step` skips it; multiplying by exactly 1.0
+        when ``lr * weight_decay`` is 0 gives the same bits as skipping), unless AMSGrad or a
+        subclass changes `step`."""
+        if type(self).step is not AdamW.step or self.amsgrad:
+            return None
+        update = self._fused_update()
+        weight_decay = self.decoupled_weight_decay
+        if weight_decay == 0.0:
+            return update
+
+        def decay(lr: float) -> float:
+            return 1.0 - lr * weight_decay
+
+        return replace(update, param_scale=decay)
 
 
 @config

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from burn.foundations.dtype import DType
     from burn.module.base import Module
     from burn.optim.clipping import GradientClipping
+    from burn.optim.program_update import ProgramUpdate
     from burn.tensor.tensor import Tensor
 
 M = TypeVar("M", bound="Module")
@@ -58,6 +59,14 @@ class SimpleOptimizer(abc.ABC, Generic[S]):
         """The updated tensor and state. `tensor` and `grad` are inner (untracked) tensors on the
         same device; `state` is None on the first step. `OptimizerAdaptor` passes a dict state as
         an `OwnedState`, a copy that is the step's to take tensors out of (see `adam_apply`)."""
+
+    def program_update(self) -> ProgramUpdate | None:
+        """This optimizer's update as one fused backend op that a compiled training step runs
+        inside its program (`burn.optim.program_update`), or None (the default: the step runs
+        the update eagerly after the replayed forward and backward passes). An override must
+        give exactly what `step` computes, and return None for a subclass that overrides `step`.
+        """
+        return None
 
     def to_device(self, state: S, device: Device) -> S:
         """`state` with its tensors on `device` (default: walks dicts, lists and tuples)."""

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 from burn.module.config import config
 from burn.optim.base import OptimizerAdaptor, SimpleOptimizer
 from burn.optim.clipping import GradientClippingConfig
+from burn.optim.program_update import ProgramUpdate
 from burn.optim.state import consumes_grad
 from burn.optim.transforms import MomentumConfig, WeightDecayConfig, momentum_apply
 
@@ -36,6 +37,24 @@ class Sgd(SimpleOptimizer[dict[str, Any]]):
         if self.weight_decay is not None:
             grad = self.weight_decay.transform(grad, tensor)
         return tensor.sub(grad.mul(lr)), state  # methods: the product's buffer is reused
+
+    def program_update(self) -> ProgramUpdate | None:
+        """``float_sgd_momentum_step`` with `momentum_apply`'s arguments (its path once the
+        velocity exists), for SGD with momentum; plain SGD and subclasses that change `step`
+        keep the eager update."""
+        momentum = self.momentum
+        if type(self).step is not Sgd.step or momentum is None:
+            return None
+        decay = None if self.weight_decay is None else float(self.weight_decay.penalty)
+        fixed = (float(momentum.momentum), float(momentum.dampening), bool(momentum.nesterov), decay)
+
+        def scalars(lr: float, state: dict[str, Any]) -> tuple[Any, ...]:
+            return (*fixed, float(lr))
+
+        def next_state(state: dict[str, Any], tensors: tuple[Any, ...]) -> dict[str, Any]:
+            return {"velocity": tensors[0]}
+
+        return ProgramUpdate("float_sgd_momentum_step", ("velocity",), scalars, next_state)
 
 
 @config

@@ -227,6 +227,7 @@ class Learner:
         # One context re-entered at every step (an autocast context pushes on enter, so it is
         # reentrant); "32" leaves the steps as they are, inside any region the caller opened.
         self._autocast: AbstractContextManager[Any] = nullcontext() if low is None else autocast(low)
+        self._full_precision = low is None
         self.grad_scaler: GradScaler | None = (
             (grad_scaler or GradScaler()) if precision == "16-mixed" else None
         )
@@ -239,7 +240,10 @@ class Learner:
         self.optimizer = optimizer
         self.scheduler: LrScheduler = as_scheduler(lr)
         self.step_fn = step_fn
-        self._compiled: Any = _compiled_step(step_fn) if compile else None
+        self._compiled: Any = _compiled_step(step_fn, optimizer) if compile else None
+        # One optimizer step per batch, without a grad scaler or an autocast region: the compiled
+        # step then runs the update inside its program (set once the precision is known).
+        self._update_inside = False
         self.valid_step_fn = valid_step_fn if valid_step_fn is not None else step_fn
         self.num_epochs = num_epochs
         self.metrics = check_metrics(metrics if metrics is not None else default_metrics())
@@ -474,11 +478,20 @@ class Learner:
             if iteration == first:
                 lr = self.scheduler.step()
             scaler = self.grad_scaler
+            updated = False
             if self._compiled is not None:
                 # The loss scale is an argument (a new value traces again, up to the limit).
                 loss_scale = scaler.get_scale() if scaler is not None and scaler.enabled else None
+                # One batch per step, no scaler (its step may skip the update), no strategy (it
+                # reduces the gradients first), no autocast region (the eager update runs outside
+                # it): the compiled step applies the update itself, inside its program when the
+                # optimizer allows (`burn.compile.step`), with the same values.
+                updated = size == 1 and scaler is None and self.strategy is None and self._full_precision
                 with self._autocast:
-                    (_, *parts), grads = self._compiled(model, batch, size, loss_scale)
+                    if updated:
+                        (_, *parts), model = self._compiled(lr, model, batch, size, loss_scale)
+                    else:
+                        (_, *parts), grads = self._compiled.grads(model, batch, size, loss_scale)
                 output = StepOutput(*parts)
             else:
                 with self._autocast:
@@ -493,7 +506,7 @@ class Learner:
                 accumulator.accumulate(grads)
                 if last:
                     grads = accumulator.grads()
-            if last:
+            if last and not updated:
                 if self.strategy is not None:
                     grads = self.strategy.reduce_grads(grads, model)
                 if scaler is None:
@@ -501,6 +514,7 @@ class Learner:
                 else:  # a step with inf or NaN gradients leaves the model as it is
                     model = scaler.step(self.optimizer, model, grads, lr)
                     scaler.update()
+            if last:
                 step += 1
             values = compute_all(self.metrics, output, lr)
             aggregator.add(values)
@@ -748,11 +762,13 @@ def _call(logger: Logger, method: str, arg: Any) -> None:
         ) from exc
 
 
-def _compiled_step(step_fn: StepFn) -> Any:
-    """`step_fn` with the loss scaling of `_train_epoch`, compiled with `burn.compile.grad`:
-    ``((loss, loss_unscaled, output, targets, batch_size), grads) = f(model, batch, size, scale)``.
-    `size` (the accumulation group's) and `scale` (the `GradScaler`'s, or None) are arguments, so
-    the trace never freezes them; the multiplications are those of the eager path, in its order."""
+def _compiled_step(step_fn: StepFn, optimizer: Any) -> Any:
+    """`step_fn` with the loss scaling of `_train_epoch`, compiled with `burn.compile.step`:
+    ``((loss, loss_unscaled, output, targets, batch_size), model) = f(lr, model, batch, size,
+    scale)`` with the update (inside the program where the optimizer allows), or ``(..., grads) =
+    f.grads(model, batch, size, scale)`` without it, from the same traces. `size` (the
+    accumulation group's) and `scale` (the `GradScaler`'s, or None) are arguments, so the trace
+    never freezes them; the multiplications are those of the eager path, in its order."""
     from burn.capture.compiler import compile as compile_
 
     def train_step(model: Any, batch: Any, size: int, loss_scale: float | None) -> tuple[Any, ...]:
@@ -763,14 +779,15 @@ def _compiled_step(step_fn: StepFn) -> Any:
         return loss, output.loss, output.output, output.targets, output.batch_size
 
     train_step.__qualname__ = getattr(step_fn, "__qualname__", type(step_fn).__qualname__)
-    return compile_.grad(train_step)
+    return compile_.step(train_step, optimizer)
 
 
 def _compile_summary(compiled: Any) -> str:
     s = compiled.stats()
     line = (
         f"compile: {s['traces']} trace(s), {s['replays']} replayed step(s), {s['fallbacks']} eager "
-        f"step(s), {s['warmups']} warmup step(s), {s['fused_groups']} fused group(s)"
+        f"step(s), {s['warmups']} warmup step(s), {s['fused_groups']} fused group(s), "
+        f"{s['program_updates']} update(s) inside the program"
     )
     reasons = compiled.fallback_reasons()
     if reasons:
