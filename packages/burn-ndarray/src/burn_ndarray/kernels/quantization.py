@@ -16,13 +16,14 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from numba import prange
+from numba import njit, prange
 
 from burn_ndarray.kernels.jit import bounds, jit, jit_parallel
 
 Array = Any
 _f32 = np.float32
 _QMAX = _f32(127.0)
+_LOW4, _SHIFT4 = np.int32(15), np.int32(4)
 
 
 @jit
@@ -91,3 +92,107 @@ def scale_sums(parts: int, sums: Array, scales: Array, w_scales: Array, bias: Ar
     for c in prange(parts):
         lo, hi = bounds(sums.shape[0], c, parts)
         scale_sums_range(lo, hi, sums, scales, w_scales, bias, out)
+
+
+# The weight-only Linear (`burn_ndarray.ops.quantization`, "int8-weight" / "int4-weight"): each
+# weight row is dequantized into a float32 row that stays in L1 and multiplied there, so a call
+# reads the stored bytes once and never writes a float32 copy of the weight. A packed row is
+# dequantized in "split" order, its even-index values first and its odd-index ones after, so that
+# every load and store is contiguous (interleaved stores kept LLVM from vectorizing: 1.3 ns a
+# value); the caller splits x's columns the same way, which leaves each dot product unchanged.
+# Reassociation lets LLVM split the dot product's sum into SIMD lanes (not fastmath=True, which
+# would assume no inf or NaN): the sums are float32 sums in another order, a matmul's tolerance.
+_reassoc = njit(cache=True, error_model="numpy", nogil=True, fastmath={"reassoc", "nsz"})
+_inline = njit(inline="always", error_model="numpy")
+
+
+@_inline
+def _dequantize_row(w: Array, j: int, packed: bool, sign: int, scales: Array, zps: Array, buf: Array) -> None:
+    """Row `j` of the stored weight into the float32 ``buf`` (its padded length): ``(q - zp) *
+    scale`` per block of ``len(buf) / scales.shape[1]`` values, the default's formula. Packed
+    rows hold two 4-bit values a byte, the even index low, and go to `buf` in split order;
+    `sign` is 8 to read a nibble as two's complement (``(v ^ 8) - 8``), 0 to read it unsigned."""
+    blocks = scales.shape[1]
+    size = buf.shape[0] // blocks
+    row = w[j]
+    # Slices indexed from 0: no negative-index wrap in the loops, so LLVM vectorizes them.
+    for b in range(blocks):
+        s = scales[j, b]
+        z = _f32(0.0) if zps is None else _f32(zps[j, b])
+        if packed:
+            half = buf.shape[0] // 2
+            src = row[b * size // 2 : (b + 1) * size // 2]
+            even = buf[b * size // 2 : (b + 1) * size // 2]
+            odd = buf[half + b * size // 2 : half + (b + 1) * size // 2]
+            # numba widens integer arithmetic to int64, and AVX2 has no vector int64 -> float32
+            # conversion: the int32 casts let LLVM narrow the chain and vectorize the conversion.
+            sg = np.int32(sign)
+            for t in range(src.size):
+                byte = np.int32(src[t])
+                even[t] = (_f32(np.int32(((byte & _LOW4) ^ sg) - sg)) - z) * s
+                odd[t] = (_f32(np.int32(((byte >> _SHIFT4) ^ sg) - sg)) - z) * s
+        else:
+            src = row[b * size : (b + 1) * size]
+            dst = buf[b * size : (b + 1) * size]
+            for t in range(src.size):
+                dst[t] = (_f32(src[t]) - z) * s
+
+
+@_reassoc
+def weight_gemv_range(
+    lo: int, hi: int, x: Array, w: Array, packed: bool, sign: int, scales: Array, zps: Array,
+    bias: Array, out: Array,
+) -> None:
+    """``out[:, j] = x @ dequantized_row(j) (+ bias[j])`` for the weight rows `lo` to `hi`, with
+    ``x [m, padded]`` (split order for packed rows, zeros in the padding). An int8 row with one
+    scale and no zero point is dotted as it is and scaled once; any other row is dequantized
+    once into an L1-sized buffer and dotted with every row of x."""
+    m, size = x.shape
+    buf = np.empty(size, np.float32)
+    direct = not packed and zps is None and scales.shape[1] == 1
+    for j in range(lo, hi):
+        if not direct:
+            _dequantize_row(w, j, packed, sign, scales, zps, buf)
+        row = w[j]
+        for i in range(m):
+            xi = x[i]
+            acc = _f32(0.0)
+            if direct:
+                for p in range(size):
+                    acc += xi[p] * _f32(row[p])
+                acc *= scales[j, 0]
+            else:
+                for p in range(size):
+                    acc += xi[p] * buf[p]
+            out[i, j] = acc if bias is None else acc + bias[j]
+
+
+@jit
+def dequantize_rows_range(
+    lo: int, hi: int, w: Array, packed: bool, sign: int, scales: Array, zps: Array, first: int, out: Array
+) -> None:
+    """Rows `lo` to `hi` of ``out`` (float32, padded rows, split order for packed ones): the
+    weight rows ``first + lo`` to ``first + hi`` dequantized."""
+    for r in range(lo, hi):
+        _dequantize_row(w, first + r, packed, sign, scales, zps, out[r])
+
+
+@jit_parallel
+def weight_gemv(
+    parts: int, x: Array, w: Array, packed: bool, sign: int, scales: Array, zps: Array, bias: Array,
+    out: Array,
+) -> None:
+    """`weight_gemv_range` over every weight row, chunks of rows on the pool."""
+    for c in prange(parts):
+        lo, hi = bounds(w.shape[0], c, parts)
+        weight_gemv_range(lo, hi, x, w, packed, sign, scales, zps, bias, out)
+
+
+@jit_parallel
+def dequantize_rows(
+    parts: int, w: Array, packed: bool, sign: int, scales: Array, zps: Array, first: int, out: Array
+) -> None:
+    """`dequantize_rows_range` over every row of ``out``, chunks on the pool."""
+    for c in prange(parts):
+        lo, hi = bounds(out.shape[0], c, parts)
+        dequantize_rows_range(lo, hi, w, packed, sign, scales, zps, first, out)
