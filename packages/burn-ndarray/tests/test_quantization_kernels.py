@@ -11,7 +11,8 @@ import pytest
 from burn.backend.ops.quantization import QuantizationOps as Contract
 from burn.foundations.dtype import DType
 from burn_ndarray import NdArray
-from burn_ndarray.ops.quantization import EXACT_TERMS, GEMV_ROWS, PANEL_ROWS, WEIGHT_GEMV_ROWS
+from burn_ndarray.ops import quantization as ndarray_quantization
+from burn_ndarray.ops.quantization import EXACT_TERMS, GEMV_ROWS, PACKED_GEMV_ROWS, WEIGHT_GEMV_ROWS
 
 
 @pytest.mark.parametrize(
@@ -86,18 +87,21 @@ def test_quantize_and_dequantize_are_the_defaults_bit_for_bit(affine: bool) -> N
     [
         (1, 64, 5, 0, False),  # one scale, symmetric int8: the direct dot product
         (WEIGHT_GEMV_ROWS - 1, 96, 33, 3, True),
-        (WEIGHT_GEMV_ROWS, 64, PANEL_ROWS + 7, 2, False),  # GEMM over two panels
+        (PACKED_GEMV_ROWS - 1, 96, 33, 3, True),
+        (WEIGHT_GEMV_ROWS, 64, 10, 2, True),  # int8: GEMM; packed: dot products
+        (PACKED_GEMV_ROWS, 64, 263, 2, False),  # GEMM over three panels of 100 rows
         (40, 50, 9, 1, True),  # rows padded from 50 to 64 (two blocks of 32 stored)
     ],
     ids=str,
 )
 def test_dequantized_linear_is_the_default(
-    value: str, m: int, k: int, n: int, blocks: int, affine: bool
+    value: str, m: int, k: int, n: int, blocks: int, affine: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Both paths of the weight-only Linear (a dequantized row dotted with the inputs, panels of
     dequantized rows through GEMM) give the contract default's product within float32 sums."""
     rng = np.random.default_rng(m * 31 + n)
     stored_k = 64 if k == 50 else k
+    monkeypatch.setattr(ndarray_quantization, "PANEL_BYTES", 4 * stored_k * 100)
     lo, hi = {"int8": (-128, 128), "int4": (-8, 8), "uint4": (0, 16)}[value]
     q = rng.integers(lo, hi, size=(n, stored_k))
     packed = ((q[:, 0::2] & 15) | ((q[:, 1::2] & 15) << 4)).astype(np.uint8)

@@ -30,12 +30,17 @@ from burn_ndarray.runtime.dtypes import NP_OF
 Array = Any
 # Input rows below which the integer dot products beat converting the weight for a GEMM.
 GEMV_ROWS = 16
-# Rows at which the weight-only Linear dequantizes panels of weight rows for BLAS's GEMM instead of
-# dotting each dequantized row with every input row (measured in docs/guides/precision.md).
-WEIGHT_GEMV_ROWS = 16
-# Weight rows dequantized per GEMM panel: PANEL_ROWS x k float32 stays within a core's L2 for
-# the usual widths (256 x 1024 x 4 B = 1 MiB), so the GEMM reads what was just written.
-PANEL_ROWS = 256
+# Input rows from which the weight-only Linear dequantizes the weight for BLAS's GEMM instead of
+# dotting each weight row with every input row: int8 rows, packed 4-bit rows (dearer to
+# dequantize). On a 768 -> 3072 Linear at one thread the dot products win up to 4 rows (int8)
+# and 8 (int4), tie at 8 and 16, and lose beyond (docs/guides/precision.md).
+WEIGHT_GEMV_ROWS = 8
+PACKED_GEMV_ROWS = 16
+# Bytes of float32 weight dequantized for one GEMM. One GEMM over the whole dequantized weight
+# beat panels of 128 or 256 rows that fit a core's L2 (a 768 -> 3072 Linear at 1024 rows: 56 ms
+# against 62 and 66 ms, float32 55 ms; docs/guides/precision.md): a panel's GEMM is narrower and
+# its result is copied into place. Panels only bound the scratch memory of a very large weight.
+PANEL_BYTES = 64 << 20
 # 127 * 127 * 1040 < 2^24: the most features whose integer sums float32 holds exactly.
 EXACT_TERMS = 1040
 
@@ -122,13 +127,13 @@ class QuantizationOps:
         w = np.ascontiguousarray(values)
         sign = 8 if value == "int4" else 0
         out = np.empty((m, n), np.float32)
-        if m < WEIGHT_GEMV_ROWS:
+        if m < (PACKED_GEMV_ROWS if packed else WEIGHT_GEMV_ROWS):
             parts = _parts(n * padded * (m + 1) // 8)
             split.run_ranges(
                 kq.weight_gemv_range, kq.weight_gemv, n, parts, rows, w, packed, sign, s2, z2, bias, out
             )
             return out.reshape((*x.shape[:-1], n))
-        step = min(n, PANEL_ROWS)
+        step = max(1, min(n, PANEL_BYTES // (4 * padded)))
         panel = np.empty((step, padded), np.float32)
         for lo in range(0, n, step):
             hi = min(n, lo + step)
