@@ -119,3 +119,18 @@ def test_dequantized_linear_is_the_default(
     expected = Contract.dequantized_linear(backend, x, stored, scales, zp, value, bias)
     assert got.shape == expected.shape == (m, n) and got.dtype == np.float32
     np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-5 * k)
+
+
+def test_quantized_linear_sums_of_minus_128_weights_are_exact() -> None:
+    """PyTorch's qint8 weights may hold -128 (`load_pytorch`): a full chunk of the largest
+    products, -128 * 127 per term, still sums exactly on the GEMM path."""
+    m, k = GEMV_ROWS, EXACT_TERMS
+    x = np.ones((m, k), np.float32)  # every activation quantizes to 127
+    w = np.full((2, k), -128, np.int8)
+    w[1] = 127
+    backend = NdArray()
+    scales = np.ones(2, np.float32)
+    got = backend.quantized_linear(x, w, scales, None)
+    expected = Contract.quantized_linear(backend, x, w, scales, None)
+    np.testing.assert_array_equal(got, expected)
+    assert got[0, 0] == np.float32(-128 * 127 * k / 127)

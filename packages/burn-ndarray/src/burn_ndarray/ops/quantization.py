@@ -41,8 +41,10 @@ PACKED_GEMV_ROWS = 16
 # against 62 and 66 ms, float32 55 ms; docs/guides/precision.md): a panel's GEMM is narrower and
 # its result is copied into place. Panels only bound the scratch memory of a very large weight.
 PANEL_BYTES = 64 << 20
-# 127 * 127 * 1040 < 2^24: the most features whose integer sums float32 holds exactly.
-EXACT_TERMS = 1040
+# 127 * 128 * 1032 < 2^24: the most features whose integer sums float32 holds exactly, for
+# activations in [-127, 127] and any int8 weight (PyTorch's qint8 weights, loaded by
+# `load_pytorch`, may hold -128).
+EXACT_TERMS = 1032
 
 
 def _parts(work: int) -> int:
