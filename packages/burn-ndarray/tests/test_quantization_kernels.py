@@ -12,7 +12,7 @@ from burn.backend.ops.quantization import QuantizationOps as Contract
 from burn.foundations.dtype import DType
 from burn_ndarray import NdArray
 from burn_ndarray.ops import quantization as ndarray_quantization
-from burn_ndarray.ops.quantization import EXACT_TERMS, GEMV_ROWS, PACKED_GEMV_ROWS, WEIGHT_GEMV_ROWS
+from burn_ndarray.ops.quantization import EXACT_TERMS, GEMV_ROWS, WEIGHT_GEMV_ROWS
 
 
 @pytest.mark.parametrize(
@@ -86,10 +86,9 @@ def test_quantize_and_dequantize_are_the_defaults_bit_for_bit(affine: bool) -> N
     "m, k, n, blocks, affine",
     [
         (1, 64, 5, 0, False),  # one scale, symmetric int8: the direct dot product
-        (WEIGHT_GEMV_ROWS - 1, 96, 33, 3, True),
-        (PACKED_GEMV_ROWS - 1, 96, 33, 3, True),
-        (WEIGHT_GEMV_ROWS, 64, 10, 2, True),  # int8: GEMM; packed: dot products
-        (PACKED_GEMV_ROWS, 64, 263, 2, False),  # GEMM over three panels of 100 rows
+        (WEIGHT_GEMV_ROWS - 1, 96, 33, 3, True),  # three blocks of four rows and three single
+        (6, 64, 10, 1, False),  # a zero point-free int8 row with one scale, several input rows
+        (WEIGHT_GEMV_ROWS, 64, 263, 2, False),  # GEMM over three panels of 100 rows
         (40, 50, 9, 1, True),  # rows padded from 50 to 64 (two blocks of 32 stored)
     ],
     ids=str,

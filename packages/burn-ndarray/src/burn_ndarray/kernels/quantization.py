@@ -173,15 +173,13 @@ def weight_gemv_range(
     bias: Array, out: Array,
 ) -> None:
     """``out[:, j] = x @ dequantized_row(j) (+ bias[j])`` for the weight rows `lo` to `hi`, with
-    ``x [m, padded]`` (split order for packed rows, zeros in the padding). An int8 row with one
-    scale and no zero point is dotted as it is and scaled once, and a packed row with one input
-    row goes through `_packed_row_dot`; otherwise each row is dequantized once into an L1-sized
-    buffer and dotted with every row of x."""
+    ``x [m, padded]`` (split order for packed rows, zeros in the padding). For one input row, an
+    int8 row with one scale and no zero point is dotted as it is and scaled once, and a packed
+    row goes through `_packed_row_dot`; otherwise each weight row is dequantized once into an
+    L1-sized buffer and dotted with the rows of x, four at a time."""
     m, size = x.shape
     buf = np.empty(size, np.float32)
-    direct = not packed and zps is None and scales.shape[1] == 1
-    products = packed and m == 1
-    if products:
+    if packed and m == 1:
         x0 = x[0]
         half = size // 2
         blocks = scales.shape[1]
@@ -192,21 +190,43 @@ def weight_gemv_range(
             acc = _packed_row_dot(x0, w[j], sign, scales, zps, j, x_sums, buf)
             out[0, j] = acc if bias is None else acc + bias[j]
         return
+    if m == 1 and zps is None and scales.shape[1] == 1:  # int8, one scale a row
+        x0 = x[0]
+        for j in range(lo, hi):
+            row = w[j]
+            acc = _f32(0.0)
+            for p in range(size):
+                acc += x0[p] * _f32(row[p])
+            acc *= scales[j, 0]
+            out[0, j] = acc if bias is None else acc + bias[j]
+        return
     for j in range(lo, hi):
-        row = w[j]
-        if not direct:
-            _dequantize_row(w, j, packed, sign, scales, zps, buf)
-        for i in range(m):
+        _dequantize_row(w, j, packed, sign, scales, zps, buf)
+        b = _f32(0.0) if bias is None else bias[j]
+        i = 0
+        # Four input rows at a time: each dequantized value is loaded once for four sums, which
+        # LLVM keeps in four vector registers.
+        while i + 4 <= m:
+            x0, x1, x2, x3 = x[i], x[i + 1], x[i + 2], x[i + 3]
+            a0 = a1 = a2 = a3 = _f32(0.0)
+            for p in range(size):
+                v = buf[p]
+                a0 += x0[p] * v
+                a1 += x1[p] * v
+                a2 += x2[p] * v
+                a3 += x3[p] * v
+            out[i, j] = a0 + b
+            out[i + 1, j] = a1 + b
+            out[i + 2, j] = a2 + b
+            out[i + 3, j] = a3 + b
+            i += 4
+        while i < m:
             xi = x[i]
             acc = _f32(0.0)
-            if direct:
-                for p in range(size):
-                    acc += xi[p] * _f32(row[p])
-                acc *= scales[j, 0]
-            else:
-                for p in range(size):
-                    acc += xi[p] * buf[p]
-            out[i, j] = acc if bias is None else acc + bias[j]
+            for p in range(size):
+                acc += xi[p] * buf[p]
+            out[i, j] = acc + b
+            i += 1
 
 
 @jit

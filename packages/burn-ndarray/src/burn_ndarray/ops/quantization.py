@@ -31,11 +31,10 @@ Array = Any
 # Input rows below which the integer dot products beat converting the weight for a GEMM.
 GEMV_ROWS = 16
 # Input rows from which the weight-only Linear dequantizes the weight for BLAS's GEMM instead of
-# dotting each weight row with every input row: int8 rows, packed 4-bit rows (dearer to
-# dequantize). On a 768 -> 3072 Linear at one thread the dot products win up to 4 rows (int8)
-# and 8 (int4), tie at 8 and 16, and lose beyond (docs/guides/precision.md).
-WEIGHT_GEMV_ROWS = 8
-PACKED_GEMV_ROWS = 16
+# dotting each dequantized weight row with the input rows (four at a time). On a 768 -> 3072
+# Linear at one thread the dot products win up to 8 rows and lose at 16 for int8; for int4 they
+# tie at 8 and still win at 16 (docs/guides/precision.md).
+WEIGHT_GEMV_ROWS = 16
 # Bytes of float32 weight dequantized for one GEMM. One GEMM over the whole dequantized weight
 # beat panels of 128 or 256 rows that fit a core's L2 (a 768 -> 3072 Linear at 1024 rows: 56 ms
 # against 62 and 66 ms, float32 55 ms; docs/guides/precision.md): a panel's GEMM is narrower and
@@ -129,7 +128,7 @@ class QuantizationOps:
         w = np.ascontiguousarray(values)
         sign = 8 if value == "int4" else 0
         out = np.empty((m, n), np.float32)
-        if m < (PACKED_GEMV_ROWS if packed else WEIGHT_GEMV_ROWS):
+        if m < WEIGHT_GEMV_ROWS:
             parts = _parts(n * padded * (m + 1) // 8)
             split.run_ranges(
                 kq.weight_gemv_range, kq.weight_gemv, n, parts, rows, w, packed, sign, s2, z2, bias, out
