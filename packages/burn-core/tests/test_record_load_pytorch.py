@@ -564,8 +564,12 @@ def test_a_pickled_whole_model_is_refused_with_advice(dev, tmp_path):
 
 
 def test_other_torch_rebuilds_and_dtypes_are_refused(dev, tmp_path):
+    sparse = dumps({"w": Call("torch._utils", "_rebuild_sparse_tensor", 1)})
+    with pytest.raises(RecordError, match=r"global torch\._utils\._rebuild_sparse_tensor"):
+        load_pytorch(write_pt(tmp_path / "s.pt", sparse, {}), nn.LinearConfig(3, 2).init(dev))
+    # Quantized tensors are read (test_record_pytorch_quantized.py); a malformed call is not.
     qtensor = dumps({"w": Call("torch._utils", "_rebuild_qtensor", 1)})
-    with pytest.raises(RecordError, match=r"global torch\._utils\._rebuild_qtensor"):
+    with pytest.raises(RecordError, match=r"q.pt: corrupt pickle"):
         load_pytorch(write_pt(tmp_path / "q.pt", qtensor, {}), nn.LinearConfig(3, 2).init(dev))
     complex_storage = Pid(("storage", Global("torch", "ComplexFloatStorage"), "0", "cpu", 1))
     pkl = dumps(

@@ -1,6 +1,7 @@
-"""burn-ndarray's dynamic int8 Linear (`burn_ndarray.ops.quantization`): bit for bit the contract
-default's result on both of its paths (integer dot products for few rows, the exact float32 GEMM
-in chunks for more), including sums over more features than one exact chunk holds."""
+"""burn-ndarray's quantized Linears (`burn_ndarray.ops.quantization`). The dynamic int8 one is
+bit for bit the contract default's result on both of its paths (integer dot products for few
+rows, the exact float32 GEMM in chunks for more), including sums over more features than one
+exact chunk holds; the weight-only one is the default's product within float32 sums."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ import pytest
 from burn.backend.ops.quantization import QuantizationOps as Contract
 from burn.foundations.dtype import DType
 from burn_ndarray import NdArray
-from burn_ndarray.ops.quantization import EXACT_TERMS, GEMV_ROWS
+from burn_ndarray.ops import quantization as ndarray_quantization
+from burn_ndarray.ops.quantization import EXACT_TERMS, GEMV_ROWS, WEIGHT_GEMV_ROWS
 
 
 @pytest.mark.parametrize(
@@ -77,3 +79,57 @@ def test_quantize_and_dequantize_are_the_defaults_bit_for_bit(affine: bool) -> N
     back = backend.dequantize(q, scales, zp, DType.F32)
     assert back.dtype == np.float32
     np.testing.assert_array_equal(back, Contract.dequantize(backend, q, scales, zp, DType.F32))
+
+
+@pytest.mark.parametrize("value", ["int8", "int4", "uint4"])
+@pytest.mark.parametrize(
+    "m, k, n, blocks, affine",
+    [
+        (1, 64, 5, 0, False),  # one scale, symmetric int8: the direct dot product
+        (WEIGHT_GEMV_ROWS - 1, 96, 33, 3, True),  # three blocks of four rows and three single
+        (6, 64, 10, 1, False),  # a zero point-free int8 row with one scale, several input rows
+        (WEIGHT_GEMV_ROWS, 64, 263, 2, False),  # GEMM over three panels of 100 rows
+        (40, 50, 9, 1, True),  # rows padded from 50 to 64 (two blocks of 32 stored)
+    ],
+    ids=str,
+)
+def test_dequantized_linear_is_the_default(
+    value: str, m: int, k: int, n: int, blocks: int, affine: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Both paths of the weight-only Linear (a dequantized row dotted with the inputs, panels of
+    dequantized rows through GEMM) give the contract default's product within float32 sums."""
+    rng = np.random.default_rng(m * 31 + n)
+    stored_k = 64 if k == 50 else k
+    monkeypatch.setattr(ndarray_quantization, "PANEL_BYTES", 4 * stored_k * 100)
+    lo, hi = {"int8": (-128, 128), "int4": (-8, 8), "uint4": (0, 16)}[value]
+    q = rng.integers(lo, hi, size=(n, stored_k))
+    packed = ((q[:, 0::2] & 15) | ((q[:, 1::2] & 15) << 4)).astype(np.uint8)
+    stored = q.astype(np.int8) if value == "int8" else packed
+    s_shape = (1,) if blocks == 0 else (n, 1) if blocks == 1 else (n, blocks, 1)
+    if k == 50:
+        s_shape = (n, 2, 1)
+    scales = rng.uniform(0.01, 0.1, size=s_shape).astype(np.float32)
+    zp_type = np.uint8 if value == "uint4" else np.int8
+    zp = rng.integers(lo, hi, size=s_shape).astype(zp_type) if affine else None
+    x = rng.standard_normal((m, k)).astype(np.float32)
+    bias = rng.standard_normal(n).astype(np.float32)
+    backend = NdArray()
+    got = backend.dequantized_linear(x, stored, scales, zp, value, bias)
+    expected = Contract.dequantized_linear(backend, x, stored, scales, zp, value, bias)
+    assert got.shape == expected.shape == (m, n) and got.dtype == np.float32
+    np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-5 * k)
+
+
+def test_quantized_linear_sums_of_minus_128_weights_are_exact() -> None:
+    """PyTorch's qint8 weights may hold -128 (`load_pytorch`): a full chunk of the largest
+    products, -128 * 127 per term, still sums exactly on the GEMM path."""
+    m, k = GEMV_ROWS, EXACT_TERMS
+    x = np.ones((m, k), np.float32)  # every activation quantizes to 127
+    w = np.full((2, k), -128, np.int8)
+    w[1] = 127
+    backend = NdArray()
+    scales = np.ones(2, np.float32)
+    got = backend.quantized_linear(x, w, scales, None)
+    expected = Contract.quantized_linear(backend, x, w, scales, None)
+    np.testing.assert_array_equal(got, expected)
+    assert got[0, 0] == np.float32(-128 * 127 * k / 127)

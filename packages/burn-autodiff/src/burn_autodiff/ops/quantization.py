@@ -1,4 +1,4 @@
-"""The quantization family of `Autodiff`: quantize, dequantize and the dynamic int8 Linear.
+"""The quantization family of `Autodiff`: quantize, dequantize and the two quantized Linears.
 
 The ops carry no gradient (rounding has none worth following: quantization-aware training uses
 `burn.quantization.fake_quantize`, whose straight-through rule is made of recorded float ops). So
@@ -33,3 +33,9 @@ class AutodiffQuantizationOps:
     def quantized_linear(self, x: AD, weight: Any, weight_scales: AD, bias: AD | None) -> AD:
         inner_bias = None if bias is None else bias.p
         return AD(self._in.quantized_linear(x.p, weight, weight_scales.p, inner_bias), None)
+
+    def dequantized_linear(
+        self, x: AD, values: Any, scales: AD, zero_points: Any | None, value: str, bias: AD | None
+    ) -> AD:
+        inner_bias = None if bias is None else bias.p
+        return AD(self._in.dequantized_linear(x.p, values, scales.p, zero_points, value, inner_bias), None)

@@ -48,8 +48,9 @@ class QuantizedLinear(Module):
     input dim, the dim the product sums over).
 
     With ``scheme.activations == "dynamic"`` the input is quantized per row to int8 at run time
-    and multiplied in integers (`burn.tensor.module.quantized_linear`); otherwise the weight is
-    dequantized on the fly and multiplied in the input's float dtype.
+    and multiplied in integers (`burn.tensor.module.quantized_linear`); otherwise the product
+    runs in the input's float dtype on the stored weight (`burn.tensor.module.dequantized_linear`:
+    backends with a kernel for it, ndarray, dequantize a few rows at a time).
 
     Attributes:
         values: Int param of the stored weight (int8, or uint8 packing 4-bit pairs).
@@ -100,8 +101,12 @@ class QuantizedLinear(Module):
         if self.scheme.activations == "dynamic":
             scales = self.scales.val()
             return F.quantized_linear(x, self.values.val(), scales.reshape((scales.shape[0],)), bias)
-        weight = self.weight().dequantize(x.dtype)
-        return F.linear(x, weight.swap_dims(0, 1), bias)
+        scheme = self.scheme
+        if scheme.level == "channel" and scheme.axis % 2 != 0:  # scales along the input dim
+            weight = self.weight().dequantize(x.dtype)
+            return F.linear(x, weight.swap_dims(0, 1), bias)
+        zero_points = None if self.zero_points is None else self.zero_points.val()
+        return F.dequantized_linear(x, self.values.val(), self.scales.val(), zero_points, scheme.value, bias)
 
 
 class QuantizedEmbedding(Module):

@@ -49,6 +49,7 @@ from burn.record.pytorch_adapters import (
     torch_state,
 )
 from burn.record.pytorch_pickle import TorchTensor, open_checkpoint
+from burn.record.pytorch_quantized import expand_quantized
 from burn.record.pytorch_writer import write_checkpoint
 
 if TYPE_CHECKING:
@@ -178,7 +179,9 @@ def load_pytorch(
 
     Returns:
         A new module; params keep their ParamIds (the file has none). Values are converted to
-        each param's dtype (float16, bfloat16, float64, ints and bool are read).
+        each param's dtype (float16, bfloat16, float64, ints and bool are read). Quantized
+        tensors (``torch.ao.quantization`` models, qint8 / quint8, per tensor or per channel)
+        load into burn's quantized layers (`burn.record.pytorch_quantized`).
 
     Raises:
         RecordError: naming the file: not a checkpoint, a truncated or corrupted one, a
@@ -192,7 +195,10 @@ def load_pytorch(
     """
     source = str(path)
     with open_checkpoint(path, limits=limits) as checkpoint:
-        tensors = checkpoint.state_dict(key)
+        try:
+            tensors = expand_quantized(checkpoint.state_dict(key))
+        except RecordError as err:
+            raise err.with_source(source) from err
         return load_state_dict(
             tensors,
             module,

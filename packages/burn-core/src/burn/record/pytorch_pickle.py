@@ -53,7 +53,14 @@ from burn.record._io import DEFLATE_MAX_RATIO, open_regular
 from burn.record._pickle_scan import ScanReader, scan_pickle
 from burn.record.errors import RecordError
 
-__all__ = ["Checkpoint", "TorchTensor", "TorchUnpickler", "open_checkpoint"]
+__all__ = [
+    "Checkpoint",
+    "StateEntry",
+    "TorchQuantizedTensor",
+    "TorchTensor",
+    "TorchUnpickler",
+    "open_checkpoint",
+]
 
 LEGACY_MAGIC = 0x1950A86A20F9469CFC6C
 LEGACY_PROTOCOL = 1001
@@ -81,7 +88,14 @@ _STORAGE_DTYPES = {
     "CharStorage": DType.I8,
     "ByteStorage": DType.U8,
     "BoolStorage": DType.BOOL,
+    # The integer storages of quantized tensors (``torch.qint8``, ``quint8``, ``qint32``).
+    "QInt8Storage": DType.I8,
+    "QUInt8Storage": DType.U8,
+    "QInt32Storage": DType.I32,
 }
+# The quantization schemes `_rebuild_qtensor` reads (PyTorch's ``torch.per_*`` globals):
+# affine per tensor (symmetric ones are saved as affine with zero point 0) and per channel.
+_QSCHEMES = ("per_tensor_affine", "per_channel_affine")
 _TORCH_DTYPES = {
     "float64": DType.F64,
     "double": DType.F64,
@@ -98,6 +112,10 @@ _TORCH_DTYPES = {
     "short": DType.I16,
     "int8": DType.I8,
     "uint8": DType.U8,
+    # A quantized Linear's ``_packed_params.dtype`` entry names its weight's quantized dtype.
+    "qint8": DType.I8,
+    "quint8": DType.U8,
+    "qint32": DType.I32,
     "bool": DType.BOOL,
 }
 
@@ -125,6 +143,12 @@ class _Storage(NamedTuple):
     dtype: DType | None
     nbytes: int
     offset: int
+
+
+class _QScheme(NamedTuple):
+    """A ``torch.per_*`` quantization scheme named by the pickle."""
+
+    name: str
 
 
 class TorchTensor(NamedTuple):
@@ -165,6 +189,36 @@ class TorchTensor(NamedTuple):
         )
 
 
+class TorchQuantizedTensor(NamedTuple):
+    """A quantized tensor of a checkpoint (``torch.quantize_per_tensor`` / ``_per_channel``,
+    `torch.ao.quantization`'s weights): its stored integers and how they map to floats,
+    ``(values - zero_point) * scale``.
+
+    Attributes:
+        values: the integers (int8 for ``qint8``, uint8 for ``quint8``, int32 for ``qint32``).
+        qscheme: ``"per_tensor_affine"`` or ``"per_channel_affine"``.
+        scales: the scale (per tensor: a float) or a float64 `TorchTensor` ``[channels]``.
+        zero_points: the zero point (per tensor: an int) or an int64 `TorchTensor` ``[channels]``.
+        axis: the channel dim (per channel), else 0.
+    """
+
+    values: TorchTensor
+    qscheme: str
+    scales: float | TorchTensor
+    zero_points: int | TorchTensor
+    axis: int
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self.values.shape
+
+    def __repr__(self) -> str:
+        return (
+            f"TorchQuantizedTensor(shape={list(self.shape)}, dtype={self.values.dtype.value}, "
+            f"qscheme={self.qscheme})"
+        )
+
+
 def _int(value: Any, what: str) -> int:
     # Below 2^63: every size, stride and offset must fit NumPy's (and PyTorch's) int64.
     if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= _INT_MAX:
@@ -178,6 +232,12 @@ def _ints(value: Any, what: str, limits: Limits) -> tuple[int, ...]:
     if limits.exceeds("max_rank", len(value)):
         raise RecordError(limits.refusal("max_rank", len(value), what))
     return tuple(_int(v, what) for v in value)
+
+
+# A value of a state dict (`Checkpoint.state_dict`).
+StateEntry = (
+    TorchTensor | TorchQuantizedTensor | tuple[TorchQuantizedTensor, TorchTensor | None] | _TorchDType
+)
 
 
 # -- the unpickler --------------------------------------------------------------------------------
@@ -213,6 +273,7 @@ class TorchUnpickler(pickle.Unpickler):
             ("torch._utils", "_rebuild_tensor_v2"): self._rebuild_tensor_v2,
             ("torch._utils", "_rebuild_tensor_v3"): self._rebuild_tensor_v3,
             ("torch._utils", "_rebuild_parameter"): _rebuild_parameter,
+            ("torch._utils", "_rebuild_qtensor"): self._rebuild_qtensor,
             ("torch._utils", "_rebuild_parameter_with_state"): _rebuild_parameter,
             ("torch", "Size"): tuple,
             ("torch", "UntypedStorage"): _StorageType("UntypedStorage", None),
@@ -230,6 +291,8 @@ class TorchUnpickler(pickle.Unpickler):
             return found
         if module == "torch" and name in _STORAGE_DTYPES:
             return _StorageType(name, _STORAGE_DTYPES[name])
+        if module == "torch" and name in _QSCHEMES:
+            return _QScheme(name)
         if module == "torch" and name in _TORCH_DTYPES:
             return _TorchDType(name, _TORCH_DTYPES[name])
         if module == "torch" and name.endswith("Storage"):
@@ -307,6 +370,45 @@ class TorchUnpickler(pickle.Unpickler):
         if not isinstance(dtype, _TorchDType):
             raise RecordError(f"_rebuild_tensor_v3 needs a torch dtype, got {_short(dtype)}")
         return self._tensor(storage, offset, size, stride, dtype.dtype)
+
+
+    def _rebuild_qtensor(
+        self, storage: Any, offset: Any, size: Any, stride: Any, params: Any, *_grad_hooks: Any
+    ) -> TorchQuantizedTensor:
+        """A quantized tensor: its integers as a tensor on the quantized storage, and its
+        quantizer ``(scheme, scale, zero_point)`` or ``(scheme, scales, zero_points, axis)``."""
+        values = self._tensor(storage, offset, size, stride, None)
+        if not isinstance(params, tuple) or not params or not isinstance(params[0], _QScheme):
+            raise RecordError(
+                f"a quantized tensor's quantizer must name its scheme, got {_short(params)}"
+            )
+        scheme = params[0].name
+        if scheme == "per_tensor_affine" and len(params) == 3:
+            scale, zero_point = params[1], params[2]
+            if not isinstance(scale, float) or type(zero_point) is not int:
+                raise RecordError(
+                    f"per_tensor_affine needs a float scale and an int zero point, got {_short(params)}"
+                )
+            return TorchQuantizedTensor(values, scheme, scale, zero_point, 0)
+        if scheme == "per_channel_affine" and len(params) == 4:
+            scales, zero_points, axis = params[1], params[2], params[3]
+            rank = len(values.shape)
+            if not isinstance(axis, int) or isinstance(axis, bool) or not 0 <= axis < rank:
+                raise RecordError(
+                    f"per_channel_affine axis {_short(axis)} is not a dim of {list(values.shape)}"
+                )
+            channels = (values.shape[axis],)
+            for what, t in (("scales", scales), ("zero points", zero_points)):
+                if not isinstance(t, TorchTensor) or t.shape != channels:
+                    raise RecordError(
+                        f"per_channel_affine {what} must be a tensor of shape {list(channels)}, "
+                        f"got {_short(t)}"
+                    )
+            return TorchQuantizedTensor(values, scheme, scales, zero_points, axis)
+        raise RecordError(
+            f"quantized tensors of scheme {scheme} with {len(params) - 1} parameters are not supported "
+            f"(supported: {', '.join(_QSCHEMES)})"
+        )
 
 
 def _rebuild_parameter(data: Any, *_requires_grad_hooks_state: Any) -> Any:
@@ -745,10 +847,15 @@ class Checkpoint:
             done += n
 
     # -- selecting the state dict ----------------------------------------------------------------
-    def state_dict(self, key: str | Sequence[str] | None = None) -> dict[str, TorchTensor]:
+    def state_dict(self, key: str | Sequence[str] | None = None) -> dict[str, StateEntry]:
         """The state dict in the checkpoint: the saved object itself, the value under `key`
         (a top-level key, or a sequence of keys into nested dicts), or, without `key`, the one
         top-level value that is a state dict (``{"model": ..., "optimizer": ..., "epoch": 3}``).
+
+        Values are `TorchTensor`; a quantized model's state dict also holds `TorchQuantizedTensor`
+        values, its quantized Linears' ``(weight, bias)`` pairs under ``*._packed_params.
+        _packed_params`` and their dtypes under ``*._packed_params.dtype``
+        (`burn.record.pytorch_quantized` turns them into a quantized burn layer's params).
 
         Raises:
             RecordError: no such key, or no single state dict, listing the top-level keys.
@@ -758,7 +865,7 @@ class Checkpoint:
         except RecordError as err:
             raise err.with_source(self.path) from err.__cause__
 
-    def _state_dict(self, key: str | Sequence[str] | None) -> dict[str, TorchTensor]:
+    def _state_dict(self, key: str | Sequence[str] | None) -> dict[str, StateEntry]:
         obj = self.obj
         if key is not None:
             path = [key] if isinstance(key, str) else list(key)
@@ -769,7 +876,7 @@ class Checkpoint:
                 obj = obj[part]
             if not _is_state_dict(obj, require_all=False):
                 raise RecordError(f"key {key!r} holds {_kind(obj)}, not a state dict of tensors")
-            bad = [k for k, v in obj.items() if not isinstance(v, TorchTensor)]
+            bad = [k for k, v in obj.items() if not _is_entry(v)]
             if bad:
                 raise RecordError(
                     f"key {key!r} holds values that are not tensors: "
@@ -831,11 +938,25 @@ def _contiguous_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(reversed(strides))
 
 
+def _is_entry(value: Any) -> bool:
+    """Whether `value` may be a state dict's value: a tensor, a quantized tensor, a quantized
+    Linear's ``(weight, bias)`` pair or its dtype."""
+    if isinstance(value, (TorchTensor, TorchQuantizedTensor, _TorchDType)):
+        return True
+    return (
+        isinstance(value, tuple)
+        and len(value) == 2
+        and isinstance(value[0], TorchQuantizedTensor)
+        and (value[1] is None or isinstance(value[1], TorchTensor))
+    )
+
+
 def _is_state_dict(obj: Any, *, require_all: bool = True) -> bool:
     if not isinstance(obj, Mapping) or not obj or not all(isinstance(k, str) for k in obj):
         return False
-    tensors = [isinstance(v, TorchTensor) for v in obj.values()]
-    return all(tensors) if require_all else any(tensors)
+    if require_all and not all(_is_entry(v) for v in obj.values()):
+        return False
+    return any(_is_entry(v) and not isinstance(v, _TorchDType) for v in obj.values())
 
 
 def _kind(obj: Any) -> str:

@@ -30,8 +30,20 @@ from burn_ndarray.runtime.dtypes import NP_OF
 Array = Any
 # Input rows below which the integer dot products beat converting the weight for a GEMM.
 GEMV_ROWS = 16
-# 127 * 127 * 1040 < 2^24: the most features whose integer sums float32 holds exactly.
-EXACT_TERMS = 1040
+# Input rows from which the weight-only Linear dequantizes the weight for BLAS's GEMM instead of
+# dotting each dequantized weight row with the input rows (four at a time). On a 768 -> 3072
+# Linear at one thread the dot products win up to 8 rows and lose at 16 for int8; for int4 they
+# tie at 8 and still win at 16 (docs/guides/precision.md).
+WEIGHT_GEMV_ROWS = 16
+# Bytes of float32 weight dequantized for one GEMM. One GEMM over the whole dequantized weight
+# beat panels of 128 or 256 rows that fit a core's L2 (a 768 -> 3072 Linear at 1024 rows: 56 ms
+# against 62 and 66 ms, float32 55 ms; docs/guides/precision.md): a panel's GEMM is narrower and
+# its result is copied into place. Panels only bound the scratch memory of a very large weight.
+PANEL_BYTES = 64 << 20
+# 127 * 128 * 1032 < 2^24: the most features whose integer sums float32 holds exactly, for
+# activations in [-127, 127] and any int8 weight (PyTorch's qint8 weights, loaded by
+# `load_pytorch`, may hold -128).
+EXACT_TERMS = 1032
 
 
 def _parts(work: int) -> int:
@@ -77,6 +89,66 @@ class QuantizationOps:
         split.run_ranges(
             kq.scale_sums_range, kq.scale_sums, m, _parts(m * n), sums, scales, w_scales, bias, out
         )
+        return out.reshape((*x.shape[:-1], n))
+
+    def dequantized_linear(
+        self, x: Array, values: Array, scales: Array, zero_points: Array | None, value: str,
+        bias: Array | None,
+    ) -> Array:
+        n = values.shape[0]
+        packed = value != "int8"
+        fast = (
+            x.dtype == np.float32
+            and values.dtype == (np.uint8 if packed else np.int8)
+            and scales.dtype == np.float32
+            and (bias is None or bias.dtype == np.float32)
+            and (zero_points is None or zero_points.dtype.kind in "iu")
+        )
+        if not fast:
+            return Contract.dequantized_linear(self, x, values, scales, zero_points, value, bias)  # type: ignore[arg-type]
+        from burn_ndarray.kernels import quantization as kq
+
+        k = x.shape[-1]
+        padded = values.shape[1] * (2 if packed else 1)
+        rows = x.reshape(-1, k)
+        m = rows.shape[0]
+        if k != padded or packed:
+            # x padded with zeros to the stored rows (the padding's products are 0) and, for
+            # packed rows, its columns split as the kernels dequantize them: even ones, then odd.
+            wide = np.zeros((m, padded), np.float32)
+            wide[:, :k] = rows
+            rows = np.concatenate([wide[:, 0::2], wide[:, 1::2]], axis=1) if packed else wide
+        rows = np.ascontiguousarray(rows)
+        # Scales (and zero points) as [n, blocks]: one block a row for per-row and per-tensor.
+        blocks = scales.shape[1] if scales.ndim == 3 else 1
+        s2 = np.ascontiguousarray(np.broadcast_to(scales.reshape(-1, blocks), (n, blocks)))
+        z2 = None
+        if zero_points is not None:
+            z2 = np.ascontiguousarray(np.broadcast_to(zero_points.reshape(-1, blocks), (n, blocks)), np.int32)
+        w = np.ascontiguousarray(values)
+        sign = 8 if value == "int4" else 0
+        out = np.empty((m, n), np.float32)
+        if m < WEIGHT_GEMV_ROWS:
+            parts = _parts(n * padded * (m + 1) // 8)
+            split.run_ranges(
+                kq.weight_gemv_range, kq.weight_gemv, n, parts, rows, w, packed, sign, s2, z2, bias, out
+            )
+            return out.reshape((*x.shape[:-1], n))
+        step = max(1, min(n, PANEL_BYTES // (4 * padded)))
+        panel = np.empty((step, padded), np.float32)
+        for lo in range(0, n, step):
+            hi = min(n, lo + step)
+            part = panel[: hi - lo]
+            split.run_ranges(
+                kq.dequantize_rows_range, kq.dequantize_rows, hi - lo, _parts((hi - lo) * padded),
+                w, packed, sign, s2, z2, lo, part,
+            )
+            if hi - lo == n:
+                np.dot(rows, part.T, out=out)
+            else:
+                out[:, lo:hi] = rows.dot(part.T)
+        if bias is not None:
+            out += bias
         return out.reshape((*x.shape[:-1], n))
 
     def quantize_into_int(

@@ -13,6 +13,9 @@ The formulas (``round`` is round half to even, as `float_round`):
 - quantize: ``q = clamp(round(x / scale) + zero_point, qmin, qmax)``
 - dequantize: ``x' = (q - zero_point) * scale``
 
+4-bit values are stored two to a uint8 byte along the last dim, the even index in the low 4 bits
+(``"int4"``: a nibble in two's complement; ``"uint4"``: unsigned), as `burn.quantization.pack`.
+
 `scales` and `zero_points` broadcast against the tensor (per tensor: one value; per channel: the
 channel's dim kept, every other dim 1; per block: the caller reshapes the tensor to
 ``[..., blocks, block]`` and gives ``[..., blocks, 1]``). None of the ops carries a gradient:
@@ -39,7 +42,8 @@ ACTIVATION_QMAX = 127
 
 @family("quantization", grad=False, bound=None)
 class QuantizationOps:
-    """Quantize, dequantize, and the int8 Linear product with dynamic activation quantization."""
+    """Quantize, dequantize, the int8 Linear product with dynamic activation quantization, and
+    the Linear product with a weight-only quantized weight."""
 
     @default(grad=False, results=("int",))
     def quantize_into_int(
@@ -96,6 +100,50 @@ class QuantizationOps:
         out = b.float_mul(
             b.float_mul(b.int_into_float(acc, dtype), scale), b.float_cast(weight_scales, dtype)
         )
+        if bias is not None:
+            out = b.float_add(out, bias)
+        return b.float_reshape(out, (*shape[:-1], n))
+
+    @default(grad=False)
+    def dequantized_linear(
+        self, x: P, values: P, scales: P, zero_points: P | None, value: str, bias: P | None
+    ) -> P:
+        """``x @ dequantize(weight).T + bias`` for a weight-only quantized weight, in x's dtype.
+
+        The weight ``[n, k]`` is stored as `values`: int8 ``[n, kp]`` (`value` ``"int8"``) or
+        uint8 ``[n, kp / 2]`` packing two 4-bit values a byte (``"int4"``, ``"uint4"``), where
+        ``kp >= k`` is the row padded to whole blocks (the padding's values are never read: the
+        product stops at ``k = x.shape[-1]``). `scales` (float) and `zero_points` (int, or None)
+        give the scale layout: ``[1]`` per tensor, ``[n, 1]`` per output row, ``[n, kp / block,
+        1]`` per block of each row. A backend's kernel may multiply without dequantizing the
+        whole weight at once; the sums are a float matmul's, within its tolerance.
+        """
+        b: Backend = self  # type: ignore[assignment]
+        shape = b.float_shape(x)
+        k = shape[-1]
+        dtype = b.float_get_dtype(x)
+        n, stored = b.int_shape(values)
+        if value == "int8":
+            unpacked = values
+        else:
+            wide = b.int_cast(values, DType.I32 if b.capabilities.supports(DType.I32) else b.int_dtype)
+            low = b.int_bitwise_and_scalar(wide, 15)
+            high = b.int_bitwise_right_shift_scalar(wide, 4)
+            if value == "int4":  # a nibble >= 8 is negative: subtract 16 (bit 3 moved to bit 4)
+                low, high = (
+                    b.int_sub(t, b.int_bitwise_left_shift_scalar(b.int_bitwise_right_shift_scalar(t, 3), 4))
+                    for t in (low, high)
+                )
+            pairs = [b.int_reshape(t, (n, stored, 1)) for t in (low, high)]
+            unpacked = b.int_reshape(b.int_cat(pairs, 2), (n, 2 * stored))
+        padded = b.int_shape(unpacked)[1]
+        scale_shape = b.float_shape(scales)
+        if len(scale_shape) == 3:  # per block: the values seen as [n, blocks, block]
+            unpacked = b.int_reshape(unpacked, (n, scale_shape[1], padded // scale_shape[1]))
+        weight = b.float_reshape(b.dequantize(unpacked, scales, zero_points, dtype), (n, padded))
+        if padded != k:
+            weight = b.float_slice(weight, (slice(0, n), slice(0, k)))
+        out = b.float_matmul(b.float_reshape(x, (-1, k)), b.float_swap_dims(weight, 0, 1))
         if bias is not None:
             out = b.float_add(out, bias)
         return b.float_reshape(out, (*shape[:-1], n))

@@ -54,7 +54,12 @@ from burn.tensor.module.pool import (
 # the split into families.
 from burn.tensor.module.pool import avg_pool as avg_pool
 from burn.tensor.module.pool import max_pool as max_pool
-from burn.tensor.module.quantization import dequantize, quantize_into_int, quantized_linear
+from burn.tensor.module.quantization import (
+    dequantize,
+    dequantized_linear,
+    quantize_into_int,
+    quantized_linear,
+)
 from burn.tensor.module.rnn import gru_cell, lstm_cell
 from burn.tensor.module.sampling import grid_sample_2d, interpolate, interpolate1d
 
@@ -91,6 +96,7 @@ __all__ = [
     "max_pool2d_with_indices",
     "max_pool3d",
     "max_pool3d_with_indices",
+    "dequantized_linear",
     "quantize_into_int",
     "quantized_linear",
     "unfold4d",

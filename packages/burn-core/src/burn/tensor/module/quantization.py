@@ -26,7 +26,7 @@ from burn.tensor.module._args import float_operand
 if TYPE_CHECKING:
     from burn.tensor.tensor import Tensor
 
-__all__ = ["dequantize", "quantize_into_int", "quantized_linear"]
+__all__ = ["dequantize", "dequantized_linear", "quantize_into_int", "quantized_linear"]
 
 
 def _broadcasts(op: str, shape: tuple[int, ...], other: tuple[int, ...], what: str) -> None:
@@ -101,4 +101,75 @@ def quantized_linear(x: Tensor, weight: Tensor, weight_scales: Tensor, bias: Ten
         if bias.shape != (n,):
             raise ShapeError(f"{op}: bias must have shape [{n}], got {list(bias.shape)}")
     out = x._b.quantized_linear(x._p, weight._p, weight_scales._p, None if bias is None else bias._p)
+    return wrap(out, x._b, Float)
+
+
+_STORED_VALUES = ("int8", "int4", "uint4")
+
+
+def dequantized_linear(
+    x: Tensor,
+    values: Tensor,
+    scales: Tensor,
+    zero_points: Tensor | None = None,
+    value: str = "int8",
+    bias: Tensor | None = None,
+) -> Tensor:
+    """``x @ dequantize(weight).T + bias`` for a weight-only quantized ``[n, k]`` weight, in x's
+    float dtype, without the backend having to dequantize the whole weight first
+    (`burn.backend.ops.quantization.QuantizationOps.dequantized_linear`).
+
+    Args:
+        x: Float ``[..., k]``.
+        values: the stored weight: int8 ``[n, kp]`` (`value` ``"int8"``) or uint8 ``[n, kp / 2]``
+            of packed 4-bit values (``"int4"``, ``"uint4"``), rows padded to ``kp >= k``.
+        scales: Float ``[1]`` (per tensor), ``[n, 1]`` (per output row) or ``[n, blocks, 1]``
+            (per block of ``kp / blocks`` values of each row).
+        zero_points: Int, shaped as `scales` (affine), or None (symmetric).
+        value: ``"int8"``, ``"int4"`` or ``"uint4"``.
+        bias: Float ``[n]`` or None.
+
+    Example:
+        >>> import burn
+        >>> from burn import Tensor
+        >>> B = burn.backend("ndarray")
+        >>> w = Tensor.from_data([[2, -4]], backend=B, dtype="int8")
+        >>> x = Tensor.from_data([[1.0, 1.0]], backend=B)
+        >>> dequantized_linear(x, w, Tensor.from_data([0.5], backend=B)).tolist()
+        [[-1.0]]
+    """
+    op = "dequantized_linear"
+    float_operand(op, x, "x")
+    expect_same(op, x, values, Int, "values")
+    expect_same(op, x, scales, Float, "scales")
+    if value not in _STORED_VALUES:
+        raise ValueError(f"{op}: value must be 'int8', 'int4' or 'uint4', got {value!r}")
+    if len(values.shape) != 2 or not x.shape:
+        raise ShapeError(
+            f"{op}: x {list(x.shape)} and values [n, stored] {list(values.shape)} do not multiply"
+        )
+    n, stored = values.shape
+    padded = stored * (1 if value == "int8" else 2)
+    k = x.shape[-1]
+    if k > padded:
+        raise ShapeError(f"{op}: x has {k} features, the weight rows only {padded}")
+    blocked = len(scales.shape) == 3 and scales.shape[0] == n and scales.shape[2] == 1
+    if not (scales.shape in ((1,), (n, 1)) or (blocked and padded % scales.shape[1] == 0)):
+        raise ShapeError(
+            f"{op}: scales must have shape [1], [{n}, 1] or [{n}, blocks, 1] with blocks dividing "
+            f"{padded}, got {list(scales.shape)}"
+        )
+    if zero_points is not None:
+        expect_same(op, x, zero_points, Int, "zero_points")
+        if zero_points.shape != scales.shape:
+            raise ShapeError(
+                f"{op}: zero_points must have the scales' shape {list(scales.shape)}, "
+                f"got {list(zero_points.shape)}"
+            )
+    if bias is not None:
+        expect_same(op, x, bias, Float, "bias")
+        if bias.shape != (n,):
+            raise ShapeError(f"{op}: bias must have shape [{n}], got {list(bias.shape)}")
+    zp = None if zero_points is None else zero_points._p
+    out = x._b.dequantized_linear(x._p, values._p, scales._p, zp, value, None if bias is None else bias._p)
     return wrap(out, x._b, Float)

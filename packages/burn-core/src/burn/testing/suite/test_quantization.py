@@ -1,6 +1,7 @@
 """The quantization family: float to int with scales and zero points and back, exactly as NumPy
-computes the formulas, and the dynamic int8 Linear within its tolerance
-(`burn.testing.tolerances.quantized_linear_tolerance`); then `burn.quantization`'s tensors
+computes the formulas, the dynamic int8 Linear within its tolerance
+(`burn.testing.tolerances.quantized_linear_tolerance`), the weight-only quantized Linear within a
+float matmul's; then `burn.quantization`'s tensors
 (every scheme, 4-bit packing) on top of them.
 
 Exact comparisons use inputs whose quotients ``x / scale`` are exact in float32 (power-of-two
@@ -136,6 +137,89 @@ def test_quantized_linear_integer_sums(backend: Any, rng: Any) -> None:
     )
     expected = (q.astype(np.int64) @ w.T.astype(np.int64)) / 16 * 0.0078125
     check_float(out, expected, F32, terms=4, what="quantized_linear")
+
+
+def _stored_weight(
+    rng: Any, value: str, n: int, k: int, blocks: int, affine: bool
+) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray]:
+    """Stored values (packed for 4-bit), scales, zero points and the dequantized ``[n, k]``
+    float64 weight, for `blocks` scales a row (0: one scale for the whole weight)."""
+    lo, hi = {"int8": (-128, 128), "int4": (-8, 8), "uint4": (0, 16)}[value]
+    q = rng.integers(lo, hi, size=(n, k))
+    size = k // max(blocks, 1)
+    s_shape = (1,) if blocks == 0 else (n, blocks, 1)
+    scales = rng.uniform(0.01, 0.1, size=s_shape).astype(np.float32)
+    zp = rng.integers(lo, hi, size=s_shape) if affine else None
+    per_value = np.broadcast_to(scales, (n, 1, 1)) if blocks == 0 else scales
+    offsets = 0 if zp is None else np.broadcast_to(zp, per_value.shape)
+    w = ((q.reshape(n, -1, size) - offsets) * per_value.astype(np.float64)).reshape(n, k)
+    if value == "int8":
+        stored = q.astype(np.int8)
+    else:
+        nibbles = q & 15
+        stored = (nibbles[:, 0::2] | (nibbles[:, 1::2] << 4)).astype(np.uint8)
+    return stored, scales, zp, w
+
+
+@covers("dequantized_linear")
+@pytest.mark.parametrize("value", ["int8", "int4", "uint4"])
+@pytest.mark.parametrize(
+    "m, k, n, blocks, affine",
+    [(1, 64, 9, 2, False), (3, 32, 5, 0, True), (20, 96, 7, 3, True), (2, 64, 300, 1, False)],
+    ids=str,
+)
+def test_dequantized_linear_matches_float_product(
+    backend: Any, value: str, m: int, k: int, n: int, blocks: int, affine: bool, rng: Any
+) -> None:
+    """The product with the dequantized weight, per tensor, per row and per block, symmetric
+    and affine, with batch dims, few rows (a decoding step) and many."""
+    require_dtype(backend, DType.I8)
+    require_dtype(backend, DType.U8)
+    stored, scales, zp, w = _stored_weight(rng, value, n, k, blocks, affine)
+    x = rng.standard_normal((m, 1, k)).astype(np.float32)
+    bias = rng.standard_normal(n).astype(np.float32)
+    zp_dtype = DType.U8 if value == "uint4" else DType.I8
+    out = tensor_module().dequantized_linear(
+        make(backend, x, F32),
+        make(backend, stored, DType.I8 if value == "int8" else DType.U8),
+        make(backend, scales, F32),
+        None if zp is None else make(backend, zp, zp_dtype),
+        value,
+        make(backend, bias, F32),
+    )
+    expected = x.astype(np.float64) @ w.T + bias
+    check_float(out, expected, F32, terms=k, what="dequantized_linear")
+
+
+@covers("dequantized_linear")
+def test_dequantized_linear_padded_rows(backend: Any, rng: Any) -> None:
+    """Rows stored padded to whole blocks: the product stops at x's features."""
+    require_dtype(backend, DType.U8)
+    stored, scales, _, w = _stored_weight(rng, "int4", 4, 64, 2, False)
+    x = rng.standard_normal((2, 50)).astype(np.float32)
+    out = tensor_module().dequantized_linear(
+        make(backend, x, F32), make(backend, stored, DType.U8), make(backend, scales, F32), None, "int4"
+    )
+    check_float(out, x.astype(np.float64) @ w[:, :50].T, F32, terms=50, what="dequantized_linear")
+
+
+@covers("dequantized_linear")
+def test_dequantized_linear_errors(backend: Any) -> None:
+    from burn.errors import ShapeError
+
+    require_dtype(backend, DType.I8)
+    F = tensor_module()
+    x = make(backend, np.ones((2, 8), dtype=np.float32), F32)
+    w = make(backend, np.ones((3, 8), dtype=np.int8), DType.I8)
+    one = make(backend, np.ones(1, dtype=np.float32), F32)
+    with pytest.raises(ValueError, match="dequantized_linear: value"):
+        F.dequantized_linear(x, w, one, None, "int3")
+    with pytest.raises(ShapeError, match="dequantized_linear: x has 8 features"):
+        F.dequantized_linear(x, make(backend, np.ones((3, 4), dtype=np.int8), DType.I8), one, None, "int8")
+    with pytest.raises(ShapeError, match="dequantized_linear: scales"):
+        F.dequantized_linear(x, w, make(backend, np.ones((3, 3, 1), dtype=np.float32), F32), None, "int8")
+    with pytest.raises(ShapeError, match="dequantized_linear: bias"):
+        F.dequantized_linear(x, w, one, None, "int8", make(backend, np.ones(2, dtype=np.float32), F32))
 
 
 @covers("quantized_linear")
