@@ -141,6 +141,9 @@ def _add_bias(out: np.ndarray, bias: np.ndarray, width: int) -> None:
     if compiled is not None and out.flags.c_contiguous:
         compiled.add_bias(out, bias)  # the same adds, on every thread
         return
+    if out.shape[0] == 1 or out.shape[1] >= 64:  # rows long enough, or one: no tiling
+        out += bias
+        return
     rows = out.reshape(-1, width * out.shape[1])
     rows += np.tile(bias, width)
 
@@ -162,6 +165,23 @@ def _ungroup(stack: np.ndarray) -> np.ndarray:
     """``[G, M, K]`` as a C-contiguous ``[M, G * K]`` (a view when G == 1)."""
     g, m, k = stack.shape
     return np.ascontiguousarray(stack.transpose(1, 0, 2)).reshape(m, g * k)
+
+
+def pointwise(weight_shape: tuple[int, ...], stride: Pair, padding: Pair, groups: int) -> bool:
+    """Whether a 2-D convolution is pointwise (1x1 kernel, stride 1, no padding, one group): its
+    output is ``[N * H * W, C] @ [C, O]`` of the channels-last input, one GEMM with no im2col.
+    MobileNetV3-small and EfficientNet-B0 are two thirds 1x1 layers (the expansions,
+    projections and squeeze-and-excite FCs), most on 7x7 to 28x28 or a single position, where the
+    column path's views, reshapes and bias tiling cost as much as the product (576 -> 144 channels
+    at 1x1: 40 us against 9 us for the bare GEMM, docs/benchmarks-log.md "small CNNs").
+
+    Example:
+        >>> from burn_ndarray.ops.conv import pointwise
+        >>> pointwise((96, 576, 1, 1), (1, 1), (0, 0), 1), pointwise((16, 3, 3, 3), (1, 1), (1, 1), 1)
+        (True, False)
+    """
+    one_by_one = tuple(weight_shape[2:]) == (1, 1)
+    return one_by_one and tuple(stride) == (1, 1) and tuple(padding) == (0, 0) and groups == 1
 
 
 def conv2d(
@@ -186,9 +206,14 @@ def conv2d(
         out = grouped.conv(_nhwc(x.astype(dtype, copy=False)), weight, bias, stride, padding, dilation,
                            (oh, ow))  # fmt: skip
         return out.transpose(0, 3, 1, 2).astype(np.result_type(x, weight), copy=False)
-    padded = _pad_nhwc(_nhwc(x.astype(dtype, copy=False)), padding)
-    cols = _columns(padded, (kh, kw), (oh, ow), stride, dilation, groups)
-    out = _ungroup(gemm(cols, _weight_matrix(weight, groups, dtype).transpose(0, 2, 1)))
+    if pointwise(weight.shape, stride, padding, groups):
+        # A 1x1 convolution is a GEMM on the channels-last input as it is: no columns to build.
+        rows = _nhwc(x.astype(dtype, copy=False)).reshape(n * h * w, c)
+        out = rows @ weight.astype(dtype, copy=False).reshape(o, c).T
+    else:
+        padded = _pad_nhwc(_nhwc(x.astype(dtype, copy=False)), padding)
+        cols = _columns(padded, (kh, kw), (oh, ow), stride, dilation, groups)
+        out = _ungroup(gemm(cols, _weight_matrix(weight, groups, dtype).transpose(0, 2, 1)))
     if bias is not None and out.size:
         _add_bias(out, bias.astype(dtype, copy=False), ow)  # `out` is our own fresh result
     out = out.reshape(n, oh, ow, o).transpose(0, 3, 1, 2)
