@@ -107,14 +107,26 @@ def _pad_nhwc(x: np.ndarray, padding: Pair) -> np.ndarray:
 
 
 def _columns(
-    padded: np.ndarray, kernel: Pair, out: Pair, stride: Pair, dilation: Pair, groups: int
+    x: np.ndarray, padding: Pair, kernel: Pair, out: Pair, stride: Pair, dilation: Pair, groups: int
 ) -> np.ndarray:
-    """im2col of a padded NHWC input: ``[G, N * OH * OW, KH * KW * C/G]`` (the one copy).
+    """im2col of an NHWC input `x` (any strides) padded by `padding`: ``[G, N * OH * OW, KH * KW
+    * C/G]`` (the one copy).
 
     Stored channels innermost (the copy moves runs of C/G values) or, when a window row is longer
     than that, as the transpose of a ``[G, KH * KW * C/G, N * OH * OW]`` buffer (runs of OW values):
-    a first layer with C = 1 copies 4x faster so. BLAS takes either layout without a copy."""
-    n, _, _, c = padded.shape
+    a first layer with C = 1 copies 4x faster so. BLAS takes either layout without a copy. Large
+    one-group copies run compiled, straight from `x`: a network's NCHW input is neither transposed
+    nor padded first (MobileNetV3's 3 -> 16 stem at 224x224, batch 1: the whole convolution 3.2 ->
+    1.05 ms of CPU, docs/benchmarks-log.md "small CNNs")."""
+    n, _, _, c = x.shape
+    rows, taps = n * out[0] * out[1], kernel[0] * kernel[1] * c // groups
+    if not (stride[1] == 1 and out[1] > c // groups) and groups == 1:
+        compiled = _compiled(rows * taps)
+        if compiled is not None:
+            cols = np.empty((rows, taps), x.dtype)  # the same copy, on every thread
+            compiled.im2col(x, cols, out[1], (*kernel, *stride, *padding, *dilation))
+            return cols[None]
+    padded = _pad_nhwc(np.ascontiguousarray(x), padding)
     cg = c // groups
     sn, sh, sw, sc = padded.strides
     win = as_strided(
@@ -123,14 +135,8 @@ def _columns(
         strides=(sn, sh * stride[0], sw * stride[1], sh * dilation[0], sw * dilation[1], sc * cg, sc),
         writeable=False,
     )
-    rows, taps = n * out[0] * out[1], kernel[0] * kernel[1] * cg
     if stride[1] == 1 and out[1] > cg:
         return win.transpose(5, 3, 4, 6, 0, 1, 2).reshape(groups, taps, rows).transpose(0, 2, 1)
-    compiled = _compiled(rows * taps)
-    if compiled is not None and groups == 1 and padded.flags.c_contiguous:
-        cols = np.empty((rows, taps), padded.dtype)  # the same copy, on every thread
-        compiled.im2col(padded, cols, out[1], (*kernel, *stride, *dilation))
-        return cols[None]
     return win.transpose(5, 0, 1, 2, 3, 4, 6).reshape(groups, rows, taps)
 
 
@@ -211,8 +217,8 @@ def conv2d(
         rows = _nhwc(x.astype(dtype, copy=False)).reshape(n * h * w, c)
         out = rows @ weight.astype(dtype, copy=False).reshape(o, c).T
     else:
-        padded = _pad_nhwc(_nhwc(x.astype(dtype, copy=False)), padding)
-        cols = _columns(padded, (kh, kw), (oh, ow), stride, dilation, groups)
+        x_nhwc = x.astype(dtype, copy=False).transpose(0, 2, 3, 1)
+        cols = _columns(x_nhwc, padding, (kh, kw), (oh, ow), stride, dilation, groups)
         out = _ungroup(gemm(cols, _weight_matrix(weight, groups, dtype).transpose(0, 2, 1)))
     if bias is not None and out.size:
         _add_bias(out, bias.astype(dtype, copy=False), ow)  # `out` is our own fresh result
@@ -287,8 +293,8 @@ def weight_grad(
     if grouped.applies(dtype, groups, c // groups, out_grad.size):
         x, grads = _nhwc(inp.astype(dtype, copy=False)), _nhwc(out_grad.astype(dtype, copy=False))
         return grouped.weight_grad(x, grads, kernel, c // groups, stride, padding, dilation)
-    padded = _pad_nhwc(_nhwc(inp.astype(dtype, copy=False)), padding)
-    cols = _columns(padded, kernel, (oh, ow), stride, dilation, groups)
+    x_nhwc = inp.astype(dtype, copy=False).transpose(0, 2, 3, 1)
+    cols = _columns(x_nhwc, padding, kernel, (oh, ow), stride, dilation, groups)
     grads = _by_group(_nhwc(out_grad.astype(dtype, copy=False)).reshape(n * oh * ow, o), groups)
     # The transposed operands cost nothing: 2-D matmul hands BLAS a transpose flag. With fewer
     # taps than output channels (a first layer: C = 1), OpenBLAS takes the product the other way
