@@ -61,6 +61,12 @@ Triple = tuple[int, int, int]
 COMPILED_MIN_SIZE = 1 << 15
 
 
+# Channels up to which the compiled im2col reads an NCHW input in place (strided reads of a few
+# planes) rather than after a channels-last copy: at 3 channels half the time of copy + im2col,
+# at 32 channels 1.6x the time (bench in docs/benchmarks-log.md "small CNNs").
+STRIDED_MAX_CHANNELS = 4
+
+
 def _compiled(size: int) -> Any:
     """`burn_ndarray.kernels.conv` for a copy of `size` elements, or None (small, or numba missing)."""
     if size < COMPILED_MIN_SIZE:
@@ -115,14 +121,17 @@ def _columns(
     Stored channels innermost (the copy moves runs of C/G values) or, when a window row is longer
     than that, as the transpose of a ``[G, KH * KW * C/G, N * OH * OW]`` buffer (runs of OW values):
     a first layer with C = 1 copies 4x faster so. BLAS takes either layout without a copy. Large
-    one-group copies run compiled, straight from `x`: a network's NCHW input is neither transposed
-    nor padded first (MobileNetV3's 3 -> 16 stem at 224x224, batch 1: the whole convolution 3.2 ->
-    1.05 ms of CPU, docs/benchmarks-log.md "small CNNs")."""
+    one-group copies run compiled and pad on the fly, so a channels-last input is read in place,
+    and so is a network's NCHW input of at most `STRIDED_MAX_CHANNELS` channels, which is not
+    transposed first either (MobileNetV3's 3 -> 16 stem at 224x224, batch 1: the copy 1.49 -> 0.72
+    ms of CPU, docs/benchmarks-log.md "small CNNs")."""
     n, _, _, c = x.shape
     rows, taps = n * out[0] * out[1], kernel[0] * kernel[1] * c // groups
     if not (stride[1] == 1 and out[1] > c // groups) and groups == 1:
         compiled = _compiled(rows * taps)
         if compiled is not None:
+            if not x.flags.c_contiguous and c > STRIDED_MAX_CHANNELS:
+                x = np.ascontiguousarray(x)
             cols = np.empty((rows, taps), x.dtype)  # the same copy, on every thread
             compiled.im2col(x, cols, out[1], (*kernel, *stride, *padding, *dilation))
             return cols[None]
