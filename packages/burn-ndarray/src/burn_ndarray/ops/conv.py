@@ -3,9 +3,10 @@
 below) and NumPy's own: 2-D convolutions and their gradients, 3-D convolutions and transposed
 convolutions, ``unfold4d`` / ``fold4d``, and the deformable convolution.
 
-2-D, im2col + one GEMM per group, channels-last (NHWC), as the NumPy floor of the benchmarks
-does: the columns are ``[N * OH * OW, KH * KW * C]`` with whole batch and positions in one GEMM
-(faster in OpenBLAS than a stacked matmul of N small ones), the result ``[N * OH * OW, C_out]`` is
+2-D, im2col + one GEMM per group (a 1x1 convolution the GEMM alone, `pointwise`), channels-last
+(NHWC), as the NumPy floor of the benchmarks does: the columns are ``[N * OH * OW, KH * KW * C]``
+with whole batch and positions in one GEMM (faster in OpenBLAS than a stacked matmul of N small
+ones), the result ``[N * OH * OW, C_out]`` is
 returned as an ``[N, C_out, OH, OW]`` view of that NHWC memory (primitives may be views), and
 ReLU, pooling and the next convolution keep and read that layout without a transpose copy; so do
 the gradients, whose ``[N * L, C_out]`` matrix is then a free view. The input gradient is one
@@ -185,10 +186,11 @@ def _ungroup(stack: np.ndarray) -> np.ndarray:
 def pointwise(weight_shape: tuple[int, ...], stride: Pair, padding: Pair, groups: int) -> bool:
     """Whether a 2-D convolution is pointwise (1x1 kernel, stride 1, no padding, one group): its
     output is ``[N * H * W, C] @ [C, O]`` of the channels-last input, one GEMM with no im2col.
-    MobileNetV3-small and EfficientNet-B0 are two thirds 1x1 layers (the expansions,
-    projections and squeeze-and-excite FCs), most on 7x7 to 28x28 or a single position, where the
-    column path's views, reshapes and bias tiling cost as much as the product (576 -> 144 channels
-    at 1x1: 40 us against 9 us for the bare GEMM, docs/benchmarks-log.md "small CNNs").
+    Most layers of MobileNetV3-small and EfficientNet-B0 are 1x1 (the expansions, projections
+    and squeeze-and-excite FCs), on 7x7 to 28x28 or a single position, where the column path's
+    views, reshapes and bias tiling cost more than the product (576 -> 144 channels at 1x1: 47-84
+    us through the columns, 21 us here, 8-15 us for the bare GEMM; docs/benchmarks-log.md
+    "small CNNs").
 
     Example:
         >>> from burn_ndarray.ops.conv import pointwise
