@@ -192,3 +192,53 @@ def test_tanh_gelu_with_the_cube_as_products_and_the_halving_last() -> None:
     ]
     consts = {"half": 0.5, "c": 0.044715, "k": math.sqrt(2 / math.pi), "one": 1.0}
     _check(_model(nodes, {"x": (3, 40)}, consts), X, "Gelu")
+
+
+def _padded_conv(pads: list[int], value: float = 0.0, auto_pad: str = "VALID", readers: int = 1) -> bytes:
+    """``Pad`` (int64 pads, a constant value) -> ``Conv`` (3x3, stride 2, a float weight constant
+    read as an initializer would be), and with `readers` 2 a ``Relu`` reading the padded value too."""
+    n = helper.make_node
+    w = RNG.normal(size=(4, 3 + pads[1] + pads[5], 3, 3)).astype(np.float32)
+    nodes = [
+        n("Constant", [], ["pads"], value=numpy_helper.from_array(np.array(pads, np.int64))),
+        n("Constant", [], ["w"], value=numpy_helper.from_array(w)),
+        n("Pad", ["x", "pads", "value"], ["p"], mode="constant"),
+        n("Conv", ["p", "w"], ["c"], strides=[2, 2], auto_pad=auto_pad),
+    ]
+    if readers == 2:
+        nodes += [n("ReduceSum", ["p"], ["s"], keepdims=0), n("Add", ["c", "s"], ["y"])]
+    else:
+        nodes += [n("Identity", ["c"], ["y"])]
+    return _model(nodes, {"x": (2, 3, 9, 8)}, {"value": value})
+
+
+PADDED = {"x": RNG.normal(size=(2, 3, 9, 8)).astype(np.float32)}
+
+
+@pytest.mark.parametrize("pads", [[0, 0, 0, 0, 0, 0, 1, 1], [0, 0, 2, 1, 0, 0, 0, 3]])
+def test_a_zero_pad_before_a_conv_becomes_its_pads(pads: list[int]) -> None:
+    data = _padded_conv(pads)
+    model, _, y = _run(data, PADDED)
+    ops = [node.op_type for node in model.program.nodes]
+    assert "Pad" not in ops and "Conv" in ops, ops
+    conv = next(node for node in model.program.nodes if node.op_type == "Conv")
+    assert conv.attr("pads") == pads[2:4] + pads[6:8]
+    expected = ort.InferenceSession(data, providers=["CPUExecutionProvider"]).run(None, PADDED)[0]
+    np.testing.assert_allclose(y.to_numpy(), expected, rtol=1e-5, atol=1e-5)
+    assert np.array_equal(y.to_numpy(), _run(data, PADDED, fuse=False)[2].to_numpy())
+
+
+@pytest.mark.parametrize(
+    ("pads", "value", "readers"),
+    [
+        ([0, 0, 0, 0, 0, 0, 1, 1], 1.5, 1),  # not zeros
+        ([0, 1, 0, 0, 0, 0, 1, 1], 0.0, 1),  # a channel pad
+        ([0, 0, 0, 0, 0, 0, 1, 1], 0.0, 2),  # the padded value is read elsewhere too
+    ],
+)
+def test_other_pads_before_a_conv_stay_as_written(pads: list[int], value: float, readers: int) -> None:
+    data = _padded_conv(pads, value, readers=readers)
+    model, _, y = _run(data, PADDED)
+    assert "Pad" in [node.op_type for node in model.program.nodes]
+    expected = ort.InferenceSession(data, providers=["CPUExecutionProvider"]).run(None, PADDED)[0]
+    np.testing.assert_allclose(y.to_numpy(), expected, rtol=1e-5, atol=1e-5)

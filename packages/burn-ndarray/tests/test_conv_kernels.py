@@ -23,6 +23,7 @@ CASES: list[tuple[tuple[int, ...], tuple[int, ...], Pair, Pair, Pair, int]] = [
     ((4, 8, 21, 19), (8, 8, 3, 2), (1, 2), (1, 0), (2, 1), 1),  # dilation, uneven kernel
     ((4, 32, 12, 12), (16, 16, 3, 3), (1, 1), (1, 1), (1, 1), 2),  # groups of 16: NumPy's im2col
     ((4, 1, 28, 28), (32, 1, 3, 3), (1, 1), (0, 0), (1, 1), 1),  # C = 1: NumPy's other layout
+    ((1, 3, 30, 30), (16, 3, 3, 3), (2, 2), (1, 1), (1, 1), 1),  # a stem: one image, split by rows
 ]
 
 
@@ -60,3 +61,27 @@ def test_same_bits_as_numpy(
     channels_innermost = groups == 1 and x_shape[1] > 1
     assert ("im2col" in launched) == channels_innermost
     assert "col2im" in launched
+
+
+@pytest.mark.parametrize("count", [1, 2])
+def test_channels_last_and_nchw_inputs_read_in_place(
+    rng: Any, monkeypatch: pytest.MonkeyPatch, count: int
+) -> None:
+    """The compiled im2col reads its input through strides: an NCHW array and a channels-last view
+    (what a convolution returns) give NumPy's bits, padding taps as zeros."""
+    monkeypatch.setattr(conv, "COMPILED_MIN_SIZE", 1 << 8)
+    monkeypatch.setattr(winograd, "MIN_WORK", 1 << 62)
+    for name in ("UFUNC_PER_THREAD", "NATIVE_UFUNC_PER_THREAD"):
+        monkeypatch.setattr(split, name, 1 << 8)
+    before = burn_ndarray.get_num_threads()
+    burn_ndarray.set_num_threads(count)
+    try:
+        nchw = rng.standard_normal((2, 5, 11, 9)).astype(np.float32)
+        channels_last = np.ascontiguousarray(nchw.transpose(0, 2, 3, 1)).transpose(0, 3, 1, 2)
+        w = rng.standard_normal((7, 5, 3, 3)).astype(np.float32)
+        hyper = ((2, 1), (2, 1), (1, 2), 1)
+        expected = _numpy(conv.conv2d, nchw, w, None, *hyper)
+        for x in (nchw, channels_last):
+            assert np.array_equal(conv.conv2d(x, w, None, *hyper), expected)
+    finally:
+        burn_ndarray.set_num_threads(before)

@@ -62,7 +62,9 @@ class Program:
     opset: int
     folded: int
     source: str
-    last_use: dict[str, int]
+    # dead[i]: the values whose last reader is node i (its subgraphs' reads included), dropped
+    # once it has run, the outputs excepted: worked out at load, not per node per call.
+    dead: tuple[tuple[str, ...], ...]
     limits: Limits
     output_infos: tuple[ValueInfo, ...] = ()
     converted_from: int | None = None  # the file's opset, when converted to `opset` at load
@@ -283,7 +285,7 @@ class OnnxModel(Module):
                     f"version converter made from the file's opset {program.converted_from})",
                     source=program.source,
                 ) from exc
-        run_nodes(ctx, program, program.nodes, env, program.last_use, program.outputs)
+        run_nodes(ctx, program, program.nodes, env, program.dead)
         missing = [name for name in program.outputs if name not in env]
         if missing:
             raise OnnxError(f"the graph's outputs {missing} were not produced", source=program.source)
@@ -330,13 +332,12 @@ def run_nodes(
     program: Program,
     nodes: Sequence[Node],
     env: dict[str, Any],
-    last_use: Mapping[str, int] | None = None,
-    keep: Sequence[str] = (),
+    dead: Sequence[Sequence[str]] | None = None,
 ) -> None:
     """Run `nodes` in order over the values `env` (name -> value), adding their outputs to it:
     the main graph and every subgraph (``If`` / ``Loop`` / ``Scan`` bodies, whose ops reach this
-    through `Ctx.run_body`). With `last_use` (name -> index of the last node reading it, its
-    subgraphs' reads included), values are dropped once dead, except those in `keep`."""
+    through `Ctx.run_body`). With `dead` (`dead_values`: per node, the values it reads last),
+    those values are dropped once it has run."""
     for index, node in enumerate(nodes):
         try:
             inputs = [env[i] if i else None for i in node.inputs]
@@ -350,11 +351,32 @@ def run_nodes(
         for name, value in zip(node.outputs, outs, strict=False):
             if name:
                 env[name] = value
-        if last_use is None:
-            continue
-        for name in (*node.inputs, *node_captures(node)):
-            if name and last_use.get(name) == index and name not in keep:
+        if dead is not None:
+            for name in dead[index]:
                 env.pop(name, None)  # free intermediate tensors as soon as they are dead
+
+
+def dead_values(nodes: Sequence[Node], keep: Sequence[str]) -> tuple[tuple[str, ...], ...]:
+    """Per node, the values it is the last to read (its inputs and its subgraphs' captures), but
+    those in `keep` (the graph's outputs): what `run_nodes` may free after it.
+
+    Example:
+        >>> from burn.onnx.graph import Node
+        >>> nodes = [Node("Relu", "a", ("x",), ("y",)), Node("Neg", "b", ("y",), ("z",))]
+        >>> dead_values(nodes, ["z"])
+        (('x',), ('y',))
+    """
+    last_use: dict[str, int] = {}
+    for index, node in enumerate(nodes):
+        for name in (*node.inputs, *node_captures(node)):
+            if name:
+                last_use[name] = index
+    dead: list[list[str]] = [[] for _ in nodes]
+    kept = set(keep)
+    for name, index in last_use.items():
+        if name not in kept:
+            dead[index].append(name)
+    return tuple(tuple(names) for names in dead)
 
 
 _VALUE_FORMS = ("tensor", "untyped", "sequence_type", "optional_type")
@@ -667,11 +689,6 @@ def load(
                 source=label,
             ) from exc
         params[name] = Param.from_tensor(tensor, require_grad=name not in frozen)
-    last_use: dict[str, int] = {}
-    for index, node in enumerate(nodes):
-        for name in (*node.inputs, *node_captures(node)):
-            if name:
-                last_use[name] = index
     program = Program(
         tuple(nodes),
         constants,
@@ -680,7 +697,7 @@ def load(
         graph.opset,
         folded,
         label,
-        last_use,
+        dead_values(nodes, [o.name for o in graph.outputs]),
         limits,
         tuple(graph.outputs),
         graph.converted_from,

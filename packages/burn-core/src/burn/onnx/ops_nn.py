@@ -202,7 +202,9 @@ def conv_nd(node: Node, x: Tensor, w: Tensor, bias: Tensor | None) -> Tensor:
     """The convolution of a ``Conv``-like node (its strides, pads, dilations, group), 1-D to 3-D."""
     kernel = list(w.shape[2:])
     strides, dilations, before, after = _spatial(node, x, kernel)
-    padding = [(b, a) for b, a in zip(before, after, strict=True)]
+    # Symmetric pads (nearly every model's) as one int per axis: (before, after) pairs take the
+    # convolution's slower asymmetric-padding parse on every call.
+    padding: list[Any] = before if before == after else [(b, a) for b, a in zip(before, after, strict=True)]
     group = node.attr("group", 1)
     rank = len(kernel)
     if rank == 1:

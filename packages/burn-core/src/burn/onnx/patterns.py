@@ -10,6 +10,9 @@ After folding (`burn.onnx.model.fold`), `rewrite` replaces
 * the tanh GELU, ``0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3)))`` (GPT-2's ``NewGELU``:
   eight nodes with a ``Pow``, or the cube as two ``Mul``), by ``Gelu`` with
   ``approximate="tanh"``;
+* a zero ``Pad`` of the spatial axes whose only reader is a ``Conv`` (EfficientNet's
+  "same" padding of its stride-2 layers, as ``nn.ZeroPad2d``), by that ``Conv`` with the zeros
+  added to its ``pads``;
 * scaled dot-product attention written out, ``MatMul(Q, K^T) -> Mul|Div (a scalar) ->
   [Add (a constant additive mask)] -> Softmax(last axis) -> [Cast to float]* -> MatMul(., V)``,
   by one node running `burn.tensor.module.attention` (burn-ndarray's blocked kernel; under
@@ -281,6 +284,45 @@ def _bool_mask(additive: np.ndarray | None) -> np.ndarray | None:
     return masked
 
 
+def _padded_conv(g: _Graph, pad: Node) -> tuple[list[Node], Node] | None:
+    """``Pad`` (constant zeros on the spatial axes only) read by a ``Conv`` alone, as that ``Conv``
+    with the zeros added to its own pads: the convolution pads its input once (the ``Pad``
+    node takes a concatenation per padded axis, and the ``Conv`` after it a channels-last copy of
+    the result on burn-ndarray: EfficientNet-B0's stride-2 layers, docs/benchmarks-log.md "small
+    CNNs")."""
+    if pad.attr("mode", "constant") != "constant" or len(pad.inputs) < 2:
+        return None
+    conv = g.sole_reader(pad.outputs[0], "Conv")
+    if conv is None or conv.inputs[0] != pad.outputs[0]:
+        return None
+    auto_pad = conv.attr("auto_pad", "NOTSET")
+    if auto_pad not in ("NOTSET", "VALID", ""):  # SAME_*: pads that depend on the padded size
+        return None
+    pads = g.constants.get(pad.inputs[1])
+    if pads is None or pads.dtype.kind not in "iu" or pads.ndim != 1:
+        return None
+    value = g.constants.get(pad.inputs[2]) if len(pad.inputs) > 2 and pad.inputs[2] else None
+    if len(pad.inputs) > 2 and pad.inputs[2] and (value is None or np.any(value != 0)):
+        return None
+    if len(pad.inputs) > 3 and pad.inputs[3]:
+        return None  # explicit axes: rare; left as the file wrote it
+    rank = pads.size // 2
+    spatial = rank - 2
+    before, after = [int(p) for p in pads[:rank]], [int(p) for p in pads[rank:]]
+    if spatial < 1 or any(p < 0 for p in before + after) or any(before[:2]) or any(after[:2]):
+        return None
+    zeros = [0] * (2 * spatial)
+    own = zeros if auto_pad == "VALID" else [int(p) for p in conv.attr("pads", zeros)]
+    if len(own) != 2 * spatial:
+        return None
+    merged = [a + b for a, b in zip(own, before[2:] + after[2:], strict=True)]
+    attrs = {**conv.attrs, "pads": merged, "auto_pad": "NOTSET"}
+    inputs = (pad.inputs[0], *conv.inputs[1:])
+    types = conv.input_dtypes
+    fused = Node(conv.op_type, conv.name, inputs, conv.outputs, attrs, (pad.input_dtype(0), *types[1:]))
+    return [pad, conv], fused
+
+
 def _run_attention(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]:
     from burn.foundations.kind import Bool, Float
     from burn.tensor.module.attention import attention
@@ -333,7 +375,7 @@ def rewrite(
     g = _Graph(nodes, constants, outputs)
     placed: dict[int, Node] = {}  # index of a chain's last node -> the fused node run there
     fresh: dict[str, np.ndarray] = {}
-    counts = {"gelu": 0, "gelu_tanh": 0, "attention": 0}
+    counts = {"gelu": 0, "gelu_tanh": 0, "attention": 0, "padded_conv": 0}
     for node in g.nodes:
         found: tuple[list[Node], Node] | None = None
         kind = ""
@@ -343,6 +385,8 @@ def rewrite(
             found, kind = _tanh_gelu(g, node), "gelu_tanh"
         elif node.op_type == "Softmax":
             found, kind = _attention(g, node, fresh), "attention"
+        elif node.op_type == "Pad":
+            found, kind = _padded_conv(g, node), "padded_conv"
         if found is None:
             continue
         chain, fused = found

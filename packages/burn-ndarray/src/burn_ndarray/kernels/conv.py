@@ -3,11 +3,14 @@ convolutions (`burn_ndarray.ops.conv`), numba: a range of images (or rows) per c
 threads by `burn_ndarray.runtime.split.run_ranges` (a ``prange`` on numba's TBB pool when it runs)
 as far as the size and thread count warrant.
 
-NumPy makes both with strided whole-batch copies on one thread: the im2col copy of a window view,
-and col2im as one strided add per kernel tap. These write the same values in the same order
-(col2im adds the taps to a zero plane in kernel order, as the NumPy path does), so the results
-are NumPy's bits. im2col here builds the channels-innermost layout only (``[N * OH * OW, KH * KW
-* C]``, one group), the one the NumPy path picks unless a window row is longer than C.
+NumPy makes both with strided whole-batch copies on one thread: the im2col copy of a window view of
+the padded input, and col2im as one strided add per kernel tap. The compiled im2col reads the
+unpadded input in place instead (any strides, so a network's NCHW input needs no channels-last copy;
+taps in the padding written as zeros) and splits output rows, not images, between threads. These
+write the same values in the same order (col2im adds the taps to a zero plane in kernel order, as
+the NumPy path does), so the results are NumPy's bits. im2col here builds the channels-innermost
+layout only (``[N * OH * OW, KH * KW * C]``, one group), the one the NumPy path picks unless a
+window row is longer than C.
 """
 
 from __future__ import annotations
@@ -23,25 +26,32 @@ Array = Any
 
 
 @jit
-def im2col_images(
-    lo: int, hi: int, padded: Array, cols: Array, out_w: int,
-    kernel_h: int, kernel_w: int, sh: int, sw: int, dh: int, dw: int,
+def im2col_rows(
+    lo: int, hi: int, x: Array, cols: Array, out_w: int,
+    kernel_h: int, kernel_w: int, sh: int, sw: int, ph: int, pw: int, dh: int, dw: int,
 ) -> None:  # fmt: skip
-    """Rows ``(n * OH + oh) * OW + ow`` of `cols` (``[N * OH * OW, KH * KW * C]``: taps, then
-    channels) for images `lo` to `hi` of `padded` (``[N, H, W, C]``)."""
-    channels = padded.shape[3]
-    per_image = cols.shape[0] // padded.shape[0]
-    for n in range(lo, hi):
-        for r in range(per_image):
-            oh, ow = r // out_w, r % out_w
-            row = cols[n * per_image + r]
+    """Rows ``r * OW + ow`` of `cols` (``[N * OH * OW, KH * KW * C]``: taps, then channels) for
+    output rows ``r = n * OH + oh`` in ``[lo, hi)``, read from the unpadded `x` (``[N, H, W, C]``,
+    any strides: an NCHW array's channels-last view is read in place), zeros where a tap falls in
+    the padding."""
+    _, height, width, channels = x.shape
+    out_h = cols.shape[0] // (x.shape[0] * out_w)
+    for r in range(lo, hi):
+        n, oh = r // out_h, r % out_h
+        for ow in range(out_w):
+            row = cols[r * out_w + ow]
             for i in range(kernel_h):
-                h = oh * sh + i * dh
+                h = oh * sh - ph + i * dh
                 for j in range(kernel_w):
-                    src = padded[n, h, ow * sw + j * dw]
+                    w = ow * sw - pw + j * dw
                     start = (i * kernel_w + j) * channels
-                    for c in range(channels):
-                        row[start + c] = src[c]
+                    if h < 0 or h >= height or w < 0 or w >= width:
+                        for c in range(channels):
+                            row[start + c] = 0
+                    else:
+                        src = x[n, h, w]
+                        for c in range(channels):
+                            row[start + c] = src[c]
 
 
 @jit
@@ -63,10 +73,11 @@ def col2im_images(lo: int, hi: int, cols: Array, plane: Array, sh: int, sw: int,
 
 
 @jit_parallel
-def im2col_parallel(parts: int, padded: Array, cols: Array, *sizes: int) -> None:
+def im2col_parallel(parts: int, x: Array, cols: Array, out_w: int, *sizes: int) -> None:
+    rows = cols.shape[0] // out_w
     for c in prange(parts):
-        lo, hi = bounds(padded.shape[0], c, parts)
-        im2col_images(lo, hi, padded, cols, *sizes)
+        lo, hi = bounds(rows, c, parts)
+        im2col_rows(lo, hi, x, cols, out_w, *sizes)
 
 
 @jit_parallel
@@ -76,10 +87,11 @@ def col2im_parallel(parts: int, cols: Array, plane: Array, *sizes: int) -> None:
         col2im_images(lo, hi, cols, plane, *sizes)
 
 
-def im2col(padded: Array, cols: Array, out_w: int, sizes: tuple[int, ...]) -> None:
-    """`im2col_images` over every image; `sizes` is ``(KH, KW, SH, SW, DH, DW)``."""
-    n = padded.shape[0]
-    run_ranges(im2col_images, im2col_parallel, n, copy_parts(cols.size), padded, cols, out_w, *sizes)
+def im2col(x: Array, cols: Array, out_w: int, sizes: tuple[int, ...]) -> None:
+    """`im2col_rows` over every output row, split by rows (not images, so that one image gets every
+    thread); `sizes` is ``(KH, KW, SH, SW, PH, PW, DH, DW)``."""
+    rows = cols.shape[0] // out_w
+    run_ranges(im2col_rows, im2col_parallel, rows, copy_parts(cols.size), x, cols, out_w, *sizes)
 
 
 def col2im(cols: Array, plane: Array, sizes: tuple[int, ...]) -> None:

@@ -3,9 +3,10 @@
 below) and NumPy's own: 2-D convolutions and their gradients, 3-D convolutions and transposed
 convolutions, ``unfold4d`` / ``fold4d``, and the deformable convolution.
 
-2-D, im2col + one GEMM per group, channels-last (NHWC), as the NumPy floor of the benchmarks
-does: the columns are ``[N * OH * OW, KH * KW * C]`` with whole batch and positions in one GEMM
-(faster in OpenBLAS than a stacked matmul of N small ones), the result ``[N * OH * OW, C_out]`` is
+2-D, im2col + one GEMM per group (a 1x1 convolution the GEMM alone, `pointwise`), channels-last
+(NHWC), as the NumPy floor of the benchmarks does: the columns are ``[N * OH * OW, KH * KW * C]``
+with whole batch and positions in one GEMM (faster in OpenBLAS than a stacked matmul of N small
+ones), the result ``[N * OH * OW, C_out]`` is
 returned as an ``[N, C_out, OH, OW]`` view of that NHWC memory (primitives may be views), and
 ReLU, pooling and the next convolution keep and read that layout without a transpose copy; so do
 the gradients, whose ``[N * L, C_out]`` matrix is then a free view. The input gradient is one
@@ -61,6 +62,12 @@ Triple = tuple[int, int, int]
 COMPILED_MIN_SIZE = 1 << 15
 
 
+# Channels up to which the compiled im2col reads an NCHW input in place (strided reads of a few
+# planes) rather than after a channels-last copy: at 3 channels half the time of copy + im2col,
+# at 32 channels 1.6x the time (bench in docs/benchmarks-log.md "small CNNs").
+STRIDED_MAX_CHANNELS = 4
+
+
 def _compiled(size: int) -> Any:
     """`burn_ndarray.kernels.conv` for a copy of `size` elements, or None (small, or numba missing)."""
     if size < COMPILED_MIN_SIZE:
@@ -107,14 +114,29 @@ def _pad_nhwc(x: np.ndarray, padding: Pair) -> np.ndarray:
 
 
 def _columns(
-    padded: np.ndarray, kernel: Pair, out: Pair, stride: Pair, dilation: Pair, groups: int
+    x: np.ndarray, padding: Pair, kernel: Pair, out: Pair, stride: Pair, dilation: Pair, groups: int
 ) -> np.ndarray:
-    """im2col of a padded NHWC input: ``[G, N * OH * OW, KH * KW * C/G]`` (the one copy).
+    """im2col of an NHWC input `x` (any strides) padded by `padding`: ``[G, N * OH * OW, KH * KW
+    * C/G]`` (the one copy).
 
     Stored channels innermost (the copy moves runs of C/G values) or, when a window row is longer
     than that, as the transpose of a ``[G, KH * KW * C/G, N * OH * OW]`` buffer (runs of OW values):
-    a first layer with C = 1 copies 4x faster so. BLAS takes either layout without a copy."""
-    n, _, _, c = padded.shape
+    a first layer with C = 1 copies 4x faster so. BLAS takes either layout without a copy. Large
+    one-group copies run compiled and pad on the fly, so a channels-last input is read in place,
+    and so is a network's NCHW input of at most `STRIDED_MAX_CHANNELS` channels, which is not
+    transposed first either (MobileNetV3's 3 -> 16 stem at 224x224, batch 1: the copy 1.49 -> 0.72
+    ms of CPU, docs/benchmarks-log.md "small CNNs")."""
+    n, _, _, c = x.shape
+    rows, taps = n * out[0] * out[1], kernel[0] * kernel[1] * c // groups
+    if not (stride[1] == 1 and out[1] > c // groups) and groups == 1:
+        compiled = _compiled(rows * taps)
+        if compiled is not None:
+            if not x.flags.c_contiguous and c > STRIDED_MAX_CHANNELS:
+                x = np.ascontiguousarray(x)
+            cols = np.empty((rows, taps), x.dtype)  # the same copy, on every thread
+            compiled.im2col(x, cols, out[1], (*kernel, *stride, *padding, *dilation))
+            return cols[None]
+    padded = _pad_nhwc(np.ascontiguousarray(x), padding)
     cg = c // groups
     sn, sh, sw, sc = padded.strides
     win = as_strided(
@@ -123,14 +145,8 @@ def _columns(
         strides=(sn, sh * stride[0], sw * stride[1], sh * dilation[0], sw * dilation[1], sc * cg, sc),
         writeable=False,
     )
-    rows, taps = n * out[0] * out[1], kernel[0] * kernel[1] * cg
     if stride[1] == 1 and out[1] > cg:
         return win.transpose(5, 3, 4, 6, 0, 1, 2).reshape(groups, taps, rows).transpose(0, 2, 1)
-    compiled = _compiled(rows * taps)
-    if compiled is not None and groups == 1 and padded.flags.c_contiguous:
-        cols = np.empty((rows, taps), padded.dtype)  # the same copy, on every thread
-        compiled.im2col(padded, cols, out[1], (*kernel, *stride, *dilation))
-        return cols[None]
     return win.transpose(5, 0, 1, 2, 3, 4, 6).reshape(groups, rows, taps)
 
 
@@ -140,6 +156,9 @@ def _add_bias(out: np.ndarray, bias: np.ndarray, width: int) -> None:
     compiled = _compiled(out.size)
     if compiled is not None and out.flags.c_contiguous:
         compiled.add_bias(out, bias)  # the same adds, on every thread
+        return
+    if out.shape[0] == 1 or out.shape[1] >= 64:  # rows long enough, or one: no tiling
+        out += bias
         return
     rows = out.reshape(-1, width * out.shape[1])
     rows += np.tile(bias, width)
@@ -164,6 +183,24 @@ def _ungroup(stack: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(stack.transpose(1, 0, 2)).reshape(m, g * k)
 
 
+def pointwise(weight_shape: tuple[int, ...], stride: Pair, padding: Pair, groups: int) -> bool:
+    """Whether a 2-D convolution is pointwise (1x1 kernel, stride 1, no padding, one group): its
+    output is ``[N * H * W, C] @ [C, O]`` of the channels-last input, one GEMM with no im2col.
+    Most layers of MobileNetV3-small and EfficientNet-B0 are 1x1 (the expansions, projections
+    and squeeze-and-excite FCs), on 7x7 to 28x28 or a single position, where the column path's
+    views, reshapes and bias tiling cost more than the product (576 -> 144 channels at 1x1: 47-84
+    us through the columns, 21 us here, 8-15 us for the bare GEMM; docs/benchmarks-log.md
+    "small CNNs").
+
+    Example:
+        >>> from burn_ndarray.ops.conv import pointwise
+        >>> pointwise((96, 576, 1, 1), (1, 1), (0, 0), 1), pointwise((16, 3, 3, 3), (1, 1), (1, 1), 1)
+        (True, False)
+    """
+    one_by_one = tuple(weight_shape[2:]) == (1, 1)
+    return one_by_one and tuple(stride) == (1, 1) and tuple(padding) == (0, 0) and groups == 1
+
+
 def conv2d(
     x: Array, weight: Array, bias: Array | None, stride: Pair, padding: Pair, dilation: Pair, groups: int
 ) -> Array:
@@ -186,9 +223,14 @@ def conv2d(
         out = grouped.conv(_nhwc(x.astype(dtype, copy=False)), weight, bias, stride, padding, dilation,
                            (oh, ow))  # fmt: skip
         return out.transpose(0, 3, 1, 2).astype(np.result_type(x, weight), copy=False)
-    padded = _pad_nhwc(_nhwc(x.astype(dtype, copy=False)), padding)
-    cols = _columns(padded, (kh, kw), (oh, ow), stride, dilation, groups)
-    out = _ungroup(gemm(cols, _weight_matrix(weight, groups, dtype).transpose(0, 2, 1)))
+    if pointwise(weight.shape, stride, padding, groups):
+        # A 1x1 convolution is a GEMM on the channels-last input as it is: no columns to build.
+        rows = _nhwc(x.astype(dtype, copy=False)).reshape(n * h * w, c)
+        out = rows @ weight.astype(dtype, copy=False).reshape(o, c).T
+    else:
+        x_nhwc = x.astype(dtype, copy=False).transpose(0, 2, 3, 1)
+        cols = _columns(x_nhwc, padding, (kh, kw), (oh, ow), stride, dilation, groups)
+        out = _ungroup(gemm(cols, _weight_matrix(weight, groups, dtype).transpose(0, 2, 1)))
     if bias is not None and out.size:
         _add_bias(out, bias.astype(dtype, copy=False), ow)  # `out` is our own fresh result
     out = out.reshape(n, oh, ow, o).transpose(0, 3, 1, 2)
@@ -262,8 +304,8 @@ def weight_grad(
     if grouped.applies(dtype, groups, c // groups, out_grad.size):
         x, grads = _nhwc(inp.astype(dtype, copy=False)), _nhwc(out_grad.astype(dtype, copy=False))
         return grouped.weight_grad(x, grads, kernel, c // groups, stride, padding, dilation)
-    padded = _pad_nhwc(_nhwc(inp.astype(dtype, copy=False)), padding)
-    cols = _columns(padded, kernel, (oh, ow), stride, dilation, groups)
+    x_nhwc = inp.astype(dtype, copy=False).transpose(0, 2, 3, 1)
+    cols = _columns(x_nhwc, padding, kernel, (oh, ow), stride, dilation, groups)
     grads = _by_group(_nhwc(out_grad.astype(dtype, copy=False)).reshape(n * oh * ow, o), groups)
     # The transposed operands cost nothing: 2-D matmul hands BLAS a transpose flag. With fewer
     # taps than output channels (a first layer: C = 1), OpenBLAS takes the product the other way
