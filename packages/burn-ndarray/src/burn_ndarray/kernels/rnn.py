@@ -1,6 +1,8 @@
 """Compiled kernels of the rnn family: the LSTM and GRU cells (numba, float32), one step's gates
 to the new state in one pass, and the backward pass in another, instead of a dozen NumPy passes
-and autodiff nodes (`burn_ndarray.ops.rnn`).
+and autodiff nodes (`burn_ndarray.ops.rnn`); and the LSTM sequence's steps (`lstm_step`,
+`lstm_step_backward`), the same cell with the input projection's add and the state hand-over
+folded in, writing into the sequence's preallocated buffers.
 
 The sigmoid is `activation`'s (within 2 ulps of float64's). The tanh is Cephes' ``tanhf``
 scheme (S. Moshier, Cephes Math Library): the odd polynomial below for ``|x| < 0.625``, else
@@ -102,6 +104,71 @@ def lstm_cell_backward(
     for c in prange(parts):
         lo, hi = bounds(cell.shape[0], c, parts)
         lstm_cell_backward_range(lo, hi, gates, cell, out, grad, d_gates, d_cell)
+
+
+@jit
+def lstm_step_range(lo: int, hi: int, proj: Array, rec: Array, prev: Array, out: Array) -> None:
+    """Rows `lo` to `hi` of one step of `burn.backend.ops.rnn.RnnOps.lstm_sequence`: the gates
+    ``proj + rec`` ``[B, 4H]`` (input projection, recurrent product), the state the step starts
+    from `prev` ``[B, 2H]`` (hidden, cell) -> `out` ``[B, 2H]`` (C-contiguous float32)."""
+    hidden = prev.shape[1] // 2
+    for r in range(lo, hi):
+        p, q = proj[r], rec[r]
+        c, h_out, c_out = prev[r, hidden:], out[r, :hidden], out[r, hidden:]
+        for j in range(hidden):
+            gi, gf = p[j] + q[j], p[hidden + j] + q[hidden + j]
+            go, gg = p[2 * hidden + j] + q[2 * hidden + j], p[3 * hidden + j] + q[3 * hidden + j]
+            new_cell = _sigmoid(gf) * c[j] + _sigmoid(gi) * _tanh(gg)
+            c_out[j] = new_cell
+            h_out[j] = _sigmoid(go) * _tanh(new_cell)
+
+
+@jit
+def lstm_step_backward_range(
+    lo: int, hi: int, proj: Array, rec: Array, prev: Array, out: Array, grad: Array, dh_next: Array,
+    dc_next: Array, d_gates: Array,
+) -> None:  # fmt: skip
+    """Rows `lo` to `hi` of one step of `burn.backend.ops.rnn.RnnOps.lstm_sequence_backward`: the
+    step's gates ``proj + rec``, its start state `prev` and output `out` ``[B, 2H]``, the output's
+    own gradient `grad` ``[B, 2H]`` plus what the later step sent back (`dh_next`, `dc_next`
+    ``[B, H]``) -> the gates' gradient `d_gates` ``[B, 4H]``, and the start cell's gradient
+    written over `dc_next` (each unit reads its own element before writing it)."""
+    hidden = prev.shape[1] // 2
+    for r in range(lo, hi):
+        p, q, d_row = proj[r], rec[r], d_gates[r]
+        c, new_c, g_row, dh_in, dc_io = prev[r, hidden:], out[r, hidden:], grad[r], dh_next[r], dc_next[r]
+        for j in range(hidden):
+            i = _sigmoid(p[j] + q[j])
+            f = _sigmoid(p[hidden + j] + q[hidden + j])
+            o = _sigmoid(p[2 * hidden + j] + q[2 * hidden + j])
+            g = _tanh(p[3 * hidden + j] + q[3 * hidden + j])
+            t = _tanh(new_c[j])
+            dh = g_row[j] + dh_in[j]
+            dc = (g_row[hidden + j] + dc_io[j]) + dh * o * (_ONE - t * t)
+            d_row[j] = dc * g * (i * (_ONE - i))
+            d_row[hidden + j] = dc * c[j] * (f * (_ONE - f))
+            d_row[2 * hidden + j] = dh * t * (o * (_ONE - o))
+            d_row[3 * hidden + j] = dc * i * (_ONE - g * g)
+            dc_io[j] = dc * f
+
+
+@jit_parallel
+def lstm_step(parts: int, proj: Array, rec: Array, prev: Array, out: Array) -> None:
+    """`lstm_step_range` over every row, chunks of rows on the pool."""
+    for c in prange(parts):
+        lo, hi = bounds(prev.shape[0], c, parts)
+        lstm_step_range(lo, hi, proj, rec, prev, out)
+
+
+@jit_parallel
+def lstm_step_backward(
+    parts: int, proj: Array, rec: Array, prev: Array, out: Array, grad: Array, dh_next: Array,
+    dc_next: Array, d_gates: Array,
+) -> None:  # fmt: skip
+    """`lstm_step_backward_range` over every row, chunks of rows on the pool."""
+    for c in prange(parts):
+        lo, hi = bounds(prev.shape[0], c, parts)
+        lstm_step_backward_range(lo, hi, proj, rec, prev, out, grad, dh_next, dc_next, d_gates)
 
 
 @jit

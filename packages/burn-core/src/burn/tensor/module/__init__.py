@@ -55,7 +55,7 @@ from burn.tensor.module.pool import (
 from burn.tensor.module.pool import avg_pool as avg_pool
 from burn.tensor.module.pool import max_pool as max_pool
 from burn.tensor.module.quantization import dequantize, quantize_into_int, quantized_linear
-from burn.tensor.module.rnn import gru_cell, lstm_cell
+from burn.tensor.module.rnn import gru_cell, lstm_cell, lstm_sequence
 from burn.tensor.module.sampling import grid_sample_2d, interpolate, interpolate1d
 
 __all__ = [
@@ -83,6 +83,7 @@ __all__ = [
     "linear",
     "gru_cell",
     "lstm_cell",
+    "lstm_sequence",
     "cross_entropy",
     "cross_entropy_with_logits",
     "max_pool1d",
