@@ -125,30 +125,34 @@ def lstm_step_range(lo: int, hi: int, proj: Array, rec: Array, prev: Array, out:
 
 @jit
 def lstm_step_backward_range(
-    lo: int, hi: int, proj: Array, rec: Array, prev: Array, out: Array, grad: Array, dh_next: Array,
-    dc_next: Array, d_gates: Array,
-) -> None:  # fmt: skip
+    lo: int, hi: int, grad: Array, prev: Array, out: Array, dh_next: Array, dc_next: Array, d_gates: Array
+) -> None:
     """Rows `lo` to `hi` of one step of `burn.backend.ops.rnn.RnnOps.lstm_sequence_backward`: the
-    step's gates ``proj + rec``, its start state `prev` and output `out` ``[B, 2H]``, the output's
-    own gradient `grad` ``[B, 2H]`` plus what the later step sent back (`dh_next`, `dc_next`
-    ``[B, H]``) -> the gates' gradient `d_gates` ``[B, 4H]``, and the start cell's gradient
-    written over `dc_next` (each unit reads its own element before writing it)."""
+    step's own output gradient `grad` ``[B, 2H]`` is added into what the later step sent back
+    (`dh_next`, `dc_next` ``[B, H]``); with the step's start state `prev` and output `out`
+    ``[B, 2H]``, the step's gates (pre-activations, ``[B, 4H]``, in `d_gates`) are overwritten
+    with their gradients and `dc_next` with the start cell's gradient.
+
+    Everything is updated in place, each unit reading its own elements before writing them. The
+    four gate blocks are indexed through their own views: indexed as ``d_row[k * hidden + j]``
+    the loop did not vectorize (7x slower at ``[32, 1024]`` gates, 400 against 58 us)."""
     hidden = prev.shape[1] // 2
     for r in range(lo, hi):
-        p, q, d_row = proj[r], rec[r], d_gates[r]
-        c, new_c, g_row, dh_in, dc_io = prev[r, hidden:], out[r, hidden:], grad[r], dh_next[r], dc_next[r]
+        dh, dc_io, g_row = dh_next[r], dc_next[r], grad[r]
         for j in range(hidden):
-            i = _sigmoid(p[j] + q[j])
-            f = _sigmoid(p[hidden + j] + q[hidden + j])
-            o = _sigmoid(p[2 * hidden + j] + q[2 * hidden + j])
-            g = _tanh(p[3 * hidden + j] + q[3 * hidden + j])
+            dh[j] += g_row[j]
+            dc_io[j] += g_row[hidden + j]
+        d_row, c, new_c = d_gates[r], prev[r, hidden:], out[r, hidden:]
+        di, df = d_row[:hidden], d_row[hidden : 2 * hidden]
+        do, dg = d_row[2 * hidden : 3 * hidden], d_row[3 * hidden :]
+        for j in range(hidden):
+            i, f, o, g = _sigmoid(di[j]), _sigmoid(df[j]), _sigmoid(do[j]), _tanh(dg[j])
             t = _tanh(new_c[j])
-            dh = g_row[j] + dh_in[j]
-            dc = (g_row[hidden + j] + dc_io[j]) + dh * o * (_ONE - t * t)
-            d_row[j] = dc * g * (i * (_ONE - i))
-            d_row[hidden + j] = dc * c[j] * (f * (_ONE - f))
-            d_row[2 * hidden + j] = dh * t * (o * (_ONE - o))
-            d_row[3 * hidden + j] = dc * i * (_ONE - g * g)
+            dc = dc_io[j] + dh[j] * o * (_ONE - t * t)
+            di[j] = dc * g * (i * (_ONE - i))
+            df[j] = dc * c[j] * (f * (_ONE - f))
+            do[j] = dh[j] * t * (o * (_ONE - o))
+            dg[j] = dc * i * (_ONE - g * g)
             dc_io[j] = dc * f
 
 
@@ -162,13 +166,12 @@ def lstm_step(parts: int, proj: Array, rec: Array, prev: Array, out: Array) -> N
 
 @jit_parallel
 def lstm_step_backward(
-    parts: int, proj: Array, rec: Array, prev: Array, out: Array, grad: Array, dh_next: Array,
-    dc_next: Array, d_gates: Array,
-) -> None:  # fmt: skip
+    parts: int, grad: Array, prev: Array, out: Array, dh_next: Array, dc_next: Array, d_gates: Array
+) -> None:
     """`lstm_step_backward_range` over every row, chunks of rows on the pool."""
     for c in prange(parts):
         lo, hi = bounds(prev.shape[0], c, parts)
-        lstm_step_backward_range(lo, hi, proj, rec, prev, out, grad, dh_next, dc_next, d_gates)
+        lstm_step_backward_range(lo, hi, grad, prev, out, dh_next, dc_next, d_gates)
 
 
 @jit

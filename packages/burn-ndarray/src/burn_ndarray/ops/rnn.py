@@ -11,7 +11,7 @@ one call each way.
 `lstm_sequence` runs the whole sequence in one op: per step one BLAS GEMM (``np.dot`` into a
 reused buffer, the previous hidden state read in place from the output) and one `lstm_step`
 kernel writing the step's row of the preallocated ``[T, B, 2H]`` output; its backward recomputes
-every step's recurrent product with one GEMM, then per step one `lstm_step_backward` kernel and
+every step's gates with one GEMM, then per step one `lstm_step_backward` kernel (in place) and
 one GEMM for the hidden state's gradient, and the weight's gradient with one GEMM over all the
 steps. Float32 only (any size: a sequence is never small enough for the composition's per-step
 ops to win); other dtypes take the contract's composition.
@@ -131,15 +131,18 @@ class RnnOps:
         prev[first, :, :width], prev[first, :, width:] = hidden, cell
         prev[rest] = out[before]
         h_prev = prev[:, :, :width].reshape(steps * rows, width)  # a view: row stride 2H
-        rec = h_prev.dot(weight).reshape(steps, rows, 4 * width)  # every step's recurrent product
+        # Every step's gates at once (one GEMM and one add), overwritten step by step with their
+        # gradients by the kernel.
         d_proj = np.empty_like(p)
+        np.dot(h_prev, weight, out=d_proj.reshape(steps * rows, 4 * width))
+        d_proj += p
         dh, dc = np.zeros((rows, width), F32), np.zeros((rows, width), F32)
         weight_t = weight.T
-        parts = _parts(rec[0])
+        parts = _parts(d_proj[0])
         serial, parallel = k.lstm_step_backward_range, k.lstm_step_backward
         for t in reversed(lstm_step_order(steps, reverse)):
             d_step = d_proj[t]
-            split.run_ranges(serial, parallel, rows, parts, p[t], rec[t], prev[t], out[t], grad[t], dh, dc, d_step)
+            split.run_ranges(serial, parallel, rows, parts, grad[t], prev[t], out[t], dh, dc, d_step)
             np.dot(d_step, weight_t, out=dh)  # the gradient of the hidden state the step started from
         d_weight = h_prev.T.dot(d_proj.reshape(steps * rows, 4 * width))
         return d_proj, d_weight, dc, dh
