@@ -138,7 +138,7 @@ def _lstm(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]:
         rt = rd.transpose()
         if fused:
             # The whole direction as one op: every step's recurrent GEMM and cell, one autodiff node.
-            hc = lstm_sequence(xw, rt, c, h, reverse)  # [seq, batch, 2H]: hidden, cell
+            hc = lstm_sequence(xw, rt, c, h, reverse)  # [seq, batch, 6H]: hidden, cell, gates
             last = hc[0 if reverse else seq - 1]
             ys.append(hc.narrow(2, 0, hidden))
             hs.append(last.narrow(1, 0, hidden))

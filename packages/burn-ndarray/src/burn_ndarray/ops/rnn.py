@@ -10,10 +10,10 @@ one call each way.
 
 `lstm_sequence` runs the whole sequence in one op: per step one BLAS GEMM (``np.dot`` into a
 reused buffer, the previous hidden state read in place from the output) and one `lstm_step`
-kernel writing the step's row of the preallocated ``[T, B, 2H]`` output; its backward recomputes
-every step's gates with one GEMM, then per step one `lstm_step_backward` kernel (in place) and
-one GEMM for the hidden state's gradient, and the weight's gradient with one GEMM over all the
-steps. Float32 only (any size: a sequence is never small enough for the composition's per-step
+kernel writing the step's row of the preallocated ``[T, B, 6H]`` output (hidden, cell, gates);
+its backward takes a copy of the gates, then per step one `lstm_step_backward` kernel (turning
+them into their gradients in place) and one GEMM for the hidden state's gradient, and the
+weight's gradient with one GEMM over all the steps. Float32 only (any size: a sequence is never small enough for the composition's per-step
 ops to win); other dtypes take the contract's composition.
 """
 
@@ -98,7 +98,7 @@ class RnnOps:
             backend: Any = self
             return DefaultRnnOps.lstm_sequence(backend, proj, weight, cell, hidden, reverse)
         p = np.ascontiguousarray(proj)
-        out = np.empty((steps, rows, 2 * width), F32)
+        out = np.empty((steps, rows, 6 * width), F32)  # hidden, cell, gates
         rec = np.empty((rows, 4 * width), F32)
         prev = np.concatenate([hidden, cell], 1)
         parts = _parts(rec)
@@ -119,31 +119,34 @@ class RnnOps:
         shapes = (proj.shape, weight.shape, cell.shape, hidden.shape)
         steps, rows, width = lstm_sequence_widths("lstm_sequence_backward", *shapes)
         k = _sequence_kernels(proj, weight, cell, hidden, output, output_grad)
-        if k is None or output.shape != output_grad.shape or output.shape != (steps, rows, 2 * width):
+        if k is None or output.shape != output_grad.shape or output.shape != (steps, rows, 6 * width):
             backend: Any = self
             args = (proj, weight, cell, hidden, output, output_grad, reverse)
             return DefaultRnnOps.lstm_sequence_backward(backend, *args)
-        p, out, grad = (np.ascontiguousarray(a) for a in (proj, output, output_grad))
+        out, grad = np.ascontiguousarray(output), np.ascontiguousarray(output_grad)
         # The state each step started from, in step order: the initial one for the step visited
         # first, else the output of the step visited before it.
-        prev = np.empty_like(out)
+        prev = np.empty((steps, rows, 2 * width), F32)
         first, rest, before = (steps - 1, slice(0, -1), slice(1, None)) if reverse else (0, slice(1, None), slice(0, -1))
         prev[first, :, :width], prev[first, :, width:] = hidden, cell
-        prev[rest] = out[before]
-        h_prev = prev[:, :, :width].reshape(steps * rows, width)  # a view: row stride 2H
-        # Every step's gates at once (one GEMM and one add), overwritten step by step with their
-        # gradients by the kernel.
-        d_proj = np.empty_like(p)
-        np.dot(h_prev, weight, out=d_proj.reshape(steps * rows, 4 * width))
-        d_proj += p
+        prev[rest] = out[before, :, : 2 * width]
+        # The forward's gates, overwritten step by step with their gradients by the kernel.
+        d_proj = out[:, :, 2 * width :].copy()
         dh, dc = np.zeros((rows, width), F32), np.zeros((rows, width), F32)
         weight_t = weight.T
         parts = _parts(d_proj[0])
         serial, parallel = k.lstm_step_backward_range, k.lstm_step_backward
+        # The gradient of the gates' own columns of the output: zero when only the states are used
+        # (the layers), so looked at once rather than added at every step.
+        gates_grad = grad[:, :, 2 * width :]
+        gates_grad = gates_grad if gates_grad.any() else None
         for t in reversed(lstm_step_order(steps, reverse)):
             d_step = d_proj[t]
             split.run_ranges(serial, parallel, rows, parts, grad[t], prev[t], out[t], dh, dc, d_step)
+            if gates_grad is not None:
+                d_step += gates_grad[t]
             np.dot(d_step, weight_t, out=dh)  # the gradient of the hidden state the step started from
+        h_prev = prev[:, :, :width].reshape(steps * rows, width)  # a view: row stride 2H
         d_weight = h_prev.T.dot(d_proj.reshape(steps * rows, 4 * width))
         return d_proj, d_weight, dc, dh
 

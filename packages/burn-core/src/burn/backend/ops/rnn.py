@@ -168,9 +168,10 @@ class RnnOps:
                 reverse direction); ``h_{t-1}`` is then the state after step ``t + 1``.
 
         Returns:
-            ``[T, B, 2H]``: the hidden state after step ``t`` in the first ``H`` columns of row
-            ``t``, the cell state in the last ``H`` (the final states are the row of the step
-            visited last: ``T - 1``, or ``0`` when `reverse`).
+            ``[T, B, 6H]``: row ``t`` holds the hidden state after step ``t`` (columns ``0:H``),
+            the cell state (``H:2H``) and the step's pre-activation gates (``2H:6H``), which the
+            backward reuses instead of recomputing them with another GEMM. The final states are
+            the row of the step visited last: ``T - 1``, or ``0`` when `reverse`.
         """
         b: Backend = self  # type: ignore[assignment]
         shapes = (b.float_shape(proj), b.float_shape(weight), b.float_shape(cell), b.float_shape(hidden))
@@ -181,22 +182,22 @@ class RnnOps:
             gates = b.float_add(_step(b, proj, t, rows, 4 * width), b.float_matmul(h, weight))
             hc = b.lstm_cell(gates, c)
             h, c = _block(b, hc, rows, 0, width), _block(b, hc, rows, width, width)
-            out[t] = hc
-        return _stacked_steps(b, out, rows, 2 * width)
+            out[t] = b.float_cat([hc, gates], 1)
+        return _stacked_steps(b, out, rows, 6 * width)
 
     @default(backward_of="lstm_sequence")
     def lstm_sequence_backward(
         self, proj: P, weight: P, cell: P, hidden: P, output: P, output_grad: P, reverse: bool
     ) -> tuple[P, P, P, P]:
         """Gradients of `lstm_sequence` with respect to `proj`, `weight`, `cell` and `hidden`,
-        given its `output` ``[T, B, 2H]`` and the gradient of that output.
+        given its `output` ``[T, B, 6H]`` and the gradient of that output.
 
-        Back-propagation through time: every step's gates are recomputed with one GEMM over all
-        the steps (``proj + H_prev @ weight``, ``H_prev`` the hidden states each step started
-        from); from the step visited last back to the first, the step's `lstm_cell_backward`
-        takes the output's gradient plus what the later step sent back (``d_gates @ weight^T`` for
-        the hidden state, ``dc * f`` for the cell); the projection's gradient is every step's
-        ``d_gates``, the weight's ``H_prev^T @ d_gates`` (one GEMM over all the steps).
+        Back-propagation through time: from the step visited last back to the first, the step's
+        `lstm_cell_backward` (on the gates kept in `output`) takes the output's gradient plus what
+        the later step sent back (``d_gates @ weight^T`` for the hidden state, ``dc * f`` for the
+        cell); each step's ``d_gates`` (plus the gradient of the gates' own columns of the output)
+        is the projection's gradient, and the weight's is ``H_prev^T @ d_gates`` with ``H_prev``
+        the hidden states the steps started from (one GEMM over all the steps).
         """
         b: Backend = self  # type: ignore[assignment]
         shapes = (b.float_shape(proj), b.float_shape(weight), b.float_shape(cell), b.float_shape(hidden))
@@ -207,28 +208,22 @@ class RnnOps:
         initial = b.float_cat([hidden, cell], 1)
         prev: list[P] = [None] * steps
         for k, t in enumerate(order):
-            prev[t] = initial if k == 0 else _step(b, output, order[k - 1], rows, 2 * width)
-        prev_all = b.float_reshape(_stacked_steps(b, prev, rows, 2 * width), (steps * rows, 2 * width))
-        h_prev = _block(b, prev_all, steps * rows, 0, width)
-        recurrent = b.float_reshape(b.float_matmul(h_prev, weight), (steps, rows, 4 * width))
-        gates = b.float_add(proj, recurrent)
+            prev[t] = initial if k == 0 else _block(b, _step(b, output, order[k - 1], rows, 6 * width), rows, 0, 2 * width)
         weight_t = b.float_swap_dims(weight, 0, 1)
         d_gates: list[P] = [None] * steps
         dh = dc = None
         for t in reversed(order):
-            grad = _step(b, output_grad, t, rows, 2 * width)
+            row, grad_row = _step(b, output, t, rows, 6 * width), _step(b, output_grad, t, rows, 6 * width)
+            grad = _block(b, grad_row, rows, 0, 2 * width)
             if dh is not None:
                 grad = b.float_add(grad, b.float_cat([dh, dc], 1))
-            prev_t = b.float_reshape(
-                b.float_slice(prev_all, (slice(t * rows, (t + 1) * rows), slice(width, 2 * width))),
-                (rows, width),
-            )
-            out_t = _step(b, output, t, rows, 2 * width)
-            d_gates[t], dc = b.lstm_cell_backward(_step(b, gates, t, rows, 4 * width), prev_t, out_t, grad)
+            gates, hc = _block(b, row, rows, 2 * width, 4 * width), _block(b, row, rows, 0, 2 * width)
+            d_step, dc = b.lstm_cell_backward(gates, _block(b, prev[t], rows, width, width), hc, grad)
+            d_gates[t] = b.float_add(d_step, _block(b, grad_row, rows, 2 * width, 4 * width))
             dh = b.float_matmul(d_gates[t], weight_t)
         d_proj = _stacked_steps(b, d_gates, rows, 4 * width)
-        d_flat = b.float_reshape(d_proj, (steps * rows, 4 * width))
-        d_weight = b.float_matmul(b.float_swap_dims(h_prev, 0, 1), d_flat)
+        h_prev = _block(b, b.float_cat(prev, 0), steps * rows, 0, width)
+        d_weight = b.float_matmul(b.float_swap_dims(h_prev, 0, 1), b.float_reshape(d_proj, (steps * rows, 4 * width)))
         return d_proj, d_weight, dc, dh
 
     @default

@@ -82,7 +82,7 @@ class Lstm(_OneDirection):
         h = _initial(op, None if states is None else states[1], x, batch, hidden, "hidden state")
         # Every step's recurrent GEMM and cell in one op (`burn.tensor.module.lstm_sequence`): one
         # autodiff node for the sequence, back-propagation through time in its backward.
-        hc = lstm_sequence(proj, w_h, c, h, reverse)  # [T, B, 2H]
+        hc = lstm_sequence(proj, w_h, c, h, reverse)  # [T, B, 6H]: hidden, cell, gates
         last = hc[0 if reverse else steps - 1]
         out = hc.narrow(2, 0, hidden).swap_dims(0, 1)
         return out, (last.narrow(1, hidden, hidden), last.narrow(1, 0, hidden))

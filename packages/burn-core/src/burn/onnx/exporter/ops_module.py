@@ -230,5 +230,5 @@ def _lstm_sequence(g: Graph, call: CallIR) -> list[str]:
         gates = g.node("Add", [step, g.node("MatMul", [h, g.name(weight)])])
         hc = _lstm_cell_nodes(g, gates, c, hidden)
         h, c = g.node("Split", [hc, halves], n_out=2, axis=-1)
-        rows[t] = g.node("Unsqueeze", [hc, first])
+        rows[t] = g.node("Unsqueeze", [g.node("Concat", [hc, gates], axis=-1), first])  # [1, B, 6H]
     return [g.node("Concat", rows, axis=0)]

@@ -77,15 +77,16 @@ def lstm_sequence(proj: Tensor, weight: Tensor, cell: Tensor, hidden: Tensor, re
         reverse: run from the last step to the first (a bidirectional layer's reverse direction).
 
     Returns:
-        ``[T, B, 2H]``: row ``t`` holds the hidden state after step ``t`` in its first ``H``
-        columns and the cell state in its last ``H``; the final states are row ``T - 1`` (row
-        ``0`` when `reverse`). Differentiable in all four inputs (back-propagation through time).
+        ``[T, B, 6H]``: row ``t`` holds the hidden state after step ``t`` (columns ``0:H``), the
+        cell state (``H:2H``) and the step's pre-activation gates (``2H:6H``, kept for the
+        backward); the final states are row ``T - 1`` (row ``0`` when `reverse`).
+        Differentiable in all four inputs (back-propagation through time).
 
     Example:
         >>> proj = Tensor.zeros((3, 1, 4))  # 3 steps, batch 1, one unit  # doctest: +SKIP
         >>> w, state = Tensor.zeros((1, 4)), Tensor.zeros((1, 1))  # doctest: +SKIP
         >>> lstm_sequence(proj, w, state, state).shape  # doctest: +SKIP
-        (3, 1, 2)
+        (3, 1, 6)
     """
     op = "lstm_sequence"
     _check_inputs(op, ("proj", proj), ("weight", weight), ("cell", cell), ("hidden", hidden))
