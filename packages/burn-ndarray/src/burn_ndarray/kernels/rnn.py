@@ -134,9 +134,10 @@ def lstm_step_backward_range(
 ) -> None:
     """Rows `lo` to `hi` of one step of `burn.backend.ops.rnn.RnnOps.lstm_sequence_backward`: the
     step's own output gradient (the first ``2H`` columns of `grad`) is added into what the later
-    step sent back (`dh_next`, `dc_next` ``[B, H]``); with the step's start state `prev` ``[B, 2H]``
-    and output `out` (its first ``2H`` columns), the step's gates (pre-activations, ``[B, 4H]``, in `d_gates`) are overwritten
-    with their gradients and `dc_next` with the start cell's gradient.
+    step sent back (`dh_next`, `dc_next` ``[B, H]``); with the step's start state `prev`
+    ``[B, 2H]`` and output `out` (its first ``2H`` columns), the step's gates (pre-activations,
+    ``[B, 4H]``, in `d_gates`) are overwritten with their gradients and `dc_next` with the start
+    cell's gradient.
 
     Everything is updated in place, each unit reading its own elements before writing them. The
     four gate blocks are indexed through their own views: indexed as ``d_row[k * hidden + j]``

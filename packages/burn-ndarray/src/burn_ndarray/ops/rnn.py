@@ -13,8 +13,8 @@ reused buffer, the previous hidden state read in place from the output) and one 
 kernel writing the step's row of the preallocated ``[T, B, 6H]`` output (hidden, cell, gates);
 its backward takes a copy of the gates, then per step one `lstm_step_backward` kernel (turning
 them into their gradients in place) and one GEMM for the hidden state's gradient, and the
-weight's gradient with one GEMM over all the steps. Float32 only (any size: a sequence is never small enough for the composition's per-step
-ops to win); other dtypes take the contract's composition.
+weight's gradient with one GEMM over all the steps. Float32 only, at any size (no sequence is
+small enough for the composition's per-step ops to win); other dtypes take the composition.
 """
 
 from __future__ import annotations
@@ -127,7 +127,9 @@ class RnnOps:
         # The state each step started from, in step order: the initial one for the step visited
         # first, else the output of the step visited before it.
         prev = np.empty((steps, rows, 2 * width), F32)
-        first, rest, before = (steps - 1, slice(0, -1), slice(1, None)) if reverse else (0, slice(1, None), slice(0, -1))
+        first, rest, before = (
+            (steps - 1, slice(0, -1), slice(1, None)) if reverse else (0, slice(1, None), slice(0, -1))
+        )
         prev[first, :, :width], prev[first, :, width:] = hidden, cell
         prev[rest] = out[before, :, : 2 * width]
         # The forward's gates, overwritten step by step with their gradients by the kernel.
@@ -138,8 +140,8 @@ class RnnOps:
         serial, parallel = k.lstm_step_backward_range, k.lstm_step_backward
         # The gradient of the gates' own columns of the output: zero when only the states are used
         # (the layers), so looked at once rather than added at every step.
-        gates_grad = grad[:, :, 2 * width :]
-        gates_grad = gates_grad if gates_grad.any() else None
+        gates_columns = grad[:, :, 2 * width :]
+        gates_grad = gates_columns if gates_columns.any() else None
         for t in reversed(lstm_step_order(steps, reverse)):
             d_step = d_proj[t]
             split.run_ranges(serial, parallel, rows, parts, grad[t], prev[t], out[t], dh, dc, d_step)

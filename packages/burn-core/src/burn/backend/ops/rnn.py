@@ -87,7 +87,9 @@ def _block(b: Backend, x: P, rows: int, start: int, width: int) -> P:
 
 def _step(b: Backend, x: P, t: int, rows: int, width: int) -> P:
     """Step `t` of a time-major ``[T, rows, width]`` tensor, as ``[rows, width]``."""
-    return b.float_reshape(b.float_slice(x, (slice(t, t + 1), slice(0, rows), slice(0, width))), (rows, width))
+    return b.float_reshape(
+        b.float_slice(x, (slice(t, t + 1), slice(0, rows), slice(0, width))), (rows, width)
+    )
 
 
 def _stacked_steps(b: Backend, steps: list[P], rows: int, width: int) -> P:
@@ -208,7 +210,11 @@ class RnnOps:
         initial = b.float_cat([hidden, cell], 1)
         prev: list[P] = [None] * steps
         for k, t in enumerate(order):
-            prev[t] = initial if k == 0 else _block(b, _step(b, output, order[k - 1], rows, 6 * width), rows, 0, 2 * width)
+            prev[t] = (
+                initial
+                if k == 0
+                else _block(b, _step(b, output, order[k - 1], rows, 6 * width), rows, 0, 2 * width)
+            )
         weight_t = b.float_swap_dims(weight, 0, 1)
         d_gates: list[P] = [None] * steps
         dh = dc = None
@@ -223,7 +229,9 @@ class RnnOps:
             dh = b.float_matmul(d_gates[t], weight_t)
         d_proj = _stacked_steps(b, d_gates, rows, 4 * width)
         h_prev = _block(b, b.float_cat(prev, 0), steps * rows, 0, width)
-        d_weight = b.float_matmul(b.float_swap_dims(h_prev, 0, 1), b.float_reshape(d_proj, (steps * rows, 4 * width)))
+        d_weight = b.float_matmul(
+            b.float_swap_dims(h_prev, 0, 1), b.float_reshape(d_proj, (steps * rows, 4 * width))
+        )
         return d_proj, d_weight, dc, dh
 
     @default

@@ -63,7 +63,9 @@ def lstm_cell(gates: Tensor, cell: Tensor) -> Tensor:
     return wrap(gates._b.lstm_cell(gates._p, cell._p), gates._b, Float)
 
 
-def lstm_sequence(proj: Tensor, weight: Tensor, cell: Tensor, hidden: Tensor, reverse: bool = False) -> Tensor:
+def lstm_sequence(
+    proj: Tensor, weight: Tensor, cell: Tensor, hidden: Tensor, reverse: bool = False
+) -> Tensor:
     """One direction of an LSTM layer over a whole sequence, as one op.
 
     Args:

@@ -107,7 +107,12 @@ def _sequence_inputs(rng: Any, shape: tuple[int, int, int], dtype: DType) -> tup
     # a recurrent weight scaled so the gates stay in the activations' bends at any width
     scale = 1.0 / float(np.sqrt(hidden))
     weight = rand_float(rng, (hidden, 4 * hidden), dtype, -scale, scale)
-    return proj, weight, rand_float(rng, (batch, hidden), dtype, -1, 1), rand_float(rng, (batch, hidden), dtype, -1, 1)
+    return (
+        proj,
+        weight,
+        rand_float(rng, (batch, hidden), dtype, -1, 1),
+        rand_float(rng, (batch, hidden), dtype, -1, 1),
+    )
 
 
 def _sequence_forward(
@@ -127,7 +132,12 @@ def _sequence_forward(
 
 
 def _sequence_backward(
-    proj: np.ndarray, weight: np.ndarray, cell: np.ndarray, hidden: np.ndarray, grad: np.ndarray, reverse: bool
+    proj: np.ndarray,
+    weight: np.ndarray,
+    cell: np.ndarray,
+    hidden: np.ndarray,
+    grad: np.ndarray,
+    reverse: bool,
 ) -> tuple[np.ndarray, ...]:
     """Back-propagation through time in float64, step by step with the cell's `_backward`."""
     steps, width = proj.shape[0], cell.shape[1]
@@ -154,9 +164,10 @@ def _lstm_sequence(proj: Any, weight: Any, cell: Any, hidden: Any, reverse: bool
 @pytest.mark.parametrize("reverse", [False, True], ids=["forward", "reverse"])
 @pytest.mark.parametrize("shape", SEQUENCE_SHAPES, ids=str)
 def test_lstm_sequence(backend: Any, float_dtype: DType, shape: Any, reverse: bool, rng: Any) -> None:
-    arrays = _sequence_inputs(rng, shape, float_dtype)
-    out = _lstm_sequence(*(make(backend, a, float_dtype) for a in arrays), reverse)
-    want, _ = _sequence_forward(*(f64(a) for a in arrays), reverse)
+    proj, weight, cell, hidden = _sequence_inputs(rng, shape, float_dtype)
+    tp, tw, tc, th = (make(backend, a, float_dtype) for a in (proj, weight, cell, hidden))
+    out = _lstm_sequence(tp, tw, tc, th, reverse)
+    want, _ = _sequence_forward(f64(proj), f64(weight), f64(cell), f64(hidden), reverse)
     # the error grows with the steps a state went through: terms counts one cell and one
     # recurrent product per step
     terms = 4 + shape[0] * (shape[2] + 4)
@@ -171,7 +182,9 @@ def test_lstm_sequence_refuses_mismatched_shapes(backend: Any, rng: Any) -> None
     proj, weight, cell, hidden = (make(backend, a, dtype) for a in _sequence_inputs(rng, (3, 2, 4), dtype))
     with pytest.raises(ShapeError, match=r"lstm_sequence: the projection must be \[T, B, 4H\]"):
         _lstm_sequence(proj, make(backend, np.zeros((4, 12)), dtype), cell, hidden, False)
-    with pytest.raises(ShapeError, match=r"lstm_sequence: .* got \(3, 2, 16\), \(4, 16\), \(2, 4\) and \(3, 4\)"):
+    with pytest.raises(
+        ShapeError, match=r"lstm_sequence: .* got \(3, 2, 16\), \(4, 16\), \(2, 4\) and \(3, 4\)"
+    ):
         _lstm_sequence(proj, weight, cell, make(backend, np.zeros((3, 4)), dtype), False)
 
 
@@ -182,17 +195,22 @@ def test_lstm_sequence_backward_helper(
     backend: Any, float_dtype: DType, shape: Any, reverse: bool, rng: Any
 ) -> None:
     steps, batch, hidden = shape
-    arrays = _sequence_inputs(rng, shape, float_dtype)
+    proj, weight, cell, state = _sequence_inputs(rng, shape, float_dtype)
     grad = rand_float(rng, (steps, batch, 6 * hidden), float_dtype, -1, 1)
-    tensors = [make(backend, a, float_dtype) for a in arrays]
-    out = _lstm_sequence(*tensors, reverse)
-    tgrad = make(backend, grad, float_dtype)
-    got = backend.lstm_sequence_backward(*(t._p for t in tensors), out._p, tgrad._p, reverse)
-    want = _sequence_backward(*(f64(a) for a in arrays), f64(grad), reverse)
+    tp, tw, tc, th, tgrad = (make(backend, a, float_dtype) for a in (proj, weight, cell, state, grad))
+    out = _lstm_sequence(tp, tw, tc, th, reverse)
+    got = backend.lstm_sequence_backward(tp._p, tw._p, tc._p, th._p, out._p, tgrad._p, reverse)
+    want = _sequence_backward(f64(proj), f64(weight), f64(cell), f64(state), f64(grad), reverse)
     terms = 6 + steps * (4 * hidden + 6)
     for name, g, w in zip(("proj", "weight", "cell", "hidden"), got, want, strict=True):
         what = f"lstm_sequence_backward {shape} reverse={reverse} {name}"
-        check_float(wrap_float(backend, g), w, float_dtype, terms=terms * (batch if name == "weight" else 1), what=what)
+        check_float(
+            wrap_float(backend, g),
+            w,
+            float_dtype,
+            terms=terms * (batch if name == "weight" else 1),
+            what=what,
+        )
 
 
 # -- GRU (reset gate after the hidden projection) ----------------------------------------------
