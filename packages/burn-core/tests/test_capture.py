@@ -76,7 +76,7 @@ def test_program_holds_constants_only() -> None:
     assert again.ops() == t.program.ops()
     full = next(c for c in t.program.calls if c.op == "float_full")
     assert DEVICE in full.args and full.args[0] == (2, 8)
-    assert "lstm_cell" in t.program.ops()
+    assert "lstm_sequence" in t.program.ops()  # each direction one op (nn.Lstm)
 
 
 def test_each_op_is_recorded_once_at_the_level_the_tensor_api_calls() -> None:

@@ -1,4 +1,5 @@
-"""The rnn family of `Autodiff`: the LSTM and GRU cells, each followed by its backward rule.
+"""The rnn family of `Autodiff`: the LSTM and GRU cells and the LSTM sequence, each followed by
+its backward rule.
 
 Each rule calls the inner backend's ``*_cell_backward`` helper, which gives every input's
 gradient in one pass (itself differentiable on this backend,
@@ -24,6 +25,18 @@ class LstmCellSaved(NamedTuple):
     gates: P
     cell: P
     out: P
+
+
+class LstmSequenceSaved(NamedTuple):
+    """lstm_sequence: its inputs, its output (every step's hidden and cell states) and its
+    direction; the backward recomputes the gates from them (one GEMM) instead of keeping them."""
+
+    proj: P
+    weight: P
+    cell: P
+    hidden: P
+    out: P
+    reverse: bool
 
 
 class GruCellSaved(NamedTuple):
@@ -52,6 +65,20 @@ class AutodiffRnnOps:
         # both gradients come from one pass
         d_gates, d_cell = B.lstm_cell_backward(s.gates, s.cell, s.out, g)
         return (d_gates if need[0] else None, d_cell if need[1] else None)
+
+    def lstm_sequence(self, proj: AD, weight: AD, cell: AD, hidden: AD, reverse: bool) -> AD:
+        out = self._in.lstm_sequence(proj.p, weight.p, cell.p, hidden.p, reverse)
+        parents = (proj.node, weight.node, cell.node, hidden.node)
+        if parents == (None, None, None, None):
+            return AD(out, None)
+        saved = make(LstmSequenceSaved, (proj.p, weight.p, cell.p, hidden.p, out, reverse))
+        return AD(out, Node(parents, self._lstm_sequence_rule, saved))
+
+    @staticmethod
+    def _lstm_sequence_rule(B: Any, s: LstmSequenceSaved, need: Need, g: P) -> Grads:
+        # back-propagation through time: the four gradients come from one pass over the steps
+        grads = B.lstm_sequence_backward(s.proj, s.weight, s.cell, s.hidden, s.out, g, s.reverse)
+        return tuple(d if wanted else None for d, wanted in zip(grads, need, strict=True))
 
     def gru_cell(self, gates_x: AD, gates_h: AD, hidden: AD) -> AD:
         out = self._in.gru_cell(gates_x.p, gates_h.p, hidden.p)

@@ -12,7 +12,7 @@ from burn.onnx.errors import OnnxError
 from burn.onnx.ops import register
 from burn.onnx.ops_nn import matmul
 from burn.onnx.runtime import ints
-from burn.tensor.module.rnn import gru_cell, lstm_cell
+from burn.tensor.module.rnn import gru_cell, lstm_sequence
 
 if TYPE_CHECKING:
     from burn.onnx.graph import Node
@@ -136,14 +136,17 @@ def _lstm(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]:
         h = _initial(ctx, node, inputs, 5, d, batch, hidden, x)
         c = _initial(ctx, node, inputs, 6, d, batch, hidden, x)
         rt = rd.transpose()
+        if fused:
+            # The whole direction as one op: every step's recurrent GEMM and cell, one autodiff node.
+            hc = lstm_sequence(xw, rt, c, h, reverse)  # [seq, batch, 6H]: hidden, cell, gates
+            last = hc[0 if reverse else seq - 1]
+            ys.append(hc.narrow(2, 0, hidden))
+            hs.append(last.narrow(1, 0, hidden))
+            cs.append(last.narrow(1, hidden, hidden))
+            continue
         out: list[Tensor | None] = [None] * seq
         for t in range(seq - 1, -1, -1) if reverse else range(seq):
             gates = xw.narrow(0, t, 1).squeeze(0) + h.matmul(rt)
-            if fused:
-                hc = lstm_cell(gates, c)
-                h, c = hc.narrow(1, 0, hidden), hc.narrow(1, hidden, hidden)
-                out[t] = h
-                continue
             gi, go, gf, gc = gates.chunk(4, 1)  # ONNX gate order: input, output, forget, cell
             if peep is not None:
                 gi, gf = gi + peep[0] * c, gf + peep[2] * c

@@ -1,6 +1,9 @@
 """Compiled kernels of the rnn family: the LSTM and GRU cells (numba, float32), one step's gates
 to the new state in one pass, and the backward pass in another, instead of a dozen NumPy passes
-and autodiff nodes (`burn_ndarray.ops.rnn`).
+and autodiff nodes (`burn_ndarray.ops.rnn`); and the LSTM sequence's steps (`lstm_step`,
+`lstm_step_backward`), the same cell with the input projection's add and the state hand-over
+folded in, writing into the sequence's preallocated buffers (the forward keeps every step's
+gates in its output for the backward).
 
 The sigmoid is `activation`'s (within 2 ulps of float64's). The tanh is Cephes' ``tanhf``
 scheme (S. Moshier, Cephes Math Library): the odd polynomial below for ``|x| < 0.625``, else
@@ -102,6 +105,79 @@ def lstm_cell_backward(
     for c in prange(parts):
         lo, hi = bounds(cell.shape[0], c, parts)
         lstm_cell_backward_range(lo, hi, gates, cell, out, grad, d_gates, d_cell)
+
+
+@jit
+def lstm_step_range(lo: int, hi: int, proj: Array, rec: Array, prev: Array, out: Array) -> None:
+    """Rows `lo` to `hi` of one step of `burn.backend.ops.rnn.RnnOps.lstm_sequence`: the gates
+    ``proj + rec`` ``[B, 4H]`` (input projection, recurrent product) and the state the step
+    starts from (hidden, cell: the first ``2H`` columns of `prev`) -> `out` ``[B, 6H]`` (hidden,
+    cell, gates). The gates are stored first, then read back through per-block views, the shape
+    `lstm_cell_range` vectorizes in."""
+    hidden = proj.shape[1] // 4
+    for r in range(lo, hi):
+        p, q, g_out = proj[r], rec[r], out[r, 2 * hidden :]
+        for j in range(4 * hidden):
+            g_out[j] = p[j] + q[j]
+        gi, gf = g_out[:hidden], g_out[hidden : 2 * hidden]
+        go, gg = g_out[2 * hidden : 3 * hidden], g_out[3 * hidden :]
+        c, h_out, c_out = prev[r, hidden : 2 * hidden], out[r, :hidden], out[r, hidden : 2 * hidden]
+        for j in range(hidden):
+            new_cell = _sigmoid(gf[j]) * c[j] + _sigmoid(gi[j]) * _tanh(gg[j])
+            c_out[j] = new_cell
+            h_out[j] = _sigmoid(go[j]) * _tanh(new_cell)
+
+
+@jit
+def lstm_step_backward_range(
+    lo: int, hi: int, grad: Array, prev: Array, out: Array, dh_next: Array, dc_next: Array, d_gates: Array
+) -> None:
+    """Rows `lo` to `hi` of one step of `burn.backend.ops.rnn.RnnOps.lstm_sequence_backward`: the
+    step's own output gradient (the first ``2H`` columns of `grad`) is added into what the later
+    step sent back (`dh_next`, `dc_next` ``[B, H]``); with the step's start state `prev`
+    ``[B, 2H]`` and output `out` (its first ``2H`` columns), the step's gates (pre-activations,
+    ``[B, 4H]``, in `d_gates`) are overwritten with their gradients and `dc_next` with the start
+    cell's gradient.
+
+    Everything is updated in place, each unit reading its own elements before writing them. The
+    four gate blocks are indexed through their own views: indexed as ``d_row[k * hidden + j]``
+    the loop did not vectorize (7x slower at ``[32, 1024]`` gates, 400 against 58 us)."""
+    hidden = prev.shape[1] // 2
+    for r in range(lo, hi):
+        dh, dc_io, g_row = dh_next[r], dc_next[r], grad[r]
+        for j in range(hidden):
+            dh[j] += g_row[j]
+            dc_io[j] += g_row[hidden + j]
+        d_row, c, new_c = d_gates[r], prev[r, hidden:], out[r, hidden : 2 * hidden]
+        di, df = d_row[:hidden], d_row[hidden : 2 * hidden]
+        do, dg = d_row[2 * hidden : 3 * hidden], d_row[3 * hidden :]
+        for j in range(hidden):
+            i, f, o, g = _sigmoid(di[j]), _sigmoid(df[j]), _sigmoid(do[j]), _tanh(dg[j])
+            t = _tanh(new_c[j])
+            dc = dc_io[j] + dh[j] * o * (_ONE - t * t)
+            di[j] = dc * g * (i * (_ONE - i))
+            df[j] = dc * c[j] * (f * (_ONE - f))
+            do[j] = dh[j] * t * (o * (_ONE - o))
+            dg[j] = dc * i * (_ONE - g * g)
+            dc_io[j] = dc * f
+
+
+@jit_parallel
+def lstm_step(parts: int, proj: Array, rec: Array, prev: Array, out: Array) -> None:
+    """`lstm_step_range` over every row, chunks of rows on the pool."""
+    for c in prange(parts):
+        lo, hi = bounds(prev.shape[0], c, parts)
+        lstm_step_range(lo, hi, proj, rec, prev, out)
+
+
+@jit_parallel
+def lstm_step_backward(
+    parts: int, grad: Array, prev: Array, out: Array, dh_next: Array, dc_next: Array, d_gates: Array
+) -> None:
+    """`lstm_step_backward_range` over every row, chunks of rows on the pool."""
+    for c in prange(parts):
+        lo, hi = bounds(prev.shape[0], c, parts)
+        lstm_step_backward_range(lo, hi, grad, prev, out, dh_next, dc_next, d_gates)
 
 
 @jit

@@ -1,5 +1,5 @@
-"""Recurrent-cell ops of the backend contract: one LSTM or GRU step's element-wise part and their
-backward helpers.
+"""Recurrent ops of the backend contract: one LSTM or GRU step's element-wise part, a whole LSTM
+sequence, and their backward helpers.
 
 An LSTM step is a GEMM (the hidden state times the stacked gate weights) and a dozen element-wise
 ops on the gates; over a sequence those small ops, each with its own autodiff node, cost more
@@ -36,6 +36,33 @@ def lstm_widths(op: str, gates_shape: tuple[int, ...], cell_shape: tuple[int, ..
     return gates_shape[0], gates_shape[1] // 4
 
 
+def lstm_sequence_widths(
+    op: str,
+    proj_shape: tuple[int, ...],
+    weight_shape: tuple[int, ...],
+    cell_shape: tuple[int, ...],
+    hidden_shape: tuple[int, ...],
+) -> tuple[int, int, int]:
+    """``(T, B, H)`` of an input projection ``[T, B, 4H]``, a recurrent weight ``[H, 4H]`` and
+    initial states ``[B, H]``; a ShapeError naming `op` otherwise."""
+    ok = len(proj_shape) == 3 and proj_shape[0] > 0 and proj_shape[2] % 4 == 0
+    if ok:
+        steps, batch, hidden = proj_shape[0], proj_shape[1], proj_shape[2] // 4
+        ok = weight_shape == (hidden, 4 * hidden) and cell_shape == hidden_shape == (batch, hidden)
+    if not ok:
+        raise ShapeError(
+            f"{op}: the projection must be [T, B, 4H] (T > 0), the recurrent weight [H, 4H] and the "
+            f"cell and hidden states [B, H], got {proj_shape}, {weight_shape}, {cell_shape} and "
+            f"{hidden_shape}"
+        )
+    return steps, batch, hidden
+
+
+def lstm_step_order(steps: int, reverse: bool) -> range:
+    """The order `lstm_sequence` visits the steps in."""
+    return range(steps - 1, -1, -1) if reverse else range(steps)
+
+
 def gru_widths(
     op: str, gates_x_shape: tuple[int, ...], gates_h_shape: tuple[int, ...], hidden_shape: tuple[int, ...]
 ) -> tuple[int, int]:
@@ -56,6 +83,18 @@ def gru_widths(
 
 def _block(b: Backend, x: P, rows: int, start: int, width: int) -> P:
     return b.float_slice(x, (slice(0, rows), slice(start, start + width)))
+
+
+def _step(b: Backend, x: P, t: int, rows: int, width: int) -> P:
+    """Step `t` of a time-major ``[T, rows, width]`` tensor, as ``[rows, width]``."""
+    return b.float_reshape(
+        b.float_slice(x, (slice(t, t + 1), slice(0, rows), slice(0, width))), (rows, width)
+    )
+
+
+def _stacked_steps(b: Backend, steps: list[P], rows: int, width: int) -> P:
+    """``[rows, width]`` tensors -> ``[len(steps), rows, width]``."""
+    return b.float_cat([b.float_reshape(s, (1, rows, width)) for s in steps], 0)
 
 
 def _gru_gates(b: Backend, op: str, gates_x: P, gates_h: P, hidden: P) -> tuple[P, P, P, P]:
@@ -116,6 +155,84 @@ class RnnOps:
         d_o = b.float_mul(b.float_mul(dh, t), b.float_mul(o, one_minus(o)))
         d_g = b.float_mul(b.float_mul(dc, i), one_minus(b.float_mul(g, g)))
         return b.float_cat([d_i, d_f, d_o, d_g], 1), b.float_mul(dc, f)
+
+    @default
+    def lstm_sequence(self, proj: P, weight: P, cell: P, hidden: P, reverse: bool) -> P:
+        """One direction of an LSTM layer over a sequence, from every step's input projection.
+
+        Args:
+            proj: ``[T, B, 4H]``, each step's ``x_t W_x + b`` in `lstm_cell`'s gate order
+                (input, forget, output, cell candidate).
+            weight: the recurrent weight ``[H, 4H]`` (``gates_t = proj[t] + h_{t-1} @ weight``).
+            cell: the initial cell state ``[B, H]``.
+            hidden: the initial hidden state ``[B, H]``.
+            reverse: visit the steps from the last to the first (a bidirectional layer's
+                reverse direction); ``h_{t-1}`` is then the state after step ``t + 1``.
+
+        Returns:
+            ``[T, B, 6H]``: row ``t`` holds the hidden state after step ``t`` (columns ``0:H``),
+            the cell state (``H:2H``) and the step's pre-activation gates (``2H:6H``), which the
+            backward reuses instead of recomputing them with another GEMM. The final states are
+            the row of the step visited last: ``T - 1``, or ``0`` when `reverse`.
+        """
+        b: Backend = self  # type: ignore[assignment]
+        shapes = (b.float_shape(proj), b.float_shape(weight), b.float_shape(cell), b.float_shape(hidden))
+        steps, rows, width = lstm_sequence_widths("lstm_sequence", *shapes)
+        out: list[P] = [None] * steps
+        h, c = hidden, cell
+        for t in lstm_step_order(steps, reverse):
+            gates = b.float_add(_step(b, proj, t, rows, 4 * width), b.float_matmul(h, weight))
+            hc = b.lstm_cell(gates, c)
+            h, c = _block(b, hc, rows, 0, width), _block(b, hc, rows, width, width)
+            out[t] = b.float_cat([hc, gates], 1)
+        return _stacked_steps(b, out, rows, 6 * width)
+
+    @default(backward_of="lstm_sequence")
+    def lstm_sequence_backward(
+        self, proj: P, weight: P, cell: P, hidden: P, output: P, output_grad: P, reverse: bool
+    ) -> tuple[P, P, P, P]:
+        """Gradients of `lstm_sequence` with respect to `proj`, `weight`, `cell` and `hidden`,
+        given its `output` ``[T, B, 6H]`` and the gradient of that output.
+
+        Back-propagation through time: from the step visited last back to the first, the step's
+        `lstm_cell_backward` (on the gates kept in `output`) takes the output's gradient plus what
+        the later step sent back (``d_gates @ weight^T`` for the hidden state, ``dc * f`` for the
+        cell); each step's ``d_gates`` (plus the gradient of the gates' own columns of the output)
+        is the projection's gradient, and the weight's is ``H_prev^T @ d_gates`` with ``H_prev``
+        the hidden states the steps started from (one GEMM over all the steps).
+        """
+        b: Backend = self  # type: ignore[assignment]
+        shapes = (b.float_shape(proj), b.float_shape(weight), b.float_shape(cell), b.float_shape(hidden))
+        steps, rows, width = lstm_sequence_widths("lstm_sequence_backward", *shapes)
+        order = list(lstm_step_order(steps, reverse))
+        # The state every step started from: the initial one for the first step visited, else the
+        # output of the step visited before it.
+        initial = b.float_cat([hidden, cell], 1)
+        prev: list[P] = [None] * steps
+        for k, t in enumerate(order):
+            prev[t] = (
+                initial
+                if k == 0
+                else _block(b, _step(b, output, order[k - 1], rows, 6 * width), rows, 0, 2 * width)
+            )
+        weight_t = b.float_swap_dims(weight, 0, 1)
+        d_gates: list[P] = [None] * steps
+        dh = dc = None
+        for t in reversed(order):
+            row, grad_row = _step(b, output, t, rows, 6 * width), _step(b, output_grad, t, rows, 6 * width)
+            grad = _block(b, grad_row, rows, 0, 2 * width)
+            if dh is not None:
+                grad = b.float_add(grad, b.float_cat([dh, dc], 1))
+            gates, hc = _block(b, row, rows, 2 * width, 4 * width), _block(b, row, rows, 0, 2 * width)
+            d_step, dc = b.lstm_cell_backward(gates, _block(b, prev[t], rows, width, width), hc, grad)
+            d_gates[t] = b.float_add(d_step, _block(b, grad_row, rows, 2 * width, 4 * width))
+            dh = b.float_matmul(d_gates[t], weight_t)
+        d_proj = _stacked_steps(b, d_gates, rows, 4 * width)
+        h_prev = _block(b, b.float_cat(prev, 0), steps * rows, 0, width)
+        d_weight = b.float_matmul(
+            b.float_swap_dims(h_prev, 0, 1), b.float_reshape(d_proj, (steps * rows, 4 * width))
+        )
+        return d_proj, d_weight, dc, dh
 
     @default
     def gru_cell(self, gates_x: P, gates_h: P, hidden: P) -> P:

@@ -7,9 +7,9 @@ from typing import TYPE_CHECKING, NamedTuple
 from burn.module.config import config
 from burn.nn._util import resolve_device
 from burn.nn.init import Initializer, XavierNormal
-from burn.nn.rnn._scan import States, _collect, _initial, _OneDirection, _project, _steps
+from burn.nn.rnn._scan import States, _initial, _OneDirection, _project
 from burn.nn.rnn.gate import GateController, _gate, _stacked
-from burn.tensor.module.rnn import lstm_cell
+from burn.tensor.module.rnn import lstm_sequence
 from burn.tensor.tensor import Tensor
 
 if TYPE_CHECKING:
@@ -80,10 +80,9 @@ class Lstm(_OneDirection):
         proj, batch, steps = _project(op, x, self.d_input, w_x, bias)
         c = _initial(op, None if states is None else states[0], x, batch, hidden, "cell state")
         h = _initial(op, None if states is None else states[1], x, batch, hidden, "hidden state")
-        outputs = []
-        for t in _steps(steps, reverse):
-            # The gates' element-wise part is one op each way (`burn.tensor.module.lstm_cell`).
-            hc = lstm_cell(proj[t] + h.matmul(w_h), c)
-            h, c = hc.narrow(1, 0, hidden), hc.narrow(1, hidden, hidden)
-            outputs.append(h)
-        return _collect(outputs, reverse), (c, h)
+        # Every step's recurrent GEMM and cell in one op (`burn.tensor.module.lstm_sequence`): one
+        # autodiff node for the sequence, back-propagation through time in its backward.
+        hc = lstm_sequence(proj, w_h, c, h, reverse)  # [T, B, 6H]: hidden, cell, gates
+        last = hc[0 if reverse else steps - 1]
+        out = hc.narrow(2, 0, hidden).swap_dims(0, 1)
+        return out, (last.narrow(1, hidden, hidden), last.narrow(1, 0, hidden))

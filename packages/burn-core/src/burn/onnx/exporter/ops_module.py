@@ -1,11 +1,12 @@
 """ONNX writers of the module contract ops: activations, convolutions, pooling, embedding,
-scaled dot-product attention, layer normalization and the LSTM cell
+scaled dot-product attention, layer normalization, the LSTM cell and the LSTM sequence
 (`burn.backend.ops.activation`, ``conv``, ``pool``, ``embedding``, ``attention``, ``norm``,
 ``rnn``).
 
 Ops without an ONNX operator of their own at opset 17 are written as the few standard nodes of
 their definition in the contract (GELU from ``Erf``, the attention weights with burn's rule for
-fully masked rows, the LSTM cell's gates).
+fully masked rows, the LSTM cell's gates; the LSTM sequence unrolled over its steps, each step's
+``MatMul`` and cell).
 """
 
 from __future__ import annotations
@@ -193,14 +194,41 @@ def _layer_norm(g: Graph, call: CallIR) -> list[str]:
 
 
 # -- recurrent cells ------------------------------------------------------------------------------
-@exporter("lstm_cell")
-def _lstm_cell(g: Graph, call: CallIR) -> list[str]:
-    # gates [B, 4H] as (i, f, o, g); c' = f * c + i * g, h = o * tanh(c'); result [h, c']
-    gates, cell = _x(call, 0), _x(call, 1)
-    hidden = int(cell.shape[-1])
-    i, f, o, c = g.node("Split", [g.name(gates), g.const(np.array([hidden] * 4, np.int64))], n_out=4, axis=-1)
+def _lstm_cell_nodes(g: Graph, gates: str, cell: str, hidden: int) -> str:
+    """The cell's nodes: gates [B, 4H] as (i, f, o, g); c' = f * c + i * g, h = o * tanh(c');
+    returns the name of ``[h, c']``."""
+    i, f, o, c = g.node("Split", [gates, g.const(np.array([hidden] * 4, np.int64))], n_out=4, axis=-1)
     i, f, o = (g.node("Sigmoid", [t]) for t in (i, f, o))
     c = g.node("Tanh", [c])
-    new_cell = g.node("Add", [g.node("Mul", [f, g.name(cell)]), g.node("Mul", [i, c])])
+    new_cell = g.node("Add", [g.node("Mul", [f, cell]), g.node("Mul", [i, c])])
     h = g.node("Mul", [o, g.node("Tanh", [new_cell])])
-    return [g.node("Concat", [h, new_cell], axis=-1)]
+    return str(g.node("Concat", [h, new_cell], axis=-1))
+
+
+@exporter("lstm_cell")
+def _lstm_cell(g: Graph, call: CallIR) -> list[str]:
+    gates, cell = _x(call, 0), _x(call, 1)
+    return [_lstm_cell_nodes(g, g.name(gates), g.name(cell), int(cell.shape[-1]))]
+
+
+@exporter("lstm_sequence")
+def _lstm_sequence(g: Graph, call: CallIR) -> list[str]:
+    # Unrolled, as the op's definition: step t's gates are proj[t] + h @ weight, then the cell.
+    # (ONNX's LSTM node would redo the input projection that proj already holds.)
+    proj, weight, cell, hidden_state = (_x(call, i) for i in range(4))
+    reverse = bool(call.args[4])
+    (steps,) = g.static_dims(proj, "lstm_sequence", (0,))
+    hidden = int(cell.shape[-1])
+    order = range(steps - 1, -1, -1) if reverse else range(steps)
+    h, c = g.name(hidden_state), g.name(cell)
+    rows: list[str] = [""] * steps
+    halves, first = g.const(np.array([hidden, hidden], np.int64)), g.const(np.array([0], np.int64))
+    for t in order:
+        # (constants are at least 1-D, so the step is gathered as [1, B, 4H] and squeezed)
+        step = g.node("Gather", [g.name(proj), g.const(np.array([t], np.int64))], axis=0)
+        step = g.node("Squeeze", [step, first])
+        gates = g.node("Add", [step, g.node("MatMul", [h, g.name(weight)])])
+        hc = _lstm_cell_nodes(g, gates, c, hidden)
+        h, c = g.node("Split", [hc, halves], n_out=2, axis=-1)
+        rows[t] = g.node("Unsqueeze", [g.node("Concat", [hc, gates], axis=-1), first])  # [1, B, 6H]
+    return [g.node("Concat", rows, axis=0)]

@@ -60,7 +60,7 @@ from burn.tensor.module.quantization import (
     quantize_into_int,
     quantized_linear,
 )
-from burn.tensor.module.rnn import gru_cell, lstm_cell
+from burn.tensor.module.rnn import gru_cell, lstm_cell, lstm_sequence
 from burn.tensor.module.sampling import grid_sample_2d, interpolate, interpolate1d
 
 __all__ = [
@@ -88,6 +88,7 @@ __all__ = [
     "linear",
     "gru_cell",
     "lstm_cell",
+    "lstm_sequence",
     "cross_entropy",
     "cross_entropy_with_logits",
     "max_pool1d",

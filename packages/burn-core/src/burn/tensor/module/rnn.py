@@ -1,6 +1,7 @@
 """Functional LSTM and GRU cells (the rnn family): one step's element-wise part as one backend op
-(`burn.backend.ops.rnn.RnnOps.lstm_cell`, `gru_cell`), which `burn.nn.Lstm` and `burn.nn.Gru` run
-at every step.
+(`burn.backend.ops.rnn.RnnOps.lstm_cell`, `gru_cell`), which `burn.nn.Gru` runs at every step; and
+a whole LSTM direction over a sequence as one op (`lstm_sequence`), which `burn.nn.Lstm` and the
+ONNX ``LSTM`` import run.
 
 Example:
     >>> from burn import Tensor
@@ -14,7 +15,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from burn.backend.ops.rnn import gru_widths, lstm_widths
+from burn.backend.ops.rnn import gru_widths, lstm_sequence_widths, lstm_widths
 from burn.errors import DTypeError
 from burn.foundations.kind import Float
 from burn.tensor._base import wrap
@@ -24,7 +25,7 @@ from burn.tensor.module._args import float_operand
 if TYPE_CHECKING:
     from burn.tensor.tensor import Tensor
 
-__all__ = ["gru_cell", "lstm_cell"]
+__all__ = ["gru_cell", "lstm_cell", "lstm_sequence"]
 
 
 def _check_inputs(op: str, first: tuple[str, Tensor], *others: tuple[str, Tensor]) -> None:
@@ -60,6 +61,39 @@ def lstm_cell(gates: Tensor, cell: Tensor) -> Tensor:
     _check_inputs("lstm_cell", ("gates", gates), ("cell", cell))
     lstm_widths("lstm_cell", gates.shape, cell.shape)
     return wrap(gates._b.lstm_cell(gates._p, cell._p), gates._b, Float)
+
+
+def lstm_sequence(
+    proj: Tensor, weight: Tensor, cell: Tensor, hidden: Tensor, reverse: bool = False
+) -> Tensor:
+    """One direction of an LSTM layer over a whole sequence, as one op.
+
+    Args:
+        proj: Float ``[T, B, 4H]``: every step's input projection with the biases
+            (``x_t W_x + b``), gate blocks in `lstm_cell`'s order (input, forget, output, cell
+            candidate); one GEMM over all the steps gives it.
+        weight: Float ``[H, 4H]``, the recurrent weight: step ``t``'s gates are
+            ``proj[t] + h_{t-1} @ weight``.
+        cell: Float ``[B, H]``, the initial cell state.
+        hidden: Float ``[B, H]``, the initial hidden state.
+        reverse: run from the last step to the first (a bidirectional layer's reverse direction).
+
+    Returns:
+        ``[T, B, 6H]``: row ``t`` holds the hidden state after step ``t`` (columns ``0:H``), the
+        cell state (``H:2H``) and the step's pre-activation gates (``2H:6H``, kept for the
+        backward); the final states are row ``T - 1`` (row ``0`` when `reverse`).
+        Differentiable in all four inputs (back-propagation through time).
+
+    Example:
+        >>> proj = Tensor.zeros((3, 1, 4))  # 3 steps, batch 1, one unit  # doctest: +SKIP
+        >>> w, state = Tensor.zeros((1, 4)), Tensor.zeros((1, 1))  # doctest: +SKIP
+        >>> lstm_sequence(proj, w, state, state).shape  # doctest: +SKIP
+        (3, 1, 6)
+    """
+    op = "lstm_sequence"
+    _check_inputs(op, ("proj", proj), ("weight", weight), ("cell", cell), ("hidden", hidden))
+    lstm_sequence_widths(op, proj.shape, weight.shape, cell.shape, hidden.shape)
+    return wrap(proj._b.lstm_sequence(proj._p, weight._p, cell._p, hidden._p, bool(reverse)), proj._b, Float)
 
 
 def gru_cell(gates_x: Tensor, gates_h: Tensor, hidden: Tensor) -> Tensor:

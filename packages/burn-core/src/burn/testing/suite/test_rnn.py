@@ -1,6 +1,6 @@
-"""Recurrent-cell ops: the LSTM and GRU cells and their backward helpers against float64
-references, with saturated gates, a NaN confined to its own element, one-unit and many-row shapes
-(enough rows that a backend may split them between threads).
+"""Recurrent ops: the LSTM and GRU cells, the LSTM sequence (both directions) and their backward
+helpers against float64 references, with saturated gates, a NaN confined to its own element,
+one-unit and many-row shapes (enough rows that a backend may split them between threads).
 
 The forward ops go through `burn.tensor.module.lstm_cell` / `gru_cell`; the backward helpers have
 no Tensor method and are called on the backend's primitives directly.
@@ -93,6 +93,124 @@ def test_lstm_cell_backward_helper(backend: Any, float_dtype: DType, shape: Any,
     what = f"lstm_cell_backward {shape}"
     check_float(wrap_float(backend, d_gates), want_gates, float_dtype, terms=6, what=what + " gates")
     check_float(wrap_float(backend, d_cell), want_cell, float_dtype, terms=6, what=what + " cell")
+
+
+# -- LSTM sequence ------------------------------------------------------------------------------
+# (steps, batch, hidden): one step of one unit, a few, and the benchmark model's batch-8 layer
+# shortened to 12 steps.
+SEQUENCE_SHAPES = [(1, 1, 1), (5, 3, 4), (12, 8, 256)]
+
+
+def _sequence_inputs(rng: Any, shape: tuple[int, int, int], dtype: DType) -> tuple[Any, ...]:
+    steps, batch, hidden = shape
+    proj = rand_float(rng, (steps, batch, 4 * hidden), dtype, -2, 2)
+    # a recurrent weight scaled so the gates stay in the activations' bends at any width
+    scale = 1.0 / float(np.sqrt(hidden))
+    weight = rand_float(rng, (hidden, 4 * hidden), dtype, -scale, scale)
+    return (
+        proj,
+        weight,
+        rand_float(rng, (batch, hidden), dtype, -1, 1),
+        rand_float(rng, (batch, hidden), dtype, -1, 1),
+    )
+
+
+def _sequence_forward(
+    proj: np.ndarray, weight: np.ndarray, cell: np.ndarray, hidden: np.ndarray, reverse: bool
+) -> tuple[np.ndarray, list[np.ndarray]]:
+    """``[T, B, 6H]`` (hidden, cell, gates per step) and the states each step started from."""
+    steps = proj.shape[0]
+    out, starts = np.empty((steps, proj.shape[1], 6 * cell.shape[1])), [np.empty(0)] * steps
+    h, c = hidden, cell
+    for t in range(steps - 1, -1, -1) if reverse else range(steps):
+        starts[t] = np.concatenate([h, c], axis=1)
+        gates = proj[t] + h @ weight
+        hc = _forward(gates, c)
+        out[t] = np.concatenate([hc, gates], axis=1)
+        h, c = np.split(hc, 2, axis=1)
+    return out, starts
+
+
+def _sequence_backward(
+    proj: np.ndarray,
+    weight: np.ndarray,
+    cell: np.ndarray,
+    hidden: np.ndarray,
+    grad: np.ndarray,
+    reverse: bool,
+) -> tuple[np.ndarray, ...]:
+    """Back-propagation through time in float64, step by step with the cell's `_backward`."""
+    steps, width = proj.shape[0], cell.shape[1]
+    out, starts = _sequence_forward(proj, weight, cell, hidden, reverse)
+    d_proj, d_weight = np.empty_like(proj), np.zeros_like(weight)
+    dh, dc = np.zeros_like(hidden), np.zeros_like(cell)
+    for t in range(steps) if reverse else range(steps - 1, -1, -1):
+        step_grad = grad[t, :, : 2 * width] + np.concatenate([dh, dc], axis=1)
+        d_gates, dc = _backward(out[t, :, 2 * width :], starts[t][:, width:], step_grad)
+        d_gates = d_gates + grad[t, :, 2 * width :]
+        d_proj[t] = d_gates
+        d_weight += starts[t][:, :width].T @ d_gates
+        dh = d_gates @ weight.T
+    return d_proj, d_weight, dc, dh
+
+
+def _lstm_sequence(proj: Any, weight: Any, cell: Any, hidden: Any, reverse: bool) -> Any:
+    from burn.tensor import module
+
+    return module.lstm_sequence(proj, weight, cell, hidden, reverse)
+
+
+@covers("lstm_sequence")
+@pytest.mark.parametrize("reverse", [False, True], ids=["forward", "reverse"])
+@pytest.mark.parametrize("shape", SEQUENCE_SHAPES, ids=str)
+def test_lstm_sequence(backend: Any, float_dtype: DType, shape: Any, reverse: bool, rng: Any) -> None:
+    proj, weight, cell, hidden = _sequence_inputs(rng, shape, float_dtype)
+    tp, tw, tc, th = (make(backend, a, float_dtype) for a in (proj, weight, cell, hidden))
+    out = _lstm_sequence(tp, tw, tc, th, reverse)
+    want, _ = _sequence_forward(f64(proj), f64(weight), f64(cell), f64(hidden), reverse)
+    # the error grows with the steps a state went through: terms counts one cell and one
+    # recurrent product per step
+    terms = 4 + shape[0] * (shape[2] + 4)
+    check_float(out, want, float_dtype, terms=terms, what=f"lstm_sequence {shape} reverse={reverse}")
+
+
+@covers("lstm_sequence")
+def test_lstm_sequence_refuses_mismatched_shapes(backend: Any, rng: Any) -> None:
+    from burn.errors import ShapeError
+
+    dtype = backend.float_dtype
+    proj, weight, cell, hidden = (make(backend, a, dtype) for a in _sequence_inputs(rng, (3, 2, 4), dtype))
+    with pytest.raises(ShapeError, match=r"lstm_sequence: the projection must be \[T, B, 4H\]"):
+        _lstm_sequence(proj, make(backend, np.zeros((4, 12)), dtype), cell, hidden, False)
+    with pytest.raises(
+        ShapeError, match=r"lstm_sequence: .* got \(3, 2, 16\), \(4, 16\), \(2, 4\) and \(3, 4\)"
+    ):
+        _lstm_sequence(proj, weight, cell, make(backend, np.zeros((3, 4)), dtype), False)
+
+
+@covers("lstm_sequence_backward")
+@pytest.mark.parametrize("reverse", [False, True], ids=["forward", "reverse"])
+@pytest.mark.parametrize("shape", SEQUENCE_SHAPES, ids=str)
+def test_lstm_sequence_backward_helper(
+    backend: Any, float_dtype: DType, shape: Any, reverse: bool, rng: Any
+) -> None:
+    steps, batch, hidden = shape
+    proj, weight, cell, state = _sequence_inputs(rng, shape, float_dtype)
+    grad = rand_float(rng, (steps, batch, 6 * hidden), float_dtype, -1, 1)
+    tp, tw, tc, th, tgrad = (make(backend, a, float_dtype) for a in (proj, weight, cell, state, grad))
+    out = _lstm_sequence(tp, tw, tc, th, reverse)
+    got = backend.lstm_sequence_backward(tp._p, tw._p, tc._p, th._p, out._p, tgrad._p, reverse)
+    want = _sequence_backward(f64(proj), f64(weight), f64(cell), f64(state), f64(grad), reverse)
+    terms = 6 + steps * (4 * hidden + 6)
+    for name, g, w in zip(("proj", "weight", "cell", "hidden"), got, want, strict=True):
+        what = f"lstm_sequence_backward {shape} reverse={reverse} {name}"
+        check_float(
+            wrap_float(backend, g),
+            w,
+            float_dtype,
+            terms=terms * (batch if name == "weight" else 1),
+            what=what,
+        )
 
 
 # -- GRU (reset gate after the hidden projection) ----------------------------------------------
