@@ -19,6 +19,7 @@ again by `burn_opencl.kernels.reduce`.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
@@ -141,85 +142,6 @@ def _reduce_source(block: FusedBlock, rank: int) -> str:
     return "\n".join([*(OPENCL.helpers(t) for t in float_types(block, OPENCL)), kernel])
 
 
-# Where the reduced dim is contiguous (every operand's stride along it 0 or 1), a fused reduction
-# runs one work-group per output element instead: its `width` work-items take the line's elements
-# j, j + width, ... (adjacent work-items on adjacent elements, so pocl's vectorization across
-# work-items makes plain vector loads and runs the prologue's ops on vectors), then combine their
-# partial results in local memory. The walk is `full` rounds of `width` elements with no bounds
-# check and one last masked round: a check in every round makes every load masked. The barrier in
-# each round keeps the rounds uniform, which is what lets pocl turn each round into one loop
-# vectorized across the work-group. A work-item per line walking it (`_reduce_source`) gathers
-# its loads instead and runs the prologue scalar: the GELU prologue of issue 35's chain took
-# 19 ms there and ~1 ms here (1024 lines of 1024).
-_REDUCE_INIT = {"sum": "0", "mean": "0", "prod": "1", "max": "-INFINITY", "min": "INFINITY"}
-
-
-def row_width(L: int) -> int:
-    """Work-items per line of the row reduction: 64, or 16 for lines under 256 elements.
-
-    Example:
-        >>> row_width(1024), row_width(100)
-        (64, 16)
-    """
-    return 64 if L >= 256 else 16
-
-
-def _row_reduce_source(block: FusedBlock, rank: int, unit: tuple[int, ...], width: int, single: bool = False) -> str:
-    """Program text of ``fused_row``: one work-group of `width` work-items per output element,
-    `unit` the literal stride (0 or 1) of each operand (outputs, then inputs) along the line."""
-    red = block.reduce
-    assert red is not None
-    nin, nout = len(block.inputs), len(block.outputs)
-    op = _REDUCE[red.op]
-    acc_t = COMPUTE[red.output.dtype]
-    names = [f"o{k}" for k in range(nout)] + [f"x{k}" for k in range(nin)]
-    params = [f"__global {STORAGE[t.dtype]}* o{k}" for k, t in enumerate(block.outputs)]
-    params.append(f"__global {STORAGE[red.output.dtype]}* r")
-    params += [f"__global const {STORAGE[t.dtype]}* x{k}" for k, t in enumerate(block.inputs)]
-    params += ["long L", "long full"] + [f"long {nm}_off" for nm in names]
-    params.append(f"{acc_t} scale")
-    update = REDUCE_UPDATES[red.op]
-    var: dict[int, str] = {}
-    step = [f"long {nm}_e = {nm}_i{' + k' if u else ''};" for nm, u in zip(names, unit, strict=True)]
-    step.extend(op_code(block, OPENCL, var, params, "_e"))
-    step.extend(store(t.dtype, f"o{k}", f"o{k}_e", var[t.id]) for k, t in enumerate(block.outputs))
-    step.append(f"{{ {acc_t} v = ({acc_t}){var[red.input.id]}; {update} }}")
-    inner = "\n    ".join(step)
-    body = [
-        "long w = get_group_id(0);",
-        "int j = (int)get_local_id(0);",
-        index_code(rank, names, flat="w"),
-        f"__local {acc_t} part[{width}];",
-        f"{acc_t} acc = ({acc_t}){_REDUCE_INIT[op]};",
-    ]
-    if single:
-        body.append(f"{{\n    long k = j;\n    {inner}\n  }}")
-    else:
-        body.append(
-            f"for (long m = 0; m < full; m++) {{\n    long k = m * {width} + j;\n    {inner}\n"
-            "    barrier(CLK_LOCAL_MEM_FENCE);\n  }"
-        )
-        body.append(f"{{\n    long k = full * {width} + j;\n    if (k < L) {{\n    {inner}\n    }}\n  }}")
-    top = 1
-    while top < width:
-        top *= 2
-    body += [
-        "part[j] = acc;",
-        "barrier(CLK_LOCAL_MEM_FENCE);",
-        f"for (int h = {top // 2}; h > 0; h >>= 1) {{\n"
-        f"    if (j < h && j + h < {width}) {{ {acc_t} acc = part[j]; {acc_t} v = part[j + h]; {update} part[j] = acc; }}\n"
-        "    barrier(CLK_LOCAL_MEM_FENCE);\n  }",
-        "if (j == 0) {",
-        f"  {acc_t} acc = part[0];" + (" acc *= scale;" if op == "mean" else ""),
-        "  " + store(red.output.dtype, "r", "w", f"(({acc_t})acc)"),
-        "}",
-    ]
-    params.append(index_params(rank, names))
-    signature = ", ".join(p for p in params if p)
-    kernel = f"__kernel void fused_row({signature}) {{\n  " + "\n  ".join(body) + "\n}"
-    return "\n".join([*(OPENCL.helpers(t) for t in float_types(block, OPENCL)), kernel])
-
-
 def _arg_types(block: FusedBlock, rank: int) -> list[Any]:
     nin, nout = len(block.inputs), len(block.outputs)
     args: list[Any] = [None] * (nout + nin) + [I64] * (1 + nout + nin)
@@ -259,66 +181,95 @@ class FusionOps:
         for t in inputs:
             if t.rt is not rt:
                 raise DeviceError(f"fused kernel: tensors on {rt.device} and {t.rt.device}")
-        outs = [new(rt, t.shape, t.dtype, "the result of a fused kernel") for t in block.outputs]
         if block.reduce is not None:
-            return [*outs, _execute_reduce(block, inputs, outs)]
-        shape = block.shape
-        n = 1
-        for s in shape:
-            n *= s
-        if n == 0:
-            return outs
-        scalars = scalar_values(block)
-        flat = all(t.shape == shape for t in block.outputs)
-        steps = []
-        if flat:
-            for t in inputs:
-                if t.n == 1:
-                    steps.append(0)
-                elif t.contig and t.shape == shape:
-                    steps.append(1)
-                else:
-                    flat = False
-                    break
-        offsets = [0] * len(outs) + [t.offset for t in inputs]
-        local = None
-        grid = None
-        if flat:
-            rank = -1
-            tail: list[Any] = [*steps, *scalars]
-        else:
-            strides = [aligned_strides(t.shape, c_strides(t.shape), shape) for t in block.outputs]
-            strides += [aligned_strides(t.shape, t.strides, shape) for t in inputs]
-            dims, collapsed = collapse(shape, strides)
-            rank = len(dims)
-            local = grid_local(dims)
-            grid = None if local is None else grid_inner(collapsed)
-            tail = [*scalars, *dims]
-            for walk in collapsed:
-                tail.extend(walk)
-        key = ("fused", block.signature(), rank, grid)
-        kernel = rt.kernels.get((key, "fused"))
-        if kernel is None:
-            dtypes = [t.dtype for t in (*block.inputs, *block.outputs)]
-            kernel = rt.kernel(
-                key, "fused", lambda: _source(block, rank, grid), build_options(*dtypes),
-                _arg_types(block, rank),
-            )
-        args = [*(o.buf for o in outs), *(t.buf for t in inputs), n, *offsets, *tail]
-        with rt.lock:
-            if local is None:
-                kernel(rt.queue, global_size(n), (LOCAL,), *args)
-            else:
-                kernel(rt.queue, grid_size(dims, local), local, *args)
+            return _execute_reduce(block, inputs)
+        return _execute_elementwise(block, inputs)
+
+
+def _execute_elementwise(block: FusedBlock, inputs: Sequence[CLTensor]) -> list[CLTensor]:
+    """Launch `block` (no reduction) as ``fused``; its outputs."""
+    rt = inputs[0].rt
+    outs = [new(rt, t.shape, t.dtype, "the result of a fused kernel") for t in block.outputs]
+    shape = block.shape
+    n = 1
+    for s in shape:
+        n *= s
+    if n == 0:
         return outs
+    scalars = scalar_values(block)
+    flat = all(t.shape == shape for t in block.outputs)
+    steps = []
+    if flat:
+        for t in inputs:
+            if t.n == 1:
+                steps.append(0)
+            elif t.contig and t.shape == shape:
+                steps.append(1)
+            else:
+                flat = False
+                break
+    offsets = [0] * len(outs) + [t.offset for t in inputs]
+    local = None
+    grid = None
+    if flat:
+        rank = -1
+        tail: list[Any] = [*steps, *scalars]
+    else:
+        strides = [aligned_strides(t.shape, c_strides(t.shape), shape) for t in block.outputs]
+        strides += [aligned_strides(t.shape, t.strides, shape) for t in inputs]
+        dims, collapsed = collapse(shape, strides)
+        rank = len(dims)
+        local = grid_local(dims)
+        grid = None if local is None else grid_inner(collapsed)
+        tail = [*scalars, *dims]
+        for walk in collapsed:
+            tail.extend(walk)
+    key = ("fused", block.signature(), rank, grid)
+    kernel = rt.kernels.get((key, "fused"))
+    if kernel is None:
+        dtypes = [t.dtype for t in (*block.inputs, *block.outputs)]
+        kernel = rt.kernel(
+            key, "fused", lambda: _source(block, rank, grid), build_options(*dtypes),
+            _arg_types(block, rank),
+        )
+    args = [*(o.buf for o in outs), *(t.buf for t in inputs), n, *offsets, *tail]
+    with rt.lock:
+        if local is None:
+            kernel(rt.queue, global_size(n), (LOCAL,), *args)
+        else:
+            kernel(rt.queue, grid_size(dims, local), local, *args)
+    return outs
 
 
-def _execute_reduce(block: FusedBlock, inputs: Sequence[CLTensor], outs: list[CLTensor]) -> CLTensor:
-    """Launch `block`'s reduction kernel writing `outs`; the reduction's result (keepdim)."""
+def _execute_reduce(block: FusedBlock, inputs: Sequence[CLTensor]) -> list[CLTensor]:
+    """Run `block` ending in a reduction: its outputs, then the reduction's result (keepdim).
+
+    Along a contiguous reduced dim (every operand's stride along it 0 or 1) with ops in the
+    prologue, the block runs as two kernels: its ops as a ``fused`` kernel that also writes the
+    reduced value, then `burn_opencl.kernels.reduce`. In ``fused_red`` adjacent work-items walk
+    lines a whole line apart, so pocl gathers every load and runs the prologue scalar: issue 35's
+    GELU prologue over [1024, 1024] took 8-20 ms there and 2.4 ms as the two kernels (best of 12,
+    load 6.4). A work-group per line, combining in local memory, was no better on pocl 3.0
+    (8-17 ms: the rounds of its walk, split at barriers, ran mostly scalar). Along a strided dim
+    adjacent work-items walk adjacent lines, their loads are contiguous, and one kernel serves.
+    """
     red = block.reduce
     assert red is not None
     rt = inputs[0].rt
     shape, dim, dtype = block.shape, red.dim, red.output.dtype
+    full = [aligned_strides(t.shape, c_strides(t.shape), shape) for t in block.outputs]
+    full += [aligned_strides(t.shape, t.strides, shape) for t in inputs]
+    if block.ops and all(st[dim] in (0, 1) for st in full):
+        if red.input in block.inputs:  # reduced as read: the ops only make the outputs
+            values = _execute_elementwise(dataclasses.replace(block, reduce=None), inputs)
+            reduced = inputs[block.inputs.index(red.input)]
+        else:
+            written = block.outputs if red.input in block.outputs else (*block.outputs, red.input)
+            values = _execute_elementwise(dataclasses.replace(block, outputs=written, reduce=None), inputs)
+            reduced = values[written.index(red.input)]
+        result, _ = rd.reduce_dim(_REDUCE[red.op], reduced, dim)
+        return [*values[: len(block.outputs)], result]
+    outs = [new(rt, t.shape, t.dtype, "the result of a fused kernel") for t in block.outputs]
     L = shape[dim]
     chunks = 1 if L <= rd.SPLIT_ABOVE else (L + rd.CHUNK - 1) // rd.CHUNK
     chunk = L if chunks == 1 else rd.CHUNK
@@ -328,16 +279,8 @@ def _execute_reduce(block: FusedBlock, inputs: Sequence[CLTensor], outs: list[CL
         result = new(rt, red.output.shape, dtype, f"the result of {red.op}")
     else:  # partial results of each chunk, the chunk dim last (the work-item order)
         result = new(rt, (*other_shape, chunks), dtype, f"the result of {red.op}")
-    full = [aligned_strides(t.shape, c_strides(t.shape), shape) for t in block.outputs]
-    full += [aligned_strides(t.shape, t.strides, shape) for t in inputs]
     dims, collapsed = collapse(other_shape, [st[:dim] + st[dim + 1 :] for st in full])
     rank = len(dims)
-    unit = tuple(st[dim] for st in full)
-    rows = 1
-    for size in other_shape:
-        rows *= size
-    if all(u in (0, 1) for u in unit) and L > 0 and (rows >= 4 or chunks == 1):
-        return _execute_rows(block, inputs, outs, dims, collapsed, unit)
     key = ("fused_red", block.signature(), rank)
     kernel = rt.kernels.get((key, "fused_red"))
     if kernel is None:
@@ -360,50 +303,11 @@ def _execute_reduce(block: FusedBlock, inputs: Sequence[CLTensor], outs: list[CL
     with rt.lock:
         kernel(rt.queue, global_size(n), (LOCAL,), *args)
     if chunks == 1:
-        return result
+        return [*outs, result]
     first = "sum" if op == "mean" else op
     values, _ = rd.reduce_dim(first, result, len(other_shape))
     values = rd._keepdim(values, shape, dim)
     if op == "mean":
-        return ew.run(ew.OPS["float_mul_scalar"], [values], dtype, (1.0 / L,), compute=dtype)
-    return values
+        return [*outs, ew.run(ew.OPS["float_mul_scalar"], [values], dtype, (1.0 / L,), compute=dtype)]
+    return [*outs, values]
 
-
-def _execute_rows(
-    block: FusedBlock,
-    inputs: Sequence[CLTensor],
-    outs: list[CLTensor],
-    dims: tuple[int, ...],
-    collapsed: Sequence[Sequence[int]],
-    unit: tuple[int, ...],
-) -> CLTensor:
-    """Launch `block`'s reduction as `_row_reduce_source`'s kernel (one work-group per line)."""
-    red = block.reduce
-    assert red is not None
-    rt = inputs[0].rt
-    L = block.shape[red.dim]
-    dtype = red.output.dtype
-    width = row_width(L)
-    result = new(rt, red.output.shape, dtype, f"the result of {red.op}")
-    rank = len(dims)
-    key = ("fused_row", block.signature(), rank, unit, width)
-    kernel = rt.kernels.get((key, "fused_row"))
-    if kernel is None:
-        nnames = len(outs) + len(inputs)
-        types: list[Any] = [None] * (nnames + 1) + [I64] * (2 + nnames) + [SCALAR_NP[COMPUTE[dtype]]]
-        types += [SCALAR_NP[COMPUTE[d]] for d in scalar_dtypes(block)]
-        types += [I64] * (rank * (1 + nnames))
-        dtypes = [t.dtype for t in (*block.inputs, *block.outputs, red.output)]
-        kernel = rt.kernel(
-            key, "fused_row", lambda: _row_reduce_source(block, rank, unit, width),
-            build_options(*dtypes), types,
-        )
-    n = result.n
-    args: list[Any] = [*(o.buf for o in outs), result.buf, *(t.buf for t in inputs), L, L // width]
-    args += [0] * len(outs) + [t.offset for t in inputs]
-    args += [1.0 / L, *scalar_values(block), *dims]
-    for walk in collapsed:
-        args.extend(walk)
-    with rt.lock:
-        kernel(rt.queue, (n * width,), (width,), *args)
-    return result
