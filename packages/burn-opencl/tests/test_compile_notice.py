@@ -29,7 +29,11 @@ RUN = """
 
 
 def _python(tmp_path: Path, code: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "POCL_CACHE_DIR": str(tmp_path / "kcache"), "BURN_OPENCL_CACHE_DIR": str(tmp_path / "programs")}
+    env = {
+        **os.environ,
+        "POCL_CACHE_DIR": str(tmp_path / "kcache"),
+        "BURN_OPENCL_CACHE_DIR": str(tmp_path / "programs"),
+    }
     return subprocess.run(
         [sys.executable, "-c", textwrap.dedent(code)],
         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=240,
@@ -97,7 +101,9 @@ def test_program_cache_keys_by_device_options_and_source(tmp_path: Path) -> None
 
 
 @pytest.mark.no_device
-def test_an_empty_setting_turns_the_program_cache_off(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+def test_an_empty_setting_turns_the_program_cache_off(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     monkeypatch.setenv("BURN_OPENCL_CACHE_DIR", "")
     assert build_cache.program_cache_dir() is None
     monkeypatch.setenv("BURN_OPENCL_CACHE_DIR", str(tmp_path))

@@ -10,11 +10,13 @@ shape, else *strided* with dims collapsed (on a grid of work-items where the inn
 long enough, `burn_opencl.kernels.common.grid_local`). Programs are built once per block signature, dtypes
 and layout rank, kept in the device's kernel cache and, by pyopencl and pocl, on disk.
 
-A block ending in a reduction (``block.reduce``) becomes a reduction kernel shaped like
-`burn_opencl.kernels.reduce`'s: one work-item per output element (per chunk of a long dim) walks
-the reduced dim, computing the block's ops at each element (its prologue), writing the block's
-outputs as it goes and accumulating the reduced value; chunk partials of a long dim are reduced
-again by `burn_opencl.kernels.reduce`.
+A block ending in a reduction (``block.reduce``) along a strided dim becomes a reduction kernel
+shaped like `burn_opencl.kernels.reduce`'s: one work-item per output element (per chunk of a long
+dim) walks the reduced dim, computing the block's ops at each element (its prologue), writing the
+block's outputs as it goes and accumulating the reduced value; chunk partials of a long dim are
+reduced again by `burn_opencl.kernels.reduce`. Along a contiguous dim it runs as the element-wise
+kernel above, also writing the reduced value, then `burn_opencl.kernels.reduce` (`_execute_reduce`
+says why).
 """
 
 from __future__ import annotations
@@ -261,14 +263,14 @@ def _execute_reduce(block: FusedBlock, inputs: Sequence[CLTensor]) -> list[CLTen
     full += [aligned_strides(t.shape, t.strides, shape) for t in inputs]
     if block.ops and all(st[dim] in (0, 1) for st in full):
         if red.input in block.inputs:  # reduced as read: the ops only make the outputs
-            values = _execute_elementwise(dataclasses.replace(block, reduce=None), inputs)
+            made = _execute_elementwise(dataclasses.replace(block, reduce=None), inputs)
             reduced = inputs[block.inputs.index(red.input)]
         else:
             written = block.outputs if red.input in block.outputs else (*block.outputs, red.input)
-            values = _execute_elementwise(dataclasses.replace(block, outputs=written, reduce=None), inputs)
-            reduced = values[written.index(red.input)]
-        result, _ = rd.reduce_dim(_REDUCE[red.op], reduced, dim)
-        return [*values[: len(block.outputs)], result]
+            made = _execute_elementwise(dataclasses.replace(block, outputs=written, reduce=None), inputs)
+            reduced = made[written.index(red.input)]
+        line, _ = rd.reduce_dim(_REDUCE[red.op], reduced, dim)
+        return [*made[: len(block.outputs)], line]
     outs = [new(rt, t.shape, t.dtype, "the result of a fused kernel") for t in block.outputs]
     L = shape[dim]
     chunks = 1 if L <= rd.SPLIT_ABOVE else (L + rd.CHUNK - 1) // rd.CHUNK

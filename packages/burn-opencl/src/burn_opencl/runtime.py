@@ -37,8 +37,9 @@ class Runtime:
 
     Kernels are built on first use from generated source and kept in `kernels` by a key naming
     the op, dtypes and layout; their program binaries are kept on disk
-    (`burn_opencl.build_cache.ProgramCache`), so later processes skip the compiler. All launches go through `lock`: pyopencl kernel objects hold their arguments, so two
-    threads must not set them at once.
+    (`burn_opencl.build_cache.ProgramCache`), so later processes skip the compiler. All launches
+    go through `lock`: pyopencl kernel objects hold their arguments, so two threads must not set
+    them at once.
 
     Attributes:
         device: the burn `Device` (``opencl:0``).

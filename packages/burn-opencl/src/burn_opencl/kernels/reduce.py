@@ -100,7 +100,8 @@ def _source(
     if idx_out is not None:
         body.append(f"oi[w] = ({COMPUTE[idx_out]})best;")
     vectors = f"#define T2 {t}2\n#define T4 {t}4\n#define T8 {t}8\n" if vec else ""
-    return f"#define T {t}\n{vectors}__kernel void red({', '.join(params)}) {{\n  " + "\n  ".join(body) + "\n}"
+    head = f"#define T {t}\n{vectors}__kernel void red({', '.join(params)}) {{\n  "
+    return head + "\n  ".join(body) + "\n}"
 
 
 def _launch(
