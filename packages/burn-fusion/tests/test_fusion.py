@@ -69,11 +69,29 @@ def test_layer_norm_runs_in_three_kernels(fused: Any, cl_backend: Any, launches:
     plain, plain_count = run_counted(cl_backend, launches, f, x, gamma, beta)
     fusion, fusion_count = run_counted(fused, launches, f, x, gamma, beta)
     np.testing.assert_allclose(fusion, plain, rtol=1e-5, atol=1e-5)
-    # mean, [sub, mul -> mean] (the centred square is the reduction's prologue, and the kernel
-    # also writes the centred values), [add, sqrt, div, mul, add] (the per-row 1/std joins it).
+    # mean, [sub, mul -> mean] (the centred square is the reduction's prologue: along a contiguous
+    # dim on OpenCL one fused kernel writing the centred values and their squares, then the mean),
+    # [add, sqrt, div, mul, add] (the per-row 1/std joins it: 8x64 is small enough to recompute it
+    # per element, `test_large_per_row_value_runs_alone`).
     assert plain_count == 9
-    assert fusion_count == 3
+    assert fusion_count == 4
     assert fused.stats.kernels == 2 and fused.stats.fused_reductions == 1
+
+
+def test_large_per_row_value_runs_alone(fused: Any, cl_backend: Any, launches: Any) -> None:
+    x = RNG.normal(size=(512, 256))
+    v = np.abs(RNG.normal(size=(512, 1))) + 0.5
+
+    def f(xt: Any, vt: Any) -> Any:
+        return xt * (vt + 1e-5).sqrt() + 1.0
+
+    plain, _ = run_counted(cl_backend, launches, f, x, v)
+    fusion, fusion_count = run_counted(fused, launches, f, x, v)
+    np.testing.assert_allclose(fusion, plain, rtol=1e-5, atol=1e-6)
+    # [add, sqrt] over the 512 rows, then [mul, add] over 512x256 reading the rows' values: the
+    # square root is not taken once per element (256x the work) to save a launch.
+    assert fusion_count == 2
+    assert fused.stats.kernels == 2 and fused.stats.fused_ops == 4
 
 
 def test_softmax_runs_in_three_kernels(fused: Any, cl_backend: Any, launches: Any) -> None:
@@ -85,9 +103,11 @@ def test_softmax_runs_in_three_kernels(fused: Any, cl_backend: Any, launches: An
     plain, plain_count = run_counted(cl_backend, launches, f, x)
     fusion, fusion_count = run_counted(fused, launches, f, x)
     np.testing.assert_allclose(fusion, plain, rtol=1e-5, atol=1e-7)
-    # [mul -> max], [sub, exp -> sum] (also writing exp's values), [div]
+    # [mul -> max], [sub, exp -> sum] (also writing exp's values), [div]: each reduction along the
+    # contiguous dim a kernel of its own after its prologue's (`burn_opencl.fusion._execute_reduce`),
+    # so as many launches as unfused, but no value written that the unfused ops would not write.
     assert plain_count == 5
-    assert fusion_count == 3
+    assert fusion_count == 5
     assert fused.stats.fused_reductions == 2
 
 

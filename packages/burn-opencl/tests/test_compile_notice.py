@@ -29,7 +29,11 @@ RUN = """
 
 
 def _python(tmp_path: Path, code: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "POCL_CACHE_DIR": str(tmp_path / "kcache")}
+    env = {
+        **os.environ,
+        "POCL_CACHE_DIR": str(tmp_path / "kcache"),
+        "BURN_OPENCL_CACHE_DIR": str(tmp_path / "programs"),
+    }
     return subprocess.run(
         [sys.executable, "-c", textwrap.dedent(code)],
         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=240,
@@ -43,10 +47,70 @@ def test_a_cold_cache_says_so_once_and_a_warm_one_says_nothing(B: Any, tmp_path:
     assert cold.returncode == 0 and cold.stdout.strip() == "144.0", cold.stderr
     lines = [line for line in cold.stderr.splitlines() if NOTICE in line]
     assert len(lines) == 1, cold.stderr
-    assert f"cached in {tmp_path / 'kcache'}; POCL_CACHE_DIR moves it" in lines[0]
+    assert f"cached in {tmp_path / 'programs'}; BURN_OPENCL_CACHE_DIR moves it" in lines[0]
+    assert list((tmp_path / "programs").glob("*/*.bin"))  # the binaries the warm run builds from
     warm = _python(tmp_path, RUN)
     assert warm.returncode == 0 and warm.stdout == cold.stdout, warm.stderr
     assert NOTICE not in warm.stderr
+
+
+def test_a_warm_process_builds_from_the_binaries(B: Any, tmp_path: Path) -> None:
+    code = """
+    import pyopencl
+    made = {"source": 0, "binary": 0}
+    Program = pyopencl.Program
+
+    def counted(ctx, *args):  # Program(ctx, source) or Program(ctx, devices, binaries)
+        if not isinstance(args[0], str):
+            made["binary"] += 1
+        elif "burn_probe" not in args[0]:  # the device probe (burn_opencl._pocl), once a process
+            made["source"] += 1
+        return Program(ctx, *args)
+
+    pyopencl.Program = counted
+    """ + RUN + """
+    print(made["source"], made["binary"])
+    """
+    cold = _python(tmp_path, code)
+    assert cold.returncode == 0, cold.stderr
+    source, binary = map(int, cold.stdout.splitlines()[1].split())
+    assert source >= 2 and binary == 0
+    warm = _python(tmp_path, code)
+    assert warm.returncode == 0, warm.stderr
+    assert warm.stdout.splitlines()[1].split() == ["0", str(source)]  # every program from its binary
+
+
+@pytest.mark.no_device
+def test_program_cache_keys_by_device_options_and_source(tmp_path: Path) -> None:
+    class Platform:
+        name, version = "P", "1"
+
+    class Device:
+        name, version, driver_version, platform = "D", "2", "3", Platform
+
+    class Other(Device):
+        driver_version = "4"
+
+    cache = build_cache.ProgramCache(tmp_path, Device)
+    cache.store("kernel", ("-a",), b"bin")
+    assert cache.load("kernel", ("-a",)) == b"bin"
+    assert cache.load("kernel", ("-b",)) is None
+    assert cache.load("kernel2", ("-a",)) is None
+    assert build_cache.ProgramCache(tmp_path, Other).load("kernel", ("-a",)) is None  # new driver
+    assert not list(tmp_path.glob("*/*.tmp"))
+
+
+@pytest.mark.no_device
+def test_an_empty_setting_turns_the_program_cache_off(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("BURN_OPENCL_CACHE_DIR", "")
+    assert build_cache.program_cache_dir() is None
+    monkeypatch.setenv("BURN_OPENCL_CACHE_DIR", str(tmp_path))
+    assert build_cache.program_cache_dir() == tmp_path
+    monkeypatch.delenv("BURN_OPENCL_CACHE_DIR")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    assert build_cache.program_cache_dir() == tmp_path / "burn-opencl"
 
 
 class Built:

@@ -84,6 +84,9 @@ def _find_cpu_field(device_ptr: int) -> int | None:
     return None
 
 
+_BUILDS: set[int] = set()  # the devices (``int_ptr``) that built the probe
+
+
 def _builds(cl: Any, device: Any) -> str | None:
     """None when a tiny kernel builds on `device`, else the error text."""
     ctx = cl.Context([device])
@@ -98,8 +101,19 @@ def fix_device(cl: Any, device: Any) -> str | None:
     """Make `device` build kernels if it is a pocl CPU device hit by the unknown-CPU bug.
 
     Returns None when the device builds kernels (after the fix if one was needed), else the build
-    error, for the probe to show.
+    error, for the probe to show. A device that built once is not probed again in this process
+    (the backend's probe and its first runtime both ask; each probe is a compiler run, 0.15-0.7 s
+    of a warm start on pocl).
     """
+    if device.int_ptr in _BUILDS:
+        return None
+    error = _fix(cl, device)
+    if error is None:
+        _BUILDS.add(device.int_ptr)
+    return error
+
+
+def _fix(cl: Any, device: Any) -> str | None:
     error = _builds(cl, device)
     if error is None or _UNKNOWN_CPU not in error:
         return error

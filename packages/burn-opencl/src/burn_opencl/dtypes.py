@@ -95,7 +95,21 @@ def build_options(*dtypes: DType) -> tuple[str, ...]:
 # helpers compute the same values with clang builtins, which inline as LLVM intrinsics and
 # vectorize (vandps, vsqrtps, vroundps, vmaxps + NaN blend). Transcendentals (exp, log, erf,
 # tanh, ...) stay pocl's: a clang builtin would only swap pocl's call for libm's and change the
-# last bits of results.
+# last bits of results. Except float `exp` and `tanh`, the two that GELU, softmax, sigmoid and the
+# RNN cells spend their time in: pocl's cost ~50 ns (tanh) and ~15-20 ns (exp) an element against
+# ~0.3 for an add. b_exp reduces x by k*ln2 (Cody-Waite, ln2 split so k*ln2_hi is exact), takes
+# e^r from its degree-7 Taylor polynomial (|r| <= ln2/2: truncation ~5e-9) and scales by 2^k in two
+# halves (so 2^k for k = 128 or a subnormal result need no special case); b_tanh(x) is e / (e + 2)
+# with e = expm1(2|x|), from the same reduction with expm1(r) as a polynomial (relative accuracy
+# near 0, where 1 - 2 / (e^2x + 1) would cancel), and |x| capped at 10 (tanh is 1.0f from 9.1).
+# Measured against float64 over [-12, 12], 3M random and 0.5M tiny inputs: b_exp within 0.91 ulp,
+# b_tanh within 2.2 ulp (pocl's: 0.95 and 1.03), NaN, +-inf, -0 and subnormals as C's; the
+# tolerance table's float32 rtol (1e-5) is ~80 ulp. Both are plain arithmetic, so a kernel calling
+# them vectorizes: 3.5M elements in 2.4-3 ms (exp) and 3 ms (tanh) against 48-68 and 94-190 ms
+# for pocl's (load 3-5, `/tmp`-style single-kernel loop, best of 5). The macros route
+# every `exp(` and `tanh(` of the programs (one-op kernels, fused kernels, FLOAT_HELPERS) to them;
+# the double overloads, defined before them, call the driver's (pocl names its builtins by object
+# macros, ``#define exp _cl_exp``, which the #undef drops after that).
 #
 # GUARD(i, n) is the bounds check of 1-D kernels. pocl runs a work-group as a loop vectorized
 # across work-items; a plain `if (i >= n) return;` makes every load and store of that loop masked
@@ -132,4 +146,35 @@ B_OVL double b_fmin(double x, double y) { return __builtin_fmin(x, y); }
 B_OVL long b_lmin(long a, long b) { return a < b ? a : b; }
 B_OVL long b_lmax(long a, long b) { return a > b ? a : b; }
 B_OVL uint b_mul_hi(uint a, uint b) { return (uint)(((ulong)a * (ulong)b) >> 32); }
+B_OVL float b_exp(float x) {
+  float c = __builtin_fminf(__builtin_fmaxf(x, -104.0f), 89.0f);
+  float k = __builtin_rintf(c * 1.44269504088896341f);
+  float r = (c - k * 0.693145751953125f) - k * 1.42860682030941723212e-6f;
+  float p = 1.0f + r * (1.0f + r * (0.5f + r * (0.16666666666666666f + r * (0.041666666666666664f
+            + r * (0.008333333333333333f + r * (0.001388888888888889f + r * 0.0001984126984126984f))))));
+  int n = (int)k;
+  int h = n >> 1;
+  float y = p * as_float((h + 127) << 23) * as_float((n - h + 127) << 23);
+  return __builtin_isnan(x) ? x : y;
+}
+B_OVL float b_tanh(float x) {
+  float t = 2.0f * __builtin_fminf(__builtin_fabsf(x), 10.0f);
+  float k = __builtin_rintf(t * 1.44269504088896341f);
+  float r = (t - k * 0.693145751953125f) - k * 1.42860682030941723212e-6f;
+  float p = r + r * r * (0.5f + r * (0.16666666666666666f + r * (0.041666666666666664f
+            + r * (0.008333333333333333f + r * (0.001388888888888889f + r * (0.0001984126984126984f
+            + r * 0.0000248015873015873f))))));
+  float s = as_float(((int)k + 127) << 23);
+  float e = s * p + (s - 1.0f);
+  float y = e / (e + 2.0f);
+  return __builtin_isnan(x) ? x : __builtin_copysignf(y, x);
+}
+#ifdef cl_khr_fp64
+B_OVL double b_exp(double x) { return exp(x); }
+B_OVL double b_tanh(double x) { return tanh(x); }
+#endif
+#undef exp
+#undef tanh
+#define exp(x) b_exp(x)
+#define tanh(x) b_tanh(x)
 """

@@ -10,15 +10,18 @@ shape, else *strided* with dims collapsed (on a grid of work-items where the inn
 long enough, `burn_opencl.kernels.common.grid_local`). Programs are built once per block signature, dtypes
 and layout rank, kept in the device's kernel cache and, by pyopencl and pocl, on disk.
 
-A block ending in a reduction (``block.reduce``) becomes a reduction kernel shaped like
-`burn_opencl.kernels.reduce`'s: one work-item per output element (per chunk of a long dim) walks
-the reduced dim, computing the block's ops at each element (its prologue), writing the block's
-outputs as it goes and accumulating the reduced value; chunk partials of a long dim are reduced
-again by `burn_opencl.kernels.reduce`.
+A block ending in a reduction (``block.reduce``) along a strided dim becomes a reduction kernel
+shaped like `burn_opencl.kernels.reduce`'s: one work-item per output element (per chunk of a long
+dim) walks the reduced dim, computing the block's ops at each element (its prologue), writing the
+block's outputs as it goes and accumulating the reduced value; chunk partials of a long dim are
+reduced again by `burn_opencl.kernels.reduce`. Along a contiguous dim it runs as the element-wise
+kernel above, also writing the reduced value, then `burn_opencl.kernels.reduce` (`_execute_reduce`
+says why).
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
@@ -180,66 +183,95 @@ class FusionOps:
         for t in inputs:
             if t.rt is not rt:
                 raise DeviceError(f"fused kernel: tensors on {rt.device} and {t.rt.device}")
-        outs = [new(rt, t.shape, t.dtype, "the result of a fused kernel") for t in block.outputs]
         if block.reduce is not None:
-            return [*outs, _execute_reduce(block, inputs, outs)]
-        shape = block.shape
-        n = 1
-        for s in shape:
-            n *= s
-        if n == 0:
-            return outs
-        scalars = scalar_values(block)
-        flat = all(t.shape == shape for t in block.outputs)
-        steps = []
-        if flat:
-            for t in inputs:
-                if t.n == 1:
-                    steps.append(0)
-                elif t.contig and t.shape == shape:
-                    steps.append(1)
-                else:
-                    flat = False
-                    break
-        offsets = [0] * len(outs) + [t.offset for t in inputs]
-        local = None
-        grid = None
-        if flat:
-            rank = -1
-            tail: list[Any] = [*steps, *scalars]
-        else:
-            strides = [aligned_strides(t.shape, c_strides(t.shape), shape) for t in block.outputs]
-            strides += [aligned_strides(t.shape, t.strides, shape) for t in inputs]
-            dims, collapsed = collapse(shape, strides)
-            rank = len(dims)
-            local = grid_local(dims)
-            grid = None if local is None else grid_inner(collapsed)
-            tail = [*scalars, *dims]
-            for walk in collapsed:
-                tail.extend(walk)
-        key = ("fused", block.signature(), rank, grid)
-        kernel = rt.kernels.get((key, "fused"))
-        if kernel is None:
-            dtypes = [t.dtype for t in (*block.inputs, *block.outputs)]
-            kernel = rt.kernel(
-                key, "fused", lambda: _source(block, rank, grid), build_options(*dtypes),
-                _arg_types(block, rank),
-            )
-        args = [*(o.buf for o in outs), *(t.buf for t in inputs), n, *offsets, *tail]
-        with rt.lock:
-            if local is None:
-                kernel(rt.queue, global_size(n), (LOCAL,), *args)
-            else:
-                kernel(rt.queue, grid_size(dims, local), local, *args)
+            return _execute_reduce(block, inputs)
+        return _execute_elementwise(block, inputs)
+
+
+def _execute_elementwise(block: FusedBlock, inputs: Sequence[CLTensor]) -> list[CLTensor]:
+    """Launch `block` (no reduction) as ``fused``; its outputs."""
+    rt = inputs[0].rt
+    outs = [new(rt, t.shape, t.dtype, "the result of a fused kernel") for t in block.outputs]
+    shape = block.shape
+    n = 1
+    for s in shape:
+        n *= s
+    if n == 0:
         return outs
+    scalars = scalar_values(block)
+    flat = all(t.shape == shape for t in block.outputs)
+    steps = []
+    if flat:
+        for t in inputs:
+            if t.n == 1:
+                steps.append(0)
+            elif t.contig and t.shape == shape:
+                steps.append(1)
+            else:
+                flat = False
+                break
+    offsets = [0] * len(outs) + [t.offset for t in inputs]
+    local = None
+    grid = None
+    if flat:
+        rank = -1
+        tail: list[Any] = [*steps, *scalars]
+    else:
+        strides = [aligned_strides(t.shape, c_strides(t.shape), shape) for t in block.outputs]
+        strides += [aligned_strides(t.shape, t.strides, shape) for t in inputs]
+        dims, collapsed = collapse(shape, strides)
+        rank = len(dims)
+        local = grid_local(dims)
+        grid = None if local is None else grid_inner(collapsed)
+        tail = [*scalars, *dims]
+        for walk in collapsed:
+            tail.extend(walk)
+    key = ("fused", block.signature(), rank, grid)
+    kernel = rt.kernels.get((key, "fused"))
+    if kernel is None:
+        dtypes = [t.dtype for t in (*block.inputs, *block.outputs)]
+        kernel = rt.kernel(
+            key, "fused", lambda: _source(block, rank, grid), build_options(*dtypes),
+            _arg_types(block, rank),
+        )
+    args = [*(o.buf for o in outs), *(t.buf for t in inputs), n, *offsets, *tail]
+    with rt.lock:
+        if local is None:
+            kernel(rt.queue, global_size(n), (LOCAL,), *args)
+        else:
+            kernel(rt.queue, grid_size(dims, local), local, *args)
+    return outs
 
 
-def _execute_reduce(block: FusedBlock, inputs: Sequence[CLTensor], outs: list[CLTensor]) -> CLTensor:
-    """Launch `block`'s reduction kernel writing `outs`; the reduction's result (keepdim)."""
+def _execute_reduce(block: FusedBlock, inputs: Sequence[CLTensor]) -> list[CLTensor]:
+    """Run `block` ending in a reduction: its outputs, then the reduction's result (keepdim).
+
+    Along a contiguous reduced dim (every operand's stride along it 0 or 1) with ops in the
+    prologue, the block runs as two kernels: its ops as a ``fused`` kernel that also writes the
+    reduced value, then `burn_opencl.kernels.reduce`. In ``fused_red`` adjacent work-items walk
+    lines a whole line apart, so pocl gathers every load and runs the prologue scalar: issue 35's
+    GELU prologue over [1024, 1024] took 8-20 ms there and 2.4 ms as the two kernels (best of 12,
+    load 6.4). A work-group per line, combining in local memory, was no better on pocl 3.0
+    (8-17 ms: the rounds of its walk, split at barriers, ran mostly scalar). Along a strided dim
+    adjacent work-items walk adjacent lines, their loads are contiguous, and one kernel serves.
+    """
     red = block.reduce
     assert red is not None
     rt = inputs[0].rt
     shape, dim, dtype = block.shape, red.dim, red.output.dtype
+    full = [aligned_strides(t.shape, c_strides(t.shape), shape) for t in block.outputs]
+    full += [aligned_strides(t.shape, t.strides, shape) for t in inputs]
+    if block.ops and all(st[dim] in (0, 1) for st in full):
+        if red.input in block.inputs:  # reduced as read: the ops only make the outputs
+            made = _execute_elementwise(dataclasses.replace(block, reduce=None), inputs)
+            reduced = inputs[block.inputs.index(red.input)]
+        else:
+            written = block.outputs if red.input in block.outputs else (*block.outputs, red.input)
+            made = _execute_elementwise(dataclasses.replace(block, outputs=written, reduce=None), inputs)
+            reduced = made[written.index(red.input)]
+        line, _ = rd.reduce_dim(_REDUCE[red.op], reduced, dim)
+        return [*made[: len(block.outputs)], line]
+    outs = [new(rt, t.shape, t.dtype, "the result of a fused kernel") for t in block.outputs]
     L = shape[dim]
     chunks = 1 if L <= rd.SPLIT_ABOVE else (L + rd.CHUNK - 1) // rd.CHUNK
     chunk = L if chunks == 1 else rd.CHUNK
@@ -249,8 +281,6 @@ def _execute_reduce(block: FusedBlock, inputs: Sequence[CLTensor], outs: list[CL
         result = new(rt, red.output.shape, dtype, f"the result of {red.op}")
     else:  # partial results of each chunk, the chunk dim last (the work-item order)
         result = new(rt, (*other_shape, chunks), dtype, f"the result of {red.op}")
-    full = [aligned_strides(t.shape, c_strides(t.shape), shape) for t in block.outputs]
-    full += [aligned_strides(t.shape, t.strides, shape) for t in inputs]
     dims, collapsed = collapse(other_shape, [st[:dim] + st[dim + 1 :] for st in full])
     rank = len(dims)
     key = ("fused_red", block.signature(), rank)
@@ -275,10 +305,11 @@ def _execute_reduce(block: FusedBlock, inputs: Sequence[CLTensor], outs: list[CL
     with rt.lock:
         kernel(rt.queue, global_size(n), (LOCAL,), *args)
     if chunks == 1:
-        return result
+        return [*outs, result]
     first = "sum" if op == "mean" else op
     values, _ = rd.reduce_dim(first, result, len(other_shape))
     values = rd._keepdim(values, shape, dim)
     if op == "mean":
-        return ew.run(ew.OPS["float_mul_scalar"], [values], dtype, (1.0 / L,), compute=dtype)
-    return values
+        return [*outs, ew.run(ew.OPS["float_mul_scalar"], [values], dtype, (1.0 / L,), compute=dtype)]
+    return [*outs, values]
+

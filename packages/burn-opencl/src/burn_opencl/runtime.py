@@ -11,7 +11,7 @@ import pyopencl as cl
 import pyopencl.tools as cl_tools
 
 from burn.backend.device import Device
-from burn_opencl.build_cache import BuildWatch
+from burn_opencl.build_cache import BuildWatch, ProgramCache, program_cache_dir
 from burn_opencl.dtypes import PRELUDE
 
 
@@ -36,9 +36,10 @@ class Runtime:
     """Everything burn-opencl keeps per device.
 
     Kernels are built on first use from generated source and kept in `kernels` by a key naming
-    the op, dtypes and layout; pyopencl caches the binaries on disk, so later processes skip the
-    compiler. All launches go through `lock`: pyopencl kernel objects hold their arguments, so two
-    threads must not set them at once.
+    the op, dtypes and layout; their program binaries are kept on disk
+    (`burn_opencl.build_cache.ProgramCache`), so later processes skip the compiler. All launches
+    go through `lock`: pyopencl kernel objects hold their arguments, so two threads must not set
+    them at once.
 
     Attributes:
         device: the burn `Device` (``opencl:0``).
@@ -65,6 +66,7 @@ class Runtime:
         "max_group",
         "description",
         "watch",
+        "binaries",
     )
 
     def __init__(self, device: Device, cl_device: Any) -> None:
@@ -83,7 +85,9 @@ class Runtime:
         self.max_alloc = int(cl_device.max_mem_alloc_size)
         self.max_group = int(cl_device.max_work_group_size)
         self.description = f"{cl_device.platform.name.strip()} / {cl_device.name.strip()}"
-        self.watch = BuildWatch(cl_device.platform.name)  # the first-compile notice (build_cache)
+        folder = program_cache_dir()
+        self.binaries = None if folder is None else ProgramCache(folder, cl_device)
+        self.watch = BuildWatch(cl_device.platform.name, folder)  # the first-compile notice (build_cache)
 
     # -- memory -------------------------------------------------------------------------------
     def alloc(self, nbytes: int, what: str = "tensor") -> Any:
@@ -140,6 +144,10 @@ class Runtime:
             program = self.programs.get(key)
             if program is None:
                 src = PRELUDE + source()
+                program = self._from_binary(src, tuple(options))
+                if program is not None:
+                    self.programs[key] = program
+            if program is None:
                 try:
                     program = cl.Program(self.ctx, src).build(options=list(options))
                 except cl.Error as exc:
@@ -150,6 +158,9 @@ class Runtime:
                     ) from None
                 self.programs[key] = program
                 self.watch.built(program)
+                if self.binaries is not None:
+                    (binary,) = program.get_info(cl.program_info.BINARIES)
+                    self.binaries.store(src, tuple(options), bytes(binary))
             found = {}
             for name in names:
                 kernel = self.kernels.get((key, name))
@@ -160,6 +171,19 @@ class Runtime:
                     self.kernels[(key, name)] = kernel
                 found[name] = kernel
             return found
+
+    def _from_binary(self, src: str, options: tuple[str, ...]) -> cl.Program | None:
+        """`src` built from its binary in `binaries`; None when absent or rejected by the driver (a
+        driver update: the source build that follows replaces it)."""
+        if self.binaries is None:
+            return None
+        binary = self.binaries.load(src, options)
+        if binary is None:
+            return None
+        try:
+            return cl.Program(self.ctx, [self.cl_device], [binary]).build(options=list(options))
+        except cl.Error:
+            return None
 
     def kernel(
         self,

@@ -38,7 +38,19 @@ _OPS: dict[str, tuple[str, str, str]] = {
 ARG_OPS = frozenset({"argmax", "argmin"})
 
 
-def _source(op: str, xd: DType, od: DType, idx_out: DType | None, idx_in: bool, rank: int) -> str:
+# Sums and products along a contiguous dim (stride 1) of a float32 tensor read their line
+# eight elements at a time (vload8 into eight accumulators, combined pairwise at the end): pocl
+# cannot vectorize a work-item's walk across work-items whose lines are a line apart (every load
+# a gather), but it keeps a work-item's own float8 arithmetic in vector registers. Rows of 1024 x
+# 1024 float32: 0.54 ms against 1.03 (best of 15, load 6.4); eight partial sums also round less.
+# Not float64: a double8 is passed in memory without AVX-512 (clang warns of the ABI change).
+VEC_OPS = frozenset({"sum", "mean", "prod"})
+VEC_DTYPES = frozenset({DType.F32})
+
+
+def _source(
+    op: str, xd: DType, od: DType, idx_out: DType | None, idx_in: bool, rank: int, vec: bool = False
+) -> str:
     t = COMPUTE[xd]
     init, fupd, iupd = _OPS[op]
     update = fupd if xd.is_float else iupd
@@ -65,6 +77,18 @@ def _source(op: str, xd: DType, od: DType, idx_out: DType | None, idx_in: bool, 
     else:
         body.append(f"T acc = {init};")
         body.append("long best = 0;")
+    if vec:  # x_sd is 1 (see `VEC_OPS`)
+        mul = op == "prod"
+        body += [
+            "__global const T* p = x + x_i + k0;",
+            "long m = (k1 - k0) / 8;",
+            f"T8 a8 = (T8)({'1' if mul else '0'});",
+            f"for (long k = 0; k < m; k++) a8 {'*' if mul else '+'}= vload8(k, p);",
+            "{ T4 a4 = a8.lo {0} a8.hi; T2 a2 = a4.lo {0} a4.hi; acc = a2.x {0} a2.y; }".replace(
+                "{0}", "*" if mul else "+"
+            ),
+            "k0 += m * 8;",
+        ]
     body.append(
         f"for (long k = k0; k < k1; k++) {{ T v = (T){load(xd, 'x', 'x_i + k * x_sd')}; "
         f"long vi = {vi}; {update} }}"
@@ -75,7 +99,9 @@ def _source(op: str, xd: DType, od: DType, idx_out: DType | None, idx_in: bool, 
     body.append(store(od, "o", "w", cast))
     if idx_out is not None:
         body.append(f"oi[w] = ({COMPUTE[idx_out]})best;")
-    return f"#define T {t}\n__kernel void red({', '.join(params)}) {{\n  " + "\n  ".join(body) + "\n}"
+    vectors = f"#define T2 {t}2\n#define T4 {t}4\n#define T8 {t}8\n" if vec else ""
+    head = f"#define T {t}\n{vectors}__kernel void red({', '.join(params)}) {{\n  "
+    return head + "\n  ".join(body) + "\n}"
 
 
 def _launch(
@@ -103,7 +129,8 @@ def _launch(
     if n == 0:
         return out, out_i
     rank = len(dims)
-    key = ("red", op, x.dtype, od, idx_out, xi is not None, rank)
+    vec = op in VEC_OPS and x.dtype in VEC_DTYPES and x.strides[dim] == 1 and L >= 8
+    key = ("red", op, x.dtype, od, idx_out, xi is not None, rank, vec)
     kernel = rt.kernels.get((key, "red"))
     if kernel is None:
         stype = SCALAR_NP[COMPUTE[x.dtype]]
@@ -113,7 +140,7 @@ def _launch(
         kernel = rt.kernel(
             key,
             "red",
-            lambda: _source(op, x.dtype, od, idx_out, xi is not None, rank),
+            lambda: _source(op, x.dtype, od, idx_out, xi is not None, rank, vec),
             build_options(x.dtype, od),
             types,
         )
