@@ -207,14 +207,14 @@ class AttentionOps:
         if chunks is None:
             return _backward(query, key, value, mask, output_grad, scale, causal, step, None)
         q, k, v, g, m = _flat(query), _flat(key), _flat(value), _flat(output_grad), _matrix_mask(mask)
-        grads = tuple(np.empty(a.shape, query.dtype) for a in (q, k, v))
+        flat_grads = [np.empty(a.shape, query.dtype) for a in (q, k, v)]
 
         def task(c: slice) -> None:
             parts = _backward(q[c], k[c], v[c], m, g[c], scale, causal, step, 1)  # one thread each
-            for whole, part in zip(grads, parts, strict=True):
+            for whole, part in zip(flat_grads, parts, strict=True):
                 whole[c] = part
 
         with blas.single_threaded():
             threads.run(task, chunks)
-        grad_query, grad_key, grad_value = grads
+        grad_query, grad_key, grad_value = flat_grads
         return grad_query.reshape(query.shape), grad_key.reshape(key.shape), grad_value.reshape(value.shape)
