@@ -4,6 +4,8 @@ a query that has no key left, forward and backward."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 
@@ -76,3 +78,38 @@ def test_compiled_softmax_backward_rows_match_numpy() -> None:
     kernels.softmax_grad_rows_range(0, got.shape[0], got, w, 0.3)
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
     assert (got[2] == 0).all()
+
+
+@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize("block", [5, 1 << 22], ids=["rows", "whole"])
+def test_heads_split_between_threads_give_the_same_bits(
+    monkeypatch: pytest.MonkeyPatch, threads: Any, causal: bool, block: int
+) -> None:
+    # Two threads take half the (batch x heads) matrices each, BLAS on one thread: the same
+    # blocks of query rows as one thread, so the same bits, forward and backward; a mask shared
+    # by every matrix ([1, 1, Lq, Lk]) travels with them.
+    rng = np.random.default_rng(1)
+    B = NdArray()
+    q, k, v, g = (rng.standard_normal((2, 3, 40, 16)).astype(np.float32) for _ in range(4))
+    mask = rng.random((1, 1, 40, 40)) < 0.2
+    monkeypatch.setattr(nd_attention, "BLOCK_SCORES", block * 2 * 3 * 40)
+    monkeypatch.setattr(nd_attention, "THREADED_MIN_WORK", 1)
+    results = []
+    for n in (1, 2):
+        threads(n)
+        assert (nd_attention._chunks(q, k, v, mask) is None) == (n == 1)
+        results.append(
+            (B.attention(q, k, v, mask, 0.25, causal), *B.attention_backward(q, k, v, mask, g, 0.25, causal))
+        )
+    for one, two in zip(*results, strict=True):
+        np.testing.assert_array_equal(one, two)
+    want = Default.attention(B, q, k, v, mask, 0.25, causal)
+    np.testing.assert_allclose(results[1][0], want, rtol=2e-6, atol=2e-6)
+
+
+def test_matrices_with_their_own_masks_are_not_split(threads: Any) -> None:
+    threads(2)
+    q = np.zeros((4, 2, 64, 64), np.float32)
+    assert nd_attention._chunks(q, q, q, None) is not None
+    assert nd_attention._chunks(q, q, q, np.zeros((4, 1, 64, 64), bool)) is None  # a mask per batch
+    assert nd_attention._chunks(q, q[:1], q[:1], None) is None  # keys broadcast over the batch

@@ -44,7 +44,7 @@ from burn_autodiff.node import ADTensor as AD
 from burn_autodiff.node import Node, make
 from burn_autodiff.ops._grad import Grads, Need, P, Shape, one_minus, unbroadcast, where_not, zeros_like_grad
 from burn_autodiff.ops.composed import inner_or_default, records_no_node
-from burn_autodiff.products import weight_grad
+from burn_autodiff.products import ProductGrad, multiply, weight_grad
 from burn_autodiff.sliced import SlicedGrad
 
 if TYPE_CHECKING:
@@ -476,13 +476,20 @@ class AutodiffFloatOps:
             xs, ys = B.float_shape(x), B.float_shape(y) if s.rhs_shape is None else s.rhs_shape
             if len(ys) == 2 and len(xs) == 2:
                 return gx, weight_grad(B, x, g)  # X^T G, lazy when small: see burn_autodiff.products
-            if len(ys) == 2:
-                # A matrix applied to a batch (a Linear layer on [batch, seq, d]): the batch sum of
-                # X_b^T G_b is one GEMM over the stacked rows, not a stacked GEMM and then a sum.
+            if len(ys) == 2 or (len(xs) >= len(ys) and math.prod(ys[:-2]) == 1):
+                # A matrix applied to a batch (a Linear layer on [batch, seq, d], or a [1, K, N]
+                # matrix broadcast at equal rank, as an imported tied LM head): the batch sum of
+                # X_b^T G_b is one GEMM over the stacked rows, not a stacked GEMM and then a sum
+                # (on GPT-2's LM head a [8, 256, 50257] product summed: 4x the time).
                 rows = math.prod(xs[:-1])
                 x2 = B.float_reshape(x, (rows, xs[-1]))
                 g2 = B.float_reshape(g, (rows, ys[-1]))
-                return gx, weight_grad(B, x2, g2)
+                gy = weight_grad(B, x2, g2)
+                if len(ys) == 2:
+                    return gx, gy
+                if gy.__class__ is ProductGrad:
+                    gy = multiply(B, gy)  # a lazy product has no reshape
+                return gx, B.float_reshape(gy, ys)
             r = len(xs)
             gy = B.float_matmul(B.float_swap_dims(x, r - 2, r - 1), g)
             gy = unbroadcast(B, gy, ys)

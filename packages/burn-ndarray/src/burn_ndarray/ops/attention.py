@@ -7,6 +7,10 @@ to float32, run so, and the results rounded once to their dtype, as a GPU's half
 its softmax and accumulations in float32; other dtypes by the contract's composition. The
 softmax of a float32 block is one compiled call (`burn_ndarray.kernels.attention`), and so is
 its backward; with one block, the products write the gradients without a sum.
+
+At two threads and more, the (batch x heads) matrices are split between burn-ndarray's threads,
+each chunk's products on BLAS's one thread (`runtime.blas.single_threaded`): one attention head's
+GEMMs (ViT-tiny: 197 x 197 x 64) are too small for BLAS to thread well.
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ import numpy as np
 
 from burn.backend.ops.attention import AttentionOps as DefaultAttentionOps
 from burn_ndarray import kernels
-from burn_ndarray.runtime import split
+from burn_ndarray.runtime import blas, split, threads
 from burn_ndarray.runtime.dtypes import LOW
 
 Array = Any
@@ -26,6 +30,9 @@ Array = Any
 # and a short one is a single block.
 BLOCK_SCORES = 1 << 22
 _FAST = (np.dtype(np.float32), np.dtype(np.float64))
+# Multiply-adds of the scores and the weighted sum (L_q x L_k x (d_k + d_v) per matrix) from which
+# the matrices are split between threads: below, handing them over costs more than it saves.
+THREADED_MIN_WORK = 1 << 21
 
 
 def _fast(*arrays: Array) -> bool:
@@ -45,8 +52,10 @@ def _rows(query: Array, key: Array) -> int:
     return max(1, BLOCK_SCORES // max(1, per_row))
 
 
-def _weights(q: Array, kt: Array, mask: Array | None, scale: float, causal: bool, start: int) -> Array:
-    """Weights of the query rows ``start..start + len(q)`` (as `attention_weights`, in place)."""
+def _weights(q: Array, kt: Array, mask: Array | None, scale: float, causal: bool, start: int,
+             parts: int | None = None) -> Array:
+    """Weights of the query rows ``start..start + len(q)`` (as `attention_weights`, in place);
+    the compiled softmax on `parts` threads (None: as many as its size takes)."""
     s = np.matmul(q, kt)
     s *= scale
     rows, cols = s.shape[-2], s.shape[-1]
@@ -62,7 +71,8 @@ def _weights(q: Array, kt: Array, mask: Array | None, scale: float, causal: bool
     compiled = kernels.load("attention") if s.dtype == np.float32 and s.flags.c_contiguous else None
     if compiled is not None:
         rows2d = s.reshape(-1, cols)  # a view of matmul's fresh block
-        parts = split.compiled_parts(s.size, split.ROWWISE_PER_THREAD, split.NATIVE_UFUNC_PER_THREAD)
+        if parts is None:
+            parts = split.compiled_parts(s.size, split.ROWWISE_PER_THREAD, split.NATIVE_UFUNC_PER_THREAD)
         split.run_ranges(compiled.softmax_rows_range, compiled.softmax_rows, rows2d.shape[0], parts, rows2d)
         return s
     top = s.max(-1, keepdims=True)
@@ -73,6 +83,86 @@ def _weights(q: Array, kt: Array, mask: Array | None, scale: float, causal: bool
     total[total == 0] = 1.0
     s /= total
     return s
+
+
+def _chunks(query: Array, key: Array, value: Array, mask: Array | None) -> list[slice] | None:
+    """Chunks of the flattened leading (batch x heads) dims for the threads, or None to run
+    whole: one thread, a single matrix, leading dims that broadcast, a mask that differs between
+    matrices, or too little work."""
+    count = threads.get_num_threads()
+    if count < 2:
+        return None
+    lead = query.shape[:-2]
+    n = math.prod(lead)
+    if n < 2 or key.shape[:-2] != lead or value.shape[:-2] != lead:
+        return None
+    if mask is not None and math.prod(mask.shape[:-2]) != 1:
+        return None
+    work = n * query.shape[-2] * key.shape[-2] * (key.shape[-1] + value.shape[-1])
+    if work < THREADED_MIN_WORK:
+        return None
+    return threads.split(n, min(count, n))
+
+
+def _flat(a: Array) -> Array:
+    """`a` with its leading dims as one: ``[n, rows, cols]``."""
+    return a.reshape(-1, *a.shape[-2:])
+
+
+def _matrix_mask(mask: Array | None) -> Array | None:
+    """A mask shared by every matrix, without its unit leading dims (it then broadcasts over a
+    chunk's ``[n, rows, cols]``)."""
+    return mask.reshape(mask.shape[-2:]) if mask is not None and mask.ndim > 2 else mask
+
+
+def _forward(query: Array, key: Array, value: Array, mask: Array | None, scale: float, causal: bool,
+             out: Array, step: int, parts: int | None) -> None:
+    """Attention of float32/float64 arrays into `out`, through blocks of `step` query rows (the
+    whole problem's, so that a chunk of matrices is cut as when run whole: the same bits)."""
+    lq = query.shape[-2]
+    kt = np.swapaxes(key, -1, -2)
+    for start in range(0, lq, step):
+        w = _weights(query[..., start : start + step, :], kt, mask, scale, causal, start, parts)
+        np.matmul(w, value, out=out[..., start : start + step, :])
+
+
+def _backward(query: Array, key: Array, value: Array, mask: Array | None, output_grad: Array,
+              scale: float, causal: bool, step: int, parts: int | None) -> tuple[Array, Array, Array]:
+    """The gradients of float32/float64 attention, through blocks of `step` query rows (as
+    `_forward`), each block's weights recomputed; compiled softmax passes on `parts` threads."""
+    lq = query.shape[-2]
+    kt, vt = np.swapaxes(key, -1, -2), np.swapaxes(value, -1, -2)
+    grad_query = np.empty(query.shape, query.dtype)
+    whole = step >= lq  # one block: its products write the gradients directly
+    fresh = np.empty if whole else np.zeros
+    grad_key = fresh(key.shape, query.dtype)
+    grad_value = fresh(value.shape, query.dtype)
+    compiled = kernels.load("attention") if query.dtype == np.float32 else None
+    for start in range(0, lq, step):
+        rows = slice(start, start + step)
+        q, g = query[..., rows, :], output_grad[..., rows, :]
+        w = _weights(q, kt, mask, scale, causal, start, parts)
+        if whole:
+            np.matmul(np.swapaxes(w, -1, -2), g, out=grad_value)
+        else:
+            grad_value += np.matmul(np.swapaxes(w, -1, -2), g)
+        grad_w = np.matmul(g, vt)
+        if compiled is not None and grad_w.flags.c_contiguous and w.flags.c_contiguous:
+            width = grad_w.shape[-1]
+            dw2d, w2d = grad_w.reshape(-1, width), w.reshape(-1, width)
+            n = parts or split.compiled_parts(w.size, split.ROWWISE_PER_THREAD, split.NATIVE_UFUNC_PER_THREAD)
+            serial, parallel = compiled.softmax_grad_rows_range, compiled.softmax_grad_rows
+            split.run_ranges(serial, parallel, dw2d.shape[0], n, dw2d, w2d, scale)
+        else:
+            grad_w -= (grad_w * w).sum(-1, keepdims=True)
+            grad_w *= w
+            grad_w *= scale  # the scores' gradient
+        np.matmul(grad_w, key, out=grad_query[..., rows, :])
+        if whole:
+            np.matmul(np.swapaxes(grad_w, -1, -2), q, out=grad_key)
+        else:
+            grad_key += np.matmul(np.swapaxes(grad_w, -1, -2), q)
+    return grad_query, grad_key, grad_value
 
 
 class AttentionOps:
@@ -86,13 +176,19 @@ class AttentionOps:
         if not _fast(query, key, value):
             backend: Any = self  # a mixin of the Backend the default op runs on
             return DefaultAttentionOps.attention(backend, query, key, value, mask, scale, causal)
-        lq = query.shape[-2]
         out = np.empty((*query.shape[:-1], value.shape[-1]), query.dtype)
-        kt = np.swapaxes(key, -1, -2)
+        chunks = _chunks(query, key, value, mask)
         step = _rows(query, key)
-        for start in range(0, lq, step):
-            w = _weights(query[..., start : start + step, :], kt, mask, scale, causal, start)
-            np.matmul(w, value, out=out[..., start : start + step, :])
+        if chunks is None:
+            _forward(query, key, value, mask, scale, causal, out, step, None)
+            return out
+        q, k, v, o, m = _flat(query), _flat(key), _flat(value), _flat(out), _matrix_mask(mask)
+
+        def task(c: slice) -> None:
+            _forward(q[c], k[c], v[c], m, scale, causal, o[c], step, 1)  # one thread each
+
+        with blas.single_threaded():
+            threads.run(task, chunks)
         return out
 
     def attention_backward(self, query: Array, key: Array, value: Array, mask: Array | None,
@@ -106,37 +202,19 @@ class AttentionOps:
             return DefaultAttentionOps.attention_backward(
                 backend, query, key, value, mask, output_grad, scale, causal
             )
-        lq = query.shape[-2]
-        kt, vt = np.swapaxes(key, -1, -2), np.swapaxes(value, -1, -2)
-        grad_query = np.empty(query.shape, query.dtype)
+        chunks = _chunks(query, key, value, mask)
         step = _rows(query, key)
-        whole = step >= lq  # one block: its products write the gradients directly
-        fresh = np.empty if whole else np.zeros
-        grad_key = fresh(key.shape, query.dtype)
-        grad_value = fresh(value.shape, query.dtype)
-        compiled = kernels.load("attention") if query.dtype == np.float32 else None
-        for start in range(0, lq, step):
-            rows = slice(start, start + step)
-            q, g = query[..., rows, :], output_grad[..., rows, :]
-            w = _weights(q, kt, mask, scale, causal, start)
-            if whole:
-                np.matmul(np.swapaxes(w, -1, -2), g, out=grad_value)
-            else:
-                grad_value += np.matmul(np.swapaxes(w, -1, -2), g)
-            grad_w = np.matmul(g, vt)
-            if compiled is not None and grad_w.flags.c_contiguous and w.flags.c_contiguous:
-                width = grad_w.shape[-1]
-                dw2d, w2d = grad_w.reshape(-1, width), w.reshape(-1, width)
-                parts = split.compiled_parts(w.size, split.ROWWISE_PER_THREAD, split.NATIVE_UFUNC_PER_THREAD)
-                serial, parallel = compiled.softmax_grad_rows_range, compiled.softmax_grad_rows
-                split.run_ranges(serial, parallel, dw2d.shape[0], parts, dw2d, w2d, scale)
-            else:
-                grad_w -= (grad_w * w).sum(-1, keepdims=True)
-                grad_w *= w
-                grad_w *= scale  # the scores' gradient
-            np.matmul(grad_w, key, out=grad_query[..., rows, :])
-            if whole:
-                np.matmul(np.swapaxes(grad_w, -1, -2), q, out=grad_key)
-            else:
-                grad_key += np.matmul(np.swapaxes(grad_w, -1, -2), q)
-        return grad_query, grad_key, grad_value
+        if chunks is None:
+            return _backward(query, key, value, mask, output_grad, scale, causal, step, None)
+        q, k, v, g, m = _flat(query), _flat(key), _flat(value), _flat(output_grad), _matrix_mask(mask)
+        flat_grads = [np.empty(a.shape, query.dtype) for a in (q, k, v)]
+
+        def task(c: slice) -> None:
+            parts = _backward(q[c], k[c], v[c], m, g[c], scale, causal, step, 1)  # one thread each
+            for whole, part in zip(flat_grads, parts, strict=True):
+                whole[c] = part
+
+        with blas.single_threaded():
+            threads.run(task, chunks)
+        grad_query, grad_key, grad_value = flat_grads
+        return grad_query.reshape(query.shape), grad_key.reshape(key.shape), grad_value.reshape(value.shape)

@@ -117,6 +117,14 @@ def _blas_matmul(lhs: Any, rhs: Any) -> Any:
             # (docs/benchmarks-log.md, burn-ndarray measurements).
             rows = lhs.reshape(-1, lhs.shape[-1])  # a copy only if lhs is not foldable
             return rows.dot(rhs).reshape(*lhs.shape[:-1], rhs.shape[1])
+    elif lhs.ndim >= rhs.ndim and lhs.size and math.prod(rhs.shape[:-2]) == 1:
+        # [..., M, K] @ [1, .., 1, K, N] (a matrix broadcast over a batch at equal rank, as ONNX
+        # import gives GPT-2's tied LM head): the same one GEMM over all the rows. np.matmul
+        # runs one GEMM per matrix there, 2-3x slower on [8, 128, 256] @ [1, 256, 50257]
+        # (docs/benchmarks-log.md, training steps).
+        rows = lhs.reshape(-1, lhs.shape[-1])
+        matrix = rhs.reshape(rhs.shape[-2:])  # a view: only unit dims dropped
+        return rows.dot(matrix).reshape(*lhs.shape[:-1], rhs.shape[-1])
     return np.matmul(lhs, rhs)
 
 

@@ -100,7 +100,8 @@ class LossOps(XpLossOps):
         x = np.ascontiguousarray(logits)
         t = np.ascontiguousarray(targets.reshape(-1))
         losses = np.empty(x.shape[0], x.dtype)
-        total = _run("cross_entropy", compiled.cross_entropy_rows, x, t, None, 1.0, losses)
+        kernel = compiled.cross_entropy_rows_float32 if x.dtype is F32 else compiled.cross_entropy_rows
+        total = _run("cross_entropy", kernel, x, t, None, 1.0, losses)
         if reduction == "none" or not losses.size:
             return reduce_losses(np, losses, reduction, x.dtype)
         return np.full(1, total if reduction == "sum" else total / losses.size, x.dtype)
@@ -120,5 +121,7 @@ class LossOps(XpLossOps):
         g = np.ascontiguousarray(output_grad.reshape(-1), dtype=np.float64)
         factor = 1.0 / rows if reduction == "mean" and rows else 1.0
         out = np.empty(x.shape, x.dtype)
-        _run("cross_entropy_backward", compiled.cross_entropy_grad_rows, x, t, g, factor, out)
+        grad_rows = compiled.cross_entropy_grad_rows
+        kernel = compiled.cross_entropy_grad_rows_float32 if x.dtype is F32 else grad_rows
+        _run("cross_entropy_backward", kernel, x, t, g, factor, out)
         return out

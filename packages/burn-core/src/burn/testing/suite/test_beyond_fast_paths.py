@@ -64,7 +64,14 @@ def test_masks_on_a_large_tensor(backend: Any, any_dtype: DType, rng: Any) -> No
 
 
 # (lhs, rhs): a 2-D operand against a batch on either side, and batch dims that broadcast
-MATMUL_SHAPES = [((3, 4), (2, 4, 5)), ((2, 3, 4), (4, 5)), ((1, 3, 4), (2, 4, 5)), ((2, 1, 3, 4), (3, 4, 2))]
+MATMUL_SHAPES = [
+    ((3, 4), (2, 4, 5)),
+    ((2, 3, 4), (4, 5)),
+    ((1, 3, 4), (2, 4, 5)),
+    ((2, 1, 3, 4), (3, 4, 2)),
+    ((2, 3, 4), (1, 4, 5)),
+    ((2, 2, 3, 4), (1, 1, 4, 5)),
+]
 
 
 @covers("float_matmul")

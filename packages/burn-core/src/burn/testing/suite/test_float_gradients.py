@@ -67,6 +67,12 @@ CASES = [
         lambda a, b: op("float_matmul", a, b),
         inputs(u((1, 2, 2, 3)), u((3, 1, 3, 2))),
     ),
+    Case(
+        "matmul_unit_batch_rhs",  # a matrix at the batch's rank: [1, K, N], as ONNX import gives
+        ("float_matmul",),
+        lambda a, b: op("float_matmul", a, b),
+        inputs(u((2, 2, 3)), u((1, 3, 2))),
+    ),
     Case("add_scalar", ("float_add_scalar",), lambda a: op("float_add_scalar", a, 1.5), inputs(u((2, 3)))),
     Case("sub_scalar", ("float_sub_scalar",), lambda a: op("float_sub_scalar", a, 0.5), inputs(u((2, 3)))),
     Case("mul_scalar", ("float_mul_scalar",), lambda a: op("float_mul_scalar", a, -1.7), inputs(u((2, 3)))),

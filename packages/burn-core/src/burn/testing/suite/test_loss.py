@@ -25,7 +25,7 @@ REDUCTIONS = ("none", "sum", "mean")
 
 # (rows, classes): one class, one row, a typical classifier batch, more classes than rows, and
 # 2048 x 160 (327,680 logits: large enough for a backend to split rows between threads).
-SHAPES = [(1, 1), (3, 1), (1, 5), (32, 10), (4, 50), (2048, 160)]
+SHAPES = [(1, 1), (3, 1), (1, 5), (32, 10), (4, 50), (2048, 160), (3, 1003)]
 
 
 def _losses(x: np.ndarray, t: np.ndarray) -> np.ndarray:
@@ -103,9 +103,29 @@ def test_cross_entropy_with_infinities_and_nan(backend: Any, float_dtype: DType)
     check_float(out, want, float_dtype, terms=3, what="cross_entropy with inf and NaN logits")
 
 
+@covers("cross_entropy", "cross_entropy_backward")
+def test_cross_entropy_special_values_in_long_rows(backend: Any, float_dtype: DType, rng: Any) -> None:
+    # Rows as long as a language model's (a backend may take another kernel for them, with its
+    # own tails: 203 classes is no multiple of a vector width): a -inf logit takes no
+    # probability, a NaN or +inf makes its own row NaN and leaves the others alone.
+    x = rand_float(rng, (5, 203), float_dtype, -4, 4)
+    x[0, 7], x[1, 200], x[2, 100], x[3, 202] = -np.inf, np.nan, np.inf, -np.inf
+    t = np.array([3, 4, 5, 202, 9])
+    tx, tt = make(backend, x, float_dtype), make(backend, t, backend.int_dtype)
+    with np.errstate(invalid="ignore"):  # the reference's inf - inf in rows 1 and 2
+        want = _losses(f64(x), t)
+        grad = _gradient(f64(x), t, np.ones(5), "none")
+    want[1] = want[2] = np.nan
+    check_float(_cross_entropy(tx, tt, "none"), want, float_dtype, terms=203, what="long rows")
+    tg = make(backend, np.ones(5), float_dtype)
+    dx = wrap_float(backend, backend.cross_entropy_backward(tx._p, tt._p, tg._p, "none"))
+    grad[1:3] = np.nan
+    check_float(dx, grad, float_dtype, terms=203, what="long rows backward")
+
+
 @covers("cross_entropy_backward")
 @pytest.mark.parametrize("reduction", REDUCTIONS)
-@pytest.mark.parametrize("shape", [(1, 1), (5, 3), (2048, 160)], ids=str)
+@pytest.mark.parametrize("shape", [(1, 1), (5, 3), (2048, 160), (3, 1003)], ids=str)
 def test_cross_entropy_backward_helper(
     backend: Any, float_dtype: DType, shape: Any, reduction: str, rng: Any
 ) -> None:
