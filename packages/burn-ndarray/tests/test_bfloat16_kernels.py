@@ -183,3 +183,37 @@ def test_the_first_bfloat16_cast_keeps_the_arithmetic_wrappers_at_one_thread() -
         assert "float_exp" not in float_ops.ThreadedFloatOps.__dict__  # only the arithmetic
     finally:
         burn_ndarray.set_num_threads(before)
+
+
+@pytest.mark.parametrize("width", [1, 3, 256, 1024, 5000])
+def test_bias_row_add_is_ml_dtypes_loop_bit_for_bit(threads: int, width: int) -> None:
+    """``x + row`` (a Linear's bias add under autocast) in one compiled pass: every bfloat16 (NaN
+    payloads, infinities, subnormals, -0.0) against random rows holding infinities, zeros of both
+    signs and subnormals, so that inf - inf, overflow and ties occur; ml_dtypes' bits."""
+    rng = np.random.default_rng(7)
+    x = np.concatenate([every_bfloat16(), rng.permutation(every_bfloat16())])
+    x = x[: x.size // width * width].reshape(-1, width)
+    row = rng.standard_normal(width, dtype=np.float32).astype(BF16)
+    specials = np.array([0x7F80, 0xFF80, 0x0000, 0x8000, 0x0001, 0x8001, 0x7F7F, 0xFF7F], np.uint16)
+    take = rng.integers(0, width, size=min(width, 16))
+    row.view(np.uint16)[take] = specials[np.arange(take.size) % specials.size]
+    got = rounding.add_row(x, row)
+    assert got is not None and got.dtype == BF16 and got.shape == x.shape
+    with np.errstate(all="ignore"):
+        want = x + row
+    assert np.array_equal(bits(got), bits(want))
+    with np.errstate(all="ignore"):  # the op routes a bfloat16 bias row here
+        assert np.array_equal(bits(NdArray().float_add(x, row)), bits(want))
+
+
+def test_bias_row_add_leaves_nan_rows_and_other_layouts_to_the_widening_path() -> None:
+    x = np.random.default_rng(8).standard_normal((64, 128), dtype=np.float32).astype(BF16)
+    nan_row = np.zeros(128, BF16)
+    nan_row.view(np.uint16)[5] = 0xFFC1  # a negative NaN: ml_dtypes keeps the row's NaN
+    x.view(np.uint16)[3, 5] = 0x7FC0  # beside a positive one in x
+    assert rounding.add_row(x, nan_row) is None
+    got = NdArray().float_add(x, nan_row)
+    assert np.array_equal(bits(got), bits(x + nan_row)) and bits(got)[3, 5] == 0xFFC0
+    assert rounding.add_row(np.asfortranarray(x), x[0]) is None  # not C-ordered
+    assert rounding.add_row(x, x[0].astype(np.float32)) is None  # a float32 row: float32 result
+    assert rounding.add_row(x[:2], x[0]) is None  # small: ml_dtypes' loop

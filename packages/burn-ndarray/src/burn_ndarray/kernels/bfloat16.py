@@ -1,5 +1,6 @@
-"""Compiled kernels on bfloat16 bits: rounding float32 to bfloat16, and ReLU and its gradient on
-bfloat16 operands, each one memory-bound pass.
+"""Compiled kernels on bfloat16 bits: rounding float32 to bfloat16, ReLU and its gradient on
+bfloat16 operands, and a bfloat16 matrix plus a bfloat16 row (a Linear layer's bias), each one
+memory-bound pass.
 
 NumPy has no bfloat16: ml_dtypes gives the dtype, and its cast from float32 takes about 0.5 ns a
 value on the development machine, 2.3x the pass here; its element-wise loops run one value at a
@@ -13,7 +14,10 @@ the float32 bits (``(bits + 0x7FFF + lsb) >> 16``), infinities kept, every NaN m
 widening to float32, the float32 kernels of `burn_ndarray.kernels.activation` and rounding back
 give: ``maximum(x, 0)`` keeps NaN (made quiet) and maps -0.0 to +0.0; the gradient keeps `grad`'s
 value (NaN made quiet) where ``output > 0`` and gives +0.0 elsewhere. Arrays are passed as their
-integer views (uint32 for float32, uint16 for bfloat16).
+integer views (uint32 for float32, uint16 for bfloat16). The row add (`add_row_range`) gives the
+bits of ml_dtypes' ``x + row`` for a NaN-free row: each sum in float32, rounded once (a NaN of
+`x` made quiet; with a NaN in the row, whose NaN ml_dtypes' loop would keep, the caller takes
+the widening path).
 
 ``*_range`` kernels compute elements ``lo`` to ``hi``; the launchers run chunks of them on numba's
 TBB pool (`burn_ndarray.runtime.split.run_ranges`): the same bits at any thread count.
@@ -90,6 +94,35 @@ def relu_backward_range(lo: int, hi: int, output: Array, grad: Array, out: Array
     for i in range(outs.size):
         g = _quiet(gs[i])  # computed for every element: the choice below is a select
         outs[i] = g if _positive(os[i]) else _ZERO16
+
+
+@jit
+def add_row_range(lo: int, hi: int, x: Array, row: Array, out: Array) -> None:
+    """Rows `lo` to `hi` of ``x + row``: `x` and `out` the bfloat16 bits (uint16) of a C-ordered
+    ``[rows, width]`` matrix, flat; `row` its ``[width]`` addend widened to float32, NaN-free (a
+    NaN in `x` is the sum's, as the CPU's float32 add keeps its one NaN operand)."""
+    width = row.size
+    block = max(1, 4096 // width)  # rows per block: 16 KB of float32 sums, in L1
+    wide = np.empty(block * width, np.uint32)
+    values = wide.view(np.float32)
+    for first in range(lo, hi, block):
+        n = min(block, hi - first) * width
+        xs, outs = x[first * width : first * width + n], out[first * width : first * width + n]
+        for j in range(n):
+            wide[j] = _U32(xs[j]) << _U32(16)
+        for r in range(n // width):
+            vs = values[r * width : (r + 1) * width]
+            for j in range(width):
+                vs[j] += row[j]
+        narrow_range(0, n, wide, outs)
+
+
+@jit_parallel
+def add_row(parts: int, x: Array, row: Array, out: Array) -> None:
+    """`add_row_range` over all rows of `x`, chunks of rows on the pool."""
+    for c in prange(parts):
+        lo, hi = bounds(out.size // row.size, c, parts)
+        add_row_range(lo, hi, x, row, out)
 
 
 @jit_parallel
