@@ -217,3 +217,34 @@ def test_bias_row_add_leaves_nan_rows_and_other_layouts_to_the_widening_path() -
     assert rounding.add_row(np.asfortranarray(x), x[0]) is None  # not C-ordered
     assert rounding.add_row(x, x[0].astype(np.float32)) is None  # a float32 row: float32 result
     assert rounding.add_row(x[:2], x[0]) is None  # small: ml_dtypes' loop
+
+
+def test_gelu_and_its_gradient_on_bfloat16_are_the_float32_kernels_widened(threads: int) -> None:
+    """GELU of every bfloat16 (NaN, infinities, subnormals) in one pass: the bits of widening, the
+    float32 kernel and rounding; its gradient beside a float32 gradient: the float32 kernel's."""
+    from burn_ndarray.ops.activation import NATIVE_PER_THREAD, _compiled
+
+    x = np.concatenate([every_bfloat16(), np.random.default_rng(9).permutation(every_bfloat16())])
+    wide = x.astype(np.float32)
+    want = _compiled("gelu", wide, None, False, NATIVE_PER_THREAD)
+    got = rounding.gelu(x)
+    assert got is not None and got.dtype == BF16
+    assert np.array_equal(bits(got), bits(want.astype(BF16)))
+    assert np.array_equal(bits(NdArray().gelu(x)), bits(got))
+    grad = np.random.default_rng(10).standard_normal(x.size, dtype=np.float32)
+    want_grad = _compiled("gelu_backward", wide, grad, False, NATIVE_PER_THREAD)
+    got_grad = rounding.gelu_backward(x, grad)
+    assert got_grad is not None and got_grad.dtype == np.float32
+    assert np.array_equal(got_grad.view(np.uint32), want_grad.view(np.uint32))
+    assert np.array_equal(NdArray().gelu_backward(x, grad).view(np.uint32), got_grad.view(np.uint32))
+
+
+def test_gelu_on_bfloat16_keeps_a_channels_last_layout_and_refuses_mixed_layouts() -> None:
+    x = np.random.default_rng(11).standard_normal((2, 6, 20, 40), dtype=np.float32).astype(BF16)
+    x = np.ascontiguousarray(x.transpose(0, 2, 3, 1)).transpose(0, 3, 1, 2)
+    out = rounding.gelu(x)
+    assert out is not None and out.strides == x.strides
+    assert np.array_equal(bits(out), bits(rounding.gelu(np.ascontiguousarray(x))))
+    grad = np.ones(x.shape, np.float32)  # C order beside a channels-last x: the caller's path
+    assert rounding.gelu_backward(x, grad) is None
+    assert rounding.gelu_backward(x, np.ones(x.shape, BF16)) is None  # not float32

@@ -1,5 +1,5 @@
 """Half-precision results of float32 work: rounding to bfloat16 by a compiled pass, and the
-bfloat16 ReLU, its gradient and the bias add of a bfloat16 Linear on the values' bits
+bfloat16 ReLU, its gradient, the bias add of a bfloat16 Linear and GELU on the values' bits
 (`burn_ndarray.kernels.bfloat16`).
 
 Every half-precision matmul, convolution, activation and pooling of burn-ndarray computes in
@@ -65,6 +65,43 @@ def relu_backward(output: Array, grad: Array) -> Array | None:
     if output.shape != grad.shape or output.strides != grad.strides:
         return None
     return _bits_pass("relu_backward", output, grad, BF16)
+
+
+def gelu(x: Array) -> Array | None:
+    """GELU of a bfloat16 array in one compiled pass (widened a block at a time, the float32
+    kernel, rounded), layout kept; None for the caller's path.
+
+    Example:
+        >>> import numpy as np
+        >>> gelu(np.ones(8, BF16)) is None  # small: the caller's path
+        True
+    """
+    if x.dtype is not BF16 or x.size < COMPILED_MIN_SIZE:
+        return None
+    return _bits_pass("gelu", x, None, BF16)
+
+
+def gelu_backward(x: Array, grad: Array) -> Array | None:
+    """``grad * gelu'(x)`` for a bfloat16 `x` and a float32 `grad` of one layout (an autocast
+    step's), float32, in one compiled pass that widens `x` a block at a time; None for the
+    caller's path."""
+    if x.__class__ is not np.ndarray or grad.__class__ is not np.ndarray:
+        return None
+    if x.dtype is not BF16 or grad.dtype is not F32 or x.size < COMPILED_MIN_SIZE:
+        return None
+    if x.shape != grad.shape or x.strides != tuple(s // 2 for s in grad.strides):
+        return None
+    flat, grad_flat = split.flat_in_memory_order(x), split.flat_in_memory_order(grad)
+    compiled = kernels.load("bfloat16")
+    if flat is None or grad_flat is None or compiled is None:
+        return None
+    out = np.empty_like(grad)
+    out_flat = split.flat_in_memory_order(out)
+    if out_flat is None:  # pragma: no cover - empty_like of a dense array is dense
+        return None
+    args = (flat.size, split.copy_parts(flat.size), flat.view(_U16), grad_flat, out_flat)
+    split.run_ranges(compiled.gelu_backward_range, compiled.gelu_backward, *args)
+    return out
 
 
 def add_row(x: Array, row: Array) -> Array | None:
