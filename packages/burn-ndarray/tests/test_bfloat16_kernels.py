@@ -248,3 +248,20 @@ def test_gelu_on_bfloat16_keeps_a_channels_last_layout_and_refuses_mixed_layouts
     grad = np.ones(x.shape, np.float32)  # C order beside a channels-last x: the caller's path
     assert rounding.gelu_backward(x, grad) is None
     assert rounding.gelu_backward(x, np.ones(x.shape, BF16)) is None  # not float32
+
+
+@pytest.mark.parametrize("channels", [1, 32])
+def test_half_conv2d_input_gradient_is_the_float32_one_rounded(channels: int) -> None:
+    """The bfloat16 input gradient never reads x's values (a stand-in of its shape runs): the
+    float32 gradient of the widened operands, rounded once."""
+    rng = np.random.default_rng(12)
+    x = rng.standard_normal((4, channels, 14, 14), dtype=np.float32).astype(BF16)
+    weight = rng.standard_normal((32, channels, 3, 3), dtype=np.float32).astype(BF16)
+    grad = rng.standard_normal((4, 32, 14, 14), dtype=np.float32).astype(BF16)
+    b = NdArray()
+    args = ((1, 1), (1, 1), (1, 1), 1)
+    got = b.conv2d_x_backward(x, weight, grad, *args)
+    wide = [a.astype(np.float32) for a in (x, weight, grad)]
+    want = b.conv2d_x_backward(*wide, *args)
+    assert got.dtype == BF16 and got.shape == x.shape
+    assert np.array_equal(bits(got), bits(want.astype(BF16)))
