@@ -48,6 +48,39 @@ def test_other_dtypes_take_the_composition() -> None:
     assert out.dtype == np.float16 and out.shape == (2, 3)
 
 
+def test_bfloat16_operands_beside_a_float32_gradient_run_widened(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An autocast attention's backward: bfloat16 q, k, v and a float32 output gradient (from a
+    float32 residual stream) take the widened float32 path, not the composition, and give the
+    float32 results of the widened operands; all-bfloat16 operands give those results rounded."""
+    from burn_ndarray.runtime.dtypes import BF16
+
+    rng = np.random.default_rng(5)
+    B = NdArray(float_dtype="bfloat16")
+    q, k, v = (rng.standard_normal((2, 3, 8, 4)).astype(BF16) for _ in range(3))
+    g = rng.standard_normal((2, 3, 8, 4)).astype(np.float32)
+    mask = rng.random((2, 1, 8, 8)) < 0.3
+
+    def refuse(*args: object) -> None:
+        raise AssertionError("the composition ran")
+
+    monkeypatch.setattr(Default, "attention_backward", refuse)
+    monkeypatch.setattr(Default, "attention", refuse)
+    wide = [a.astype(np.float32) for a in (q, k, v)]
+    want = B.attention_backward(*wide, mask, g, 0.6, True)
+    got = B.attention_backward(q, k, v, mask, g, 0.6, True)
+    for a, b in zip(got, want, strict=True):
+        assert a.dtype == np.float32
+        np.testing.assert_array_equal(a, b)
+    rounded = B.attention_backward(q, k, v, mask, g.astype(BF16), 0.6, True)
+    want_rounded = B.attention_backward(*wide, mask, g.astype(BF16).astype(np.float32), 0.6, True)
+    for a, b in zip(rounded, want_rounded, strict=True):
+        assert a.dtype == BF16
+        np.testing.assert_array_equal(a.view(np.uint16), b.astype(BF16).view(np.uint16))
+    out = B.attention(q, k, v.astype(np.float32), mask, 0.6, False)
+    assert out.dtype == np.float32
+    np.testing.assert_array_equal(out, B.attention(*wide, mask, 0.6, False))
+
+
 def test_compiled_softmax_rows_match_numpy_and_keep_nan_and_masked_rows() -> None:
     kernels = pytest.importorskip("burn_ndarray.kernels.attention", reason="numba is not installed")
     rng = np.random.default_rng(3)

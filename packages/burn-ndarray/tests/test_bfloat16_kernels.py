@@ -183,3 +183,85 @@ def test_the_first_bfloat16_cast_keeps_the_arithmetic_wrappers_at_one_thread() -
         assert "float_exp" not in float_ops.ThreadedFloatOps.__dict__  # only the arithmetic
     finally:
         burn_ndarray.set_num_threads(before)
+
+
+@pytest.mark.parametrize("width", [1, 3, 256, 1024, 5000])
+def test_bias_row_add_is_ml_dtypes_loop_bit_for_bit(threads: int, width: int) -> None:
+    """``x + row`` (a Linear's bias add under autocast) in one compiled pass: every bfloat16 (NaN
+    payloads, infinities, subnormals, -0.0) against random rows holding infinities, zeros of both
+    signs and subnormals, so that inf - inf, overflow and ties occur; ml_dtypes' bits."""
+    rng = np.random.default_rng(7)
+    x = np.concatenate([every_bfloat16(), rng.permutation(every_bfloat16())])
+    x = x[: x.size // width * width].reshape(-1, width)
+    row = rng.standard_normal(width, dtype=np.float32).astype(BF16)
+    specials = np.array([0x7F80, 0xFF80, 0x0000, 0x8000, 0x0001, 0x8001, 0x7F7F, 0xFF7F], np.uint16)
+    take = rng.integers(0, width, size=min(width, 16))
+    row.view(np.uint16)[take] = specials[np.arange(take.size) % specials.size]
+    got = rounding.add_row(x, row)
+    assert got is not None and got.dtype == BF16 and got.shape == x.shape
+    with np.errstate(all="ignore"):
+        want = x + row
+    assert np.array_equal(bits(got), bits(want))
+    with np.errstate(all="ignore"):  # the op routes a bfloat16 bias row here
+        assert np.array_equal(bits(NdArray().float_add(x, row)), bits(want))
+
+
+def test_bias_row_add_leaves_nan_rows_and_other_layouts_to_the_widening_path() -> None:
+    x = np.random.default_rng(8).standard_normal((64, 128), dtype=np.float32).astype(BF16)
+    nan_row = np.zeros(128, BF16)
+    nan_row.view(np.uint16)[5] = 0xFFC1  # a negative NaN: ml_dtypes keeps the row's NaN
+    x.view(np.uint16)[3, 5] = 0x7FC0  # beside a positive one in x
+    assert rounding.add_row(x, nan_row) is None
+    got = NdArray().float_add(x, nan_row)
+    assert np.array_equal(bits(got), bits(x + nan_row)) and bits(got)[3, 5] == 0xFFC0
+    assert rounding.add_row(np.asfortranarray(x), x[0]) is None  # not C-ordered
+    assert rounding.add_row(x, x[0].astype(np.float32)) is None  # a float32 row: float32 result
+    assert rounding.add_row(x[:2], x[0]) is None  # small: ml_dtypes' loop
+
+
+def test_gelu_and_its_gradient_on_bfloat16_are_the_float32_kernels_widened(threads: int) -> None:
+    """GELU of every bfloat16 (NaN, infinities, subnormals) in one pass: the bits of widening, the
+    float32 kernel and rounding; its gradient beside a float32 gradient: the float32 kernel's."""
+    from burn_ndarray.ops.activation import NATIVE_PER_THREAD, _compiled
+
+    x = np.concatenate([every_bfloat16(), np.random.default_rng(9).permutation(every_bfloat16())])
+    wide = x.astype(np.float32)
+    want = _compiled("gelu", wide, None, False, NATIVE_PER_THREAD)
+    got = rounding.gelu(x)
+    assert got is not None and got.dtype == BF16
+    assert np.array_equal(bits(got), bits(want.astype(BF16)))
+    assert np.array_equal(bits(NdArray().gelu(x)), bits(got))
+    grad = np.random.default_rng(10).standard_normal(x.size, dtype=np.float32)
+    want_grad = _compiled("gelu_backward", wide, grad, False, NATIVE_PER_THREAD)
+    got_grad = rounding.gelu_backward(x, grad)
+    assert got_grad is not None and got_grad.dtype == np.float32
+    assert np.array_equal(got_grad.view(np.uint32), want_grad.view(np.uint32))
+    assert np.array_equal(NdArray().gelu_backward(x, grad).view(np.uint32), got_grad.view(np.uint32))
+
+
+def test_gelu_on_bfloat16_keeps_a_channels_last_layout_and_refuses_mixed_layouts() -> None:
+    x = np.random.default_rng(11).standard_normal((2, 6, 20, 40), dtype=np.float32).astype(BF16)
+    x = np.ascontiguousarray(x.transpose(0, 2, 3, 1)).transpose(0, 3, 1, 2)
+    out = rounding.gelu(x)
+    assert out is not None and out.strides == x.strides
+    assert np.array_equal(bits(out), bits(rounding.gelu(np.ascontiguousarray(x))))
+    grad = np.ones(x.shape, np.float32)  # C order beside a channels-last x: the caller's path
+    assert rounding.gelu_backward(x, grad) is None
+    assert rounding.gelu_backward(x, np.ones(x.shape, BF16)) is None  # not float32
+
+
+@pytest.mark.parametrize("channels", [1, 32])
+def test_half_conv2d_input_gradient_is_the_float32_one_rounded(channels: int) -> None:
+    """The bfloat16 input gradient never reads x's values (a stand-in of its shape runs): the
+    float32 gradient of the widened operands, rounded once."""
+    rng = np.random.default_rng(12)
+    x = rng.standard_normal((4, channels, 14, 14), dtype=np.float32).astype(BF16)
+    weight = rng.standard_normal((32, channels, 3, 3), dtype=np.float32).astype(BF16)
+    grad = rng.standard_normal((4, 32, 14, 14), dtype=np.float32).astype(BF16)
+    b = NdArray()
+    args = ((1, 1), (1, 1), (1, 1), 1)
+    got = b.conv2d_x_backward(x, weight, grad, *args)
+    wide = [a.astype(np.float32) for a in (x, weight, grad)]
+    want = b.conv2d_x_backward(*wide, *args)
+    assert got.dtype == BF16 and got.shape == x.shape
+    assert np.array_equal(bits(got), bits(want.astype(BF16)))

@@ -1,5 +1,6 @@
-"""Compiled kernels on bfloat16 bits: rounding float32 to bfloat16, and ReLU and its gradient on
-bfloat16 operands, each one memory-bound pass.
+"""Compiled kernels on bfloat16 bits: rounding float32 to bfloat16, ReLU and its gradient on
+bfloat16 operands, a bfloat16 matrix plus a bfloat16 row (a Linear layer's bias), and GELU and
+its gradient on a bfloat16 input, each one pass over memory.
 
 NumPy has no bfloat16: ml_dtypes gives the dtype, and its cast from float32 takes about 0.5 ns a
 value on the development machine, 2.3x the pass here; its element-wise loops run one value at a
@@ -13,7 +14,10 @@ the float32 bits (``(bits + 0x7FFF + lsb) >> 16``), infinities kept, every NaN m
 widening to float32, the float32 kernels of `burn_ndarray.kernels.activation` and rounding back
 give: ``maximum(x, 0)`` keeps NaN (made quiet) and maps -0.0 to +0.0; the gradient keeps `grad`'s
 value (NaN made quiet) where ``output > 0`` and gives +0.0 elsewhere. Arrays are passed as their
-integer views (uint32 for float32, uint16 for bfloat16).
+integer views (uint32 for float32, uint16 for bfloat16). The row add (`add_row_range`) gives the
+bits of ml_dtypes' ``x + row`` for a NaN-free row: each sum in float32, rounded once (a NaN of
+`x` made quiet; with a NaN in the row, whose NaN ml_dtypes' loop would keep, the caller takes
+the widening path).
 
 ``*_range`` kernels compute elements ``lo`` to ``hi``; the launchers run chunks of them on numba's
 TBB pool (`burn_ndarray.runtime.split.run_ranges`): the same bits at any thread count.
@@ -26,6 +30,8 @@ from typing import Any
 import numpy as np
 from numba import njit, prange
 
+from burn_ndarray.kernels.activation import gelu_backward_range as _gelu_backward_float32
+from burn_ndarray.kernels.activation import gelu_range as _gelu_float32
 from burn_ndarray.kernels.jit import bounds, jit, jit_parallel
 
 Array = Any
@@ -38,6 +44,7 @@ _MAGNITUDE16 = _U16(0x7FFF)
 _INF16 = _U16(0x7F80)
 _QUIET16 = _U16(0x7FC0)
 _MAGNITUDE32 = _U32(0x7FFFFFFF)
+_BLOCK = 4096  # elements widened at a time: 16 KB of float32, in L1
 _INF32 = _U32(0x7F800000)
 
 # Each choice below is written so that LLVM makes it a select and vectorizes the loop: the values
@@ -90,6 +97,83 @@ def relu_backward_range(lo: int, hi: int, output: Array, grad: Array, out: Array
     for i in range(outs.size):
         g = _quiet(gs[i])  # computed for every element: the choice below is a select
         outs[i] = g if _positive(os[i]) else _ZERO16
+
+
+@jit
+def add_row_range(lo: int, hi: int, x: Array, row: Array, out: Array) -> None:
+    """Rows `lo` to `hi` of ``x + row``: `x` and `out` the bfloat16 bits (uint16) of a C-ordered
+    ``[rows, width]`` matrix, flat; `row` its ``[width]`` addend widened to float32, NaN-free (a
+    NaN in `x` is the sum's, as the CPU's float32 add keeps its one NaN operand)."""
+    width = row.size
+    block = max(1, 4096 // width)  # rows per block: 16 KB of float32 sums, in L1
+    wide = np.empty(block * width, np.uint32)
+    values = wide.view(np.float32)
+    for first in range(lo, hi, block):
+        n = min(block, hi - first) * width
+        xs, outs = x[first * width : first * width + n], out[first * width : first * width + n]
+        for j in range(n):
+            wide[j] = _U32(xs[j]) << _U32(16)
+        for r in range(n // width):
+            vs = values[r * width : (r + 1) * width]
+            for j in range(width):
+                vs[j] += row[j]
+        narrow_range(0, n, wide, outs)
+
+
+@jit
+def gelu_range(lo: int, hi: int, x: Array, out: Array) -> None:
+    """Elements `lo` to `hi` of GELU of bfloat16 bits (uint16) into bfloat16 bits: blocks widened
+    in L1, `burn_ndarray.kernels.activation`'s float32 GELU, the rounding; the bits of widening
+    the whole array, that kernel and `narrow` (three passes over memory)."""
+    wide = np.empty(_BLOCK, np.uint32)
+    results = np.empty(_BLOCK, np.uint32)  # not in place: aliased operands keep LLVM from vectorizing
+    values, gelus = wide.view(np.float32), results.view(np.float32)
+    for start in range(lo, hi, _BLOCK):
+        n = min(_BLOCK, hi - start)
+        xs = x[start : start + n]
+        for j in range(n):
+            wide[j] = _U32(xs[j]) << _U32(16)
+        _gelu_float32(0, n, values, gelus)
+        narrow_range(0, n, results, out[start : start + n])
+
+
+@jit
+def gelu_backward_range(lo: int, hi: int, x: Array, grad: Array, out: Array) -> None:
+    """Elements `lo` to `hi` of ``grad * gelu'(x)`` for bfloat16 bits `x` (uint16) and a float32
+    `grad`, into float32 `out` (an autocast step's half activation and float32 gradient): blocks
+    of `x` widened in L1, then `burn_ndarray.kernels.activation`'s float32 kernel."""
+    wide = np.empty(_BLOCK, np.uint32)
+    values = wide.view(np.float32)
+    for start in range(lo, hi, _BLOCK):
+        n = min(_BLOCK, hi - start)
+        xs = x[start : start + n]
+        for j in range(n):
+            wide[j] = _U32(xs[j]) << _U32(16)
+        _gelu_backward_float32(0, n, values, grad[start : start + n], out[start : start + n])
+
+
+@jit_parallel
+def gelu(parts: int, x: Array, out: Array) -> None:
+    """`gelu_range` over all of `x`, chunks on the pool."""
+    for c in prange(parts):
+        lo, hi = bounds(out.size, c, parts)
+        gelu_range(lo, hi, x, out)
+
+
+@jit_parallel
+def gelu_backward(parts: int, x: Array, grad: Array, out: Array) -> None:
+    """`gelu_backward_range` over all of `x`, chunks on the pool."""
+    for c in prange(parts):
+        lo, hi = bounds(out.size, c, parts)
+        gelu_backward_range(lo, hi, x, grad, out)
+
+
+@jit_parallel
+def add_row(parts: int, x: Array, row: Array, out: Array) -> None:
+    """`add_row_range` over all rows of `x`, chunks of rows on the pool."""
+    for c in prange(parts):
+        lo, hi = bounds(out.size // row.size, c, parts)
+        add_row_range(lo, hi, x, row, out)
 
 
 @jit_parallel

@@ -371,9 +371,12 @@ class ThreadedActivationOps:
 def compiled_gelu(x: Array, grad: Array | None = None) -> Array | None:
     """GELU of `x`, or with `grad` its backward pass ``grad * gelu'(x)``, in `x`'s memory layout;
     None for the caller's NumPy path (see `_compiled`)."""
+    # A bfloat16 input (autocast): widened a block at a time inside one pass, not a whole copy.
     if grad is None:
-        return _compiled("gelu", x, None, True, NATIVE_PER_THREAD)
-    return _compiled("gelu_backward", x, grad, True, NATIVE_PER_THREAD)
+        out = rounding.gelu(x)
+        return _compiled("gelu", x, None, True, NATIVE_PER_THREAD) if out is None else out
+    out = rounding.gelu_backward(x, grad)
+    return _compiled("gelu_backward", x, grad, True, NATIVE_PER_THREAD) if out is None else out
 
 
 def compiled_sigmoid(x: Array) -> Array | None:

@@ -2,11 +2,12 @@
 attention through blocks of query rows, so that at most `BLOCK_SCORES` scores are held at once
 (the contract's composition holds all ``L_q x L_k`` of them, with four temporaries of that size),
 and its backward helper the same way, each block's weights recomputed from q and k as the forward
-made them. float32 and float64 arrays; float16 and bfloat16 ones (an autocast attention) widened
-to float32, run so, and the results rounded once to their dtype, as a GPU's half attention keeps
-its softmax and accumulations in float32; other dtypes by the contract's composition. The
-softmax of a float32 block is one compiled call (`burn_ndarray.kernels.attention`), and so is
-its backward; with one block, the products write the gradients without a sum.
+made them. float32 and float64 arrays; float16 and bfloat16 ones (an autocast attention), alone or
+beside float32, widened to float32, run so, and the results rounded once to the operands' result
+dtype, as a GPU's half attention keeps its softmax and accumulations in float32; other dtypes
+by the contract's composition. The softmax of a float32 block is one compiled call
+(`burn_ndarray.kernels.attention`), and so is its backward; with one block, the products write
+the gradients without a sum.
 
 At two threads and more, the (batch x heads) matrices are split between burn-ndarray's threads,
 each chunk's products on BLAS's one thread (`runtime.blas.single_threaded`): one attention head's
@@ -22,6 +23,7 @@ import numpy as np
 
 from burn.backend.ops.attention import AttentionOps as DefaultAttentionOps
 from burn_ndarray import kernels
+from burn_ndarray.ops.rounding import to_dtype
 from burn_ndarray.runtime import blas, split, threads
 from burn_ndarray.runtime.dtypes import LOW
 
@@ -40,10 +42,18 @@ def _fast(*arrays: Array) -> bool:
     return first in _FAST and all(a.__class__ is np.ndarray and a.dtype == first for a in arrays)
 
 
-def _low(*arrays: Array) -> bool:
-    """Whether the operands are NumPy arrays of one half dtype (widened to float32 below)."""
-    first = arrays[0].dtype
-    return first in LOW and all(a.__class__ is np.ndarray and a.dtype == first for a in arrays)
+def _half_result(*arrays: Array) -> Any:
+    """The result dtype when the operands are NumPy arrays of the half dtypes or float32 with at
+    least one half among them (an autocast attention, whose backward gets a float32 output
+    gradient when the residual stream is float32), else None. Such operands widen exactly to
+    float32 and run the float32 path; the contract's composition would run them one op at a time
+    on NumPy's slow half-precision loops (an autocast transformer block's attention backward:
+    2.1x the float32 one, docs/benchmarks-log.md)."""
+    if not all(a.__class__ is np.ndarray and (a.dtype in LOW or a.dtype == np.float32) for a in arrays):
+        return None
+    if not any(a.dtype in LOW for a in arrays):
+        return None
+    return np.result_type(*arrays)
 
 
 def _rows(query: Array, key: Array) -> int:
@@ -170,9 +180,10 @@ class AttentionOps:
 
     def attention(self, query: Array, key: Array, value: Array, mask: Array | None, scale: float,
                   causal: bool) -> Array:
-        if _low(query, key, value):
-            q, k, v = (a.astype(np.float32) for a in (query, key, value))
-            return AttentionOps.attention(self, q, k, v, mask, scale, causal).astype(query.dtype)
+        half = _half_result(query, key, value)
+        if half is not None:
+            q, k, v = (a.astype(np.float32, copy=False) for a in (query, key, value))
+            return to_dtype(AttentionOps.attention(self, q, k, v, mask, scale, causal), half)
         if not _fast(query, key, value):
             backend: Any = self  # a mixin of the Backend the default op runs on
             return DefaultAttentionOps.attention(backend, query, key, value, mask, scale, causal)
@@ -193,10 +204,11 @@ class AttentionOps:
 
     def attention_backward(self, query: Array, key: Array, value: Array, mask: Array | None,
                            output_grad: Array, scale: float, causal: bool) -> tuple[Array, Array, Array]:
-        if _low(query, key, value, output_grad):
-            q, k, v, g = (a.astype(np.float32) for a in (query, key, value, output_grad))
+        half = _half_result(query, key, value, output_grad)
+        if half is not None:
+            q, k, v, g = (a.astype(np.float32, copy=False) for a in (query, key, value, output_grad))
             grads = AttentionOps.attention_backward(self, q, k, v, mask, g, scale, causal)
-            return tuple(a.astype(query.dtype) for a in grads)  # type: ignore[return-value]
+            return tuple(to_dtype(a, half) for a in grads)  # type: ignore[return-value]
         if not _fast(query, key, value, output_grad):
             backend: Any = self
             return DefaultAttentionOps.attention_backward(

@@ -261,10 +261,11 @@ def conv2d_x_backward(
     x: Array, weight: Array, output_grad: Array, stride: Pair, padding: Pair, dilation: Pair, groups: int
 ) -> Array:
     if weight.dtype in LOW or output_grad.dtype in LOW:
-        dtype = x.dtype
-        x, weight, output_grad = _float32(x, weight, output_grad)
-        grad = conv2d_x_backward(x, weight, output_grad, stride, padding, dilation, groups)
-        return to_dtype(grad, dtype)
+        # Only x's shape and dtype matter here: a float32 stand-in of no memory, not a widened copy.
+        stand_in = np.broadcast_to(np.float32(0), x.shape)
+        weight, output_grad = _float32(weight, output_grad)
+        grad = conv2d_x_backward(stand_in, weight, output_grad, stride, padding, dilation, groups)
+        return to_dtype(grad, x.dtype)
     n, c, h, w = x.shape
     o, cg, kh, kw = weight.shape
     _, _, oh, ow = output_grad.shape

@@ -1,5 +1,6 @@
 """Half-precision results of float32 work: rounding to bfloat16 by a compiled pass, and the
-bfloat16 ReLU and its gradient on the values' bits (`burn_ndarray.kernels.bfloat16`).
+bfloat16 ReLU, its gradient, the bias add of a bfloat16 Linear and GELU on the values' bits
+(`burn_ndarray.kernels.bfloat16`).
 
 Every half-precision matmul, convolution, activation and pooling of burn-ndarray computes in
 float32 and rounds its result once to the operands' dtype (`to_dtype`); an autocast step
@@ -64,6 +65,74 @@ def relu_backward(output: Array, grad: Array) -> Array | None:
     if output.shape != grad.shape or output.strides != grad.strides:
         return None
     return _bits_pass("relu_backward", output, grad, BF16)
+
+
+def gelu(x: Array) -> Array | None:
+    """GELU of a bfloat16 array in one compiled pass (widened a block at a time, the float32
+    kernel, rounded), layout kept; None for the caller's path.
+
+    Example:
+        >>> import numpy as np
+        >>> gelu(np.ones(8, BF16)) is None  # small: the caller's path
+        True
+    """
+    if x.dtype is not BF16 or x.size < COMPILED_MIN_SIZE:
+        return None
+    return _bits_pass("gelu", x, None, BF16)
+
+
+def gelu_backward(x: Array, grad: Array) -> Array | None:
+    """``grad * gelu'(x)`` for a bfloat16 `x` and a float32 `grad` of one layout (an autocast
+    step's), float32, in one compiled pass that widens `x` a block at a time; None for the
+    caller's path."""
+    if x.__class__ is not np.ndarray or grad.__class__ is not np.ndarray:
+        return None
+    if x.dtype is not BF16 or grad.dtype is not F32 or x.size < COMPILED_MIN_SIZE:
+        return None
+    if x.shape != grad.shape or x.strides != tuple(s // 2 for s in grad.strides):
+        return None
+    flat, grad_flat = split.flat_in_memory_order(x), split.flat_in_memory_order(grad)
+    compiled = kernels.load("bfloat16")
+    if flat is None or grad_flat is None or compiled is None:
+        return None
+    out = np.empty_like(grad)
+    out_flat = split.flat_in_memory_order(out)
+    if out_flat is None:  # pragma: no cover - empty_like of a dense array is dense
+        return None
+    args = (flat.size, split.copy_parts(flat.size), flat.view(_U16), grad_flat, out_flat)
+    split.run_ranges(compiled.gelu_backward_range, compiled.gelu_backward, *args)
+    return out
+
+
+def add_row(x: Array, row: Array) -> Array | None:
+    """``x + row`` for a C-contiguous bfloat16 `x` and a bfloat16 `row` as long as its last axis
+    (a Linear layer's bias add under autocast) in one compiled pass, ml_dtypes' bits; None for
+    the caller's path (other dtypes or layouts, small, a NaN in `row`, or numba missing).
+
+    Example:
+        >>> import numpy as np
+        >>> x = np.ones((4096, 2), BF16)
+        >>> add_row(x, np.array([0.5, -1.0], BF16))[0].tolist()  # doctest: +SKIP
+        [1.5, 0.0]
+    """
+    if x.__class__ is not np.ndarray or row.__class__ is not np.ndarray:
+        return None
+    if x.dtype is not BF16 or row.dtype is not BF16 or x.size < COMPILED_MIN_SIZE:
+        return None
+    if row.ndim != 1 or x.ndim < 1 or x.shape[-1] != row.shape[0] or not x.flags.c_contiguous:
+        return None
+    compiled = kernels.load("bfloat16")
+    if compiled is None:
+        return None
+    wide_row = row.astype(F32)
+    if np.isnan(wide_row).any():  # a NaN-NaN pair keeps the row's NaN in ml_dtypes: not the CPU's
+        return None
+    out = np.empty(x.shape, BF16)
+    rows = x.size // row.shape[0]
+    parts = split.copy_parts(x.size)
+    args = (x.reshape(-1).view(_U16), wide_row, out.reshape(-1).view(_U16))
+    split.run_ranges(compiled.add_row_range, compiled.add_row, rows, parts, *args)
+    return out
 
 
 def _bits_pass(kernel: str, x: Array, other: Array | None, dtype: Any) -> Array | None:
