@@ -55,7 +55,7 @@ from burn_ndarray.ops.reductions import MAX_SIZE as GEMV_SUM_MAX_SIZE
 from burn_ndarray.ops.reductions import gemv_sum
 from burn_ndarray.ops.rounding import COMPILED_MIN_SIZE as ROUNDED_MIN_SIZE
 from burn_ndarray.ops.rounding import to_dtype
-from burn_ndarray.runtime import split, tbb, threads
+from burn_ndarray.runtime import gemm, split, tbb, threads
 from burn_ndarray.runtime.dtypes import BF16, BF16_SCALAR, F32, F64, LOW, NP_OF
 from burn_ndarray.runtime.ownership import OWNED, exclusive
 
@@ -110,13 +110,21 @@ def _blas_matmul(lhs: Any, rhs: Any) -> Any:
                 swapped = _swapped_product(lhs, rhs)
                 if swapped is not None:
                     return swapped
+                # Several threads: blocks handed out one at a time on TBB's pool, which a
+                # stalled thread cannot hold up as it holds up OpenBLAS's fixed shares.
+                split_product = gemm.matmul(lhs, rhs)
+                if split_product is not None:
+                    return split_product
             return lhs.dot(rhs)
         if lhs.ndim > 2 and lhs.size:
             # [..., M, K] @ [K, N] (a Linear on a sequence): one GEMM over all the rows, which
             # BLAS threads well, instead of NumPy's one small GEMM per matrix
             # (docs/benchmarks-log.md, burn-ndarray measurements).
             rows = lhs.reshape(-1, lhs.shape[-1])  # a copy only if lhs is not foldable
-            return rows.dot(rhs).reshape(*lhs.shape[:-1], rhs.shape[1])
+            product = gemm.matmul(rows, rhs)
+            if product is None:
+                product = rows.dot(rhs)
+            return product.reshape(*lhs.shape[:-1], rhs.shape[1])
     return np.matmul(lhs, rhs)
 
 
