@@ -56,6 +56,7 @@ from burn_ndarray.ops.reductions import gemv_sum
 from burn_ndarray.ops.rounding import COMPILED_MIN_SIZE as ROUNDED_MIN_SIZE
 from burn_ndarray.ops.rounding import to_dtype
 from burn_ndarray.runtime import gemm, split, tbb, threads
+from burn_ndarray.runtime.busy import follow as follow_load
 from burn_ndarray.runtime.dtypes import BF16, BF16_SCALAR, F32, F64, LOW, NP_OF
 from burn_ndarray.runtime.ownership import OWNED, exclusive
 
@@ -173,6 +174,7 @@ class FloatOps(KindOps, XpFloatOps):
 
     # -- matmul: BLAS has no float16/bfloat16, and 2-D GEMM skips the gufunc dispatch ------------
     def float_matmul(self, lhs: Array, rhs: Array) -> Array:
+        follow_load()  # NumPy's BLAS on one thread while other processes hold the cores
         dtype = lhs.dtype
         if rhs.dtype is dtype and (dtype is F32 or dtype is F64):
             return _blas_matmul(lhs, rhs)
