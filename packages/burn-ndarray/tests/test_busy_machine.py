@@ -52,7 +52,7 @@ def test_one_blas_thread_while_busy_back_when_quiet(blas_count: Any, monkeypatch
 
 def test_float_matmul_looks_at_most_once_a_period(blas_count: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(busy.os, "getloadavg", lambda: (9.0, 9.0, 9.0))
-    a = np.ones((4, 4), np.float32)
+    a = np.ones((128, 128), np.float32)  # a large product: small ones never look
     NdArray().float_matmul(a, a)
     assert blas_count["get"]() == 1
     monkeypatch.setattr(busy.os, "getloadavg", lambda: (0.0, 0.0, 0.0))

@@ -108,6 +108,9 @@ def _blas_matmul(lhs: Any, rhs: Any) -> Any:
         if lhs.ndim == 2:
             # Two size checks on the way for small products (the per-op overhead).
             if lhs.size >= TRANSPOSED_LHS_MIN_SIZE or rhs.size >= TRANSPOSED_RHS_MIN_SIZE:
+                # NumPy's BLAS on one thread while other processes hold the cores (`runtime.busy`):
+                # looked at from the large products only, off the small ones' per-op cost.
+                follow_load()
                 swapped = _swapped_product(lhs, rhs)
                 if swapped is not None:
                     return swapped
@@ -122,6 +125,7 @@ def _blas_matmul(lhs: Any, rhs: Any) -> Any:
             # BLAS threads well, instead of NumPy's one small GEMM per matrix
             # (docs/benchmarks-log.md, burn-ndarray measurements).
             rows = lhs.reshape(-1, lhs.shape[-1])  # a copy only if lhs is not foldable
+            follow_load()
             product = gemm.matmul(rows, rhs)
             if product is None:
                 product = rows.dot(rhs)
@@ -174,7 +178,6 @@ class FloatOps(KindOps, XpFloatOps):
 
     # -- matmul: BLAS has no float16/bfloat16, and 2-D GEMM skips the gufunc dispatch ------------
     def float_matmul(self, lhs: Array, rhs: Array) -> Array:
-        follow_load()  # NumPy's BLAS on one thread while other processes hold the cores
         dtype = lhs.dtype
         if rhs.dtype is dtype and (dtype is F32 or dtype is F64):
             return _blas_matmul(lhs, rhs)

@@ -7,11 +7,10 @@ with NumPy's BLAS on one thread and burn's own kernels still at 2 (docs/benchmar
 second core"). burn-ndarray's blocked GEMMs and TBB kernels hand work out as it is claimed, so
 they need no such care; the BLAS calls of other ops (the convolutions' and attention's GEMMs) do.
 
-`follow`: at most once a `PERIOD`, the cores other processes use (the 1-minute load average less
-this process's own CPU use since the last look) decide the BLAS's thread count: burn's count
-(or the count `blas.set_threads` set) while burn's count of cores are free (to half a core),
-else one.
-A quiet machine keeps the count.
+`follow` (called by `float_matmul` on its large products): at most once a `PERIOD`, the cores
+other processes use (the 1-minute load average less this process's own CPU use since the last
+look) decide the BLAS's thread count: burn's count (or the count `blas.set_threads` set) while
+burn's count of cores are free (to half a core), else one. A quiet machine keeps the count.
 ``BURN_NDARRAY_BLAS=system`` (the user manages the BLAS) turns it off.
 """
 
