@@ -11,7 +11,9 @@ they need no such care; the BLAS calls of other ops (the convolutions' and atten
 other processes use (the 1-minute load average less this process's own CPU use since the last
 look) decide the BLAS's thread count: burn's count (or the count `blas.set_threads` set) while
 burn's count of cores are free (to half a core), else one. A quiet machine keeps the count.
-``BURN_NDARRAY_BLAS=system`` (the user manages the BLAS) turns it off.
+``BURN_NDARRAY_BLAS=system`` (the user manages the BLAS) turns it off; so should a container
+pinned to a few of a busy host's cores, whose load average is the host's (Linux reports it
+machine-wide): the check then sees others' work on cores this process cannot run on.
 """
 
 from __future__ import annotations
