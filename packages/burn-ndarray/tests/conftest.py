@@ -29,10 +29,12 @@ def threads(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
 
     The BLAS keeps its count: these tests compare burn's own kernels across counts, and OpenBLAS
     set from the main thread stops taking sets from other threads for the rest of the process
-    (`blas.set_threads`); test_num_threads.py checks the BLAS part in fresh processes."""
-    from burn_ndarray.runtime import blas
+    (`blas.set_threads`); test_num_threads.py checks the BLAS part in fresh processes. Nor does
+    the machine's load move it (`runtime.busy` looks no more; test_busy_machine.py checks it)."""
+    from burn_ndarray.runtime import blas, busy
 
     monkeypatch.setattr(blas, "set_threads", lambda count: None)
+    monkeypatch.setattr(busy, "PERIOD", float("inf"))
     before = burn_ndarray.get_num_threads()
     yield burn_ndarray.set_num_threads
     burn_ndarray.set_num_threads(before)

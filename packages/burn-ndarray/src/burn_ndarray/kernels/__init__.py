@@ -1,6 +1,7 @@
 """burn-ndarray's compiled kernels (numba), one module per op family that has them (`float`,
 `activation`, `conv`, `pool`, `loss`, `norm`, `rnn`, `optim`), `winograd` (the Winograd convolution's
-transforms) and `grouped` (direct depthwise and grouped convolutions), with what they share
+transforms), `grouped` (direct depthwise and grouped convolutions) and `gemm` (the blocked GEMM's
+launcher, `burn_ndarray.runtime.gemm`), with what they share
 (`jit`: numba's options and the chunks of a ``prange``); and `erf`, the NumPy error function
 whose float32 fits the compiled GELU evaluates too.
 

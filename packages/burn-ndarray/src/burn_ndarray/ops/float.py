@@ -55,7 +55,8 @@ from burn_ndarray.ops.reductions import MAX_SIZE as GEMV_SUM_MAX_SIZE
 from burn_ndarray.ops.reductions import gemv_sum
 from burn_ndarray.ops.rounding import COMPILED_MIN_SIZE as ROUNDED_MIN_SIZE
 from burn_ndarray.ops.rounding import add_row, to_dtype
-from burn_ndarray.runtime import split, tbb, threads
+from burn_ndarray.runtime import gemm, split, tbb, threads
+from burn_ndarray.runtime.busy import follow as follow_load
 from burn_ndarray.runtime.dtypes import BF16, BF16_SCALAR, F32, F64, LOW, NP_OF
 from burn_ndarray.runtime.ownership import OWNED, exclusive
 
@@ -98,6 +99,14 @@ def _swapped_product(lhs: Any, rhs: Any) -> Any:
     return None
 
 
+def _rows_product(rows: Any, matrix: Any) -> Any:
+    """``rows @ matrix`` of two 2-D operands: split between threads by `gemm.matmul` where it
+    applies (NumPy's BLAS on one thread while other processes hold the cores), else one GEMM."""
+    follow_load()
+    product = gemm.matmul(rows, matrix)
+    return rows.dot(matrix) if product is None else product
+
+
 def _blas_matmul(lhs: Any, rhs: Any) -> Any:
     """``lhs @ rhs`` for two float32 or two float64 operands, through BLAS's 2-D GEMM where it can.
 
@@ -107,16 +116,24 @@ def _blas_matmul(lhs: Any, rhs: Any) -> Any:
         if lhs.ndim == 2:
             # Two size checks on the way for small products (the per-op overhead).
             if lhs.size >= TRANSPOSED_LHS_MIN_SIZE or rhs.size >= TRANSPOSED_RHS_MIN_SIZE:
+                # NumPy's BLAS on one thread while other processes hold the cores (`runtime.busy`):
+                # looked at from the large products only, off the small ones' per-op cost.
+                follow_load()
                 swapped = _swapped_product(lhs, rhs)
                 if swapped is not None:
                     return swapped
+                # Several threads: blocks handed out one at a time on TBB's pool, which a
+                # stalled thread cannot hold up as it holds up OpenBLAS's fixed shares.
+                split_product = gemm.matmul(lhs, rhs)
+                if split_product is not None:
+                    return split_product
             return lhs.dot(rhs)
         if lhs.ndim > 2 and lhs.size:
             # [..., M, K] @ [K, N] (a Linear on a sequence): one GEMM over all the rows, which
             # BLAS threads well, instead of NumPy's one small GEMM per matrix
             # (docs/benchmarks-log.md, burn-ndarray measurements).
             rows = lhs.reshape(-1, lhs.shape[-1])  # a copy only if lhs is not foldable
-            return rows.dot(rhs).reshape(*lhs.shape[:-1], rhs.shape[1])
+            return _rows_product(rows, rhs).reshape(*lhs.shape[:-1], rhs.shape[1])
     elif lhs.ndim >= rhs.ndim and lhs.size and math.prod(rhs.shape[:-2]) == 1:
         # [..., M, K] @ [1, .., 1, K, N] (a matrix broadcast over a batch at equal rank, as ONNX
         # import gives GPT-2's tied LM head): the same one GEMM over all the rows. np.matmul
@@ -124,7 +141,7 @@ def _blas_matmul(lhs: Any, rhs: Any) -> Any:
         # (docs/benchmarks-log.md, training steps).
         rows = lhs.reshape(-1, lhs.shape[-1])
         matrix = rhs.reshape(rhs.shape[-2:])  # a view: only unit dims dropped
-        return rows.dot(matrix).reshape(*lhs.shape[:-1], rhs.shape[-1])
+        return _rows_product(rows, matrix).reshape(*lhs.shape[:-1], rhs.shape[-1])
     return np.matmul(lhs, rhs)
 
 

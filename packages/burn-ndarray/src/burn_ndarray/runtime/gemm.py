@@ -1,0 +1,178 @@
+"""Large 2-D GEMMs on several threads: cut into blocks of the result's columns (or rows) that
+numba's TBB pool hands out one at a time, the calling thread taking its share, each block one
+call of NumPy's BLAS (``cblas_?gemm``) on the thread that took it, with the BLAS on one thread.
+
+Why not the BLAS's own threads: OpenBLAS (0.3.31 measured) splits a GEMM in fixed shares, one per
+thread, and its threads wait for each other inside the call. When another process holds a core,
+the share of the thread that is not running waits for that thread's next time slice, at every
+one of those waits: on the shared 2-core machine (load average 5-7) a [128, 256] @ [256, 1024]
+GEMM on two OpenBLAS threads took 9-46 ms as a median of 200 calls against 0.8 ms on one thread
+(docs/benchmarks-log.md, "the second core"). Here a thread that is not running has taken no block
+that is not started, and the caller runs the rest itself; one pool (TBB's, which the element-wise
+kernels use) instead of two that poll for the same cores. onnxruntime's pool works the same way.
+
+The cut depends on the shape and the thread count only, and each block is one BLAS call on its
+own rows and columns: the same bits whichever thread takes a block.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import itertools
+import threading
+from typing import Any
+
+import numpy as np
+
+from burn_ndarray import kernels
+from burn_ndarray.runtime import blas, tbb, threads
+
+Array = Any
+# Multiply-adds from which a GEMM is split: [128, 256] @ [256, 256] (0.19 ms on one thread) and up.
+MIN_MACS = 1 << 23
+# Blocks per thread: a thread that stalls inside a block holds up one block, not its share.
+BLOCKS_PER_THREAD = 4
+# Block widths are multiples of this many columns (rows): on one thread, blocks of 64 columns cost
+# 4-10% over the whole product, of 128 2-7%, of 256 0-5% (NumPy's matmul on column views).
+BLOCK_MULTIPLE = 64
+
+_lock = threading.Lock()
+_resolved: dict[str, Any] | None = None
+_set_chunk_size: Any = None
+_main = threading.main_thread()
+
+
+def _functions() -> dict[str, Any]:
+    """NumPy's OpenBLAS's functions this module calls (``set`` / ``get``: its thread count, a
+    call each where threadpoolctl's setter takes tens of microseconds; ``float32`` / ``float64``:
+    the addresses of ``cblas_sgemm`` / ``cblas_dgemm``), or an empty dict where NumPy's BLAS is
+    not one pthreads OpenBLAS with the 64-bit CBLAS interface NumPy 2's wheels carry."""
+    global _resolved
+    if _resolved is None:
+        with _lock:
+            found: dict[str, Any] = {}
+            libs = blas._numpy_libraries()
+            lib = libs[0] if len(libs) == 1 else None
+            if lib is not None and lib.internal_api == "openblas" and lib.threading_layer == "pthreads":
+                dynlib = lib.dynlib
+                for prefix, suffix in itertools.product(("scipy_", ""), ("64_", "_64")):
+                    names = (
+                        f"{prefix}openblas_set_num_threads{suffix}",
+                        f"{prefix}openblas_get_num_threads{suffix}",
+                        f"{prefix}cblas_sgemm{suffix}",
+                        f"{prefix}cblas_dgemm{suffix}",
+                    )
+                    if all(hasattr(dynlib, name) for name in names):
+                        setter, getter, sgemm, dgemm = (getattr(dynlib, name) for name in names)
+                        setter.argtypes, setter.restype = [ctypes.c_int], None
+                        getter.argtypes, getter.restype = [], ctypes.c_int
+                        found = {
+                            "set": setter,
+                            "get": getter,
+                            "float32": ctypes.cast(sgemm, ctypes.c_void_p).value,
+                            "float64": ctypes.cast(dgemm, ctypes.c_void_p).value,
+                        }
+                        break
+            _resolved = found
+    return _resolved
+
+
+def _chunk_size_setter() -> Any:
+    """numba's setter of the calling thread's parallel chunk size (returning the old size): the C
+    function its public `numba.set_parallel_chunksize` checks its argument for and calls, 4.5x
+    cheaper (a set and restore: 9 us against 42 at load average 10 on the 2-core machine); the
+    public one where numba has no such attribute. Called once numba's threading layer runs (`tbb.ready`)."""
+    global _set_chunk_size
+    if _set_chunk_size is None:
+        import numba
+        from numba.np.ufunc import parallel
+
+        _set_chunk_size = getattr(parallel, "_set_parallel_chunksize", None) or numba.set_parallel_chunksize
+    return _set_chunk_size
+
+
+def cut(rows: int, cols: int, count: int) -> tuple[int, int, int]:
+    """How a [rows, cols] result is cut for `count` threads: the axis (1: columns, 0: rows), the
+    block width and the number of blocks; `BLOCKS_PER_THREAD` per thread of widths that are
+    multiples of `BLOCK_MULTIPLE` (fewer when the axis is short; one block: no split).
+
+    Example:
+        >>> from burn_ndarray.runtime.gemm import cut
+        >>> cut(128, 1024, 2)
+        (1, 128, 8)
+    """
+    axis, length = (1, cols) if cols >= 2 * BLOCK_MULTIPLE or cols >= rows else (0, rows)
+    wanted = -(-length // (BLOCKS_PER_THREAD * count))
+    width = max(BLOCK_MULTIPLE, -(-wanted // BLOCK_MULTIPLE) * BLOCK_MULTIPLE)
+    return axis, width, -(-length // width)
+
+
+def _operand(a: Array) -> tuple[Array, int, int]:
+    """`a` (2-D) as CBLAS takes it in row-major order: the array, its transpose flag and its
+    leading dimension; a C-ordered copy when neither its rows nor its columns are contiguous."""
+    item = a.itemsize
+    if a.strides[1] == item and a.strides[0] >= max(a.shape[1], 1) * item and a.strides[0] % item == 0:
+        return a, 111, a.strides[0] // item  # rows contiguous: no transpose
+    if a.strides[0] == item and a.strides[1] >= max(a.shape[0], 1) * item and a.strides[1] % item == 0:
+        return a, 112, a.strides[1] // item  # a transposed view: columns contiguous
+    a = np.ascontiguousarray(a)
+    return a, 111, max(a.shape[1], 1)
+
+
+def matmul(lhs: Array, rhs: Array) -> Array | None:
+    """``lhs @ rhs`` for 2-D operands, both float32 or both float64, split as the module says;
+    None (the caller makes one BLAS call) at one thread, below `MIN_MACS`, off the main thread
+    (the BLAS's thread count is process-wide: one thread sets it), without numba's TBB pool, or
+    where NumPy's BLAS is not an OpenBLAS this module can call.
+
+    Example:
+        >>> import numpy as np
+        >>> from burn_ndarray.runtime import gemm
+        >>> a, b = np.ones((512, 256), np.float32), np.ones((256, 512), np.float32)
+        >>> out = gemm.matmul(a, b)
+        >>> out is None or bool((out == 256).all())
+        True
+    """
+    count = threads.get_num_threads()
+    if count < 2:
+        return None
+    rows, inner = lhs.shape
+    cols = rhs.shape[1]
+    dtype = lhs.dtype
+    if rows * inner * cols < MIN_MACS or rhs.dtype != dtype or threading.current_thread() is not _main:
+        return None
+    name = dtype.name
+    if name not in ("float32", "float64"):
+        return None
+    functions = _functions()
+    if not functions or not tbb.ready():
+        return None
+    compiled = kernels.load("gemm")
+    if compiled is None:
+        return None
+    axis, width, blocks = cut(rows, cols, count)
+    if blocks < 2:
+        return None
+    lhs, trans_a, lda = _operand(lhs)
+    rhs, trans_b, ldb = _operand(rhs)
+    out = np.empty((rows, cols), dtype)
+    item = dtype.itemsize
+    # Bytes from one row of lhs (one column of rhs) to the next, in memory.
+    a_step = lda * item if trans_a == 111 else item
+    b_step = item if trans_b == 111 else ldb * item
+    c_step = item if axis == 1 else cols * item
+    scalar = dtype.type
+    before = functions["get"]()
+    functions["set"](1)
+    set_chunk_size = _chunk_size_setter()
+    chunk_size = set_chunk_size(1)  # one block per hand-out; returns the old size
+    try:
+        compiled.gemm_blocks(
+            functions[name], np.int32(trans_a), np.int32(trans_b), rows, cols, inner,
+            lhs.ctypes.data, lda, rhs.ctypes.data, ldb, out.ctypes.data, cols,
+            scalar(1), scalar(0), axis, width, blocks, a_step, b_step, c_step,
+        )  # fmt: skip
+    finally:
+        set_chunk_size(chunk_size)
+        functions["set"](before)
+    return out

@@ -1,0 +1,100 @@
+"""The blocked GEMM of `burn_ndarray.runtime.gemm`: blocks of columns (or rows) handed out one at
+a time on numba's TBB pool, each one BLAS call; the product of every operand layout and dtype,
+the same bits as the same blocks computed one after another, the BLAS's thread count restored,
+and the paths that leave the product to one BLAS call."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+import pytest
+
+import burn_ndarray
+from burn_ndarray import NdArray
+from burn_ndarray.runtime import blas, gemm, tbb
+
+
+@pytest.fixture
+def two_threads(threads: Any) -> Iterator[None]:
+    if not tbb.ready() or not gemm._functions():
+        pytest.skip("needs numba's TBB pool and NumPy's OpenBLAS")
+    threads(2)
+    yield
+
+
+def _layouts(a: np.ndarray) -> dict[str, np.ndarray]:
+    """`a` in C order, F order (a transposed view to CBLAS), and as a view with gaps (copied)."""
+    gapped = np.repeat(a, 2, axis=1)[:, ::2]
+    return {"C": a, "F": np.asfortranarray(a), "gapped": gapped}
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shape", [(128, 256, 256), (129, 300, 255), (1000, 96, 100), (2048, 64, 64)])
+def test_every_layout_matches_numpy(two_threads: None, dtype: Any, shape: tuple[int, int, int]) -> None:
+    rows, inner, cols = shape
+    rng = np.random.default_rng(0)
+    lhs = rng.standard_normal((rows, inner)).astype(dtype)
+    rhs = rng.standard_normal((inner, cols)).astype(dtype)
+    want = lhs.astype(np.float64) @ rhs.astype(np.float64)
+    tol = 1e-4 if dtype is np.float32 else 1e-12
+    for a_name, a in _layouts(lhs).items():
+        for b_name, b in _layouts(rhs).items():
+            got = gemm.matmul(a, b)
+            assert got is not None, (a_name, b_name)
+            assert got.dtype == dtype and got.shape == (rows, cols) and got.flags.c_contiguous
+            np.testing.assert_allclose(got, want, rtol=tol, atol=tol * inner, err_msg=f"{a_name} @ {b_name}")
+
+
+def test_same_bits_as_the_blocks_one_after_another(two_threads: None) -> None:
+    rng = np.random.default_rng(1)
+    lhs = rng.standard_normal((128, 256), dtype=np.float32)
+    rhs = rng.standard_normal((256, 1000), dtype=np.float32)
+    axis, width, blocks = gemm.cut(128, 1000, 2)
+    assert (axis, blocks) == (1, 8)
+    with blas.single_threaded():  # each block as one BLAS call on its calling thread, as there
+        serial = np.concatenate([lhs @ rhs[:, i * width : (i + 1) * width] for i in range(blocks)], axis=1)
+    for _ in range(5):  # whichever thread takes which block
+        assert np.array_equal(gemm.matmul(lhs, rhs), serial)
+
+
+def test_the_blas_count_is_restored(two_threads: None) -> None:
+    functions = gemm._functions()
+    before = functions["get"]()
+    a = np.ones((256, 256), np.float32)
+    assert gemm.matmul(a, a) is not None
+    assert functions["get"]() == before
+
+
+def test_cut_picks_columns_then_rows() -> None:
+    assert gemm.cut(128, 1024, 2) == (1, 128, 8)
+    assert gemm.cut(128, 256, 2) == (1, 64, 4)
+    assert gemm.cut(4096, 64, 2) == (0, 512, 8)  # few columns, many rows: blocks of rows
+    assert gemm.cut(64, 64, 2) == (1, 64, 1)  # one block: no split
+
+
+def test_paths_left_to_one_blas_call(two_threads: None, threads: Any) -> None:
+    a = np.ones((256, 256), np.float32)
+    assert gemm.matmul(np.ones((8, 8), np.float32), np.ones((8, 8), np.float32)) is None  # small
+    assert gemm.matmul(a, a.astype(np.float64)) is None  # mixed dtypes
+    assert gemm.matmul(a.astype(np.int32), a.astype(np.int32)) is None  # not a float GEMM
+    results: list[Any] = []
+    worker = threading.Thread(target=lambda: results.append(gemm.matmul(a, a)))
+    worker.start()
+    worker.join()
+    assert results == [None]  # off the main thread
+    threads(1)
+    assert gemm.matmul(a, a) is None
+
+
+def test_float_matmul_takes_the_blocks_for_linear_shapes(two_threads: None) -> None:
+    backend = NdArray()
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal((2, 64, 256), dtype=np.float32)  # [batch, seq, features] @ [in, out]
+    w = rng.standard_normal((256, 512), dtype=np.float32)
+    got = backend.float_matmul(x, w)
+    np.testing.assert_allclose(got, x.astype(np.float64) @ w, rtol=1e-4, atol=1e-3)
+    assert np.array_equal(got.reshape(128, 512), gemm.matmul(x.reshape(128, 256), w))
+    assert burn_ndarray.get_num_threads() == 2
