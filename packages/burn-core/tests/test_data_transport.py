@@ -394,7 +394,7 @@ import numpy as np
 from burn.data import ArrayDataset, DataLoader
 
 def slow(item, rng):
-    time.sleep(0.5 if item[0] >= 8 else 0)
+    time.sleep(1.5 if item[0] >= 8 else 0)  # a batch of them outlasts the Ctrl-C on a loaded machine
     return item.astype(np.float32)
 
 if __name__ == "__main__":
