@@ -394,10 +394,13 @@ import numpy as np
 from burn.data import ArrayDataset, DataLoader
 
 def slow(item, rng):
-    time.sleep(1.5 if item[0] >= 8 else 0)  # a batch of them outlasts the Ctrl-C on a loaded machine
+    time.sleep(0.5 if item[0] >= 8 else 0)
     return item.astype(np.float32)
 
 if __name__ == "__main__":
+    # a background job of a non-interactive shell starts with SIGINT ignored (POSIX), and Python
+    # then installs no handler: Ctrl-C must raise KeyboardInterrupt here whatever ran the tests
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     loader = DataLoader(ArrayDataset(np.arange(64.0).reshape(16, 4)), batch_size=4, num_workers=2,
                         transform=slow, persistent_workers=True, batcher=lambda items, device: items)
     batches = loader.batches()
