@@ -101,7 +101,10 @@ def _swapped_product(lhs: Any, rhs: Any) -> Any:
 
 def _rows_product(rows: Any, matrix: Any) -> Any:
     """``rows @ matrix`` of two 2-D operands: split between threads by `gemm.matmul` where it
-    applies (NumPy's BLAS on one thread while other processes hold the cores), else one GEMM."""
+    applies (NumPy's BLAS on one thread while other processes hold the cores), else one GEMM.
+    Products below `gemm.MIN_MACS` go straight to BLAS: neither look pays on them (per-op cost)."""
+    if rows.size * matrix.shape[1] < gemm.MIN_MACS:
+        return rows.dot(matrix)
     follow_load()
     product = gemm.matmul(rows, matrix)
     return rows.dot(matrix) if product is None else product
