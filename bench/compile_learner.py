@@ -28,23 +28,16 @@ def main() -> None:
     parser.add_argument("--pairs", type=int, default=4)
     args = parser.parse_args()
 
+    from compile_step import mlp_model  # the same model as the step bench
+
     import burn
-    from burn import activation, nn, optim
+    from burn import nn, optim
     from burn.data import ArrayDataset, DataLoader
-    from burn.module import Module
     from burn.train import Learner, StepOutput
 
     burn.set_num_threads(args.threads)
     backend = burn.backend("autodiff(ndarray)")
     dev = backend.default_device()
-
-    class Mlp(Module):
-        fc1: nn.Linear
-        fc2: nn.Linear
-        fc3: nn.Linear
-
-        def forward(self, x: Any) -> Any:
-            return self.fc3(activation.gelu(self.fc2(activation.gelu(self.fc1(x)))))
 
     rng = np.random.default_rng(0)
     x = rng.standard_normal((64 * 40, 256), dtype=np.float32)
@@ -58,10 +51,7 @@ def main() -> None:
 
     def fit(compile: bool) -> tuple[float, Any, str]:  # noqa: A002 - Learner's name
         backend.seed(5)
-        model = Mlp(
-            nn.LinearConfig(256, 512).init(dev), nn.LinearConfig(512, 512).init(dev),
-            nn.LinearConfig(512, 10).init(dev),
-        )  # fmt: skip
+        model = mlp_model(dev)
         stream = io.StringIO()
         learner = Learner(
             model, optim.AdamConfig().init(), step, lr=1e-3, num_epochs=3, seed=7, progress="none",

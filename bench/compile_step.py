@@ -67,15 +67,11 @@ def block_workload(torch: Any, batch: int) -> tuple[Any, tuple[Any, ...], Callab
     return model, tensors, lambda m, a, b: mse(m(a), b), torch_block(torch, weights, x, y, HEADS).step
 
 
-def mlp_workload(torch: Any, batch: int) -> tuple[Any, tuple[Any, ...], Callable[..., Any], Any]:
-    """An MLP 256-512-512-10 with GELU and cross-entropy (the `bench/compile_learner.py` model):
-    (burn model, batch tensors, loss_fn, torch step)."""
-    import burn
+def mlp_model(dev: Any) -> Any:
+    """The MLP 256-512-512-10 with GELU of the compile benches (this one and
+    `bench/compile_learner.py`), its layers initialized in order on `dev`."""
     from burn import activation, nn
     from burn.module import Module
-
-    ad = burn.backend("autodiff(ndarray)")
-    dev = ad.default_device()
 
     class Mlp(Module):
         fc1: nn.Linear
@@ -85,8 +81,18 @@ def mlp_workload(torch: Any, batch: int) -> tuple[Any, tuple[Any, ...], Callable
         def forward(self, x: Any) -> Any:
             return self.fc3(activation.gelu(self.fc2(activation.gelu(self.fc1(x)))))
 
-    sizes = ((256, 512), (512, 512), (512, 10))
-    model = Mlp(*(nn.LinearConfig(i, o).init(dev) for i, o in sizes))
+    return Mlp(*(nn.LinearConfig(i, o).init(dev) for i, o in ((256, 512), (512, 512), (512, 10))))
+
+
+def mlp_workload(torch: Any, batch: int) -> tuple[Any, tuple[Any, ...], Callable[..., Any], Any]:
+    """An MLP 256-512-512-10 with GELU and cross-entropy (the `bench/compile_learner.py` model):
+    (burn model, batch tensors, loss_fn, torch step)."""
+    import burn
+    from burn import nn
+
+    ad = burn.backend("autodiff(ndarray)")
+    dev = ad.default_device()
+    model = mlp_model(dev)
     model.visit(lambda _path, p: p.val())
     rng = np.random.default_rng(4)
     x_np = rng.standard_normal((batch, 256), dtype=np.float32)
