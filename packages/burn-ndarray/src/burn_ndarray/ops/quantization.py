@@ -51,6 +51,29 @@ def _parts(work: int) -> int:
     return split.compiled_parts(work, split.UFUNC_PER_THREAD, split.NATIVE_UFUNC_PER_THREAD)
 
 
+def int8_sums(q: Array, weight: Array) -> Array:
+    """``sum_p q[i, p] * weight[j, p]`` exactly, ``[m, n]``, for activations ``q [m, k]`` in
+    [-127, 127] and the int8 ``weight [n, k]``: int32 from the compiled dot products when ``m <
+    GEMV_ROWS`` (`q` int8), else from BLAS's float32 GEMM in exact chunks (`q` float32, the sums
+    float32 holding integers, or int32 for more than one chunk). `q`'s dtype is the caller's
+    choice by `GEMV_ROWS` (``np.int8`` below it), so the activations are written once."""
+    from burn_ndarray.kernels import quantization as kq
+
+    m, k = q.shape
+    n = weight.shape[0]
+    if m < GEMV_ROWS:
+        sums = np.empty((m, n), np.int32)
+        w = np.ascontiguousarray(weight)
+        split.run_ranges(kq.int8_dots_range, kq.int8_dots, n, _parts(m * n * k // 8), q, w, sums)
+        return sums
+    chunks = [
+        q[:, lo : lo + EXACT_TERMS].dot(weight[:, lo : lo + EXACT_TERMS].T.astype(np.float32))
+        for lo in range(0, k, EXACT_TERMS)
+    ]
+    # One chunk's exact float32 sums are float32(int32 sums) already; more add as int32.
+    return chunks[0] if len(chunks) == 1 else sum(c.astype(np.int32) for c in chunks)
+
+
 class QuantizationOps:
     """The quantization ops of `burn_ndarray.NdArray`."""
 
@@ -73,17 +96,7 @@ class QuantizationOps:
         scales = np.empty(m, np.float32)
         q = np.empty((m, k), np.int8 if m < GEMV_ROWS else np.float32)
         split.run_ranges(kq.quantize_rows_range, kq.quantize_rows, m, _parts(m * k), rows, q, scales)
-        if m < GEMV_ROWS:
-            sums = np.empty((m, n), np.int32)
-            w = np.ascontiguousarray(weight)
-            split.run_ranges(kq.int8_dots_range, kq.int8_dots, n, _parts(m * n * k // 8), q, w, sums)
-        else:
-            chunks = [
-                q[:, lo : lo + EXACT_TERMS].dot(weight[:, lo : lo + EXACT_TERMS].T.astype(np.float32))
-                for lo in range(0, k, EXACT_TERMS)
-            ]
-            # One chunk's exact float32 sums are float32(int32 sums) already; more add as int32.
-            sums = chunks[0] if len(chunks) == 1 else sum(c.astype(np.int32) for c in chunks)
+        sums = int8_sums(q, weight)
         out = np.empty((m, n), np.float32)
         w_scales = np.full(n, weight_scales[0], np.float32) if weight_scales.shape[0] == 1 else weight_scales
         split.run_ranges(

@@ -147,3 +147,80 @@ class QuantizationOps:
         if bias is not None:
             out = b.float_add(out, bias)
         return b.float_reshape(out, (*shape[:-1], n))
+
+    @default(grad=False)
+    def static_quantized_linear(
+        self, x: P, weight: P, weight_scales: P, input_scale: P, input_zero_point: P, bias: P | None
+    ) -> P:
+        """``x @ dequantize(weight).T + bias`` with `x` quantized by calibrated parameters, as a
+        statically quantized Linear (PyTorch's ``quantized.Linear`` with a float output).
+
+        `x [..., k]` is quantized with ``input_scale [1]`` (float) and ``input_zero_point [1]``
+        (int) into ``[-ACTIVATION_QMAX, ACTIVATION_QMAX]`` (values outside the calibrated range
+        saturate); ``weight [n, k]`` is int8, symmetric, with ``weight_scales [n]`` or ``[1]``.
+        This default dequantizes both and multiplies in x's float dtype; a backend's integer
+        kernel sums ``(q_x - zero_point) * q_w`` exactly in int32 and gives the same values within
+        a float matmul's tolerance.
+        """
+        b: Backend = self  # type: ignore[assignment]
+        shape = b.float_shape(x)
+        n, k = b.int_shape(weight)
+        if len(shape) < 1 or shape[-1] != k:
+            raise ValueError(
+                f"static_quantized_linear: input {tuple(shape)} and weight [n, k] = {(n, k)} do not multiply"
+            )
+        dtype = b.float_get_dtype(x)
+        rows = _requantized_input(b, b.float_reshape(x, (-1, k)), input_scale, input_zero_point, dtype)
+        w_scales = b.float_reshape(b.float_cast(weight_scales, dtype), (-1, 1))
+        w = b.dequantize(weight, w_scales, None, dtype)
+        out = b.float_matmul(rows, b.float_swap_dims(w, 0, 1))
+        if bias is not None:
+            out = b.float_add(out, bias)
+        return b.float_reshape(out, (*shape[:-1], n))
+
+    @default(grad=False)
+    def static_quantized_conv2d(
+        self,
+        x: P,
+        weight: P,
+        weight_scales: P,
+        input_scale: P,
+        input_zero_point: P,
+        bias: P | None,
+        stride: tuple[int, int],
+        padding: tuple[int, int],
+        dilation: tuple[int, int],
+        groups: int,
+    ) -> P:
+        """`conv2d` of `x` quantized by calibrated parameters with an int8 weight.
+
+        `x [N, C_in, H, W]` is quantized as in `static_quantized_linear`; ``weight [C_out,
+        C_in / groups, KH, KW]`` is int8, symmetric, with ``weight_scales [C_out]`` or ``[1]``;
+        padding stands for the quantized zero (the zero point), so it dequantizes to 0 exactly.
+        This default is the dequantize + float convolution path (`conv2d` on the dequantized
+        input and weight) for backends without an integer kernel; a kernel's int32 sums give the
+        same values within a float convolution's tolerance.
+        """
+        b: Backend = self  # type: ignore[assignment]
+        dtype = b.float_get_dtype(x)
+        xq = _requantized_input(b, x, input_scale, input_zero_point, dtype)
+        c_out = b.int_shape(weight)[0]
+        w_scales = b.float_reshape(b.float_cast(weight_scales, dtype), (-1, 1, 1, 1))
+        if b.float_shape(w_scales)[0] not in (1, c_out):
+            raise ValueError(
+                f"static_quantized_conv2d: weight_scales of {b.float_shape(w_scales)[0]} values for "
+                f"{c_out} output channels"
+            )
+        w = b.dequantize(weight, w_scales, None, dtype)
+        return b.conv2d(xq, w, bias, stride, padding, dilation, groups)
+
+
+def _requantized_input(b: Backend, x: P, scale: P, zero_point: P, dtype: DType) -> P:
+    """`x` rounded to the values the calibrated ``scale [1]`` and ``zero_point [1]`` store in
+    ``[-ACTIVATION_QMAX, ACTIVATION_QMAX]``, as floats of `dtype` (the static ops' input step)."""
+    rank = len(b.float_shape(x))
+    s = b.float_reshape(b.float_cast(scale, dtype), (1,) * rank)
+    zp = b.int_reshape(zero_point, (1,) * rank)
+    wide = DType.I32 if b.capabilities.supports(DType.I32) else b.int_dtype
+    q = b.quantize_into_int(x, s, zp, -ACTIVATION_QMAX, ACTIVATION_QMAX, wide)
+    return b.dequantize(q, s, zp, dtype)

@@ -59,6 +59,8 @@ from burn.tensor.module.quantization import (
     dequantized_linear,
     quantize_into_int,
     quantized_linear,
+    static_quantized_conv2d,
+    static_quantized_linear,
 )
 from burn.tensor.module.rnn import gru_cell, lstm_cell, lstm_sequence
 from burn.tensor.module.sampling import grid_sample_2d, interpolate, interpolate1d
@@ -100,5 +102,7 @@ __all__ = [
     "dequantized_linear",
     "quantize_into_int",
     "quantized_linear",
+    "static_quantized_conv2d",
+    "static_quantized_linear",
     "unfold4d",
 ]

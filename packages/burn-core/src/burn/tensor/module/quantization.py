@@ -21,12 +21,20 @@ from burn.foundations.dtype import DType
 from burn.foundations.kind import Float, Int
 from burn.tensor._base import wrap
 from burn.tensor._errors import broadcasts_to, expect_same
-from burn.tensor.module._args import float_operand
+from burn.tensor.module._args import as_op_args, dims, float_operand, input_of_rank, int_arg, out_sizes
+from burn.tensor.module._padding import ConvPadding, conv_padding, pad_input
 
 if TYPE_CHECKING:
     from burn.tensor.tensor import Tensor
 
-__all__ = ["dequantize", "dequantized_linear", "quantize_into_int", "quantized_linear"]
+__all__ = [
+    "dequantize",
+    "dequantized_linear",
+    "quantize_into_int",
+    "quantized_linear",
+    "static_quantized_conv2d",
+    "static_quantized_linear",
+]
 
 
 def _broadcasts(op: str, shape: tuple[int, ...], other: tuple[int, ...], what: str) -> None:
@@ -173,3 +181,120 @@ def dequantized_linear(
     zp = None if zero_points is None else zero_points._p
     out = x._b.dequantized_linear(x._p, values._p, scales._p, zp, value, None if bias is None else bias._p)
     return wrap(out, x._b, Float)
+
+
+def _static_operands(
+    op: str, x: Tensor, weight: Tensor, weight_scales: Tensor, input_scale: Tensor,
+    input_zero_point: Tensor, bias: Tensor | None, rank: int,
+) -> None:
+    float_operand(op, x, "x")
+    expect_same(op, x, weight, Int, "weight")
+    expect_same(op, x, weight_scales, Float, "weight_scales")
+    expect_same(op, x, input_scale, Float, "input_scale")
+    expect_same(op, x, input_zero_point, Int, "input_zero_point")
+    if len(weight.shape) != rank:
+        raise ShapeError(f"{op}: weight must have rank {rank}, got shape {list(weight.shape)}")
+    n = weight.shape[0]
+    if weight_scales.shape not in ((n,), (1,)):
+        raise ShapeError(f"{op}: weight_scales must have shape [{n}] or [1], got {list(weight_scales.shape)}")
+    if input_scale.shape != (1,) or input_zero_point.shape != (1,):
+        raise ShapeError(
+            f"{op}: input_scale and input_zero_point must have shape [1], got "
+            f"{list(input_scale.shape)} and {list(input_zero_point.shape)}"
+        )
+    if bias is not None:
+        expect_same(op, x, bias, Float, "bias")
+        if bias.shape != (n,):
+            raise ShapeError(f"{op}: bias must have shape [{n}], got {list(bias.shape)}")
+
+
+def static_quantized_linear(
+    x: Tensor,
+    weight: Tensor,
+    weight_scales: Tensor,
+    input_scale: Tensor,
+    input_zero_point: Tensor,
+    bias: Tensor | None = None,
+) -> Tensor:
+    """``x @ dequantize(weight).T + bias`` with `x` quantized by calibrated parameters (static
+    quantization, `burn.quantization.calibrate`) and int32 sums where the backend has a kernel
+    (`burn.backend.ops.quantization.QuantizationOps.static_quantized_linear`).
+
+    Args:
+        x: Float ``[..., k]``, quantized as ``clamp(round(x / input_scale) + input_zero_point,
+            -127, 127)``.
+        weight: Int (int8) ``[n, k]``, symmetric: values in [-127, 127].
+        weight_scales: Float ``[n]`` (one per output row) or ``[1]``.
+        input_scale: Float ``[1]``.
+        input_zero_point: Int ``[1]``, in [-127, 127].
+        bias: Float ``[n]`` or None.
+
+    Example:
+        >>> import burn
+        >>> from burn import Tensor
+        >>> B = burn.backend("ndarray")
+        >>> w = Tensor.from_data([[2, -4]], backend=B, dtype="int8")
+        >>> x = Tensor.from_data([[1.0, 0.5]], backend=B)
+        >>> s, zp = Tensor.from_data([0.5], backend=B), Tensor.from_data([0], backend=B, dtype="int8")
+        >>> static_quantized_linear(x, w, Tensor.from_data([0.25], backend=B), s, zp).tolist()
+        [[0.0]]
+    """
+    op = "static_quantized_linear"
+    _static_operands(op, x, weight, weight_scales, input_scale, input_zero_point, bias, 2)
+    if not x.shape or x.shape[-1] != weight.shape[1]:
+        raise ShapeError(f"{op}: x {list(x.shape)} and weight [n, k] {list(weight.shape)} do not multiply")
+    out = x._b.static_quantized_linear(
+        x._p, weight._p, weight_scales._p, input_scale._p, input_zero_point._p,
+        None if bias is None else bias._p,
+    )
+    return wrap(out, x._b, Float)
+
+
+def static_quantized_conv2d(
+    x: Tensor,
+    weight: Tensor,
+    weight_scales: Tensor,
+    input_scale: Tensor,
+    input_zero_point: Tensor,
+    bias: Tensor | None = None,
+    stride: int | tuple[int, int] = 1,
+    padding: ConvPadding = 0,
+    dilation: int | tuple[int, int] = 1,
+    groups: int = 1,
+) -> Tensor:
+    """`conv2d` of `x` quantized by calibrated parameters with an int8 weight (static
+    quantization), int32 sums where the backend has a kernel
+    (`burn.backend.ops.quantization.QuantizationOps.static_quantized_conv2d`).
+
+    Args:
+        x: Float ``[N, C_in, H, W]``, quantized as in `static_quantized_linear`.
+        weight: Int (int8) ``[C_out, C_in / groups, KH, KW]``, symmetric.
+        weight_scales: Float ``[C_out]`` or ``[1]``.
+        input_scale, input_zero_point: Float ``[1]`` and Int ``[1]``.
+        bias: Float ``[C_out]`` or None.
+        stride, padding, dilation, groups: as `burn.tensor.module.conv2d` (asymmetric padding
+            is padded explicitly with zeros, which quantize to the zero point).
+
+    Raises:
+        ShapeError: mismatched channels, groups, scales or an empty output.
+    """
+    op = "static_quantized_conv2d"
+    input_of_rank(op, x, 4, "[N, C_in, H, W]")
+    _static_operands(op, x, weight, weight_scales, input_scale, input_zero_point, bias, 4)
+    s, d = dims(op, "stride", stride, 2, 1), dims(op, "dilation", dilation, 2, 1)
+    p, before, after = conv_padding(op, padding, 2)
+    g = int_arg(op, "groups", groups, 1)
+    c_out, c_per_group, kh, kw = weight.shape
+    c_in = x.shape[1]
+    if c_in % g or c_out % g or c_per_group * g != c_in:
+        raise ShapeError(
+            f"{op}: weight {list(weight.shape)} with groups={g} does not fit the input {list(x.shape)}"
+        )
+    x = pad_input(x, before, after)
+    out_sizes(op, tuple(x.shape[2:]), (kh, kw), s, p, d)
+    b = x._b
+    out = b.static_quantized_conv2d(
+        x._p, weight._p, weight_scales._p, input_scale._p, input_zero_point._p,
+        None if bias is None else bias._p, *as_op_args(2, s, p, d), g,
+    )
+    return wrap(out, b, Float)

@@ -1,0 +1,125 @@
+"""The statically quantized Linear and 2-D convolution (`burn.backend.ops.quantization`'s
+``static_quantized_linear`` / ``static_quantized_conv2d``) with int32 sums, for float32 inputs
+and int8 weights (other dtypes take the contract's dequantize + float default).
+
+The input is quantized once with its calibrated scale and zero point (the default's formula,
+``clamp(rint(x / scale) + zero_point, -127, 127)``), then:
+
+- Linear, and a convolution through im2col: the quantized columns (padding holds the zero point)
+  times the int8 weight through `burn_ndarray.ops.quantization.int8_sums`, the dynamic int8
+  Linear's integer GEMM entry (compiled int8 dot products for few rows, BLAS's exact float32 GEMM
+  on the integers for more);
+- a depthwise convolution (one input channel a group): the direct int8 kernel
+  `burn_ndarray.kernels.quantized_conv.depthwise_int8`.
+
+The zero point comes out of the sums as ``sum (q - zp) * w = sum q * w - zp * sum w``, so the
+GEMM only ever sees values in [-127, 127]. The sums are exact; the epilogue
+``float32(sums) * input_scale * weight_scale + bias`` differs from the default's float product of
+the dequantized operands only by float rounding.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from burn.backend.ops.quantization import ACTIVATION_QMAX
+from burn.backend.ops.quantization import QuantizationOps as Contract
+from burn.backend.xp.windows import out_size as axis_out_size
+from burn_ndarray.ops.conv import _columns, _ungroup, _weight_matrix
+from burn_ndarray.ops.quantization import GEMV_ROWS, _parts, int8_sums
+from burn_ndarray.runtime import split
+
+Array = Any
+Pair = tuple[int, int]
+
+
+def _fast(x: Array, weight: Array, weight_scales: Array, input_scale: Array, bias: Array | None) -> bool:
+    return (
+        x.dtype == np.float32
+        and weight.dtype == np.int8
+        and weight_scales.dtype == np.float32
+        and input_scale.dtype == np.float32
+        and (bias is None or bias.dtype == np.float32)
+    )
+
+
+def _quantized(x: Array, scale: Array, zero_point: Array, dtype: Any) -> Array:
+    """`x`'s integers under the calibrated parameters, in `dtype` (int8, or float32 for BLAS)."""
+    q = np.rint(np.divide(x, scale.reshape(())))
+    q += np.float32(zero_point.reshape(()))
+    np.clip(q, -ACTIVATION_QMAX, ACTIVATION_QMAX, out=q)
+    return q.astype(dtype, copy=False)
+
+
+def _epilogue(sums: Array, correction: Array, scales: Array, bias: Array | None) -> Array:
+    """``float32(sums - correction) * scales (+ bias)``, the zero point's correction in int32."""
+    acc = sums.astype(np.int32) - correction if correction.any() else sums
+    out = acc.astype(np.float32) * scales
+    if bias is not None:
+        out += bias
+    return out
+
+
+class QuantizedConvOps:
+    """The static quantization ops of `burn_ndarray.NdArray`."""
+
+    def static_quantized_linear(
+        self, x: Array, weight: Array, weight_scales: Array, input_scale: Array, input_zero_point: Array,
+        bias: Array | None,
+    ) -> Array:
+        n, k = weight.shape
+        if not (_fast(x, weight, weight_scales, input_scale, bias) and x.ndim >= 1 and x.shape[-1] == k):
+            return Contract.static_quantized_linear(
+                self, x, weight, weight_scales, input_scale, input_zero_point, bias  # type: ignore[arg-type]
+            )
+        rows = x.reshape(-1, k)
+        m = rows.shape[0]
+        q = _quantized(rows, input_scale, input_zero_point, np.int8 if m < GEMV_ROWS else np.float32)
+        zp = int(input_zero_point.reshape(()))
+        correction = zp * weight.sum(axis=1, dtype=np.int32)
+        scales = input_scale.reshape(()) * weight_scales
+        out = _epilogue(int8_sums(q, weight), correction, scales, bias)
+        return out.reshape((*x.shape[:-1], n))
+
+    def static_quantized_conv2d(
+        self, x: Array, weight: Array, weight_scales: Array, input_scale: Array, input_zero_point: Array,
+        bias: Array | None, stride: Pair, padding: Pair, dilation: Pair, groups: int,
+    ) -> Array:
+        if not _fast(x, weight, weight_scales, input_scale, bias):
+            return Contract.static_quantized_conv2d(
+                self, x, weight, weight_scales, input_scale, input_zero_point, bias,  # type: ignore[arg-type]
+                stride, padding, dilation, groups,
+            )
+        n, c, h, w = x.shape
+        o, cg, kh, kw = weight.shape
+        oh = axis_out_size(h, kh, stride[0], padding[0], dilation[0])
+        ow = axis_out_size(w, kw, stride[1], padding[1], dilation[1])
+        zp = int(input_zero_point.reshape(()))
+        ph, pw = padding
+        scales = (input_scale.reshape(()) * np.broadcast_to(weight_scales, (o,))).astype(np.float32)
+        correction = zp * weight.reshape(o, -1).sum(axis=1, dtype=np.int32)
+        if cg == 1 and groups == c:
+            # Depthwise: the direct kernel on int8 planes padded with the zero point.
+            q = np.full((n, c, h + 2 * ph, w + 2 * pw), zp, np.int8)
+            q[:, :, ph : ph + h, pw : pw + w] = _quantized(x, input_scale, input_zero_point, np.int8)
+            out = np.empty((n, o, oh, ow), np.float32)
+            from burn_ndarray.kernels import quantized_conv as kc
+
+            split.run_ranges(
+                kc.depthwise_int8_range, kc.depthwise_int8, n * o, _parts(n * o * oh * ow * kh * kw // 8),
+                q, np.ascontiguousarray(weight.reshape(o, kh, kw)), correction, scales, bias, out,
+                *stride, *dilation,
+            )
+            return out
+        rows = n * oh * ow
+        dtype = np.int8 if rows < GEMV_ROWS else np.float32
+        q = np.full((n, h + 2 * ph, w + 2 * pw, c), zp, dtype)
+        q[:, ph : ph + h, pw : pw + w] = _quantized(x.transpose(0, 2, 3, 1), input_scale, input_zero_point, dtype)
+        cols = _columns(q, (0, 0), (kh, kw), (oh, ow), stride, dilation, groups)
+        wm = _weight_matrix(weight, groups, np.int8)
+        sums = _ungroup(np.stack([np.asarray(int8_sums(cols[g], wm[g]), np.int32) for g in range(groups)]))
+        out = _epilogue(sums, correction, scales, bias)
+        # [N * OH * OW, O] channels-last memory seen as [N, O, OH, OW], as ndarray's conv2d returns.
+        return out.reshape(n, oh, ow, o).transpose(0, 3, 1, 2)
