@@ -5,7 +5,10 @@ Linear, Embedding and convolution layers, and fake quantization for quantization
 quantization) or a Float tensor (a `QuantizedTensor`). Schemes are `QuantScheme` values or the
 names ``"int8"`` (int8 weights per output channel, activations quantized per row at run time and
 multiplied in integers), ``"int8-weight"`` (the same weights, dequantized on the fly) and
-``"int4-weight"`` (int4 per block of 32, packed two to a byte, dequantized on the fly). The
+``"int4-weight"`` (int4 per block of 32, packed two to a byte, dequantized on the fly).
+Static quantization (``"int8-static"``) goes through `calibrate`: observers (`MinMaxObserver`,
+`MovingAverageObserver`, `PercentileObserver`) record each Linear's and Conv2d's input range on
+sample batches, and the layers become `StaticQuantizedLinear` / `StaticQuantizedConv2d`. The
 backend ops (quantize, dequantize, the integer Linear product) are the contract's quantization
 family, `burn.backend.ops.quantization`: written once from the float and int ops, so every
 backend runs quantized models, and overridden by backends with integer kernels.
@@ -27,18 +30,28 @@ from __future__ import annotations
 from typing import TypeVar, overload
 
 from burn.module.base import Module
+from burn.quantization.calibration import calibrate
 from burn.quantization.fake import fake_quantize
 from burn.quantization.modules import QuantizedConv, QuantizedEmbedding, QuantizedLinear, quantize_module
+from burn.quantization.observers import MinMaxObserver, MovingAverageObserver, Observer, PercentileObserver
 from burn.quantization.scheme import QuantScheme
+from burn.quantization.static import StaticQuantizedConv2d, StaticQuantizedLinear
 from burn.quantization.tensor import QuantizedTensor, dequantize, pack, quantize_tensor, unpack
 from burn.tensor.tensor import Tensor
 
 __all__ = [
+    "MinMaxObserver",
+    "MovingAverageObserver",
+    "Observer",
+    "PercentileObserver",
     "QuantScheme",
     "QuantizedConv",
     "QuantizedEmbedding",
     "QuantizedLinear",
     "QuantizedTensor",
+    "StaticQuantizedConv2d",
+    "StaticQuantizedLinear",
+    "calibrate",
     "dequantize",
     "fake_quantize",
     "pack",

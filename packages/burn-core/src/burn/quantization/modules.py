@@ -211,20 +211,46 @@ def quantize_module(module: M, scheme: QuantScheme | str) -> M:
     lists, tuples and dicts too) are quantized with `scheme`; `module` itself is not changed.
 
     Embeddings and convolutions take the scheme's weights only: their weights are dequantized on
-    the fly (a lookup has no product; convolutions have no integer kernel yet).
+    the fly (a lookup has no product; `burn.quantization.calibrate` gives Conv2d layers integer
+    kernels with static activations).
+
+    Raises:
+        ValueError: a static scheme (``"int8-static"``): its activation parameters come from
+            `burn.quantization.calibrate`.
     """
     parsed = QuantScheme.parse(scheme)
-    if isinstance(module, Linear):
-        return QuantizedLinear.from_linear(module, parsed)  # type: ignore[return-value]
-    if isinstance(module, Embedding):
-        return QuantizedEmbedding.from_embedding(module, parsed)  # type: ignore[return-value]
-    if isinstance(module, _ConvLayer):
-        return QuantizedConv.from_conv(module, parsed)  # type: ignore[return-value]
+    if parsed.activations == "static":
+        raise ValueError(
+            "quantize: a static scheme needs calibrated activation ranges: use "
+            "burn.quantization.calibrate(module, batches, scheme)"
+        )
+    return map_layers(module, lambda layer: weight_quantized(layer, parsed))
+
+
+def weight_quantized(layer: Module, scheme: QuantScheme) -> Module | None:
+    """`layer` quantized with `scheme` when it is a `Linear`, `Embedding` or convolution, else
+    None."""
+    if isinstance(layer, Linear):
+        return QuantizedLinear.from_linear(layer, scheme)
+    if isinstance(layer, Embedding):
+        return QuantizedEmbedding.from_embedding(layer, scheme)
+    if isinstance(layer, _ConvLayer):
+        return QuantizedConv.from_conv(layer, scheme)
+    return None
+
+
+def map_layers(module: M, swap: Callable[[Module], Module | None]) -> M:
+    """A copy of `module` in which every submodule (at any depth, in lists, tuples and dicts too)
+    for which ``swap(submodule)`` gives a module is replaced by it, the others searched further;
+    parts with nothing replaced are shared, and `module` itself is not changed."""
+    new = swap(module)
+    if new is not None:
+        return new  # type: ignore[return-value]
     changes = {}
     for name, value in vars(module).items():
-        new = _convert(value, parsed)
-        if new is not value:
-            changes[name] = new
+        converted = _convert(value, swap)
+        if converted is not value:
+            changes[name] = converted
     if not changes:
         return module
     out = copy.copy(module)
@@ -233,15 +259,15 @@ def quantize_module(module: M, scheme: QuantScheme | str) -> M:
     return out
 
 
-def _convert(value: Any, scheme: QuantScheme) -> Any:
+def _convert(value: Any, swap: Callable[[Module], Module | None]) -> Any:
     if isinstance(value, Module):
-        return quantize_module(value, scheme)
+        return map_layers(value, swap)
     if isinstance(value, (list, tuple)):
-        items = [_convert(v, scheme) for v in value]
+        items = [_convert(v, swap) for v in value]
         if all(a is b for a, b in zip(items, value, strict=True)):
             return value
         return type(value)(items) if isinstance(value, list) else tuple(items)
     if isinstance(value, dict):
-        converted = {k: _convert(v, scheme) for k, v in value.items()}
+        converted = {k: _convert(v, swap) for k, v in value.items()}
         return value if all(converted[k] is value[k] for k in value) else converted
     return value

@@ -28,12 +28,12 @@ from burn.foundations.dtype import DType
 QuantValue = Literal["int8", "int4", "uint4"]
 QuantLevel = Literal["tensor", "channel", "block"]
 QuantMode = Literal["symmetric", "affine"]
-Activations = Literal["none", "dynamic"]
+Activations = Literal["none", "dynamic", "static"]
 
 _VALUES = ("int8", "int4", "uint4")
 _LEVELS = ("tensor", "channel", "block")
 _MODES = ("symmetric", "affine")
-_ACTIVATIONS = ("none", "dynamic")
+_ACTIVATIONS = ("none", "dynamic", "static")
 
 
 @dataclass(frozen=True)
@@ -50,7 +50,10 @@ class QuantScheme:
         block_size: values per block for ``level="block"`` (even, so blocks pack whole bytes).
         activations: for `burn.quantization.quantize` of a module: ``"dynamic"`` quantizes a
             Linear's input per row to int8 at run time and multiplies in integers (needs int8
-            symmetric per-channel weights); ``"none"`` dequantizes the weights on the fly.
+            symmetric per-channel weights); ``"static"`` quantizes the input of a Linear and
+            a Conv2d with a scale and zero point calibrated beforehand
+            (`burn.quantization.calibrate`) and sums in int32; ``"none"`` dequantizes the
+            weights on the fly.
 
     Example:
         >>> QuantScheme.parse("int4-weight")
@@ -80,9 +83,9 @@ class QuantScheme:
             raise ValueError("QuantScheme: uint4 has no symmetric range; use mode='affine' (or int4)")
         if self.level == "block" and (self.block_size < 2 or self.block_size % 2):
             raise ValueError(f"QuantScheme: block_size must be an even number >= 2, got {self.block_size}")
-        if self.activations == "dynamic" and (self.value, self.mode) != ("int8", "symmetric"):
+        if self.activations != "none" and (self.value, self.mode) != ("int8", "symmetric"):
             raise ValueError(
-                "QuantScheme: dynamic activation quantization multiplies int8 by int8 and needs "
+                f"QuantScheme: {self.activations} activation quantization multiplies int8 by int8 and needs "
                 f"value='int8', mode='symmetric' weights, got value={self.value!r}, mode={self.mode!r}"
             )
 
@@ -90,12 +93,15 @@ class QuantScheme:
     def parse(cls, scheme: QuantScheme | str) -> QuantScheme:
         """A scheme, or one of the names: ``"int8"`` (int8 weights, symmetric per output channel,
         with dynamic int8 activations), ``"int8-weight"`` (the same weights, dequantized on the
-        fly) and ``"int4-weight"`` (int4 symmetric per block of 32, dequantized on the fly)."""
+        fly), ``"int8-static"`` (the same weights, activations quantized with calibrated
+        parameters: `burn.quantization.calibrate`) and ``"int4-weight"`` (int4 symmetric per
+        block of 32, dequantized on the fly)."""
         if isinstance(scheme, QuantScheme):
             return scheme
         named = {
             "int8": cls("int8", "channel", "symmetric", activations="dynamic"),
             "int8-weight": cls("int8", "channel", "symmetric"),
+            "int8-static": cls("int8", "channel", "symmetric", activations="static"),
             "int4-weight": cls("int4", "block", "symmetric", block_size=32),
         }
         if not isinstance(scheme, str) or scheme not in named:
