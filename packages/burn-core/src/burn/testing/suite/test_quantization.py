@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from burn.errors import ShapeError
 from burn.foundations.dtype import DType
 from burn.testing import covers
 from burn.testing.helpers import check_exact, check_float, make, require_dtype, tensor_module
@@ -298,3 +299,114 @@ def test_pack_unpack_exact(backend: Any, signed: bool, rng: Any) -> None:
     nibbles = (values & 15).reshape(3, 5, 2)
     check_exact(packed, nibbles[..., 0] | (nibbles[..., 1] << 4), stored(DType.U8), what="pack")
     check_exact(unpack(packed, signed=signed), values, stored(DType.I32), what="unpack")
+
+
+# -- static quantization: calibrated input scale and zero point --------------------------------------
+def _conv_reference(x: np.ndarray, w: np.ndarray, stride: int, padding: int, groups: int) -> np.ndarray:
+    """float64 ``conv2d`` of ``x [N, C, H, W]`` with ``w [O, C/G, KH, KW]`` (zero padding)."""
+    o, cg, kh, kw = w.shape
+    xp = np.pad(x.astype(np.float64), ((0, 0), (0, 0), (padding, padding), (padding, padding)))
+    win = np.lib.stride_tricks.sliding_window_view(xp, (kh, kw), axis=(2, 3))[:, :, ::stride, ::stride]
+    per = o // groups
+    outs = [
+        np.einsum("nchwij,ocij->nohw", win[:, g * cg : (g + 1) * cg], w[g * per : (g + 1) * per].astype(np.float64))
+        for g in range(groups)
+    ]
+    return np.concatenate(outs, axis=1)
+
+
+def _on_grid(rng: Any, shape: tuple[int, ...], zp: int, step: float) -> np.ndarray:
+    """Floats ``(q - zp) * step`` for integers q in [-127, 127]: they quantize exactly."""
+    q = rng.integers(-127, 128, size=shape)
+    return ((q - zp) * step).astype(np.float32)
+
+
+@covers("static_quantized_linear")
+@pytest.mark.parametrize("zp", [0, -20, 37], ids=lambda z: f"zp{z}")
+def test_static_quantized_linear_on_the_grid(backend: Any, zp: int, rng: Any) -> None:
+    """Inputs on the calibrated grid quantize exactly: the result is the integer product scaled
+    (with the zero point taken out), up to the float rounding of the scalings."""
+    require_dtype(backend, DType.I8)
+    step = 2.0**-4
+    x = _on_grid(rng, (2, 3, 40), zp, step)
+    w = rng.integers(-127, 128, size=(6, 40)).astype(np.int8)
+    s = rng.uniform(0.001, 0.02, size=6).astype(np.float32)
+    bias = rng.standard_normal(6).astype(np.float32)
+    F = tensor_module()
+    out = F.static_quantized_linear(
+        make(backend, x, F32), make(backend, w, DType.I8), make(backend, s, F32),
+        make(backend, [step], F32), make(backend, [zp], DType.I8), make(backend, bias, F32),
+    )
+    expected = x.astype(np.float64) @ (w.astype(np.float64) * s[:, None]).T + bias
+    assert out.shape == (2, 3, 6)
+    check_float(out, expected, F32, terms=4, what="static_quantized_linear")
+
+
+@covers("static_quantized_linear")
+def test_static_quantized_linear_within_bound_and_saturates(backend: Any, rng: Any) -> None:
+    """Inputs inside the calibrated range are off by at most half a step each
+    (`quantized_linear_tolerance`); inputs beyond it saturate at the range's ends."""
+    require_dtype(backend, DType.I8)
+    m, k, n = 9, 70, 13
+    x, w, s = _linear_inputs(rng, m, k, n)
+    lo, hi = float(x.min()), float(x.max())
+    step = np.float32((hi - lo) / 250)  # a little wider than the values: none saturates
+    zp = int(np.clip(-127 - np.rint(lo / step), -127, 127))
+    F = tensor_module()
+    args = (make(backend, w, DType.I8), make(backend, s, F32), make(backend, [step], F32), make(backend, [zp], DType.I8))
+    out = F.static_quantized_linear(make(backend, x, F32), *args)
+    w_deq = w.astype(np.float64) * s[:, None]
+    expected = x.astype(np.float64) @ w_deq.T
+    atol = np.array([quantized_linear_tolerance(float(step), ws) for ws in np.abs(w_deq).sum(axis=1)])
+    got = np.asarray(out.to_data().array, dtype=np.float64)
+    assert np.all(np.abs(got - expected) <= atol[None, :]), f"max excess {np.max(np.abs(got - expected) - atol)}"
+    # A row far beyond the range: every input clamps to an end of the grid.
+    big = np.where(np.arange(k) % 2 == 0, 1e3, -1e3).astype(np.float32)[None, :]
+    clamped = np.where(big > 0, 127 - zp, -127 - zp) * np.float64(step)
+    out_big = F.static_quantized_linear(make(backend, big, F32), *args)
+    check_float(out_big, clamped @ w_deq.T, F32, terms=4, what="saturated static_quantized_linear")
+
+
+@covers("static_quantized_conv2d")
+@pytest.mark.parametrize(
+    "n, c, o, groups, stride, padding, zp",
+    [(2, 3, 8, 1, 1, 1, 0), (1, 4, 6, 2, 2, 0, -9), (2, 6, 6, 6, 1, 1, 25), (1, 4, 8, 4, 2, 1, 0), (20, 2, 3, 1, 1, 1, 4)],
+    ids=["plain", "grouped", "depthwise", "depthwise-x2", "many-rows"],
+)
+def test_static_quantized_conv2d_on_the_grid(
+    backend: Any, n: int, c: int, o: int, groups: int, stride: int, padding: int, zp: int, rng: Any
+) -> None:
+    """Inputs on the grid: the integer convolution scaled; the padding is the zero point, so it
+    contributes exactly 0 whatever the zero point."""
+    require_dtype(backend, DType.I8)
+    step = 2.0**-5
+    x = _on_grid(rng, (n, c, 7, 6), zp, step)
+    w = rng.integers(-127, 128, size=(o, c // groups, 3, 3)).astype(np.int8)
+    s = rng.uniform(0.001, 0.02, size=o).astype(np.float32)
+    bias = rng.standard_normal(o).astype(np.float32)
+    F = tensor_module()
+    out = F.static_quantized_conv2d(
+        make(backend, x, F32), make(backend, w, DType.I8), make(backend, s, F32), make(backend, [step], F32),
+        make(backend, [zp], DType.I8), make(backend, bias, F32), stride, padding, 1, groups,
+    )
+    expected = _conv_reference(x, w.astype(np.float64) * s[:, None, None, None], stride, padding, groups)
+    expected += bias[None, :, None, None]
+    check_float(out, expected, F32, terms=4 * 9 * (c // groups), what="static_quantized_conv2d")
+
+
+@covers("static_quantized_conv2d", "static_quantized_linear")
+def test_static_quantized_ops_reject_bad_operands(backend: Any) -> None:
+    F = tensor_module()
+    x = make(backend, np.zeros((1, 2, 4, 4)), F32)
+    w = make(backend, np.zeros((3, 2, 3, 3)), DType.I8 if backend.capabilities.supports(DType.I8) else backend.int_dtype)
+    s, zp = make(backend, [0.1], F32), make(backend, [0], backend.int_dtype)
+    with pytest.raises(ShapeError, match="weight_scales must have shape"):
+        F.static_quantized_conv2d(x, w, make(backend, np.ones(2), F32), s, zp)
+    with pytest.raises(ShapeError, match="input_scale and input_zero_point"):
+        F.static_quantized_conv2d(x, w, s, make(backend, [0.1, 0.2], F32), zp)
+    with pytest.raises(ShapeError, match="groups=2 does not fit"):
+        F.static_quantized_conv2d(x, w, s, s, zp, groups=2)
+    with pytest.raises(ShapeError, match="do not multiply"):
+        F.static_quantized_linear(make(backend, np.zeros((2, 5)), F32), w.reshape((3, 18)), s, s, zp)
+    with pytest.raises(TypeError):
+        F.static_quantized_linear(make(backend, np.zeros((2, 18)), F32), w.reshape((3, 18)), s, zp, zp)
