@@ -162,7 +162,9 @@ def test_calibrated_model_is_close_to_float(observer_kind: str, symmetric: bool)
     model = small(B)
     data = batches(B)
     qmodel = calibrate(model, data, observer_kind=observer_kind, symmetric=symmetric)
-    assert isinstance(qmodel.conv, StaticQuantizedConv2d) and isinstance(qmodel.depthwise, StaticQuantizedConv2d)
+    assert isinstance(qmodel.conv, StaticQuantizedConv2d) and isinstance(
+        qmodel.depthwise, StaticQuantizedConv2d
+    )
     assert isinstance(qmodel.out, StaticQuantizedLinear)
     assert isinstance(qmodel.unused, QuantizedLinear)  # never reached: weights only
     assert isinstance(model.conv, nn.Conv2d)  # the float model is unchanged
@@ -196,7 +198,10 @@ def test_ndarray_kernels_match_the_dequantizing_default() -> None:
     qmodel = calibrate(small(B), batches(B))
     x = batches(B, 1)[0].to_numpy()
     for layer in (qmodel.conv, qmodel.depthwise):
-        args = [p.val().to_numpy() for p in (layer.values, layer.scales, layer.input_scale, layer.input_zero_point)]
+        args = [
+            p.val().to_numpy()
+            for p in (layer.values, layer.scales, layer.input_scale, layer.input_zero_point)
+        ]
         args[1] = args[1].reshape(-1)
         bias = layer.bias.val().to_numpy()
         pad = layer.padding if isinstance(layer.padding[0], int) else (1, 1)

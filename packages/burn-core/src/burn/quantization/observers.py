@@ -75,7 +75,8 @@ class Observer:
         lo, hi = self._batch_range(x.detach())
         if self._lo is not None and self._lo.shape != lo.shape:
             raise ValueError(
-                f"observer: {lo.shape[0]} channels on axis {self.axis}, earlier batches had {self._lo.shape[0]}"
+                f"observer: {lo.shape[0]} channels on axis {self.axis}, "
+                f"earlier batches had {self._lo.shape[0]}"
             )
         if self._lo is None:
             self._lo, self._hi = lo, hi

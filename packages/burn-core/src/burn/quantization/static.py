@@ -45,7 +45,9 @@ def _input_params(like: Tensor, scale: np.ndarray, zero_point: np.ndarray) -> tu
     if not (np.isfinite(s).all() and s[0] > 0):
         raise ValueError(f"static quantization: the input scale must be positive and finite, got {s[0]}")
     if not -127 <= int(zp[0]) <= 127:
-        raise ValueError(f"static quantization: the input zero point must be in [-127, 127], got {int(zp[0])}")
+        raise ValueError(
+            f"static quantization: the input zero point must be in [-127, 127], got {int(zp[0])}"
+        )
     scale_t = Tensor.from_data(s, like.device, dtype=DType.F32)
     zp_t = Tensor.from_data(zp, like.device, dtype=int_dtype(like, DType.I8))
     return Param.from_tensor(scale_t, require_grad=False), Param.from_tensor(zp_t, require_grad=False)
@@ -96,8 +98,12 @@ class StaticQuantizedLinear(Module):
     def forward(self, x: Tensor) -> Tensor:
         scales = self.scales.val()
         return F.static_quantized_linear(
-            x, self.values.val(), scales.reshape((scales.shape[0],)), self.input_scale.val(),
-            self.input_zero_point.val(), None if self.bias is None else self.bias.val(),
+            x,
+            self.values.val(),
+            scales.reshape((scales.shape[0],)),
+            self.input_scale.val(),
+            self.input_zero_point.val(),
+            None if self.bias is None else self.bias.val(),
         )
 
 
@@ -141,7 +147,14 @@ class StaticQuantizedConv2d(Module):
     def forward(self, x: Tensor) -> Tensor:
         scales = self.scales.val()
         return F.static_quantized_conv2d(
-            x, self.values.val(), scales.reshape((scales.shape[0],)), self.input_scale.val(),
-            self.input_zero_point.val(), None if self.bias is None else self.bias.val(),
-            self.stride, self.padding, self.dilation, self.groups,
+            x,
+            self.values.val(),
+            scales.reshape((scales.shape[0],)),
+            self.input_scale.val(),
+            self.input_zero_point.val(),
+            None if self.bias is None else self.bias.val(),
+            self.stride,
+            self.padding,
+            self.dilation,
+            self.groups,
         )

@@ -66,14 +66,18 @@ class QuantizedConvOps:
     """The static quantization ops of `burn_ndarray.NdArray`."""
 
     def static_quantized_linear(
-        self, x: Array, weight: Array, weight_scales: Array, input_scale: Array, input_zero_point: Array,
+        self,
+        x: Array,
+        weight: Array,
+        weight_scales: Array,
+        input_scale: Array,
+        input_zero_point: Array,
         bias: Array | None,
     ) -> Array:
         n, k = weight.shape
         if not (_fast(x, weight, weight_scales, input_scale, bias) and x.ndim >= 1 and x.shape[-1] == k):
-            return Contract.static_quantized_linear(
-                self, x, weight, weight_scales, input_scale, input_zero_point, bias  # type: ignore[arg-type]
-            )
+            default = Contract.static_quantized_linear
+            return default(self, x, weight, weight_scales, input_scale, input_zero_point, bias)  # type: ignore[arg-type]
         rows = x.reshape(-1, k)
         m = rows.shape[0]
         q = _quantized(rows, input_scale, input_zero_point, np.int8 if m < GEMV_ROWS else np.float32)
@@ -84,14 +88,21 @@ class QuantizedConvOps:
         return out.reshape((*x.shape[:-1], n))
 
     def static_quantized_conv2d(
-        self, x: Array, weight: Array, weight_scales: Array, input_scale: Array, input_zero_point: Array,
-        bias: Array | None, stride: Pair, padding: Pair, dilation: Pair, groups: int,
+        self,
+        x: Array,
+        weight: Array,
+        weight_scales: Array,
+        input_scale: Array,
+        input_zero_point: Array,
+        bias: Array | None,
+        stride: Pair,
+        padding: Pair,
+        dilation: Pair,
+        groups: int,
     ) -> Array:
         if not _fast(x, weight, weight_scales, input_scale, bias):
-            return Contract.static_quantized_conv2d(
-                self, x, weight, weight_scales, input_scale, input_zero_point, bias,  # type: ignore[arg-type]
-                stride, padding, dilation, groups,
-            )
+            args = (x, weight, weight_scales, input_scale, input_zero_point, bias, stride, padding, dilation)
+            return Contract.static_quantized_conv2d(self, *args, groups)  # type: ignore[arg-type]
         n, c, h, w = x.shape
         o, cg, kh, kw = weight.shape
         oh = axis_out_size(h, kh, stride[0], padding[0], dilation[0])
@@ -108,17 +119,28 @@ class QuantizedConvOps:
             from burn_ndarray.kernels import quantized_conv as kc
 
             split.run_ranges(
-                kc.depthwise_int8_range, kc.depthwise_int8, n * o, _parts(n * o * oh * ow * kh * kw // 8),
-                q, np.ascontiguousarray(weight.reshape(o, kh, kw)), correction, scales, bias, out,
-                *stride, *dilation,
+                kc.depthwise_int8_range,
+                kc.depthwise_int8,
+                n * o,
+                _parts(n * o * oh * ow * kh * kw // 8),
+                q,
+                np.ascontiguousarray(weight.reshape(o, kh, kw)),
+                correction,
+                scales,
+                bias,
+                out,
+                *stride,
+                *dilation,
             )
             return out
         rows = n * oh * ow
         dtype = np.int8 if rows < GEMV_ROWS else np.float32
         q = np.full((n, h + 2 * ph, w + 2 * pw, c), zp, dtype)
-        q[:, ph : ph + h, pw : pw + w] = _quantized(x.transpose(0, 2, 3, 1), input_scale, input_zero_point, dtype)
+        q[:, ph : ph + h, pw : pw + w] = _quantized(
+            x.transpose(0, 2, 3, 1), input_scale, input_zero_point, dtype
+        )
         cols = _columns(q, (0, 0), (kh, kw), (oh, ow), stride, dilation, groups)
-        wm = _weight_matrix(weight, groups, np.int8)
+        wm = _weight_matrix(weight, groups, np.dtype(np.int8))
         sums = _ungroup(np.stack([np.asarray(int8_sums(cols[g], wm[g]), np.int32) for g in range(groups)]))
         out = _epilogue(sums, correction, scales, bias)
         # [N * OH * OW, O] channels-last memory seen as [N, O, OH, OW], as ndarray's conv2d returns.

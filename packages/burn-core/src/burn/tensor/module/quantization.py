@@ -21,7 +21,14 @@ from burn.foundations.dtype import DType
 from burn.foundations.kind import Float, Int
 from burn.tensor._base import wrap
 from burn.tensor._errors import broadcasts_to, expect_same
-from burn.tensor.module._args import as_op_args, dims, float_operand, input_of_rank, int_arg, out_sizes
+from burn.tensor.module._args import (
+    dims,
+    float_operand,
+    input_of_rank,
+    int_arg,
+    out_sizes,
+    unwrap,
+)
 from burn.tensor.module._padding import ConvPadding, conv_padding, pad_input
 
 if TYPE_CHECKING:
@@ -184,8 +191,14 @@ def dequantized_linear(
 
 
 def _static_operands(
-    op: str, x: Tensor, weight: Tensor, weight_scales: Tensor, input_scale: Tensor,
-    input_zero_point: Tensor, bias: Tensor | None, rank: int,
+    op: str,
+    x: Tensor,
+    weight: Tensor,
+    weight_scales: Tensor,
+    input_scale: Tensor,
+    input_zero_point: Tensor,
+    bias: Tensor | None,
+    rank: int,
 ) -> None:
     float_operand(op, x, "x")
     expect_same(op, x, weight, Int, "weight")
@@ -243,10 +256,8 @@ def static_quantized_linear(
     _static_operands(op, x, weight, weight_scales, input_scale, input_zero_point, bias, 2)
     if not x.shape or x.shape[-1] != weight.shape[1]:
         raise ShapeError(f"{op}: x {list(x.shape)} and weight [n, k] {list(weight.shape)} do not multiply")
-    out = x._b.static_quantized_linear(
-        x._p, weight._p, weight_scales._p, input_scale._p, input_zero_point._p,
-        None if bias is None else bias._p,
-    )
+    zp, b = input_zero_point._p, None if bias is None else bias._p
+    out = x._b.static_quantized_linear(x._p, weight._p, weight_scales._p, input_scale._p, zp, b)
     return wrap(out, x._b, Float)
 
 
@@ -293,8 +304,7 @@ def static_quantized_conv2d(
     x = pad_input(x, before, after)
     out_sizes(op, tuple(x.shape[2:]), (kh, kw), s, p, d)
     b = x._b
-    out = b.static_quantized_conv2d(
-        x._p, weight._p, weight_scales._p, input_scale._p, input_zero_point._p,
-        None if bias is None else bias._p, *as_op_args(2, s, p, d), g,
-    )
+    operands = (x._p, weight._p, weight_scales._p, input_scale._p, input_zero_point._p)
+    pairs = [(v[0], v[1]) for v in (s, p, d)]
+    out = b.static_quantized_conv2d(*operands, unwrap(bias), pairs[0], pairs[1], pairs[2], g)
     return wrap(out, b, Float)

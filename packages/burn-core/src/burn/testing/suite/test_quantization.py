@@ -309,7 +309,9 @@ def _conv_reference(x: np.ndarray, w: np.ndarray, stride: int, padding: int, gro
     win = np.lib.stride_tricks.sliding_window_view(xp, (kh, kw), axis=(2, 3))[:, :, ::stride, ::stride]
     per = o // groups
     outs = [
-        np.einsum("nchwij,ocij->nohw", win[:, g * cg : (g + 1) * cg], w[g * per : (g + 1) * per].astype(np.float64))
+        np.einsum(
+            "nchwij,ocij->nohw", win[:, g * cg : (g + 1) * cg], w[g * per : (g + 1) * per].astype(np.float64)
+        )
         for g in range(groups)
     ]
     return np.concatenate(outs, axis=1)
@@ -334,8 +336,12 @@ def test_static_quantized_linear_on_the_grid(backend: Any, zp: int, rng: Any) ->
     bias = rng.standard_normal(6).astype(np.float32)
     F = tensor_module()
     out = F.static_quantized_linear(
-        make(backend, x, F32), make(backend, w, DType.I8), make(backend, s, F32),
-        make(backend, [step], F32), make(backend, [zp], DType.I8), make(backend, bias, F32),
+        make(backend, x, F32),
+        make(backend, w, DType.I8),
+        make(backend, s, F32),
+        make(backend, [step], F32),
+        make(backend, [zp], DType.I8),
+        make(backend, bias, F32),
     )
     expected = x.astype(np.float64) @ (w.astype(np.float64) * s[:, None]).T + bias
     assert out.shape == (2, 3, 6)
@@ -353,13 +359,20 @@ def test_static_quantized_linear_within_bound_and_saturates(backend: Any, rng: A
     step = np.float32((hi - lo) / 250)  # a little wider than the values: none saturates
     zp = int(np.clip(-127 - np.rint(lo / step), -127, 127))
     F = tensor_module()
-    args = (make(backend, w, DType.I8), make(backend, s, F32), make(backend, [step], F32), make(backend, [zp], DType.I8))
+    args = (
+        make(backend, w, DType.I8),
+        make(backend, s, F32),
+        make(backend, [step], F32),
+        make(backend, [zp], DType.I8),
+    )
     out = F.static_quantized_linear(make(backend, x, F32), *args)
     w_deq = w.astype(np.float64) * s[:, None]
     expected = x.astype(np.float64) @ w_deq.T
     atol = np.array([quantized_linear_tolerance(float(step), ws) for ws in np.abs(w_deq).sum(axis=1)])
     got = np.asarray(out.to_data().array, dtype=np.float64)
-    assert np.all(np.abs(got - expected) <= atol[None, :]), f"max excess {np.max(np.abs(got - expected) - atol)}"
+    assert np.all(np.abs(got - expected) <= atol[None, :]), (
+        f"max excess {np.max(np.abs(got - expected) - atol)}"
+    )
     # A row far beyond the range: every input clamps to an end of the grid.
     big = np.where(np.arange(k) % 2 == 0, 1e3, -1e3).astype(np.float32)[None, :]
     clamped = np.where(big > 0, 127 - zp, -127 - zp) * np.float64(step)
@@ -370,7 +383,13 @@ def test_static_quantized_linear_within_bound_and_saturates(backend: Any, rng: A
 @covers("static_quantized_conv2d")
 @pytest.mark.parametrize(
     "n, c, o, groups, stride, padding, zp",
-    [(2, 3, 8, 1, 1, 1, 0), (1, 4, 6, 2, 2, 0, -9), (2, 6, 6, 6, 1, 1, 25), (1, 4, 8, 4, 2, 1, 0), (20, 2, 3, 1, 1, 1, 4)],
+    [
+        (2, 3, 8, 1, 1, 1, 0),
+        (1, 4, 6, 2, 2, 0, -9),
+        (2, 6, 6, 6, 1, 1, 25),
+        (1, 4, 8, 4, 2, 1, 0),
+        (20, 2, 3, 1, 1, 1, 4),
+    ],
     ids=["plain", "grouped", "depthwise", "depthwise-x2", "many-rows"],
 )
 def test_static_quantized_conv2d_on_the_grid(
@@ -386,8 +405,16 @@ def test_static_quantized_conv2d_on_the_grid(
     bias = rng.standard_normal(o).astype(np.float32)
     F = tensor_module()
     out = F.static_quantized_conv2d(
-        make(backend, x, F32), make(backend, w, DType.I8), make(backend, s, F32), make(backend, [step], F32),
-        make(backend, [zp], DType.I8), make(backend, bias, F32), stride, padding, 1, groups,
+        make(backend, x, F32),
+        make(backend, w, DType.I8),
+        make(backend, s, F32),
+        make(backend, [step], F32),
+        make(backend, [zp], DType.I8),
+        make(backend, bias, F32),
+        stride,
+        padding,
+        1,
+        groups,
     )
     expected = _conv_reference(x, w.astype(np.float64) * s[:, None, None, None], stride, padding, groups)
     expected += bias[None, :, None, None]
@@ -398,7 +425,11 @@ def test_static_quantized_conv2d_on_the_grid(
 def test_static_quantized_ops_reject_bad_operands(backend: Any) -> None:
     F = tensor_module()
     x = make(backend, np.zeros((1, 2, 4, 4)), F32)
-    w = make(backend, np.zeros((3, 2, 3, 3)), DType.I8 if backend.capabilities.supports(DType.I8) else backend.int_dtype)
+    w = make(
+        backend,
+        np.zeros((3, 2, 3, 3)),
+        DType.I8 if backend.capabilities.supports(DType.I8) else backend.int_dtype,
+    )
     s, zp = make(backend, [0.1], F32), make(backend, [0], backend.int_dtype)
     with pytest.raises(ShapeError, match="weight_scales must have shape"):
         F.static_quantized_conv2d(x, w, make(backend, np.ones(2), F32), s, zp)
