@@ -271,10 +271,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     )
     parser.add_argument(
         "--quantize",
-        choices=["int8", "int8-weight", "int4-weight"],
+        choices=["int8", "int8-weight", "int4-weight", "int8-static"],
         default=None,
         help="also quantize the trained model (burn.quantization), save it beside the float one "
-        "and report its size and test accuracy",
+        "and report its size and test accuracy; int8-static calibrates the layers' input ranges "
+        "on 512 training images first",
     )
     args = parser.parse_args(argv)
     if args.epochs < 1:
@@ -382,9 +383,14 @@ def main(argv: list[str] | None = None) -> int:
 def report_quantized(model: Any, scheme: str, out: Path, data: Digits, float_accuracy: float) -> float:
     """Quantize the trained `model` with `scheme`, save it as ``OUT/model-SCHEME.mpk``, print its
     size against the float file's and its test accuracy; returns that accuracy."""
-    from burn.quantization import quantize
+    from burn.quantization import calibrate, quantize
 
-    quantized = quantize(model, scheme)
+    if scheme == "int8-static":  # input ranges observed on a few training batches
+        device = model.devices()[0]
+        sample = [Tensor.from_data(data.x_train[i : i + 128], device) for i in range(0, 512, 128)]
+        quantized = calibrate(model, sample, scheme)
+    else:
+        quantized = quantize(model, scheme)
     path = quantized.save_file(out / f"{MODEL_FILE}-{scheme}")
     ratio = path.stat().st_size / (out / (MODEL_FILE + ".mpk")).stat().st_size
     quantized_accuracy = accuracy(quantized, data.x_test, data.y_test)
