@@ -9,8 +9,8 @@ The input is quantized once with its calibrated scale and zero point (the defaul
   times the int8 weight through `burn_ndarray.ops.quantization.int8_sums`, the dynamic int8
   Linear's integer GEMM entry (compiled int8 dot products for few rows, BLAS's exact float32 GEMM
   on the integers for more);
-- a depthwise convolution (one input channel a group): the direct int8 kernel
-  `burn_ndarray.kernels.quantized_conv.depthwise_int8`.
+- a depthwise convolution (one input channel a group): the direct kernel
+  `burn_ndarray.kernels.quantized_conv.depthwise_int8` (integers held in float32, exact).
 
 The zero point comes out of the sums as ``sum (q - zp) * w = sum q * w - zp * sum w``, so the
 GEMM only ever sees values in [-127, 127]. The sums are exact; the epilogue
@@ -28,7 +28,7 @@ from burn.backend.ops.quantization import ACTIVATION_QMAX
 from burn.backend.ops.quantization import QuantizationOps as Contract
 from burn.backend.xp.windows import out_size as axis_out_size
 from burn_ndarray.ops.conv import _columns, _ungroup, _weight_matrix
-from burn_ndarray.ops.quantization import GEMV_ROWS, _parts, int8_sums
+from burn_ndarray.ops.quantization import EXACT_TERMS, GEMV_ROWS, _parts, int8_sums
 from burn_ndarray.runtime import split
 
 Array = Any
@@ -54,11 +54,15 @@ def _quantized(x: Array, scale: Array, zero_point: Array, dtype: Any) -> Array:
 
 
 def _epilogue(sums: Array, correction: Array, scales: Array, bias: Array | None) -> Array:
-    """``float32(sums - correction) * scales (+ bias)``, the zero point's correction in int32."""
-    acc = sums.astype(np.int32) - correction if correction.any() else sums
-    out = acc.astype(np.float32) * scales
-    if bias is not None:
-        out += bias
+    """``float32(sums - correction) * scales (+ bias)`` in one compiled pass, the zero point's
+    correction subtracted in int32 (`burn_ndarray.kernels.quantized_conv.epilogue`)."""
+    from burn_ndarray.kernels import quantized_conv as kc
+
+    m, o = sums.shape
+    out = np.empty((m, o), np.float32)
+    scales = np.ascontiguousarray(np.broadcast_to(scales, (o,)), np.float32)
+    args = (sums, correction.astype(np.int32), scales, bias, out)
+    split.run_ranges(kc.epilogue_range, kc.epilogue, m, _parts(m * o), *args)
     return out
 
 
@@ -111,37 +115,31 @@ class QuantizedConvOps:
         ph, pw = padding
         scales = (input_scale.reshape(()) * np.broadcast_to(weight_scales, (o,))).astype(np.float32)
         correction = zp * weight.reshape(o, -1).sum(axis=1, dtype=np.int32)
-        if cg == 1 and groups == c:
-            # Depthwise: the direct kernel on int8 planes padded with the zero point.
-            q = np.full((n, c, h + 2 * ph, w + 2 * pw), zp, np.int8)
-            q[:, :, ph : ph + h, pw : pw + w] = _quantized(x, input_scale, input_zero_point, np.int8)
-            out = np.empty((n, o, oh, ow), np.float32)
-            from burn_ndarray.kernels import quantized_conv as kc
+        from burn_ndarray.kernels import quantized_conv as kc
 
-            split.run_ranges(
-                kc.depthwise_int8_range,
-                kc.depthwise_int8,
-                n * o,
-                _parts(n * o * oh * ow * kh * kw // 8),
-                q,
-                np.ascontiguousarray(weight.reshape(o, kh, kw)),
-                correction,
-                scales,
-                bias,
-                out,
-                *stride,
-                *dilation,
-            )
-            return out
+        depthwise = cg == 1 and groups == c and kh * kw <= EXACT_TERMS
         rows = n * oh * ow
-        dtype = np.int8 if rows < GEMV_ROWS else np.float32
-        q = np.full((n, h + 2 * ph, w + 2 * pw, c), zp, dtype)
-        q[:, ph : ph + h, pw : pw + w] = _quantized(
-            x.transpose(0, 2, 3, 1), input_scale, input_zero_point, dtype
-        )
+        # The GEMM takes int8 activations for few rows, float32-held integers for BLAS (and the
+        # depthwise kernel: exact sums of up to EXACT_TERMS taps).
+        dtype = np.int8 if not depthwise and rows < GEMV_ROWS else np.float32
+        shape = (n, c, h + 2 * ph, w + 2 * pw) if depthwise else (n, h + 2 * ph, w + 2 * pw, c)
+        q = np.full(shape, zp, dtype)  # the padding: the zero point
+        in_scale = float(input_scale.reshape(()))
+        args = (x, in_scale, zp, q, ph, pw, not depthwise)
+        split.run_ranges(kc.quantize_padded_range, kc.quantize_padded, n, _parts(x.size), *args)
+        if depthwise:
+            out = np.empty((n, o, oh, ow), np.float32)
+            w3 = weight.reshape(o, kh, kw).astype(np.float32)
+            args = (q, w3, correction, scales, bias, out, *stride, *dilation)
+            parts = _parts(n * o * oh * ow * kh * kw // 8)
+            split.run_ranges(kc.depthwise_int8_range, kc.depthwise_int8, n * o, parts, *args)
+            return out
         cols = _columns(q, (0, 0), (kh, kw), (oh, ow), stride, dilation, groups)
         wm = _weight_matrix(weight, groups, np.dtype(np.int8))
-        sums = _ungroup(np.stack([np.asarray(int8_sums(cols[g], wm[g]), np.int32) for g in range(groups)]))
+        if groups == 1:
+            sums = int8_sums(cols[0], wm[0])
+        else:
+            sums = _ungroup(np.stack([np.asarray(int8_sums(cols[g], wm[g]), np.int32) for g in range(groups)]))
         out = _epilogue(sums, correction, scales, bias)
         # [N * OH * OW, O] channels-last memory seen as [N, O, OH, OW], as ndarray's conv2d returns.
         return out.reshape(n, oh, ow, o).transpose(0, 3, 1, 2)
