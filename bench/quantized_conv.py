@@ -13,6 +13,7 @@ ratios int8 / float32.
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import statistics
 import time
@@ -65,12 +66,8 @@ def main() -> None:
             bias = np.zeros(o, np.float32)
             hyper = ((s, s), (p, p), (1, 1), g)
 
-            def f32() -> object:
-                return B.conv2d(x, w, bias, *hyper)
-
-            def int8() -> object:
-                return B.static_quantized_conv2d(x, qw, ws, scale, zp, bias, *hyper)
-
+            f32 = functools.partial(B.conv2d, x, w, bias, *hyper)
+            int8 = functools.partial(B.static_quantized_conv2d, x, qw, ws, scale, zp, bias, *hyper)
             f32(), int8()  # compiles and warms
             a_ms, b_ms, ratios = [], [], []
             for _ in range(args.repeats):

@@ -52,7 +52,9 @@ def quantize_padded_range(
 
 
 @jit_parallel
-def quantize_padded(parts: int, x: Array, scale: float, zp: int, out: Array, ph: int, pw: int, nhwc: bool) -> None:
+def quantize_padded(
+    parts: int, x: Array, scale: float, zp: int, out: Array, ph: int, pw: int, nhwc: bool
+) -> None:
     """`quantize_padded_range` over every image, chunks of images on the pool."""
     for c in prange(parts):
         lo, hi = bounds(x.shape[0], c, parts)
@@ -60,7 +62,9 @@ def quantize_padded(parts: int, x: Array, scale: float, zp: int, out: Array, ph:
 
 
 @jit
-def epilogue_range(lo: int, hi: int, sums: Array, corr: Array, scales: Array, bias: Array, out: Array) -> None:
+def epilogue_range(
+    lo: int, hi: int, sums: Array, corr: Array, scales: Array, bias: Array, out: Array
+) -> None:
     """Rows `lo` to `hi` of ``out [M, O] = float32(int32(sums) - corr) * scales (+ bias)``;
     `sums` int32, or float32 holding integers below 2^24 (exact)."""
     o = sums.shape[1]

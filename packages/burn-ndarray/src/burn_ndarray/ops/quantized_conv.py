@@ -105,8 +105,8 @@ class QuantizedConvOps:
         groups: int,
     ) -> Array:
         if not _fast(x, weight, weight_scales, input_scale, bias):
-            args = (x, weight, weight_scales, input_scale, input_zero_point, bias, stride, padding, dilation)
-            return Contract.static_quantized_conv2d(self, *args, groups)  # type: ignore[arg-type]
+            given = (x, weight, weight_scales, input_scale, input_zero_point, bias, stride, padding, dilation)
+            return Contract.static_quantized_conv2d(self, *given, groups)  # type: ignore[arg-type]
         n, c, h, w = x.shape
         o, cg, kh, kw = weight.shape
         oh = axis_out_size(h, kh, stride[0], padding[0], dilation[0])
@@ -139,7 +139,8 @@ class QuantizedConvOps:
         if groups == 1:
             sums = int8_sums(cols[0], wm[0])
         else:
-            sums = _ungroup(np.stack([np.asarray(int8_sums(cols[g], wm[g]), np.int32) for g in range(groups)]))
+            per_group = [np.asarray(int8_sums(cols[g], wm[g]), np.int32) for g in range(groups)]
+            sums = _ungroup(np.stack(per_group))
         out = _epilogue(sums, correction, scales, bias)
         # [N * OH * OW, O] channels-last memory seen as [N, O, OH, OW], as ndarray's conv2d returns.
         return out.reshape(n, oh, ow, o).transpose(0, 3, 1, 2)
