@@ -125,8 +125,8 @@ class QuantizedConvOps:
         shape = (n, c, h + 2 * ph, w + 2 * pw) if depthwise else (n, h + 2 * ph, w + 2 * pw, c)
         q = np.full(shape, zp, dtype)  # the padding: the zero point
         in_scale = float(input_scale.reshape(()))
-        args = (x, in_scale, zp, q, ph, pw, not depthwise)
-        split.run_ranges(kc.quantize_padded_range, kc.quantize_padded, n, _parts(x.size), *args)
+        into = (x, in_scale, zp, q, ph, pw, not depthwise)
+        split.run_ranges(kc.quantize_padded_range, kc.quantize_padded, n, _parts(x.size), *into)
         if depthwise:
             out = np.empty((n, o, oh, ow), np.float32)
             w3 = weight.reshape(o, kh, kw).astype(np.float32)
