@@ -24,6 +24,7 @@ import numpy as np
 # (name, N, C_in, H, C_out, kernel, stride, padding, groups)
 SHAPES = [
     ("digits cnn conv2 16@4 b256", 256, 16, 4, 32, 3, 1, 1, 1),
+    ("grouped g8 64@28 3x3 b4", 4, 64, 28, 64, 3, 1, 1, 8),
     ("resnet 64@56 3x3 b1", 1, 64, 56, 64, 3, 1, 1, 1),
     ("resnet 128@28 3x3 b4", 4, 128, 28, 128, 3, 1, 1, 1),
     ("stem 3@224 7x7 s2 b1", 1, 3, 224, 64, 7, 2, 3, 1),

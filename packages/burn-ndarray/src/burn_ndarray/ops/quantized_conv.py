@@ -9,8 +9,13 @@ The input is quantized once with its calibrated scale and zero point (the defaul
   times the int8 weight through `burn_ndarray.ops.quantization.int8_sums`, the dynamic int8
   Linear's integer GEMM entry (compiled int8 dot products for few rows, BLAS's exact float32 GEMM
   on the integers for more);
-- a depthwise convolution (one input channel a group): the direct kernel
-  `burn_ndarray.kernels.quantized_conv.depthwise_int8` (integers held in float32, exact).
+- a grouped or depthwise convolution: the direct grouped kernels (`burn_ndarray.ops.grouped`,
+  whose reduction of ``C/G * KH * KW`` taps is too short for im2col and a GEMM to pay) on the
+  centred integers ``q - zero_point`` held in float32. Their sums are exact while ``254 * 127 *
+  C/G * KH * KW < 2^24`` (`CENTRED_EXACT_TERMS`), where float32 holds every integer; the zero
+  padding the kernels skip is then exactly the zero point's. On AVX2 without VNNI a float32 lane
+  multiplies-adds as many values an instruction as an int16 pair does, and an int32 row of
+  accumulators measured 4-6x slower than these kernels (docs/benchmarks-log.md, "static int8").
 
 The zero point comes out of the sums as ``sum (q - zp) * w = sum q * w - zp * sum w``, so the
 GEMM only ever sees values in [-127, 127]. The sums are exact; the epilogue
@@ -27,12 +32,15 @@ import numpy as np
 from burn.backend.ops.quantization import ACTIVATION_QMAX
 from burn.backend.ops.quantization import QuantizationOps as Contract
 from burn.backend.xp.windows import out_size as axis_out_size
+from burn_ndarray.ops import grouped
 from burn_ndarray.ops.conv import _columns, _ungroup, _weight_matrix
-from burn_ndarray.ops.quantization import EXACT_TERMS, GEMV_ROWS, _parts, int8_sums
+from burn_ndarray.ops.quantization import GEMV_ROWS, _parts, int8_sums
 from burn_ndarray.runtime import split
 
 Array = Any
 Pair = tuple[int, int]
+# 254 * 127 * 520 < 2^24: the most taps whose centred integer sums float32 holds exactly.
+CENTRED_EXACT_TERMS = 520
 
 
 def _fast(x: Array, weight: Array, weight_scales: Array, input_scale: Array, bias: Array | None) -> bool:
@@ -114,26 +122,26 @@ class QuantizedConvOps:
         zp = int(input_zero_point.reshape(()))
         ph, pw = padding
         scales = (input_scale.reshape(()) * np.broadcast_to(weight_scales, (o,))).astype(np.float32)
-        correction = zp * weight.reshape(o, -1).sum(axis=1, dtype=np.int32)
         from burn_ndarray.kernels import quantized_conv as kc
 
-        depthwise = cg == 1 and groups == c and kh * kw <= EXACT_TERMS
         rows = n * oh * ow
-        # The GEMM takes int8 activations for few rows, float32-held integers for BLAS (and the
-        # depthwise kernel: exact sums of up to EXACT_TERMS taps).
-        dtype = np.int8 if not depthwise and rows < GEMV_ROWS else np.float32
-        shape = (n, c, h + 2 * ph, w + 2 * pw) if depthwise else (n, h + 2 * ph, w + 2 * pw, c)
-        q = np.full(shape, zp, dtype)  # the padding: the zero point
-        in_scale = float(input_scale.reshape(()))
-        into = (x, in_scale, zp, q, ph, pw, not depthwise)
+        if groups > 1 and cg * kh * kw <= CENTRED_EXACT_TERMS and grouped.applies(
+            np.dtype(np.float32), groups, cg, rows * o
+        ):
+            # Grouped and depthwise: the direct grouped kernels on centred integers in float32,
+            # whose zero padding is then the zero point's: no correction is left to take out.
+            centred = np.empty((n, h, w, c), np.float32)
+            into = (x, float(input_scale.reshape(())), zp, zp, centred, 0, 0, True)
+            split.run_ranges(kc.quantize_padded_range, kc.quantize_padded, n, _parts(x.size), *into)
+            sums = grouped.conv(centred, weight.astype(np.float32), None, stride, padding, dilation, (oh, ow))
+            out = _epilogue(sums.reshape(rows, o), np.zeros(o, np.int32), scales, bias)
+            return out.reshape(n, oh, ow, o).transpose(0, 3, 1, 2)
+        correction = zp * weight.reshape(o, -1).sum(axis=1, dtype=np.int32)
+        # The GEMM takes int8 activations for few rows, float32-held integers for BLAS.
+        dtype = np.int8 if rows < GEMV_ROWS else np.float32
+        q = np.full((n, h + 2 * ph, w + 2 * pw, c), zp, dtype)  # the padding: the zero point
+        into = (x, float(input_scale.reshape(())), zp, 0, q, ph, pw, True)
         split.run_ranges(kc.quantize_padded_range, kc.quantize_padded, n, _parts(x.size), *into)
-        if depthwise:
-            out = np.empty((n, o, oh, ow), np.float32)
-            w3 = weight.reshape(o, kh, kw).astype(np.float32)
-            args = (q, w3, correction, scales, bias, out, *stride, *dilation)
-            parts = _parts(n * o * oh * ow * kh * kw // 8)
-            split.run_ranges(kc.depthwise_int8_range, kc.depthwise_int8, n * o, parts, *args)
-            return out
         cols = _columns(q, (0, 0), (kh, kw), (oh, ow), stride, dilation, groups)
         wm = _weight_matrix(weight, groups, np.dtype(np.int8))
         if groups == 1:
