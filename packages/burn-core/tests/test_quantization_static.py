@@ -230,6 +230,18 @@ def test_a_calibrated_model_runs_on_other_backends(name: str, tmp_path: Path) ->
     np.testing.assert_allclose(got, qmodel(x).to_numpy(), rtol=1e-4, atol=1e-4)
 
 
+def test_static_inference_under_autodiff_has_no_graph_and_uses_the_kernels() -> None:
+    """Autodiff forwards the static ops to ndarray's integer kernels: no graph, ndarray's bits."""
+    pytest.importorskip("burn_autodiff", reason="burn-autodiff is not installed")
+    ad = burn.backend("autodiff(ndarray)")
+    qmodel = calibrate(small(ad), batches(ad))
+    x = batches(ad, 1)[0].require_grad()
+    y = qmodel(x)
+    assert not y.is_require_grad()
+    plain = calibrate(small(nd()), batches(nd()))
+    np.testing.assert_array_equal(y.to_numpy(), plain(batches(nd(), 1)[0]).to_numpy())
+
+
 def test_calibrated_records_load_bit_identical(tmp_path: Path) -> None:
     B = nd()
     model = small(B)

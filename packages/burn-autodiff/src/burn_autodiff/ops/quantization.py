@@ -1,4 +1,5 @@
-"""The quantization family of `Autodiff`: quantize, dequantize and the two quantized Linears.
+"""The quantization family of `Autodiff`: quantize, dequantize, the two quantized Linears and
+the static int8 Linear and conv2d.
 
 The ops carry no gradient (rounding has none worth following: quantization-aware training uses
 `burn.quantization.fake_quantize`, whose straight-through rule is made of recorded float ops). So
@@ -39,3 +40,29 @@ class AutodiffQuantizationOps:
     ) -> AD:
         inner_bias = None if bias is None else bias.p
         return AD(self._in.dequantized_linear(x.p, values, scales.p, zero_points, value, inner_bias), None)
+
+    def static_quantized_linear(
+        self, x: AD, weight: Any, weight_scales: AD, input_scale: AD, input_zero_point: Any, bias: AD | None
+    ) -> AD:
+        inner_bias = None if bias is None else bias.p
+        out = self._in.static_quantized_linear(
+            x.p, weight, weight_scales.p, input_scale.p, input_zero_point, inner_bias
+        )
+        return AD(out, None)
+
+    def static_quantized_conv2d(
+        self,
+        x: AD,
+        weight: Any,
+        weight_scales: AD,
+        input_scale: AD,
+        input_zero_point: Any,
+        bias: AD | None,
+        stride: tuple[int, int],
+        padding: tuple[int, int],
+        dilation: tuple[int, int],
+        groups: int,
+    ) -> AD:
+        inner_bias = None if bias is None else bias.p
+        operands = (x.p, weight, weight_scales.p, input_scale.p, input_zero_point, inner_bias)
+        return AD(self._in.static_quantized_conv2d(*operands, stride, padding, dilation, groups), None)
