@@ -314,3 +314,8 @@ def test_trained_digits_cnn_quantized_within_one_percent(tmp_path: Path) -> None
     for qmodel in (static, quantize(model, "int8")):
         accuracy = digits.accuracy(qmodel, data.x_test, data.y_test)
         assert abs(accuracy - float_accuracy) <= 0.01, (type(qmodel.conv1).__name__, accuracy, float_accuracy)
+    # the example's flag: --quantize int8-static calibrates, saves and reports the same way
+    assert digits.parse_args(["--quantize", "int8-static"]).quantize == "int8-static"
+    reported = digits.report_quantized(model, "int8-static", tmp_path, data, float_accuracy)
+    assert abs(reported - float_accuracy) <= 0.01
+    assert (tmp_path / f"{digits.MODEL_FILE}-int8-static.mpk").exists()
