@@ -1,8 +1,9 @@
 """burn-ndarray's static int8 Linear and conv2d (`burn_ndarray.ops.quantized_conv`): their int32
 sums are the exact integer products of the quantized input (zero point taken out) and the int8
 weight, on each path (int8 dot products for few rows, the exact float32 GEMM for more, sums over
-more than one exact chunk, the direct depthwise kernel), so the result is a NumPy emulation's
-epilogue bit for bit; inputs the fast path does not take go to the contract's default."""
+more than one exact chunk, the direct grouped kernels on centred integers for grouped and
+depthwise layers), so the result is a NumPy emulation's epilogue bit for bit; inputs the fast
+path does not take go to the contract's default."""
 
 from __future__ import annotations
 
@@ -67,7 +68,7 @@ def _conv_sums(
         (1, 1, 2, 1, (1, 1), (0, 0), (1, 1)),  # rows below GEMV_ROWS: the int8 dot products
         (3, 5, 7, 1, (1, 2), (1, 1), (1, 1)),
         (2, 6, 4, 2, (2, 2), (1, 0), (2, 1)),
-        (2, 6, 6, 6, (1, 1), (1, 1), (1, 1)),  # depthwise: the direct kernel
+        (2, 6, 6, 6, (1, 1), (1, 1), (1, 1)),  # depthwise: the direct grouped kernels
         (1, 4, 8, 4, (2, 1), (2, 1), (1, 2)),  # depthwise with 2 outputs a channel
         (1, 130, 3, 1, (1, 1), (1, 1), (1, 1)),  # 1170 terms: two exact chunks
     ],

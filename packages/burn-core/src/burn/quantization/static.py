@@ -109,8 +109,9 @@ class StaticQuantizedLinear(Module):
 
 class StaticQuantizedConv2d(Module):
     """A `Conv2d` with an int8 ``[C_out, C_in / groups, KH, KW]`` weight (one scale per output
-    channel, or one) and its input quantized by calibrated parameters; a depthwise layer
-    (``groups == C_in``) runs ndarray's direct int8 kernel, the others im2col and an int8 GEMM.
+    channel, or one) and its input quantized by calibrated parameters; on ndarray a grouped or
+    depthwise layer sums its integers in the direct grouped kernels, the others through im2col
+    and the int8 GEMM.
 
     Attributes:
         values: Int (int8) param of the weight.
