@@ -79,9 +79,28 @@ OPTIMIZERS = {
     "adamw": lambda: optim.AdamWConfig(weight_decay=0.05).init(),
     # no fused op describes AMSGrad's running maximum: its update stays eager after the replay
     "adam_amsgrad": lambda: optim.AdamConfig(amsgrad=True).init(),
+    # the ops of the eager step, their host values (decayed lr, bias corrections) scalar inputs
+    "sgd": lambda: optim.SgdConfig().init(),
+    "sgd_decay": lambda: optim.SgdConfig(weight_decay=optim.WeightDecayConfig(0.01)).init(),
+    "sgd_nesterov": lambda: optim.SgdConfig(
+        momentum=optim.MomentumConfig(0.9, 0.0, nesterov=True), weight_decay=optim.WeightDecayConfig(0.01)
+    ).init(),
+    "rmsprop": lambda: optim.RmsPropConfig().init(),
+    "rmsprop_centered": lambda: optim.RmsPropConfig(
+        centered=True, weight_decay=optim.WeightDecayConfig(0.01)
+    ).init(),
+    "adagrad": lambda: optim.AdaGradConfig(lr_decay=0.1, weight_decay=optim.WeightDecayConfig(0.01)).init(),
+    "lion": lambda: optim.LionConfig(weight_decay=0.1).init(),
+    "adan": lambda: optim.AdanConfig(weight_decay=0.02).init(),
+    "adan_no_prox": lambda: optim.AdanConfig(weight_decay=0.02, no_prox=True).init(),
+    # per-param clipping is traced into the program (the Tensor API's ops on the gradient)
+    "adam_clip_norm": lambda: optim.AdamConfig(gradient_clipping=optim.GradientClippingConfig.norm(0.05)).init(),
+    "lion_clip_value": lambda: optim.LionConfig(
+        gradient_clipping=optim.GradientClippingConfig.value(0.01)
+    ).init(),
 }
 # Replays that ran the update inside the program, of the 4 after the traced call.
-PROGRAM_UPDATES = {"sgd_momentum": 4, "adam": 4, "adamw": 4, "adam_amsgrad": 0}
+PROGRAM_UPDATES = dict.fromkeys(OPTIMIZERS, 4) | {"adam_amsgrad": 0}
 
 MODELS = {
     "mlp": (
@@ -217,9 +236,10 @@ def test_update_inside_the_program_leaves_a_held_record_unchanged() -> None:
         assert not np.array_equal(_np(now[k]["velocity"]), held[k])  # while the state advanced
 
 
-def test_clipping_or_a_loaded_record_keeps_the_update_eager_and_equal() -> None:
-    clipped = optim.AdamConfig(gradient_clipping=optim.GradientClippingConfig.norm(0.5)).init()
-    eager_clipped = optim.AdamConfig(gradient_clipping=optim.GradientClippingConfig.norm(0.5)).init()
+def test_global_norm_clipping_or_a_loaded_record_keeps_the_update_eager_and_equal() -> None:
+    # the global norm is read back to the host (its skip is a host branch): the update stays eager
+    clipped = optim.AdamConfig(gradient_clipping=optim.GradientClippingConfig.global_norm(0.5)).init()
+    eager_clipped = optim.AdamConfig(gradient_clipping=optim.GradientClippingConfig.global_norm(0.5)).init()
     model = eager_model = _big_mlp()
     step = burn.compile.step(_mse, clipped)
     x, y = _x(16, 256), _x(16, 8)

@@ -103,17 +103,19 @@ class _UpdateEntry:
     """The plan of a traced signature with the optimizer update inside: its outputs are the
     function's result tensors, then per updated param its new value and new state tensors."""
 
-    __slots__ = ("plan", "paths", "grad_paths", "update", "shapes")
+    __slots__ = ("plan", "paths", "grad_paths", "update", "shapes", "n_scalars", "clipping")
 
     def __init__(
         self, plan: Plan, paths: frozenset[str], grad_paths: tuple[str, ...], update: ProgramUpdate,
-        shapes: tuple[tuple[tuple[int, ...], Any], ...],
+        shapes: tuple[tuple[tuple[int, ...], Any], ...], n_scalars: tuple[int, ...], clipping: Any,
     ) -> None:
         self.plan = plan
         self.paths = paths
         self.grad_paths = grad_paths  # in `grad_ids` order
         self.update = update
         self.shapes = shapes  # each updated param's shape and dtype
+        self.n_scalars = n_scalars  # each param's scalar inputs, for a check at each replay
+        self.clipping = clipping  # the per-param gradient clipping traced into the program
 
 
 class CompiledGrad(CompiledFunction):
@@ -351,7 +353,7 @@ class CompiledStep(CompiledGrad):
 
     def _program_update(self) -> ProgramUpdate | None:
         opt = self.optimizer
-        if not isinstance(opt, OptimizerAdaptor) or opt.grad_clipping is not None:
+        if not isinstance(opt, OptimizerAdaptor) or _global_clipping(opt):
             return None
         return opt.optimizer.program_update()
 
@@ -362,6 +364,7 @@ class CompiledStep(CompiledGrad):
         update = self._program_update()
         if update is None or not grad_ids:
             return None
+        clipping = self.optimizer.grad_clipping  # type: ignore[attr-defined]
         path_of = {p.id: path for path, p in traced_model.named_params()}
         ir_of = {path: t for path, t in param_ir.values()}
         n_out = len(program.outputs) - len(grad_ids)
@@ -369,37 +372,41 @@ class CompiledStep(CompiledGrad):
             [t.id for t in program.inputs] + [t.id for _, t in program.params]
             + [o.id for c in program.calls for o in c.outputs if o is not None]
         )
-        # The op's arguments after its tensors, by name (printed with the program).
-        names = list(inspect.signature(getattr(ad.inner, update.op)).parameters)[2 + len(update.state_keys) :]
+        emit = update.emit
+        if emit is None:
+            # The op's arguments after its tensors, by name (printed with the program).
+            names = list(inspect.signature(getattr(ad.inner, update.op)).parameters)
+            emit = _op_emit(update, tuple(names[2 + len(update.state_keys) :]))
         states: list[TensorIR] = []
-        calls: list[CallIR] = []
         outputs: list[TensorIR] = list(program.outputs[:n_out])
         shapes: list[tuple[tuple[int, ...], Any]] = []
         grad_paths: list[str] = []
-        n_scalars = 0
+        n_scalars: list[int] = []
+        builder = _Builder(next_id)
         for pid, g in zip(grad_ids, grad_ps, strict=True):
             path = path_of[pid]
             param = ir_of[path]
             if g.ir.shape != param.shape or g.ir.dtype is not param.dtype:
                 return None  # the eager update casts: not this op's call
-            operand = param
-            if update.param_scale is not None:  # AdamW's decay: param * (1 - lr * wd) first
-                operand = TensorIR(next_id, param.shape, param.dtype)
-                next_id += 1
-                factor = ScalarInput(n_scalars, f"{path}:param_scale")
-                n_scalars += 1
-                calls.append(CallIR("float_mul_scalar", (param, factor), (), (operand,)))
-            ins = [TensorIR(next_id + k, param.shape, param.dtype) for k in range(len(update.state_keys))]
-            next_id += len(ins)
-            outs = [TensorIR(next_id + k, param.shape, param.dtype) for k in range(1 + len(ins))]
-            next_id += len(outs)
-            scalars = tuple(ScalarInput(n_scalars + k, f"{path}:{name}") for k, name in enumerate(names))
-            n_scalars += len(names)
-            calls.append(CallIR(update.op, (operand, g.ir, *ins, *scalars), (), tuple(outs)))
+            grad = g.ir
+            if clipping is not None:
+                grad = builder.traced(ad.inner, g, clipping.clip)
+                if grad is None:
+                    return None
+            ins = builder.states(param, len(update.state_keys))
+            builder.start(path, param)
+            results = emit(builder, param, grad, ins)
+            if len(results) != 1 + len(ins):
+                raise RuntimeError(
+                    f"{type(self.optimizer).__name__}: its program update returned {len(results)} "
+                    f"values for param {path!r}, expected the new param and {len(ins)} state tensors"
+                )
             states.extend(ins)
-            outputs.extend(outs)
+            outputs.extend(results)
             shapes.append((param.shape, param.dtype))
             grad_paths.append(path)
+            n_scalars.append(builder.asked)
+        calls = builder.calls
         full = Program(
             (*program.inputs, *states),
             tuple(param_ir[i] for i in param_ir),
@@ -409,7 +416,7 @@ class CompiledStep(CompiledGrad):
         )
         plan = Plan(full, ad.inner, donated=frozenset(t.id for t in states))
         paths = frozenset(path for path, _ in full.params)
-        return _UpdateEntry(plan, paths, tuple(grad_paths), update, tuple(shapes))
+        return _UpdateEntry(plan, paths, tuple(grad_paths), update, tuple(shapes), tuple(n_scalars), clipping)
 
     def _replay_update(
         self, entry: _StepEntry, upd: _UpdateEntry, lr: float, model: Module, batch: tuple[Any, ...]
@@ -418,18 +425,20 @@ class CompiledStep(CompiledGrad):
         program takes (then the caller replays the gradients and runs the eager update)."""
         opt = self.optimizer
         if (
-            not isinstance(opt, OptimizerAdaptor) or opt.grad_clipping is not None or opt._loaded
+            not isinstance(opt, OptimizerAdaptor) or _global_clipping(opt) or opt._loaded
             or opt._custom_to_device or opt.optimizer.program_update() is None
+            or opt.grad_clipping is not upd.clipping
         ):
             return None
         ad: Any = _autodiff_backend(model, batch, self.name)
         inner = ad.inner
         by_path = dict(model.named_params())
         update = upd.update
+        stateless = not update.state_keys
         for pid, path, (shape, dtype) in zip(entry.grad_ids, upd.grad_paths, upd.shapes, strict=True):
             state: Any = opt.states.get(pid)
             value = by_path[path].val()
-            if not update.ready(state) or not opt._same_place(pid, inner, value.device):
+            if not update.ready(state) or not (stateless or opt._same_place(pid, inner, value.device)):
                 return None
             for k in update.state_keys:
                 t = state[k]
@@ -440,13 +449,20 @@ class CompiledStep(CompiledGrad):
         inputs = _batch_inputs(ad, batch)
         scalars: list[Any] = []
         olds: list[dict[str, Any]] = []
-        for pid in entry.grad_ids:
+        for pid, path, count in zip(entry.grad_ids, upd.grad_paths, upd.n_scalars, strict=True):
             # A copy, as `OptimizerAdaptor` hands over: a record from `to_record()` still holding
             # the dict keeps its tensors.
-            state = dict(opt.states.pop(pid))
-            if update.param_scale is not None:  # in `_update_entry`'s order: the factor first
+            held = opt.states.pop(pid, None)
+            state = {} if held is None else dict(held)
+            before = len(scalars)
+            if update.emit is None and update.param_scale is not None:  # `_op_emit`'s order
                 scalars.append(update.param_scale(lr))
             scalars.extend(update.scalars(lr, state))
+            if len(scalars) - before != count:
+                raise RuntimeError(
+                    f"{type(opt.optimizer).__name__}: its program update gave {len(scalars) - before} "
+                    f"host values for param {path!r}, its program reads {count}"
+                )
             for k in update.state_keys:
                 t = state.pop(k)
                 # A tensor held by nothing else gives its buffer to the program, which then holds
@@ -466,7 +482,9 @@ class CompiledStep(CompiledGrad):
             base = n + j * width
             new_params[path] = outs[base]
             tensors = tuple(wrap(o, inner, Float) for o in outs[base + 1 : base + width])
-            opt.states[pid] = update.next_state(olds[j], tensors)
+            new_state = update.next_state(olds[j], tensors)
+            if new_state is not None:
+                opt.states[pid] = new_state
         kinds = entry.kinds
         result = _map_tensors(entry.template, lambda s: _wrap_out(ad, outs[s.index], kinds[s.index]), _Slot)
 
@@ -478,6 +496,78 @@ class CompiledStep(CompiledGrad):
             return param.stepped(_from_inner(wrap(new, inner, Float), tensor))
 
         return result, model.map(stepped)
+
+
+class _Builder:
+    """Writes the update's calls after the traced program (`burn.optim.program_update.UpdateBuilder`):
+    fresh value ids from `next_id` on, each result of the param's shape and dtype."""
+
+    def __init__(self, next_id: int) -> None:
+        self.next_id = next_id
+        self.calls: list[CallIR] = []
+        self.n_scalars = 0  # scalar inputs of the whole program
+        self.asked = 0  # those of the current param
+        self._path = ""
+        self._like: TensorIR | None = None  # the param whose shape and dtype results take
+
+    def _new(self) -> TensorIR:
+        assert self._like is not None
+        t = TensorIR(self.next_id, self._like.shape, self._like.dtype)
+        self.next_id += 1
+        return t
+
+    def start(self, path: str, param: TensorIR) -> None:
+        """The calls from here on update param `path`."""
+        self._path, self._like, self.asked = path, param, 0
+
+    def states(self, param: TensorIR, n: int) -> list[TensorIR]:
+        """`n` new program inputs of `param`'s shape and dtype (its state tensors)."""
+        self._like = param
+        return [self._new() for _ in range(n)]
+
+    def call(self, op: str, *args: Any, results: tuple[bool, ...] = (True,)) -> Any:
+        outs = tuple(self._new() if r else None for r in results)
+        self.calls.append(CallIR(op, args, (), outs))
+        return outs[0] if len(results) == 1 else outs
+
+    def scalar(self, name: str) -> ScalarInput:
+        s = ScalarInput(self.n_scalars, f"{self._path}:{name}")
+        self.n_scalars += 1
+        self.asked += 1
+        return s
+
+    def traced(self, inner: Backend, grad: CaptureTensor, fn: Callable[[Tensor], Tensor]) -> TensorIR | None:
+        """``fn(grad)`` recorded as calls (the Tensor API's own ops, on the traced gradient's
+        real value), or None when it reads a value back to the host: per-param gradient
+        clipping, which has no host values, runs inside the program as the eager step runs it."""
+        cap = Capture(inner)
+        cap._next = self.next_id
+        out = fn(wrap(CaptureTensor(grad.value, grad.ir), cap, Float))._p
+        self.next_id = cap._next
+        if cap.host_reads or not isinstance(out, CaptureTensor):
+            return None
+        self.calls.extend(cap.calls)
+        return out.ir
+
+
+def _op_emit(update: ProgramUpdate, names: tuple[str, ...]) -> Callable[..., tuple[Any, ...]]:
+    """`ProgramUpdate.emit` for an update that is one fused op: AdamW's decay factor first (a
+    scalar input), then the op with its host arguments as scalar inputs named as its parameters."""
+
+    def emit(b: _Builder, param: TensorIR, grad: TensorIR, states: tuple[TensorIR, ...]) -> tuple[Any, ...]:
+        operand = param
+        if update.param_scale is not None:  # AdamW's decay: param * (1 - lr * wd) first
+            operand = b.call("float_mul_scalar", param, b.scalar("param_scale"))
+        scalars = tuple(b.scalar(name) for name in names)
+        return b.call(update.op, operand, grad, *states, *scalars, results=(True,) * (1 + len(states)))  # type: ignore[no-any-return]
+
+    return emit
+
+
+def _global_clipping(opt: OptimizerAdaptor) -> bool:
+    """Clipping by the global norm reads the norm back to the host (its skip is a host branch):
+    the update then runs eagerly after the replay."""
+    return opt.grad_clipping is not None and opt.grad_clipping.is_global
 
 
 def _batch_inputs(ad: Any, batch: tuple[Any, ...]) -> list[Any]:
