@@ -72,12 +72,14 @@ from burn.optim.base import Optimizer, OptimizerAdaptor, _from_inner
 from burn.optim.grads import GradientsParams
 from burn.optim.program_update import ProgramUpdate
 from burn.tensor._base import wrap
-from burn.tensor.autocast import current_dtype
+from burn.tensor.autocast import AutocastContext, current_dtype
 from burn.tensor.tensor import Tensor
 
 __all__ = ["CompiledGrad", "CompiledStep"]
 
 _rc = sys.getrefcount
+# An autocast region switched off (reentrant: it holds no state of its own).
+_NO_AUTOCAST = AutocastContext(enabled=False)
 
 
 class _StepEntry:
@@ -335,7 +337,7 @@ class CompiledStep(CompiledGrad):
         found = self._lookup(model, batch)
         if not isinstance(found, _StepEntry):
             loss, grads = found
-            return loss, self.optimizer.step(lr, model, grads)
+            return loss, self._eager_update(lr, model, grads)
         self._counts["replays"] += 1
         if found.update is not None:
             stepped = self._replay_update(found, found.update, lr, model, batch)
@@ -343,7 +345,14 @@ class CompiledStep(CompiledGrad):
                 self._counts["program_updates"] += 1
                 return stepped
         loss, grads = self._replay_step(found, model, batch)
-        return loss, self.optimizer.step(lr, model, grads)
+        return loss, self._eager_update(lr, model, grads)
+
+    def _eager_update(self, lr: float, model: Module, grads: GradientsParams) -> Module:
+        """The optimizer's own step, outside any autocast region the step is called in: the
+        update is float32 work on float32 params and state (as `burn.train.Learner`'s eager
+        path runs it), and the program's update ops are never autocast either."""
+        with _NO_AUTOCAST:
+            return self.optimizer.step(lr, model, grads)
 
     def grads(self, model: Module, *batch: Any) -> tuple[Any, GradientsParams]:
         """``result, grads = step.grads(model, *batch)``: the forward and backward pass alone,
@@ -390,7 +399,8 @@ class CompiledStep(CompiledGrad):
                 return None  # the eager update casts: not this op's call
             grad = g.ir
             if clipping is not None:
-                grad = builder.traced(ad.inner, g, clipping.clip)
+                with _NO_AUTOCAST:  # as the eager update clips
+                    grad = builder.traced(ad.inner, g, clipping.clip)
                 if grad is None:
                     return None
             ins = builder.states(param, len(update.state_keys))

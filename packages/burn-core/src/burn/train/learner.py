@@ -227,7 +227,6 @@ class Learner:
         # One context re-entered at every step (an autocast context pushes on enter, so it is
         # reentrant); "32" leaves the steps as they are, inside any region the caller opened.
         self._autocast: AbstractContextManager[Any] = nullcontext() if low is None else autocast(low)
-        self._full_precision = low is None
         self.grad_scaler: GradScaler | None = (
             (grad_scaler or GradScaler()) if precision == "16-mixed" else None
         )
@@ -483,10 +482,10 @@ class Learner:
                 # The loss scale is an argument (a new value traces again, up to the limit).
                 loss_scale = scaler.get_scale() if scaler is not None and scaler.enabled else None
                 # One batch per step, no scaler (its step may skip the update), no strategy (it
-                # reduces the gradients first), no autocast region (the eager update runs outside
-                # it): the compiled step applies the update itself, inside its program when the
-                # optimizer allows (`burn.compile.step`), with the same values.
-                updated = size == 1 and scaler is None and self.strategy is None and self._full_precision
+                # reduces the gradients first): the compiled step applies the update itself,
+                # inside its program when the optimizer allows (`burn.compile.step`), with the
+                # same values; under autocast too (the update is never autocast, as here).
+                updated = size == 1 and scaler is None and self.strategy is None
                 with self._autocast:
                     if updated:
                         (_, *parts), model = self._compiled(lr, model, batch, size, loss_scale)
