@@ -338,3 +338,28 @@ def test_step_replacing_batch_norm_statistics_runs_eagerly_and_updates_them() ->
     for (path, a), (_, b) in zip(eager_model.named_params(), model.named_params(), strict=True):
         _same(_np(b.val()), _np(a.val()), err_msg=path)
     assert step.stats()["fallbacks"] == 1 and step.stats()["replays"] == 0
+
+
+@pytest.mark.parametrize("opt_name", ["adagrad", "lion", "adan", "sgd_decay", "rmsprop_centered"])
+def test_a_scheduler_changing_the_lr_never_retraces(opt_name: str) -> None:
+    """The lr a scheduler gives at each step, and what the update derives from it and the step
+    count (AdaGrad's decayed lr, Adan's bias corrections, the decay factors), are scalar inputs
+    of the program: five steps, one trace, and the same params as the eager run."""
+    from burn.optim.lr_scheduler import CosineAnnealingLrSchedulerConfig
+
+    eager_model = compiled_model = MODELS["mlp"][0]()
+    eager_opt, compiled_opt = OPTIMIZERS[opt_name](), OPTIMIZERS[opt_name]()
+    eager_lrs, compiled_lrs = (CosineAnnealingLrSchedulerConfig(0.05, 4).init() for _ in range(2))
+    step = burn.compile.step(_mse, compiled_opt)
+    seen = set()
+    for _ in range(6):
+        x, y = _x(8, 16), _x(8, 4)
+        lr = compiled_lrs.step()
+        seen.add(lr)
+        _, eager_model = _eager_step(_mse, eager_opt, eager_lrs.step(), eager_model, x, y)
+        _, compiled_model = step(lr, compiled_model, x, y)
+    assert len(seen) >= 5  # the lr did change at every step
+    for (path, a), (_, b) in zip(eager_model.named_params(), compiled_model.named_params(), strict=True):
+        _same(_np(b.val()), _np(a.val()), err_msg=f"param {path}")
+    s = step.stats()
+    assert (s["traces"], s["replays"], s["recompiles"], s["program_updates"]) == (1, 5, 0, 5)
