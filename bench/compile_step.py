@@ -223,7 +223,7 @@ def measure(name: str, workload: tuple[Any, ...], torch: Any, rounds: int) -> di
         np.array_equal(a.val().to_data().to_numpy(), b.val().to_data().to_numpy()) for (_, a), (_, b) in pairs
     )
     entry = next(e for e in step._cache.values() if getattr(e, "update", None) is not None)
-    plan = entry.update.plan
+    plan = entry.updates[(False, False)].plan
     fns: dict[str, Callable[[], Any]] = {"compiled": compiled, "eager": eager}
     if torch_step is not None:
         fns["torch"] = torch_step

@@ -170,9 +170,9 @@ def test_update_inside_the_program_reads_lr_and_step_as_inputs_and_updates_momen
         # the replays wrote the new first moment into the old one's buffer
         assert len(set(buffers[1:])) == 1
     entry = next(e for e in step._cache.values() if hasattr(e, "plan"))
-    text = str(entry.update.plan.program)
+    text = str(entry.updates[(False, False)].plan.program)
     assert "float_adam_step" in text and "s0:" in text  # the step size is a scalar input
-    assert entry.update.plan.program.calls[-1].op == "float_adam_step"
+    assert entry.updates[(False, False)].plan.program.calls[-1].op == "float_adam_step"
 
 
 class CausalLm(Module):
@@ -363,3 +363,76 @@ def test_a_scheduler_changing_the_lr_never_retraces(opt_name: str) -> None:
         _same(_np(b.val()), _np(a.val()), err_msg=f"param {path}")
     s = step.stats()
     assert (s["traces"], s["replays"], s["recompiles"], s["program_updates"]) == (1, 5, 0, 5)
+
+
+@pytest.mark.parametrize("opt_name", ["adam", "adan", "sgd_momentum", "adam_clip_norm"])
+def test_gradient_accumulation_updates_inside_the_program(opt_name: str) -> None:
+    """The last micro-batch of a group adds its gradients to the earlier ones' sum inside the
+    program (``accumulated + grad``, `GradientsAccumulator`'s op) before the update."""
+    eager_model = compiled_model = MODELS["mlp"][0]()
+    eager_opt, compiled_opt = OPTIMIZERS[opt_name](), OPTIMIZERS[opt_name]()
+    step = burn.compile.step(_mse, compiled_opt)
+    for group in range(3):
+        batches = [(_x(8, 16), _x(8, 4)) for _ in range(3)]
+        lr = 0.02 / (group + 1)
+        eager_acc, compiled_acc = optim.GradientsAccumulator(), optim.GradientsAccumulator()
+        for k, (x, y) in enumerate(batches):
+            loss = _mse(eager_model, x, y)
+            eager_acc.accumulate(optim.GradientsParams.from_grads(loss.backward(), eager_model))
+            if k < 2:
+                _, grads = step.grads(compiled_model, x, y)
+                compiled_acc.accumulate(grads)
+            else:
+                _, compiled_model = step(lr, compiled_model, x, y, accumulated=compiled_acc.grads())
+        eager_model = eager_opt.step(lr, eager_model, eager_acc.grads())
+        for (path, a), (_, b) in zip(eager_model.named_params(), compiled_model.named_params(), strict=True):
+            _same(_np(b.val()), _np(a.val()), err_msg=f"group {group} param {path}")
+    s = step.stats()
+    assert (s["traces"], s["fallbacks"]) == (1, 0)
+    # the first group's update made the state (eager); the stateless or later ones run inside
+    assert s["program_updates"] == 2
+
+
+@pytest.mark.filterwarnings("ignore:invalid value encountered:RuntimeWarning")  # the inf batch
+@pytest.mark.parametrize("opt_name", ["adam", "lion", "rmsprop"])
+def test_grad_scaler_unscales_checks_and_skips_inside_the_program(opt_name: str) -> None:
+    """With ``scaler=``, the program unscales, probes for inf/NaN and keeps the old params and
+    state where the probe is NaN: a batch with an inf skips the step (and the scale halves, as
+    in the eager loop), one host read per step for the scaler's verdict."""
+    eager_model = compiled_model = MODELS["mlp"][0]()
+    eager_opt, compiled_opt = OPTIMIZERS[opt_name](), OPTIMIZERS[opt_name]()
+    eager_scaler = burn.amp.GradScaler(init_scale=2.0**10, growth_interval=3)
+    compiled_scaler = burn.amp.GradScaler(init_scale=2.0**10, growth_interval=3)
+
+    def scaled(m: Module, x: Tensor, y: Tensor, scale: float) -> Tensor:
+        return _mse(m, x, y) * scale
+
+    step = burn.compile.step(scaled, compiled_opt)
+    for i in range(7):
+        xs = RNG.normal(size=(8, 16)).astype(np.float32)
+        if i == 4:
+            xs[0, 0] = np.inf  # this step's gradients overflow: skipped, the scale halves
+        x, y = Tensor.from_data(xs, DEV), _x(8, 4)
+        lr = 0.01 / (i + 1)
+        loss = scaled(eager_model, x, y, eager_scaler.get_scale())
+        grads = optim.GradientsParams.from_grads(loss.backward(), eager_model)
+        eager_model = eager_scaler.step(eager_opt, eager_model, grads, lr)
+        eager_scaler.update()
+        _, compiled_model = step(lr, compiled_model, x, y, compiled_scaler.get_scale(), scaler=compiled_scaler)
+        assert compiled_scaler.found_inf == (i == 4)
+        compiled_scaler.update()
+        assert compiled_scaler.to_record() == eager_scaler.to_record()
+        for (path, a), (_, b) in zip(eager_model.named_params(), compiled_model.named_params(), strict=True):
+            _same(_np(b.val()), _np(a.val()), err_msg=f"step {i} param {path}")
+    for key, state in eager_opt.to_record().items():
+        for name, value in state.items():
+            other = compiled_opt.to_record()[key][name]
+            if isinstance(value, Tensor):
+                _same(_np(other), _np(value))
+            else:
+                assert other == value  # the skipped step did not count (Adam's time)
+    s = step.stats()
+    # the scale (an argument) is 2**10 at steps 0-2, grows to 2**11 for steps 3-4 and halves back
+    # after step 4's overflow: two signatures, traced at steps 0 and 3, the rest replayed
+    assert (s["traces"], s["fallbacks"]) == (2, 0), s
+    assert s["program_updates"] == s["replays"] == 5, s
