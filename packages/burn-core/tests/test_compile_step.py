@@ -94,7 +94,9 @@ OPTIMIZERS = {
     "adan": lambda: optim.AdanConfig(weight_decay=0.02).init(),
     "adan_no_prox": lambda: optim.AdanConfig(weight_decay=0.02, no_prox=True).init(),
     # per-param clipping is traced into the program (the Tensor API's ops on the gradient)
-    "adam_clip_norm": lambda: optim.AdamConfig(gradient_clipping=optim.GradientClippingConfig.norm(0.05)).init(),
+    "adam_clip_norm": lambda: optim.AdamConfig(
+        gradient_clipping=optim.GradientClippingConfig.norm(0.05)
+    ).init(),
     "lion_clip_value": lambda: optim.LionConfig(
         gradient_clipping=optim.GradientClippingConfig.value(0.01)
     ).init(),
@@ -418,7 +420,8 @@ def test_grad_scaler_unscales_checks_and_skips_inside_the_program(opt_name: str)
         grads = optim.GradientsParams.from_grads(loss.backward(), eager_model)
         eager_model = eager_scaler.step(eager_opt, eager_model, grads, lr)
         eager_scaler.update()
-        _, compiled_model = step(lr, compiled_model, x, y, compiled_scaler.get_scale(), scaler=compiled_scaler)
+        scale = compiled_scaler.get_scale()
+        _, compiled_model = step(lr, compiled_model, x, y, scale, scaler=compiled_scaler)
         assert compiled_scaler.found_inf == (i == 4)
         compiled_scaler.update()
         assert compiled_scaler.to_record() == eager_scaler.to_record()
