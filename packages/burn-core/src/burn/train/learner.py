@@ -134,7 +134,8 @@ class Learner:
             per-param clipping, the accumulated sum and the scaler's unscale and skip included;
             clipping by the global norm keeps it eager), with the same values. A step that
             cannot be traced (a host read such as ``loss.item()`` in `step_fn`, batch norm's
-            running statistics in training) runs eagerly with one `burn.capture.compiler.CompileWarning`. Counts: `compile_stats`.
+            running statistics in training) runs eagerly with one
+            `burn.capture.compiler.CompileWarning`. Counts: `compile_stats`.
 
     Example:
         >>> from burn import nn, optim
