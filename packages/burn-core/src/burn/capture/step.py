@@ -12,18 +12,25 @@ plan (fused, dead code removed) with no autodiff graph at all. That much is `Com
 (`burn.compile.grad`); `CompiledStep` (what `burn.train.Learner(compile=True)` runs) adds the
 optimizer update.
 
-The optimizer update runs inside the replayed program when the optimizer describes it as one
-fused backend op (`burn.optim.SimpleOptimizer.program_update`: Adam's and AdamW's
+The optimizer update runs inside the replayed program when the optimizer describes it
+(`burn.optim.SimpleOptimizer.program_update`): as one fused backend op (Adam's and AdamW's
 ``float_adam_step``, the latter after its decay's ``float_mul_scalar``, SGD with momentum's
-``float_sgd_momentum_step``): each param's state tensors (Adam's moments) are
-program inputs the replay takes out of the optimizer and hands over, so the op writes the new
-moments into their buffers, and its host values (the learning rate, Adam's step count folded into
-the bias-corrected step size and epsilon) are scalar inputs computed at each call, so a new lr or
-step never retraces. The gradients then never leave the program: the backward pass's fresh
-gradient receives the new param. The first step (no state yet), an optimizer without such an op,
-gradient clipping, a state just loaded from a record or moved to another device run the update
-as the optimizer's own ``step(lr, model, grads)`` on the replayed gradients instead, the same
-values (`stats()["program_updates"]` counts the replays that updated inside the program).
+``float_sgd_momentum_step``, RMSProp's ``float_rmsprop_step``) or as the eager step's own op
+sequence (AdaGrad, Lion, Adan, plain SGD). Each param's state tensors (Adam's moments) are
+program inputs the replay takes out of the optimizer and hands over, so a fused op writes the new
+moments into their buffers, and the host values (the learning rate, Adam's step count folded into
+the bias-corrected step size and epsilon, AdaGrad's decayed lr, Adan's bias corrections, decay
+factors) are scalar inputs computed at each call, so a new lr (a scheduler's) or step never
+retraces. The gradients then never leave the program: the backward pass's fresh gradient
+receives the new param. Per-param gradient clipping (by value, by norm) is traced into the
+program from the Tensor API; the last micro-batch of an accumulation group adds its gradients to
+the group's sum (``accumulated=``); a `burn.amp.GradScaler` (``scaler=``) unscales, probes for
+inf/NaN and selects the old params and state on the device when the step must be skipped, the
+verdict read back once after the run for the scaler's ``update()``. The first step (no state
+yet), an optimizer without a program update, clipping by the global norm (a host read), a state
+just loaded from a record or moved to another device run the update as the optimizer's own
+``step(lr, model, grads)`` on the replayed gradients instead, the same values
+(`stats()["program_updates"]` counts the replays that updated inside the program).
 
 Example:
     >>> import burn
