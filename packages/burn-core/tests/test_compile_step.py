@@ -77,8 +77,11 @@ OPTIMIZERS = {
     "adam": lambda: optim.AdamConfig().init(),
     # the decoupled decay's factor 1 - lr * wd, a scalar input like the lr
     "adamw": lambda: optim.AdamWConfig(weight_decay=0.05).init(),
-    # no fused op describes AMSGrad's running maximum: its update stays eager after the replay
+    # AMSGrad's running maximum and the coupled weight decay: the eager step's ops around or
+    # instead of the fused op
     "adam_amsgrad": lambda: optim.AdamConfig(amsgrad=True).init(),
+    "adam_coupled_decay": lambda: optim.AdamConfig(weight_decay=optim.WeightDecayConfig(0.01)).init(),
+    "adamw_amsgrad": lambda: optim.AdamWConfig(weight_decay=0.05, amsgrad=True).init(),
     # the ops of the eager step, their host values (decayed lr, bias corrections) scalar inputs
     "sgd": lambda: optim.SgdConfig().init(),
     "sgd_decay": lambda: optim.SgdConfig(weight_decay=optim.WeightDecayConfig(0.01)).init(),
@@ -102,7 +105,7 @@ OPTIMIZERS = {
     ).init(),
 }
 # Replays that ran the update inside the program, of the 4 after the traced call.
-PROGRAM_UPDATES = dict.fromkeys(OPTIMIZERS, 4) | {"adam_amsgrad": 0}
+PROGRAM_UPDATES = dict.fromkeys(OPTIMIZERS, 4)
 
 MODELS = {
     "mlp": (

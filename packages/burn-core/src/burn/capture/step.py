@@ -648,7 +648,10 @@ class _Builder:
         self._like = param
         return [self._new() for _ in range(n)]
 
-    def call(self, op: str, *args: Any, results: tuple[bool, ...] = (True,)) -> Any:
+    def call(self, op: str, *args: Any, results: tuple[bool, ...] = (True,), boolean: bool = False) -> Any:
+        if boolean:
+            assert self._like is not None
+            return self.call_shaped(op, self._like.shape, *args, dtype=DType.BOOL)
         outs = tuple(self._new() if r else None for r in results)
         self.calls.append(CallIR(op, args, (), outs))
         return outs[0] if len(results) == 1 else outs

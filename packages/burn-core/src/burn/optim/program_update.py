@@ -36,11 +36,11 @@ class UpdateBuilder(Protocol):
     values are opaque handles of the program (the param, the gradient, the state tensors, and
     what `call` returns)."""
 
-    def call(self, op: str, *args: Any, results: tuple[bool, ...] = (True,)) -> Any:
+    def call(self, op: str, *args: Any, results: tuple[bool, ...] = (True,), boolean: bool = False) -> Any:
         """Appends backend op `op` (its tensor operands handles, its other arguments constants
-        or `scalar` handles); returns its result, a handle of the param's shape and dtype, or
-        a tuple with one handle (or None where `results` is False) per result when the op
-        returns several."""
+        or `scalar` handles); returns its result, a handle of the param's shape and dtype (bool
+        with `boolean`: a comparison), or a tuple with one handle (or None where `results` is
+        False) per result when the op returns several."""
         ...
 
     def scalar(self, name: str) -> Any:
