@@ -117,6 +117,8 @@ class Plan:
         fuse: whether to group element-wise chains (when the backend implements the contract).
         donated: ids of inputs whose buffers `run` may hand over to a fused optimizer op
             reading them last (the caller gives them up: `run` empties its `inputs` list).
+        unfused: ids of values whose calls run one op at a time, never in a fused block (a
+            compiled step's optimizer update, see `burn.capture.step`).
 
     Attributes:
         fused_groups: fused blocks in the plan (each one kernel launch per run).
@@ -129,7 +131,8 @@ class Plan:
     """
 
     def __init__(
-        self, program: Program, backend: Backend, fuse: bool = True, donated: frozenset[int] = frozenset()
+        self, program: Program, backend: Backend, fuse: bool = True, donated: frozenset[int] = frozenset(),
+        unfused: frozenset[int] = frozenset(),
     ) -> None:
         self.program = program
         self.backend = backend
@@ -138,7 +141,7 @@ class Plan:
         self.removed = len(program.calls) - len(calls)
         units: list[CallIR | FusedBlock] = list(calls)
         if fuse and supports_fusion(backend):
-            units = self._group(calls, backend)
+            units = self._group(calls, backend, unfused)
         self.fused_groups = sum(isinstance(u, FusedBlock) for u in units)
         self.fused_ops = sum(len(u.ops) for u in units if isinstance(u, FusedBlock))
         self.kernels = 0
@@ -162,7 +165,9 @@ class Plan:
         return kept
 
     @staticmethod
-    def _group(calls: list[CallIR], backend: Backend) -> list[CallIR | FusedBlock]:
+    def _group(
+        calls: list[CallIR], backend: Backend, unfused: frozenset[int] = frozenset()
+    ) -> list[CallIR | FusedBlock]:
         fusable: Any = backend
         ops = frozenset(fusable.fusion_ops()) & ELEMENTWISE.keys()
         dtypes = frozenset(fusable.fusion_dtypes())
@@ -175,6 +180,8 @@ class Plan:
         def as_op(call: CallIR) -> OpIR | None:
             spec = ELEMENTWISE.get(call.op)
             if spec is None or call.op not in ops or call.kwargs or spec.result == "cast":
+                return None
+            if call.outputs and call.outputs[0] is not None and call.outputs[0].id in unfused:
                 return None
             if len(call.args) != spec.arity + spec.nscalars:
                 return None
