@@ -11,7 +11,8 @@ Two workloads on ``autodiff(ndarray)``, float32, Adam:
   cross-entropy over a vocabulary of 1024 (torch: the same architecture, its own init).
 
 Every variant runs one step per round, interleaved, so that a loaded machine's noise falls on all
-of them alike; the table gives each one's median. `kernels` is the compiled step's plan with
+of them alike; the table gives each one's median, of the wall time and of the process's CPU time
+(which a wait for a core on a loaded machine does not inflate). `kernels` is the compiled step's plan with
 per-step timing (`burn.capture.lower.Plan.timings`), summed per round: the time of the backend
 calls alone, without the replay's Python dispatch, and the ratio of that call's whole time to it
 (the dispatch left: signature, state hand-over, wrapping); `gemm` is the part in matrix products.
@@ -259,11 +260,14 @@ def measure(
     per_op: dict[str, float] = defaultdict(float)
     for fn in fns.values():  # warm (numba kernels, allocator)
         fn()
+    cpu: dict[str, list[float]] = defaultdict(list)
     for _ in range(rounds):
         for label, fn in fns.items():
+            c0 = time.process_time()
             t0 = time.perf_counter()
             fn()
             times[label].append(time.perf_counter() - t0)
+            cpu[label].append(time.process_time() - c0)
         # The same compiled step once more with per-step timing: its kernels' time alone.
         plan.timings = []
         t0 = time.perf_counter()
@@ -276,6 +280,9 @@ def measure(
             per_op[op] += t / rounds
         plan.timings = None
     out = {k: statistics.median(v) * 1e3 for k, v in times.items()}
+    # CPU time of the process per step (all its threads): what a loaded machine's waiting for a
+    # core does not inflate, unlike the wall time.
+    out["cpu"] = {k: statistics.median(v) * 1e3 for k, v in cpu.items()}
     out["kernels"] = statistics.median(kernels) * 1e3
     out["gemm"] = statistics.median(gemm) * 1e3
     nan = float("nan")
@@ -363,6 +370,11 @@ def main() -> None:
                 f"{name} [{opt_name}]: compiled {r['compiled']:.1f} ms, burn eager {r['eager']:.1f} ms, "
                 f"torch eager {torch_ms:.1f} ms; compiled/torch {r['compiled'] / torch_ms:.2f}x, "
                 f"compiled/eager {r['compiled'] / r['eager']:.2f}x"
+            )
+            c = r["cpu"]
+            print(
+                f"  cpu time: compiled {c['compiled']:.2f} ms, burn eager {c['eager']:.2f} ms, "
+                f"compiled/eager {c['compiled'] / c['eager']:.2f}x"
             )
             print(
                 f"  kernels {r['kernels']:.1f} ms (the timed step / its kernels "
