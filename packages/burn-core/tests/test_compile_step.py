@@ -442,3 +442,23 @@ def test_grad_scaler_unscales_checks_and_skips_inside_the_program(opt_name: str)
     # after step 4's overflow: two signatures, traced at steps 0 and 3, the rest replayed
     assert (s["traces"], s["fallbacks"]) == (2, 0), s
     assert s["program_updates"] == s["replays"] == 5, s
+
+
+def test_rmsprop_update_inside_the_program_writes_its_averages_in_place() -> None:
+    """``float_rmsprop_step`` gets its dying operands handed over as Adam's op does: burn-ndarray
+    writes the new square average into the old one's buffer, and the params stay eager's bits."""
+    eager_model = compiled_model = _big_mlp()
+    eager_opt = optim.RmsPropConfig(centered=True).init()
+    compiled_opt = optim.RmsPropConfig(centered=True).init()
+    step = burn.compile.step(_mse, compiled_opt)
+    buffers = []
+    for i in range(5):
+        x, y = _x(16, 256), _x(16, 8)
+        _, eager_model = _eager_step(_mse, eager_opt, 0.01, eager_model, x, y)
+        _, compiled_model = step(0.01, compiled_model, x, y)
+        for (path, a), (_, b) in zip(eager_model.named_params(), compiled_model.named_params(), strict=True):
+            _same(_np(b.val()), _np(a.val()), err_msg=f"step {i} param {path}")
+        buffers.append(id(compiled_opt.states[compiled_model.fc1.weight.id]["square_avg"]._p))
+    assert step.stats()["program_updates"] == 4
+    if BACKEND == "ndarray":
+        assert len(set(buffers[1:])) == 1

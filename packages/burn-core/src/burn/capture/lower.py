@@ -53,10 +53,9 @@ _OWNED = 2  # a step calling an ``*_owned`` op with operands handed over
 _HANDOVER = 3  # a step calling a fused optimizer op with its dying operands handed over
 # The fused optimizer updates (`burn.backend.ops.optim`): their tensor operands other than the
 # param may be handed over, the backend then writes the new state (and param) into them.
-HANDOVER_OPS = frozenset({"float_adam_step", "float_sgd_momentum_step"})
-# Calls of these arities are made with each operand a local of the calling frame only (no
+# Each with its arity: the call is made with each operand a local of the calling frame only (no
 # argument tuple), which is what a backend's ownership proof counts (burn_ndarray.runtime.ownership).
-_HANDOVER_ARITY = 8
+HANDOVER_OPS: dict[str, int] = {"float_adam_step": 8, "float_sgd_momentum_step": 8, "float_rmsprop_step": 11}
 
 
 @dataclass(frozen=True)
@@ -281,7 +280,7 @@ class Plan:
                 outs = tuple(None if t is None or t.id not in last and t.id not in out_ids else t.id
                              for t in unit.outputs)
                 args = tuple(_encode(a) for a in unit.args)
-                if unit.op in HANDOVER_OPS and not unit.kwargs and len(args) == _HANDOVER_ARITY:
+                if not unit.kwargs and len(args) == HANDOVER_OPS.get(unit.op):
                     moving = frozenset(
                         payload for tag, payload in args[1:]  # the param (first) is only read
                         if tag == _VALUE and payload in frees[k] and payload not in inputs
@@ -417,6 +416,10 @@ def _call_handing_over(fn: Callable[..., Any], operands: list[Any]) -> Any:
     """``fn(*operands)`` with each operand held by one local of this frame only: `operands` is
     emptied first, and the call is spelled out (an argument tuple would be a second holder), so
     the backend's ownership proof sees the handed-over buffers as its alone."""
+    if len(operands) == 11:  # RMSProp's
+        a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10 = operands
+        operands.clear()
+        return fn(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10)
     a0, a1, a2, a3, a4, a5, a6, a7 = operands
     operands.clear()
     return fn(a0, a1, a2, a3, a4, a5, a6, a7)
