@@ -103,6 +103,10 @@ OPTIMIZERS = {
     "lion_clip_value": lambda: optim.LionConfig(
         gradient_clipping=optim.GradientClippingConfig.value(0.01)
     ).init(),
+    # the global norm's factor on the device: no host read, so inside the program too
+    "adagrad_clip_global": lambda: optim.AdaGradConfig(
+        gradient_clipping=optim.GradientClippingConfig.global_norm(0.05)
+    ).init(),
 }
 # Replays that ran the update inside the program, of the 4 after the traced call.
 PROGRAM_UPDATES = dict.fromkeys(OPTIMIZERS, 4)
@@ -241,8 +245,8 @@ def test_update_inside_the_program_leaves_a_held_record_unchanged() -> None:
         assert not np.array_equal(_np(now[k]["velocity"]), held[k])  # while the state advanced
 
 
-def test_global_norm_clipping_or_a_loaded_record_keeps_the_update_eager_and_equal() -> None:
-    # the global norm is read back to the host (its skip is a host branch): the update stays eager
+def test_global_norm_clipping_inside_and_a_loaded_record_eager_once() -> None:
+    # clipping by the global norm computes its factor on the device: the update stays inside
     clipped = optim.AdamConfig(gradient_clipping=optim.GradientClippingConfig.global_norm(0.5)).init()
     eager_clipped = optim.AdamConfig(gradient_clipping=optim.GradientClippingConfig.global_norm(0.5)).init()
     model = eager_model = _big_mlp()
@@ -251,7 +255,7 @@ def test_global_norm_clipping_or_a_loaded_record_keeps_the_update_eager_and_equa
     for _ in range(3):
         _, model = step(0.01, model, x, y)
         _, eager_model = _eager_step(_mse, eager_clipped, 0.01, eager_model, x, y)
-    assert step.stats()["program_updates"] == 0
+    assert step.stats()["program_updates"] == 2
     _same(_np(model.fc1.weight.val()), _np(eager_model.fc1.weight.val()))
     # a state loaded from a record runs eagerly once (it is made ready for the param), then inside
     opt = optim.AdamConfig().init()

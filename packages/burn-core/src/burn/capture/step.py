@@ -22,13 +22,13 @@ moments into their buffers, and the host values (the learning rate, Adam's step 
 the bias-corrected step size and epsilon, AdaGrad's decayed lr, Adan's bias corrections, decay
 factors) are scalar inputs computed at each call, so a new lr (a scheduler's) or step never
 retraces. The gradients then never leave the program: the backward pass's fresh gradient
-receives the new param. Per-param gradient clipping (by value, by norm) is traced into the
-program from the Tensor API; the last micro-batch of an accumulation group adds its gradients to
-the group's sum (``accumulated=``); a `burn.amp.GradScaler` (``scaler=``) unscales, probes for
-inf/NaN and selects the old params and state on the device when the step must be skipped, the
-verdict read back once after the run for the scaler's ``update()``. The first step (no state
-yet), an optimizer without a program update, clipping by the global norm (a host read), a state
-just loaded from a record or moved to another device run the update as the optimizer's own
+receives the new param. Gradient clipping (by value, by each param's norm, by the global
+norm) is traced into the program from the Tensor API; the last micro-batch of an accumulation
+group adds its gradients to the group's sum (``accumulated=``); a `burn.amp.GradScaler`
+(``scaler=``) unscales, probes for inf/NaN and selects the old params and state on the device
+when the step must be skipped, the verdict read back once after the run for the scaler's
+``update()``. The first step (no state yet), an optimizer without a program update, a state just
+loaded from a record or moved to another device run the update as the optimizer's own
 ``step(lr, model, grads)`` on the replayed gradients instead, the same values
 (`stats()["program_updates"]` counts the replays that updated inside the program).
 
@@ -409,7 +409,7 @@ class CompiledStep(CompiledGrad):
 
     def _program_update(self) -> ProgramUpdate | None:
         opt = self.optimizer
-        if not isinstance(opt, OptimizerAdaptor) or _global_clipping(opt):
+        if not isinstance(opt, OptimizerAdaptor):
             return None
         return opt.optimizer.program_update()
 
@@ -468,14 +468,19 @@ class CompiledStep(CompiledGrad):
         outputs: list[TensorIR] = list(program.outputs[:n_out])
         shapes: list[tuple[tuple[int, ...], Any]] = []
         n_scalars: list[int] = []
+        if clipping is not None:
+            with _NO_AUTOCAST:  # as the eager update clips
+                if clipping.is_global:
+                    clipped = builder.traced(ad.inner, grads, clipping.clip_all, entry.device)
+                else:
+                    clipped = builder.traced(
+                        ad.inner, grads, lambda ts: [clipping.clip(t) for t in ts], entry.device
+                    )
+            if clipped is None:
+                return None
+            grads = clipped
         for path, grad in zip(grad_paths, grads, strict=True):
             param = ir_of[path]
-            if clipping is not None:
-                with _NO_AUTOCAST:  # as the eager update clips
-                    clipped = builder.traced(ad.inner, grad, clipping.clip, entry.device)
-                if clipped is None:
-                    return None
-                grad = clipped
             ins = builder.states(param, len(update.state_keys))
             builder.start(path, param)
             results = emit(builder, param, grad, tuple(ins))
@@ -533,7 +538,7 @@ class CompiledStep(CompiledGrad):
         runs the eager update)."""
         opt = self.optimizer
         if (
-            not isinstance(opt, OptimizerAdaptor) or _global_clipping(opt) or opt._loaded
+            not isinstance(opt, OptimizerAdaptor) or opt._loaded
             or opt._custom_to_device or opt.optimizer.program_update() is None
             or opt.grad_clipping is not upd.clipping
         ):
@@ -678,21 +683,21 @@ class _Builder:
         return s
 
     def traced(
-        self, inner: Backend, grad: TensorIR, fn: Callable[[Tensor], Tensor], device: Any
-    ) -> TensorIR | None:
-        """``fn(grad)`` recorded as calls (the Tensor API's own ops, run on zeros of the
-        gradient's shape: only the calls are kept), or None when it reads a value back to the
-        host: per-param gradient clipping, which has no host values, runs inside the program
-        as the eager step runs it."""
+        self, inner: Backend, grads: list[TensorIR], fn: Callable[[list[Tensor]], list[Tensor]], device: Any
+    ) -> list[TensorIR] | None:
+        """``fn(grads)`` recorded as calls (the Tensor API's own ops, run on zeros of the
+        gradients' shapes: only the calls are kept), or None when it reads a value back to the
+        host: gradient clipping, which has no host values, runs inside the program as the eager
+        step runs it."""
         cap = Capture(inner)
         cap._next = self.next_id
-        zeros = inner.float_zeros(grad.shape, device, grad.dtype)
-        out = fn(wrap(CaptureTensor(zeros, grad), cap, Float))._p
+        ins = [wrap(CaptureTensor(inner.float_zeros(g.shape, device, g.dtype), g), cap, Float) for g in grads]
+        outs = [t._p for t in fn(ins)]
         self.next_id = cap._next
-        if cap.host_reads or not isinstance(out, CaptureTensor):
+        if cap.host_reads or not all(isinstance(o, CaptureTensor) for o in outs):
             return None
         self.calls.extend(cap.calls)
-        return out.ir
+        return [o.ir for o in outs]
 
 
 def _op_emit(update: ProgramUpdate, names: tuple[str, ...]) -> Callable[..., tuple[Any, ...]]:
@@ -707,12 +712,6 @@ def _op_emit(update: ProgramUpdate, names: tuple[str, ...]) -> Callable[..., tup
         return b.call(update.op, operand, grad, *states, *scalars, results=(True,) * (1 + len(states)))  # type: ignore[no-any-return]
 
     return emit
-
-
-def _global_clipping(opt: OptimizerAdaptor) -> bool:
-    """Clipping by the global norm reads the norm back to the host (its skip is a host branch):
-    the update then runs eagerly after the replay."""
-    return opt.grad_clipping is not None and opt.grad_clipping.is_global
 
 
 def _batch_inputs(ad: Any, batch: tuple[Any, ...]) -> list[Any]:

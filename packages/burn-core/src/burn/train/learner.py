@@ -130,9 +130,9 @@ class Learner:
         compile: run each batch's forward and backward pass (`step_fn`, the loss scaling of
             `grad_accumulation` and of the `GradScaler`) through `burn.compile.step`: traced once
             per batch signature, then replayed; the last batch of each accumulation group also
-            runs the update inside the program where the optimizer allows (every built-in one;
-            per-param clipping, the accumulated sum and the scaler's unscale and skip included;
-            clipping by the global norm keeps it eager), with the same values. A step that
+            runs the update inside the program where the optimizer allows (every built-in one
+            but Muon; gradient clipping, the accumulated sum and the scaler's unscale and skip
+            included), with the same values. A step that
             cannot be traced (a host read such as ``loss.item()`` in `step_fn`, batch norm's
             running statistics in training) runs eagerly with one
             `burn.capture.compiler.CompileWarning`. Counts: `compile_stats`.
