@@ -11,7 +11,8 @@ Two workloads on ``autodiff(ndarray)``, float32, Adam:
   cross-entropy over a vocabulary of 1024 (torch: the same architecture, its own init).
 
 Every variant runs one step per round, interleaved, so that a loaded machine's noise falls on all
-of them alike; the table gives each one's median. `kernels` is the compiled step's plan with
+of them alike; the table gives each one's median, of the wall time and of the process's CPU time
+(which a wait for a core on a loaded machine does not inflate). `kernels` is the compiled step's plan with
 per-step timing (`burn.capture.lower.Plan.timings`), summed per round: the time of the backend
 calls alone, without the replay's Python dispatch, and the ratio of that call's whole time to it
 (the dispatch left: signature, state hand-over, wrapping); `gemm` is the part in matrix products.
@@ -48,6 +49,29 @@ def _adam() -> Any:
     from burn import optim
 
     return optim.AdamConfig(beta_1=BETA_1, beta_2=BETA_2, epsilon=EPS).init()
+
+
+def optimizers() -> dict[str, Callable[[], Any]]:
+    """One optimizer per family (`--optimizer`), each with the options that add ops (decay,
+    centering, clipping), whose update `burn.compile.step` runs inside the program."""
+    from burn import optim
+
+    decay = optim.WeightDecayConfig(1e-4)
+    return {
+        "adam": _adam,
+        "adamw_amsgrad": lambda: optim.AdamWConfig(amsgrad=True).init(),
+        "sgd": lambda: optim.SgdConfig(weight_decay=decay).init(),
+        "sgd_nesterov": lambda: optim.SgdConfig(
+            momentum=optim.MomentumConfig(0.9, 0.0, nesterov=True)
+        ).init(),
+        "rmsprop": lambda: optim.RmsPropConfig(centered=True).init(),
+        "adagrad": lambda: optim.AdaGradConfig(lr_decay=0.01, weight_decay=decay).init(),
+        "lion": lambda: optim.LionConfig(weight_decay=0.1).init(),
+        "adan": lambda: optim.AdanConfig(weight_decay=0.02).init(),
+        "adam_clip_norm": lambda: optim.AdamConfig(
+            gradient_clipping=optim.GradientClippingConfig.norm(1.0)
+        ).init(),
+    }
 
 
 def block_workload(torch: Any, batch: int) -> tuple[Any, tuple[Any, ...], Callable[..., Any], Any]:
@@ -195,20 +219,22 @@ def torch_gpt(torch: Any, batch: int, layers: int, ids_np: np.ndarray) -> Callab
     return step
 
 
-def measure(name: str, workload: tuple[Any, ...], torch: Any, rounds: int) -> dict[str, Any]:
+def measure(
+    name: str, workload: tuple[Any, ...], torch: Any, rounds: int, make_opt: Callable[[], Any] = _adam
+) -> dict[str, Any]:
     import burn
     from burn import optim
 
     model, batch, loss_fn, torch_step = workload
     eager_state = [model]
-    eager_opt = _adam()
+    eager_opt = make_opt()
 
     def eager() -> None:
         loss = loss_fn(eager_state[0], *batch)
         grads = optim.GradientsParams.from_grads(loss.backward(), eager_state[0])
         eager_state[0] = eager_opt.step(LR, eager_state[0], grads)
 
-    step = burn.compile.step(loss_fn, _adam())
+    step = burn.compile.step(loss_fn, make_opt())
     compiled_state = [model]
 
     def compiled() -> None:
@@ -222,8 +248,8 @@ def measure(name: str, workload: tuple[Any, ...], torch: Any, rounds: int) -> di
     same = all(
         np.array_equal(a.val().to_data().to_numpy(), b.val().to_data().to_numpy()) for (_, a), (_, b) in pairs
     )
-    entry = next(e for e in step._cache.values() if getattr(e, "update", None) is not None)
-    plan = entry.update.plan
+    entry = next(e for e in step._cache.values() if getattr(e, "updates", None))
+    plan = entry.updates[(False, False)].plan
     fns: dict[str, Callable[[], Any]] = {"compiled": compiled, "eager": eager}
     if torch_step is not None:
         fns["torch"] = torch_step
@@ -234,11 +260,14 @@ def measure(name: str, workload: tuple[Any, ...], torch: Any, rounds: int) -> di
     per_op: dict[str, float] = defaultdict(float)
     for fn in fns.values():  # warm (numba kernels, allocator)
         fn()
+    cpu: dict[str, list[float]] = defaultdict(list)
     for _ in range(rounds):
         for label, fn in fns.items():
+            c0 = time.process_time()
             t0 = time.perf_counter()
             fn()
             times[label].append(time.perf_counter() - t0)
+            cpu[label].append(time.process_time() - c0)
         # The same compiled step once more with per-step timing: its kernels' time alone.
         plan.timings = []
         t0 = time.perf_counter()
@@ -251,6 +280,9 @@ def measure(name: str, workload: tuple[Any, ...], torch: Any, rounds: int) -> di
             per_op[op] += t / rounds
         plan.timings = None
     out = {k: statistics.median(v) * 1e3 for k, v in times.items()}
+    # CPU time of the process per step (all its threads): what a loaded machine's waiting for a
+    # core does not inflate, unlike the wall time.
+    out["cpu"] = {k: statistics.median(v) * 1e3 for k, v in cpu.items()}
     out["kernels"] = statistics.median(kernels) * 1e3
     out["gemm"] = statistics.median(gemm) * 1e3
     nan = float("nan")
@@ -300,7 +332,15 @@ def main() -> None:
     parser.add_argument("--layers", type=int, default=2, help="GPT-style blocks")
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--only", choices=("block", "gpt", "mlp"), default=None)
+    parser.add_argument(
+        "--optimizer", default="adam",
+        help=f"comma-separated, of {', '.join(optimizers())} (torch's step only with adam)",
+    )
     args = parser.parse_args()
+    names = args.optimizer.split(",")
+    unknown = [n for n in names if n not in optimizers()]
+    if unknown:
+        parser.error(f"unknown optimizer(s) {unknown}; known: {', '.join(optimizers())}")
 
     import burn
 
@@ -320,23 +360,33 @@ def main() -> None:
     for name, build in work.items():
         if args.only != name and (args.only is not None or name == "mlp"):
             continue
-        r = measure(name, build(), torch, args.rounds)
-        torch_ms = r.get("torch", float("nan"))
-        print(
-            f"{name}: compiled {r['compiled']:.1f} ms, burn eager {r['eager']:.1f} ms, torch eager "
-            f"{torch_ms:.1f} ms; compiled/torch {r['compiled'] / torch_ms:.2f}x, compiled/eager "
-            f"{r['compiled'] / r['eager']:.2f}x"
-        )
-        print(
-            f"  kernels {r['kernels']:.1f} ms (the timed step / its kernels {r['dispatch_ratio']:.3f}x), "
-            f"of which gemm {r['gemm']:.1f} ms; burn gemm / torch step {r['gemm'] / torch_ms:.2f}x; "
-            f"the same gemm shapes alone: burn {r['gemm_burn']:.1f} ms, torch {r['gemm_torch']:.1f} ms"
-        )
-        top = ", ".join(f"{op} {ms * 1e3:.1f}" for op, ms in r["top"])
-        print(
-            f"  {r['steps']} steps, {r['fused_groups']} fused groups, update in program: "
-            f"{r['program_updates']} replays; equal to eager bitwise: {r['same']}; top ops (ms): {top}"
-        )
+        for opt_name in names:
+            workload = build()
+            if opt_name != "adam":  # torch's step is Adam's
+                workload = (*workload[:3], None)
+            r = measure(name, workload, torch, args.rounds, optimizers()[opt_name])
+            torch_ms = r.get("torch", float("nan"))
+            print(
+                f"{name} [{opt_name}]: compiled {r['compiled']:.1f} ms, burn eager {r['eager']:.1f} ms, "
+                f"torch eager {torch_ms:.1f} ms; compiled/torch {r['compiled'] / torch_ms:.2f}x, "
+                f"compiled/eager {r['compiled'] / r['eager']:.2f}x"
+            )
+            c = r["cpu"]
+            print(
+                f"  cpu time: compiled {c['compiled']:.2f} ms, burn eager {c['eager']:.2f} ms, "
+                f"compiled/eager {c['compiled'] / c['eager']:.2f}x"
+            )
+            print(
+                f"  kernels {r['kernels']:.1f} ms (the timed step / its kernels "
+                f"{r['dispatch_ratio']:.3f}x), "
+                f"of which gemm {r['gemm']:.1f} ms; burn gemm / torch step {r['gemm'] / torch_ms:.2f}x; "
+                f"the same gemm shapes alone: burn {r['gemm_burn']:.1f} ms, torch {r['gemm_torch']:.1f} ms"
+            )
+            top = ", ".join(f"{op} {ms * 1e3:.1f}" for op, ms in r["top"])
+            print(
+                f"  {r['steps']} steps, {r['fused_groups']} fused groups, update in program: "
+                f"{r['program_updates']} replays; equal to eager bitwise: {r['same']}; top ops (ms): {top}"
+            )
     print(f"load after {os.getloadavg()[0]:.1f}")
 
 

@@ -146,9 +146,11 @@ def test_compiled_learner_trains_bitwise_like_eager(
     traces = 2 if extra.get("grad_accumulation") else 1
     assert stats["traces"] == traces and stats["replays"] == 9 - traces, stats
     assert stats["warmups"] == 1 and stats["fallbacks"] == 0 and stats["fallback_reasons"] == {}
-    # One batch per step without clipping: every replay updated inside the program; clipping and
-    # accumulation keep the update in the loop.
-    inside = 9 - traces if not options else 0
+    # One batch per step: every replay updated inside the program, per-param clipping included.
+    # Groups of 3 (3 + 2 batches per epoch): the groups' last batches update inside the program
+    # (adding the earlier batches' sum), but for the first group's (the eager step makes the
+    # state) and the trace's: epoch 1's second group and both of epoch 2's.
+    inside = 9 - traces if "grad_accumulation" not in extra else 3
     assert stats["program_updates"] == inside, stats
 
 
@@ -196,17 +198,28 @@ def test_a_step_reading_the_loss_on_the_host_runs_eagerly() -> None:
     assert stats is not None and stats["fallbacks"] == 4 and stats["replays"] == 0
 
 
+@pytest.mark.parametrize("every", [1, 2])
 @pytest.mark.parametrize("precision", ["16-mixed", "bf16-mixed"])
-def test_compiled_learner_with_mixed_precision_trains_like_eager(precision: str) -> None:
+def test_compiled_learner_with_mixed_precision_trains_like_eager(precision: str, every: int) -> None:
     """The steps run inside autocast (part of the signature); with "16-mixed" the loss scale is
     an argument of the compiled step, so each batch is scaled by the scaler's current value, as
-    in the eager loop."""
+    in the eager loop; with accumulation the scaler unscales the group's sum in the program."""
     opt = optim.AdamConfig().init
-    compiled, got = _fit(_mlp, (6,), opt(), True, precision=precision)
-    _, want = _fit(_mlp, (6,), opt(), False, precision=precision)
+    compiled, got = _fit(_mlp, (6,), opt(), True, precision=precision, grad_accumulation=every)
+    eager, want = _fit(_mlp, (6,), opt(), False, precision=precision, grad_accumulation=every)
     _assert_same(got.model, want.model)
+    if compiled.grad_scaler is not None:  # the same verdicts, read once per step from the probe
+        assert eager.grad_scaler is not None
+        assert compiled.grad_scaler.to_record() == eager.grad_scaler.to_record()
     stats = compiled.compile_stats()
     assert stats is not None and stats["replays"] >= 1
+    # the float32 update runs inside the program; with "16-mixed" the scaler's unscale, check
+    # and skip too; with groups of 2 (2 + 2 + 1 batches per epoch) at the 6 groups' last batches
+    # but for two traced ones (the first makes the state; the 1-batch group is a new signature)
+    if every == 1:
+        assert stats["program_updates"] == stats["replays"], stats
+    else:
+        assert stats["program_updates"] == 4, stats
 
 
 def test_compile_must_be_a_bool() -> None:

@@ -77,11 +77,39 @@ OPTIMIZERS = {
     "adam": lambda: optim.AdamConfig().init(),
     # the decoupled decay's factor 1 - lr * wd, a scalar input like the lr
     "adamw": lambda: optim.AdamWConfig(weight_decay=0.05).init(),
-    # no fused op describes AMSGrad's running maximum: its update stays eager after the replay
+    # AMSGrad's running maximum and the coupled weight decay: the eager step's ops around or
+    # instead of the fused op
     "adam_amsgrad": lambda: optim.AdamConfig(amsgrad=True).init(),
+    "adam_coupled_decay": lambda: optim.AdamConfig(weight_decay=optim.WeightDecayConfig(0.01)).init(),
+    "adamw_amsgrad": lambda: optim.AdamWConfig(weight_decay=0.05, amsgrad=True).init(),
+    # the ops of the eager step, their host values (decayed lr, bias corrections) scalar inputs
+    "sgd": lambda: optim.SgdConfig().init(),
+    "sgd_decay": lambda: optim.SgdConfig(weight_decay=optim.WeightDecayConfig(0.01)).init(),
+    "sgd_nesterov": lambda: optim.SgdConfig(
+        momentum=optim.MomentumConfig(0.9, 0.0, nesterov=True), weight_decay=optim.WeightDecayConfig(0.01)
+    ).init(),
+    "rmsprop": lambda: optim.RmsPropConfig().init(),
+    "rmsprop_centered": lambda: optim.RmsPropConfig(
+        centered=True, weight_decay=optim.WeightDecayConfig(0.01)
+    ).init(),
+    "adagrad": lambda: optim.AdaGradConfig(lr_decay=0.1, weight_decay=optim.WeightDecayConfig(0.01)).init(),
+    "lion": lambda: optim.LionConfig(weight_decay=0.1).init(),
+    "adan": lambda: optim.AdanConfig(weight_decay=0.02).init(),
+    "adan_no_prox": lambda: optim.AdanConfig(weight_decay=0.02, no_prox=True).init(),
+    # per-param clipping is traced into the program (the Tensor API's ops on the gradient)
+    "adam_clip_norm": lambda: optim.AdamConfig(
+        gradient_clipping=optim.GradientClippingConfig.norm(0.05)
+    ).init(),
+    "lion_clip_value": lambda: optim.LionConfig(
+        gradient_clipping=optim.GradientClippingConfig.value(0.01)
+    ).init(),
+    # the global norm's factor on the device: no host read, so inside the program too
+    "adagrad_clip_global": lambda: optim.AdaGradConfig(
+        gradient_clipping=optim.GradientClippingConfig.global_norm(0.05)
+    ).init(),
 }
 # Replays that ran the update inside the program, of the 4 after the traced call.
-PROGRAM_UPDATES = {"sgd_momentum": 4, "adam": 4, "adamw": 4, "adam_amsgrad": 0}
+PROGRAM_UPDATES = dict.fromkeys(OPTIMIZERS, 4)
 
 MODELS = {
     "mlp": (
@@ -151,9 +179,9 @@ def test_update_inside_the_program_reads_lr_and_step_as_inputs_and_updates_momen
         # the replays wrote the new first moment into the old one's buffer
         assert len(set(buffers[1:])) == 1
     entry = next(e for e in step._cache.values() if hasattr(e, "plan"))
-    text = str(entry.update.plan.program)
+    text = str(entry.updates[(False, False)].plan.program)
     assert "float_adam_step" in text and "s0:" in text  # the step size is a scalar input
-    assert entry.update.plan.program.calls[-1].op == "float_adam_step"
+    assert entry.updates[(False, False)].plan.program.calls[-1].op == "float_adam_step"
 
 
 class CausalLm(Module):
@@ -217,16 +245,17 @@ def test_update_inside_the_program_leaves_a_held_record_unchanged() -> None:
         assert not np.array_equal(_np(now[k]["velocity"]), held[k])  # while the state advanced
 
 
-def test_clipping_or_a_loaded_record_keeps_the_update_eager_and_equal() -> None:
-    clipped = optim.AdamConfig(gradient_clipping=optim.GradientClippingConfig.norm(0.5)).init()
-    eager_clipped = optim.AdamConfig(gradient_clipping=optim.GradientClippingConfig.norm(0.5)).init()
+def test_global_norm_clipping_inside_and_a_loaded_record_eager_once() -> None:
+    # clipping by the global norm computes its factor on the device: the update stays inside
+    clipped = optim.AdamConfig(gradient_clipping=optim.GradientClippingConfig.global_norm(0.5)).init()
+    eager_clipped = optim.AdamConfig(gradient_clipping=optim.GradientClippingConfig.global_norm(0.5)).init()
     model = eager_model = _big_mlp()
     step = burn.compile.step(_mse, clipped)
     x, y = _x(16, 256), _x(16, 8)
     for _ in range(3):
         _, model = step(0.01, model, x, y)
         _, eager_model = _eager_step(_mse, eager_clipped, 0.01, eager_model, x, y)
-    assert step.stats()["program_updates"] == 0
+    assert step.stats()["program_updates"] == 2
     _same(_np(model.fc1.weight.val()), _np(eager_model.fc1.weight.val()))
     # a state loaded from a record runs eagerly once (it is made ready for the param), then inside
     opt = optim.AdamConfig().init()
@@ -318,3 +347,122 @@ def test_step_replacing_batch_norm_statistics_runs_eagerly_and_updates_them() ->
     for (path, a), (_, b) in zip(eager_model.named_params(), model.named_params(), strict=True):
         _same(_np(b.val()), _np(a.val()), err_msg=path)
     assert step.stats()["fallbacks"] == 1 and step.stats()["replays"] == 0
+
+
+@pytest.mark.parametrize("opt_name", ["adagrad", "lion", "adan", "sgd_decay", "rmsprop_centered"])
+def test_a_scheduler_changing_the_lr_never_retraces(opt_name: str) -> None:
+    """The lr a scheduler gives at each step, and what the update derives from it and the step
+    count (AdaGrad's decayed lr, Adan's bias corrections, the decay factors), are scalar inputs
+    of the program: five steps, one trace, and the same params as the eager run."""
+    from burn.optim.lr_scheduler import CosineAnnealingLrSchedulerConfig
+
+    eager_model = compiled_model = MODELS["mlp"][0]()
+    eager_opt, compiled_opt = OPTIMIZERS[opt_name](), OPTIMIZERS[opt_name]()
+    eager_lrs, compiled_lrs = (CosineAnnealingLrSchedulerConfig(0.05, 4).init() for _ in range(2))
+    step = burn.compile.step(_mse, compiled_opt)
+    seen = set()
+    for _ in range(6):
+        x, y = _x(8, 16), _x(8, 4)
+        lr = compiled_lrs.step()
+        seen.add(lr)
+        _, eager_model = _eager_step(_mse, eager_opt, eager_lrs.step(), eager_model, x, y)
+        _, compiled_model = step(lr, compiled_model, x, y)
+    assert len(seen) >= 5  # the lr did change at every step
+    for (path, a), (_, b) in zip(eager_model.named_params(), compiled_model.named_params(), strict=True):
+        _same(_np(b.val()), _np(a.val()), err_msg=f"param {path}")
+    s = step.stats()
+    assert (s["traces"], s["replays"], s["recompiles"], s["program_updates"]) == (1, 5, 0, 5)
+
+
+@pytest.mark.parametrize("opt_name", ["adam", "adan", "sgd_momentum", "adam_clip_norm"])
+def test_gradient_accumulation_updates_inside_the_program(opt_name: str) -> None:
+    """The last micro-batch of a group adds its gradients to the earlier ones' sum inside the
+    program (``accumulated + grad``, `GradientsAccumulator`'s op) before the update."""
+    eager_model = compiled_model = MODELS["mlp"][0]()
+    eager_opt, compiled_opt = OPTIMIZERS[opt_name](), OPTIMIZERS[opt_name]()
+    step = burn.compile.step(_mse, compiled_opt)
+    for group in range(3):
+        batches = [(_x(8, 16), _x(8, 4)) for _ in range(3)]
+        lr = 0.02 / (group + 1)
+        eager_acc, compiled_acc = optim.GradientsAccumulator(), optim.GradientsAccumulator()
+        for k, (x, y) in enumerate(batches):
+            loss = _mse(eager_model, x, y)
+            eager_acc.accumulate(optim.GradientsParams.from_grads(loss.backward(), eager_model))
+            if k < 2:
+                _, grads = step.grads(compiled_model, x, y)
+                compiled_acc.accumulate(grads)
+            else:
+                _, compiled_model = step(lr, compiled_model, x, y, accumulated=compiled_acc.grads())
+        eager_model = eager_opt.step(lr, eager_model, eager_acc.grads())
+        for (path, a), (_, b) in zip(eager_model.named_params(), compiled_model.named_params(), strict=True):
+            _same(_np(b.val()), _np(a.val()), err_msg=f"group {group} param {path}")
+    s = step.stats()
+    assert (s["traces"], s["fallbacks"]) == (1, 0)
+    # the first group's update made the state (eager); the stateless or later ones run inside
+    assert s["program_updates"] == 2
+
+
+@pytest.mark.filterwarnings("ignore:invalid value encountered:RuntimeWarning")  # the inf batch
+@pytest.mark.parametrize("opt_name", ["adam", "lion", "rmsprop"])
+def test_grad_scaler_unscales_checks_and_skips_inside_the_program(opt_name: str) -> None:
+    """With ``scaler=``, the program unscales, probes for inf/NaN and keeps the old params and
+    state where the probe is NaN: a batch with an inf skips the step (and the scale halves, as
+    in the eager loop), one host read per step for the scaler's verdict."""
+    eager_model = compiled_model = MODELS["mlp"][0]()
+    eager_opt, compiled_opt = OPTIMIZERS[opt_name](), OPTIMIZERS[opt_name]()
+    eager_scaler = burn.amp.GradScaler(init_scale=2.0**10, growth_interval=3)
+    compiled_scaler = burn.amp.GradScaler(init_scale=2.0**10, growth_interval=3)
+
+    def scaled(m: Module, x: Tensor, y: Tensor, scale: float) -> Tensor:
+        return _mse(m, x, y) * scale
+
+    step = burn.compile.step(scaled, compiled_opt)
+    for i in range(7):
+        xs = RNG.normal(size=(8, 16)).astype(np.float32)
+        if i == 4:
+            xs[0, 0] = np.inf  # this step's gradients overflow: skipped, the scale halves
+        x, y = Tensor.from_data(xs, DEV), _x(8, 4)
+        lr = 0.01 / (i + 1)
+        loss = scaled(eager_model, x, y, eager_scaler.get_scale())
+        grads = optim.GradientsParams.from_grads(loss.backward(), eager_model)
+        eager_model = eager_scaler.step(eager_opt, eager_model, grads, lr)
+        eager_scaler.update()
+        scale = compiled_scaler.get_scale()
+        _, compiled_model = step(lr, compiled_model, x, y, scale, scaler=compiled_scaler)
+        assert compiled_scaler.found_inf == (i == 4)
+        compiled_scaler.update()
+        assert compiled_scaler.to_record() == eager_scaler.to_record()
+        for (path, a), (_, b) in zip(eager_model.named_params(), compiled_model.named_params(), strict=True):
+            _same(_np(b.val()), _np(a.val()), err_msg=f"step {i} param {path}")
+    for key, state in eager_opt.to_record().items():
+        for name, value in state.items():
+            other = compiled_opt.to_record()[key][name]
+            if isinstance(value, Tensor):
+                _same(_np(other), _np(value))
+            else:
+                assert other == value  # the skipped step did not count (Adam's time)
+    s = step.stats()
+    # the scale (an argument) is 2**10 at steps 0-2, grows to 2**11 for steps 3-4 and halves back
+    # after step 4's overflow: two signatures, traced at steps 0 and 3, the rest replayed
+    assert (s["traces"], s["fallbacks"]) == (2, 0), s
+    assert s["program_updates"] == s["replays"] == 5, s
+
+
+def test_rmsprop_update_inside_the_program_writes_its_averages_in_place() -> None:
+    """``float_rmsprop_step`` gets its dying operands handed over as Adam's op does: burn-ndarray
+    writes the new square average into the old one's buffer, and the params stay eager's bits."""
+    eager_model = compiled_model = _big_mlp()
+    eager_opt = optim.RmsPropConfig(centered=True).init()
+    compiled_opt = optim.RmsPropConfig(centered=True).init()
+    step = burn.compile.step(_mse, compiled_opt)
+    buffers = []
+    for i in range(5):
+        x, y = _x(16, 256), _x(16, 8)
+        _, eager_model = _eager_step(_mse, eager_opt, 0.01, eager_model, x, y)
+        _, compiled_model = step(0.01, compiled_model, x, y)
+        for (path, a), (_, b) in zip(eager_model.named_params(), compiled_model.named_params(), strict=True):
+            _same(_np(b.val()), _np(a.val()), err_msg=f"step {i} param {path}")
+        buffers.append(id(compiled_opt.states[compiled_model.fc1.weight.id]["square_avg"]._p))
+    assert step.stats()["program_updates"] == 4
+    if BACKEND == "ndarray":
+        assert len(set(buffers[1:])) == 1

@@ -120,7 +120,18 @@ class GradScaler:
             grads.register(param_id, unscaled)
             zeros = (unscaled * 0.0).sum()
             probe = zeros if probe is None else probe + zeros.cast(probe.dtype)
-        self._found_inf = probe is not None and not math.isfinite(float(probe.item()))
+        if probe is None:
+            self._found_inf = False
+            return True
+        return self.check_probe(probe)
+
+    def check_probe(self, probe: Tensor) -> bool:
+        """Records this step's verdict from `probe`, the sum of ``(g * 0).sum()`` over the
+        unscaled gradients (0, or NaN when one is inf or NaN): its one read back to the host.
+        `unscale` calls it; so does a compiled step (`burn.compile.step` with ``scaler=``),
+        whose program unscales, probes and skips the update on the device. Returns whether
+        every gradient was finite."""
+        self._found_inf = not math.isfinite(float(probe.item()))
         return not self._found_inf
 
     def step(self, optimizer: Optimizer, module: M, grads: GradientsParams, lr: float) -> M:

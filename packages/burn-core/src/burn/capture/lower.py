@@ -53,10 +53,9 @@ _OWNED = 2  # a step calling an ``*_owned`` op with operands handed over
 _HANDOVER = 3  # a step calling a fused optimizer op with its dying operands handed over
 # The fused optimizer updates (`burn.backend.ops.optim`): their tensor operands other than the
 # param may be handed over, the backend then writes the new state (and param) into them.
-HANDOVER_OPS = frozenset({"float_adam_step", "float_sgd_momentum_step"})
-# Calls of these arities are made with each operand a local of the calling frame only (no
+# Each with its arity: the call is made with each operand a local of the calling frame only (no
 # argument tuple), which is what a backend's ownership proof counts (burn_ndarray.runtime.ownership).
-_HANDOVER_ARITY = 8
+HANDOVER_OPS: dict[str, int] = {"float_adam_step": 8, "float_sgd_momentum_step": 8, "float_rmsprop_step": 11}
 
 
 @dataclass(frozen=True)
@@ -117,6 +116,8 @@ class Plan:
         fuse: whether to group element-wise chains (when the backend implements the contract).
         donated: ids of inputs whose buffers `run` may hand over to a fused optimizer op
             reading them last (the caller gives them up: `run` empties its `inputs` list).
+        unfused: ids of values whose calls run one op at a time, never in a fused block (a
+            compiled step's optimizer update, see `burn.capture.step`).
 
     Attributes:
         fused_groups: fused blocks in the plan (each one kernel launch per run).
@@ -129,7 +130,8 @@ class Plan:
     """
 
     def __init__(
-        self, program: Program, backend: Backend, fuse: bool = True, donated: frozenset[int] = frozenset()
+        self, program: Program, backend: Backend, fuse: bool = True, donated: frozenset[int] = frozenset(),
+        unfused: frozenset[int] = frozenset(),
     ) -> None:
         self.program = program
         self.backend = backend
@@ -138,7 +140,7 @@ class Plan:
         self.removed = len(program.calls) - len(calls)
         units: list[CallIR | FusedBlock] = list(calls)
         if fuse and supports_fusion(backend):
-            units = self._group(calls, backend)
+            units = self._group(calls, backend, unfused)
         self.fused_groups = sum(isinstance(u, FusedBlock) for u in units)
         self.fused_ops = sum(len(u.ops) for u in units if isinstance(u, FusedBlock))
         self.kernels = 0
@@ -162,7 +164,9 @@ class Plan:
         return kept
 
     @staticmethod
-    def _group(calls: list[CallIR], backend: Backend) -> list[CallIR | FusedBlock]:
+    def _group(
+        calls: list[CallIR], backend: Backend, unfused: frozenset[int] = frozenset()
+    ) -> list[CallIR | FusedBlock]:
         fusable: Any = backend
         ops = frozenset(fusable.fusion_ops()) & ELEMENTWISE.keys()
         dtypes = frozenset(fusable.fusion_dtypes())
@@ -175,6 +179,8 @@ class Plan:
         def as_op(call: CallIR) -> OpIR | None:
             spec = ELEMENTWISE.get(call.op)
             if spec is None or call.op not in ops or call.kwargs or spec.result == "cast":
+                return None
+            if call.outputs and call.outputs[0] is not None and call.outputs[0].id in unfused:
                 return None
             if len(call.args) != spec.arity + spec.nscalars:
                 return None
@@ -274,7 +280,7 @@ class Plan:
                 outs = tuple(None if t is None or t.id not in last and t.id not in out_ids else t.id
                              for t in unit.outputs)
                 args = tuple(_encode(a) for a in unit.args)
-                if unit.op in HANDOVER_OPS and not unit.kwargs and len(args) == _HANDOVER_ARITY:
+                if not unit.kwargs and len(args) == HANDOVER_OPS.get(unit.op):
                     moving = frozenset(
                         payload for tag, payload in args[1:]  # the param (first) is only read
                         if tag == _VALUE and payload in frees[k] and payload not in inputs
@@ -410,6 +416,10 @@ def _call_handing_over(fn: Callable[..., Any], operands: list[Any]) -> Any:
     """``fn(*operands)`` with each operand held by one local of this frame only: `operands` is
     emptied first, and the call is spelled out (an argument tuple would be a second holder), so
     the backend's ownership proof sees the handed-over buffers as its alone."""
+    if len(operands) == 11:  # RMSProp's
+        a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10 = operands
+        operands.clear()
+        return fn(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10)
     a0, a1, a2, a3, a4, a5, a6, a7 = operands
     operands.clear()
     return fn(a0, a1, a2, a3, a4, a5, a6, a7)

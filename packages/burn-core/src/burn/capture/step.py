@@ -12,18 +12,25 @@ plan (fused, dead code removed) with no autodiff graph at all. That much is `Com
 (`burn.compile.grad`); `CompiledStep` (what `burn.train.Learner(compile=True)` runs) adds the
 optimizer update.
 
-The optimizer update runs inside the replayed program when the optimizer describes it as one
-fused backend op (`burn.optim.SimpleOptimizer.program_update`: Adam's and AdamW's
+The optimizer update runs inside the replayed program when the optimizer describes it
+(`burn.optim.SimpleOptimizer.program_update`): as one fused backend op (Adam's and AdamW's
 ``float_adam_step``, the latter after its decay's ``float_mul_scalar``, SGD with momentum's
-``float_sgd_momentum_step``): each param's state tensors (Adam's moments) are
-program inputs the replay takes out of the optimizer and hands over, so the op writes the new
-moments into their buffers, and its host values (the learning rate, Adam's step count folded into
-the bias-corrected step size and epsilon) are scalar inputs computed at each call, so a new lr or
-step never retraces. The gradients then never leave the program: the backward pass's fresh
-gradient receives the new param. The first step (no state yet), an optimizer without such an op,
-gradient clipping, a state just loaded from a record or moved to another device run the update
-as the optimizer's own ``step(lr, model, grads)`` on the replayed gradients instead, the same
-values (`stats()["program_updates"]` counts the replays that updated inside the program).
+``float_sgd_momentum_step``, RMSProp's ``float_rmsprop_step``) or as the eager step's own op
+sequence (AdaGrad, Lion, Adan, plain SGD). Each param's state tensors (Adam's moments) are
+program inputs the replay takes out of the optimizer and hands over, so a fused op writes the new
+moments into their buffers, and the host values (the learning rate, Adam's step count folded into
+the bias-corrected step size and epsilon, AdaGrad's decayed lr, Adan's bias corrections, decay
+factors) are scalar inputs computed at each call, so a new lr (a scheduler's) or step never
+retraces. The gradients then never leave the program: the backward pass's fresh gradient
+receives the new param. Gradient clipping (by value, by each param's norm, by the global
+norm) is traced into the program from the Tensor API; the last micro-batch of an accumulation
+group adds its gradients to the group's sum (``accumulated=``); a `burn.amp.GradScaler`
+(``scaler=``) unscales, probes for inf/NaN and selects the old params and state on the device
+when the step must be skipped, the verdict read back once after the run for the scaler's
+``update()``. The first step (no state yet), an optimizer without a program update, a state just
+loaded from a record or moved to another device run the update as the optimizer's own
+``step(lr, model, grads)`` on the replayed gradients instead, the same values
+(`stats()["program_updates"]` counts the replays that updated inside the program).
 
 Example:
     >>> import burn
@@ -46,6 +53,7 @@ import sys
 from collections.abc import Callable, Hashable
 from typing import Any
 
+from burn.amp.grad_scaler import GradScaler
 from burn.backend.base import Backend
 from burn.backend.ir import CallIR, Program, TensorIR
 from burn.capture.backend import Capture, CaptureTensor
@@ -65,26 +73,34 @@ from burn.capture.lower import Plan, ScalarInput
 from burn.capture.trace import _kind, _map_tensors, _params_read, flatten_tensors
 from burn.errors import BackendMismatchError
 from burn.foundations import ownership as _ownership
+from burn.foundations.dtype import DType
 from burn.foundations.kind import Float
 from burn.module.base import Module
 from burn.module.param import Param, ParamId
 from burn.optim.base import Optimizer, OptimizerAdaptor, _from_inner
-from burn.optim.grads import GradientsParams
+from burn.optim.grads import GradientsAccumulator, GradientsParams
 from burn.optim.program_update import ProgramUpdate
 from burn.tensor._base import wrap
-from burn.tensor.autocast import current_dtype
+from burn.tensor.autocast import AutocastContext, current_dtype
 from burn.tensor.tensor import Tensor
 
 __all__ = ["CompiledGrad", "CompiledStep"]
 
 _rc = sys.getrefcount
+# An autocast region switched off (reentrant: it holds no state of its own).
+_NO_AUTOCAST = AutocastContext(enabled=False)
+
+
+# Every param's (path, value) by value id, each gradient's param path, the gradients' values,
+# the autodiff backend.
+_Source = tuple[dict[int, tuple[str, TensorIR]], tuple[str, ...], tuple[TensorIR, ...], Any]
 
 
 class _StepEntry:
     """A traced signature: its plan, how to rebuild the function's result from the outputs, and
     the param each gradient output belongs to."""
 
-    __slots__ = ("plan", "paths", "template", "kinds", "grad_ids", "device", "update")
+    __slots__ = ("plan", "paths", "template", "kinds", "grad_ids", "device", "source", "updates")
 
     def __init__(
         self, plan: Plan, paths: frozenset[str], template: Any, kinds: tuple[Any, ...],
@@ -96,24 +112,33 @@ class _StepEntry:
         self.kinds = kinds
         self.grad_ids = grad_ids
         self.device = device
-        self.update: _UpdateEntry | None = None
+        # What an update plan is built from (set by the trace).
+        self.source: _Source | None = None
+        # The update plans built so far, by variant (accumulated gradients given, a grad scaler).
+        self.updates: dict[tuple[bool, bool], _UpdateEntry | None] = {}
 
 
 class _UpdateEntry:
     """The plan of a traced signature with the optimizer update inside: its outputs are the
     function's result tensors, then per updated param its new value and new state tensors."""
 
-    __slots__ = ("plan", "paths", "grad_paths", "update", "shapes")
+    __slots__ = ("plan", "paths", "grad_paths", "update", "shapes", "n_scalars", "clipping", "scaled")
 
     def __init__(
         self, plan: Plan, paths: frozenset[str], grad_paths: tuple[str, ...], update: ProgramUpdate,
-        shapes: tuple[tuple[tuple[int, ...], Any], ...],
+        shapes: tuple[tuple[tuple[int, ...], Any], ...], n_scalars: tuple[int, ...], clipping: Any,
+        scaled: bool,
     ) -> None:
         self.plan = plan
         self.paths = paths
         self.grad_paths = grad_paths  # in `grad_ids` order
         self.update = update
         self.shapes = shapes  # each updated param's shape and dtype
+        self.n_scalars = n_scalars  # each param's scalar inputs, for a check at each replay
+        self.clipping = clipping  # the per-param gradient clipping traced into the program
+        # With a grad scaler: scalar input 0 is the inverse scale, the last output the probe
+        # (0, or NaN when a gradient is inf or NaN) and the update is selected on the device.
+        self.scaled = scaled
 
 
 class CompiledGrad(CompiledFunction):
@@ -274,19 +299,12 @@ class CompiledGrad(CompiledFunction):
             )
             paths = frozenset(param_ir[i][0] for i in read)
             entry = _StepEntry(Plan(program, ad.inner), paths, template, kinds, grad_ids, real_outs[0].device)
-            entry.update = self._update_entry(program, param_ir, traced_model, grad_ids, grad_ps, ad)
+            path_of = {p.id: path for path, p in traced_model.named_params()}
+            entry.source = (param_ir, tuple(path_of[i] for i in grad_ids), tuple(g.ir for g in grad_ps), ad)
             self._cache[key] = entry
         return _map_tensors(template, lambda s: real_outs[s.index], _Slot), real
 
     # -- replay ---------------------------------------------------------------------------------
-    def _update_entry(
-        self, program: Program, param_ir: dict[int, tuple[str, TensorIR]], traced_model: Module,
-        grad_ids: tuple[ParamId, ...], grad_ps: list[CaptureTensor], ad: Any,
-    ) -> _UpdateEntry | None:
-        """The program with the optimizer update appended (see the module docstring), or None
-        when there is no optimizer (`burn.compile.grad`) or its update is not one fused op."""
-        return None
-
     def _replay_step(
         self, entry: _StepEntry, model: Module, batch: tuple[Any, ...]
     ) -> tuple[Any, GradientsParams]:
@@ -324,24 +342,64 @@ class CompiledStep(CompiledGrad):
         super().__init__(loss_fn, name, max_recompiles)
         self.optimizer = optimizer
 
-    def __call__(self, lr: float, model: Module, *batch: Any) -> tuple[Tensor, Module]:  # type: ignore[override]
+    def __call__(  # type: ignore[override]
+        self, lr: float, model: Module, *batch: Any, accumulated: GradientsParams | None = None,
+        scaler: GradScaler | None = None,
+    ) -> tuple[Tensor, Module]:
+        """One step; see the class docstring.
+
+        Args:
+            lr: this step's learning rate.
+            model: the model (on an autodiff backend).
+            *batch: the loss function's other arguments.
+            accumulated: the summed gradients of the earlier micro-batches of a gradient
+                accumulation group (`burn.optim.GradientsAccumulator.grads()`): this batch's
+                gradients are added to them (``accumulated + grad``, the accumulator's op) and
+                the update applies the sum.
+            scaler: a `burn.amp.GradScaler` whose scale the loss function applied: the gradients
+                are unscaled and checked inside the program, the update kept only when they are
+                finite (a device select), and the verdict read back once (its one scalar read
+                per step) for the scaler's ``update()``, which the caller runs as after
+                ``scaler.step``.
+        """
         if not isinstance(model, Module):
             raise TypeError(
                 f"{self.name}: a compiled step is called as step(lr, model, *batch), got a "
                 f"{type(model).__name__} where the model goes"
             )
+        if scaler is not None and not scaler.enabled:
+            scaler = None
         found = self._lookup(model, batch)
         if not isinstance(found, _StepEntry):
             loss, grads = found
-            return loss, self.optimizer.step(lr, model, grads)
+            return loss, self._eager_update(lr, model, grads, accumulated, scaler)
         self._counts["replays"] += 1
-        if found.update is not None:
-            stepped = self._replay_update(found, found.update, lr, model, batch)
+        upd = self._update_for(found, accumulated is not None, scaler is not None)
+        if upd is not None:
+            stepped = self._replay_update(found, upd, lr, model, batch, accumulated, scaler)
             if stepped is not None:
                 self._counts["program_updates"] += 1
                 return stepped
         loss, grads = self._replay_step(found, model, batch)
-        return loss, self.optimizer.step(lr, model, grads)
+        return loss, self._eager_update(lr, model, grads, accumulated, scaler)
+
+    def _eager_update(
+        self, lr: float, model: Module, grads: GradientsParams, accumulated: GradientsParams | None,
+        scaler: GradScaler | None,
+    ) -> Module:
+        """The step as `burn.train.Learner`'s eager loop applies it: the gradients added to the
+        accumulated ones, then the optimizer's own step (through the scaler's), outside any
+        autocast region the step is called in (the update is float32 work on float32 params and
+        state, and the program's update ops are never autocast either)."""
+        if accumulated is not None:
+            total = GradientsAccumulator()
+            total.accumulate(accumulated)
+            total.accumulate(grads)
+            grads = total.grads()
+        with _NO_AUTOCAST:
+            if scaler is not None:
+                return scaler.step(self.optimizer, model, grads, lr)
+            return self.optimizer.step(lr, model, grads)
 
     def grads(self, model: Module, *batch: Any) -> tuple[Any, GradientsParams]:
         """``result, grads = step.grads(model, *batch)``: the forward and backward pass alone,
@@ -351,102 +409,181 @@ class CompiledStep(CompiledGrad):
 
     def _program_update(self) -> ProgramUpdate | None:
         opt = self.optimizer
-        if not isinstance(opt, OptimizerAdaptor) or opt.grad_clipping is not None:
+        if not isinstance(opt, OptimizerAdaptor):
             return None
         return opt.optimizer.program_update()
 
-    def _update_entry(
-        self, program: Program, param_ir: dict[int, tuple[str, TensorIR]], traced_model: Module,
-        grad_ids: tuple[ParamId, ...], grad_ps: list[CaptureTensor], ad: Any,
-    ) -> _UpdateEntry | None:
+    def _update_for(self, entry: _StepEntry, accumulate: bool, scaled: bool) -> _UpdateEntry | None:
+        """The plan of `entry` with the update inside for this variant, built at its first use."""
+        key = (accumulate, scaled)
+        if key not in entry.updates:
+            entry.updates[key] = self._update_entry(entry, accumulate, scaled)
+        return entry.updates[key]
+
+    def _update_entry(self, entry: _StepEntry, accumulate: bool, scaled: bool) -> _UpdateEntry | None:
+        """`entry`'s program with the optimizer update appended (see the module docstring), or
+        None when the optimizer gives no program update. With `accumulate`, one more input per
+        gradient (the earlier micro-batches' sum) is added to it first; with `scaled`, the
+        gradients are unscaled and checked, and the update selected, as `GradScaler.step` does."""
         update = self._program_update()
-        if update is None or not grad_ids:
+        if update is None or not entry.grad_ids or entry.source is None:
             return None
-        path_of = {p.id: path for path, p in traced_model.named_params()}
+        param_ir, grad_paths, grad_irs, ad = entry.source
+        clipping = self.optimizer.grad_clipping  # type: ignore[attr-defined]
+        program = entry.plan.program
         ir_of = {path: t for path, t in param_ir.values()}
-        n_out = len(program.outputs) - len(grad_ids)
+        n_out = len(program.outputs) - len(grad_irs)
         next_id = 1 + max(
             [t.id for t in program.inputs] + [t.id for _, t in program.params]
             + [o.id for c in program.calls for o in c.outputs if o is not None]
         )
-        # The op's arguments after its tensors, by name (printed with the program).
-        names = list(inspect.signature(getattr(ad.inner, update.op)).parameters)[2 + len(update.state_keys) :]
+        emit = update.emit
+        if emit is None:
+            # The op's arguments after its tensors, by name (printed with the program).
+            names = list(inspect.signature(getattr(ad.inner, update.op)).parameters)
+            emit = _op_emit(update, tuple(names[2 + len(update.state_keys) :]))
+        for path, g in zip(grad_paths, grad_irs, strict=True):
+            param = ir_of[path]
+            if g.shape != param.shape or g.dtype is not param.dtype:
+                return None  # the eager update casts: not this program's calls
+        builder = _Builder(next_id)
+        extra: list[TensorIR] = []  # the accumulated gradients' inputs
+        grads = list(grad_irs)
+        if accumulate:
+            for k, (path, g) in enumerate(zip(grad_paths, grad_irs, strict=True)):
+                builder.start(path, ir_of[path])
+                (acc,) = builder.states(ir_of[path], 1)
+                extra.append(acc)
+                grads[k] = builder.call("float_add", acc, g)  # `GradientsAccumulator`'s sum
+        probe: TensorIR | None = None
+        if scaled:  # `GradScaler.unscale`'s ops: each gradient times 1/scale, (g * 0).sum() probes
+            builder.start("", grad_irs[0])
+            inverse = builder.scalar("inverse_scale")
+            for k, (path, g) in enumerate(zip(grad_paths, grads, strict=True)):
+                builder.start(path, ir_of[path])
+                grads[k] = builder.call("float_mul_scalar", g, inverse)
+                zero = builder.call_shaped("float_sum", (1,), builder.call("float_mul_scalar", grads[k], 0.0))
+                probe = zero if probe is None else builder.call_shaped("float_add", (1,), probe, zero)
         states: list[TensorIR] = []
-        calls: list[CallIR] = []
         outputs: list[TensorIR] = list(program.outputs[:n_out])
         shapes: list[tuple[tuple[int, ...], Any]] = []
-        grad_paths: list[str] = []
-        n_scalars = 0
-        for pid, g in zip(grad_ids, grad_ps, strict=True):
-            path = path_of[pid]
+        n_scalars: list[int] = []
+        if clipping is not None:
+            with _NO_AUTOCAST:  # as the eager update clips
+                if clipping.is_global:
+                    clipped = builder.traced(ad.inner, grads, clipping.clip_all, entry.device)
+                else:
+                    clipped = builder.traced(
+                        ad.inner, grads, lambda ts: [clipping.clip(t) for t in ts], entry.device
+                    )
+            if clipped is None:
+                return None
+            grads = clipped
+        for path, grad in zip(grad_paths, grads, strict=True):
             param = ir_of[path]
-            if g.ir.shape != param.shape or g.ir.dtype is not param.dtype:
-                return None  # the eager update casts: not this op's call
-            operand = param
-            if update.param_scale is not None:  # AdamW's decay: param * (1 - lr * wd) first
-                operand = TensorIR(next_id, param.shape, param.dtype)
-                next_id += 1
-                factor = ScalarInput(n_scalars, f"{path}:param_scale")
-                n_scalars += 1
-                calls.append(CallIR("float_mul_scalar", (param, factor), (), (operand,)))
-            ins = [TensorIR(next_id + k, param.shape, param.dtype) for k in range(len(update.state_keys))]
-            next_id += len(ins)
-            outs = [TensorIR(next_id + k, param.shape, param.dtype) for k in range(1 + len(ins))]
-            next_id += len(outs)
-            scalars = tuple(ScalarInput(n_scalars + k, f"{path}:{name}") for k, name in enumerate(names))
-            n_scalars += len(names)
-            calls.append(CallIR(update.op, (operand, g.ir, *ins, *scalars), (), tuple(outs)))
+            ins = builder.states(param, len(update.state_keys))
+            builder.start(path, param)
+            results = emit(builder, param, grad, tuple(ins))
+            if len(results) != 1 + len(ins):
+                raise RuntimeError(
+                    f"{type(self.optimizer).__name__}: its program update returned {len(results)} "
+                    f"values for param {path!r}, expected the new param and {len(ins)} state tensors"
+                )
             states.extend(ins)
-            outputs.extend(outs)
+            outputs.extend(results)
             shapes.append((param.shape, param.dtype))
-            grad_paths.append(path)
+            n_scalars.append(builder.asked)
+        if probe is not None:
+            # The update where the probe is finite (it is 0 or NaN: NaN != NaN), else the param
+            # and state as they were: the skipped step, without a host branch.
+            finite = builder.call_shaped("float_equal", (1,), probe, probe, dtype=DType.BOOL)
+            width = 1 + len(update.state_keys)
+            olds = [ir_of[path] for path in grad_paths]
+            for j, old_param in enumerate(olds):
+                ones = (1,) * len(old_param.shape)
+                mask = builder.call_shaped("bool_reshape", ones, finite, ones, dtype=DType.BOOL)
+                base = n_out + j * width
+                olds_j = (old_param, *states[j * (width - 1) : (j + 1) * (width - 1)])
+                for k, old in enumerate(olds_j):
+                    builder.start(grad_paths[j], old)
+                    outputs[base + k] = builder.call("float_mask_where", old, mask, outputs[base + k])
+            outputs.append(probe)
         full = Program(
-            (*program.inputs, *states),
+            (*program.inputs, *extra, *states),
             tuple(param_ir[i] for i in param_ir),
-            (*program.calls, *calls),
+            (*program.calls, *builder.calls),
             tuple(outputs),
             (),
         )
-        plan = Plan(full, ad.inner, donated=frozenset(t.id for t in states))
+        # With a scaler the old state is selected after the update: its buffers are not handed
+        # over to be written in place.
+        donated = frozenset() if scaled else frozenset(t.id for t in states)
+        # The update's ops run one at a time: its element-wise chains are cut by the scalar
+        # inputs into runs of 2-4 ops, and on burn-ndarray such a run's generated kernel took
+        # longer than its ops one at a time (a 2-op run over 512 x 512: 0.35 ms against 0.12;
+        # the MLP step with Lion 14.6 ms fused, 7.0 ms not; docs/benchmarks-log.md).
+        unfused = frozenset(o.id for c in builder.calls for o in c.outputs if o is not None)
+        plan = Plan(full, ad.inner, donated=donated, unfused=unfused)
         paths = frozenset(path for path, _ in full.params)
-        return _UpdateEntry(plan, paths, tuple(grad_paths), update, tuple(shapes))
+        return _UpdateEntry(
+            plan, paths, grad_paths, update, tuple(shapes), tuple(n_scalars), clipping, scaled
+        )
 
     def _replay_update(
-        self, entry: _StepEntry, upd: _UpdateEntry, lr: float, model: Module, batch: tuple[Any, ...]
+        self, entry: _StepEntry, upd: _UpdateEntry, lr: float, model: Module, batch: tuple[Any, ...],
+        accumulated: GradientsParams | None, scaler: GradScaler | None,
     ) -> tuple[Any, Module] | None:
-        """The replay with the update inside, or None when a param's state is not the one the
-        program takes (then the caller replays the gradients and runs the eager update)."""
+        """The replay with the update inside, or None when a param's state (or accumulated
+        gradient) is not the one the program takes (then the caller replays the gradients and
+        runs the eager update)."""
         opt = self.optimizer
         if (
-            not isinstance(opt, OptimizerAdaptor) or opt.grad_clipping is not None or opt._loaded
+            not isinstance(opt, OptimizerAdaptor) or opt._loaded
             or opt._custom_to_device or opt.optimizer.program_update() is None
+            or opt.grad_clipping is not upd.clipping
         ):
             return None
         ad: Any = _autodiff_backend(model, batch, self.name)
         inner = ad.inner
         by_path = dict(model.named_params())
         update = upd.update
+        stateless = not update.state_keys
         for pid, path, (shape, dtype) in zip(entry.grad_ids, upd.grad_paths, upd.shapes, strict=True):
             state: Any = opt.states.get(pid)
             value = by_path[path].val()
-            if not update.ready(state) or not opt._same_place(pid, inner, value.device):
+            if not update.ready(state) or not (stateless or opt._same_place(pid, inner, value.device)):
                 return None
             for k in update.state_keys:
-                t = state[k]
-                if not isinstance(t, Tensor) or t._b is not inner:
-                    return None
-                if tuple(t.shape) != shape or t.dtype is not dtype:
+                if not _fits(state[k], inner, shape, dtype):
                     return None
         inputs = _batch_inputs(ad, batch)
+        if accumulated is not None:
+            if set(accumulated) != set(entry.grad_ids):
+                return None  # a param with gradients in some micro-batches only: summed eagerly
+            for pid, (shape, dtype) in zip(entry.grad_ids, upd.shapes, strict=True):
+                acc = accumulated.get(pid)
+                if not _fits(acc, inner, shape, dtype):
+                    return None
+                inputs.append(acc._p)  # type: ignore[union-attr]
         scalars: list[Any] = []
+        if upd.scaled:
+            assert scaler is not None
+            scalars.append(1.0 / scaler.get_scale())  # `GradScaler.unscale`'s factor
         olds: list[dict[str, Any]] = []
-        for pid in entry.grad_ids:
+        for pid, path, count in zip(entry.grad_ids, upd.grad_paths, upd.n_scalars, strict=True):
             # A copy, as `OptimizerAdaptor` hands over: a record from `to_record()` still holding
             # the dict keeps its tensors.
-            state = dict(opt.states.pop(pid))
-            if update.param_scale is not None:  # in `_update_entry`'s order: the factor first
+            held = opt.states.pop(pid, None)
+            state = {} if held is None else dict(held)
+            before = len(scalars)
+            if update.emit is None and update.param_scale is not None:  # `_op_emit`'s order
                 scalars.append(update.param_scale(lr))
             scalars.extend(update.scalars(lr, state))
+            if len(scalars) - before != count:
+                raise RuntimeError(
+                    f"{type(opt.optimizer).__name__}: its program update gave {len(scalars) - before} "
+                    f"host values for param {path!r}, its program reads {count}"
+                )
             for k in update.state_keys:
                 t = state.pop(k)
                 # A tensor held by nothing else gives its buffer to the program, which then holds
@@ -460,13 +597,22 @@ class CompiledStep(CompiledGrad):
             olds.append(state)
         params = {path: _inner_p(ad, p.val()) for path, p in by_path.items() if path in upd.paths}
         outs = upd.plan.run(inputs, params, entry.device, scalars)
+        skipped = False
+        if upd.scaled:
+            assert scaler is not None
+            skipped = not scaler.check_probe(wrap(outs[-1], inner, Float))  # the one host read
         n, width = len(entry.kinds), 1 + len(update.state_keys)
         new_params: dict[str, Any] = {}
         for j, (pid, path) in enumerate(zip(entry.grad_ids, upd.grad_paths, strict=True)):
             base = n + j * width
             new_params[path] = outs[base]
             tensors = tuple(wrap(o, inner, Float) for o in outs[base + 1 : base + width])
-            opt.states[pid] = update.next_state(olds[j], tensors)
+            new_state = update.next_state(olds[j], tensors)
+            if new_state is not None and skipped:
+                # The program kept the old tensors; the host values (step counts) stay too.
+                new_state.update(olds[j])
+            if new_state is not None:
+                opt.states[pid] = new_state
         kinds = entry.kinds
         result = _map_tensors(entry.template, lambda s: _wrap_out(ad, outs[s.index], kinds[s.index]), _Slot)
 
@@ -478,6 +624,94 @@ class CompiledStep(CompiledGrad):
             return param.stepped(_from_inner(wrap(new, inner, Float), tensor))
 
         return result, model.map(stepped)
+
+
+def _fits(t: Any, inner: Any, shape: tuple[int, ...], dtype: Any) -> bool:
+    """Whether `t` is a tensor of `inner` with this shape and dtype (what the program takes)."""
+    return isinstance(t, Tensor) and t._b is inner and tuple(t.shape) == shape and t.dtype is dtype
+
+
+class _Builder:
+    """Writes the update's calls after the traced program (`burn.optim.program_update.UpdateBuilder`):
+    fresh value ids from `next_id` on, each result of the param's shape and dtype."""
+
+    def __init__(self, next_id: int) -> None:
+        self.next_id = next_id
+        self.calls: list[CallIR] = []
+        self.n_scalars = 0  # scalar inputs of the whole program
+        self.asked = 0  # those of the current param
+        self._path = ""
+        self._like: TensorIR | None = None  # the param whose shape and dtype results take
+
+    def _new(self) -> TensorIR:
+        assert self._like is not None
+        t = TensorIR(self.next_id, self._like.shape, self._like.dtype)
+        self.next_id += 1
+        return t
+
+    def start(self, path: str, param: TensorIR) -> None:
+        """The calls from here on update param `path`."""
+        self._path, self._like, self.asked = path, param, 0
+
+    def states(self, param: TensorIR, n: int) -> list[TensorIR]:
+        """`n` new program inputs of `param`'s shape and dtype (its state tensors)."""
+        self._like = param
+        return [self._new() for _ in range(n)]
+
+    def call(self, op: str, *args: Any, results: tuple[bool, ...] = (True,), boolean: bool = False) -> Any:
+        if boolean:
+            assert self._like is not None
+            return self.call_shaped(op, self._like.shape, *args, dtype=DType.BOOL)
+        outs = tuple(self._new() if r else None for r in results)
+        self.calls.append(CallIR(op, args, (), outs))
+        return outs[0] if len(results) == 1 else outs
+
+    def call_shaped(
+        self, op: str, shape: tuple[int, ...], *args: Any, dtype: DType | None = None
+    ) -> TensorIR:
+        """`call` for an op whose one result has `shape` (and `dtype`, default the param's)."""
+        assert self._like is not None
+        out = TensorIR(self.next_id, shape, self._like.dtype if dtype is None else dtype)
+        self.next_id += 1
+        self.calls.append(CallIR(op, args, (), (out,)))
+        return out
+
+    def scalar(self, name: str) -> ScalarInput:
+        s = ScalarInput(self.n_scalars, f"{self._path}:{name}")
+        self.n_scalars += 1
+        self.asked += 1
+        return s
+
+    def traced(
+        self, inner: Backend, grads: list[TensorIR], fn: Callable[[list[Tensor]], list[Tensor]], device: Any
+    ) -> list[TensorIR] | None:
+        """``fn(grads)`` recorded as calls (the Tensor API's own ops, run on zeros of the
+        gradients' shapes: only the calls are kept), or None when it reads a value back to the
+        host: gradient clipping, which has no host values, runs inside the program as the eager
+        step runs it."""
+        cap = Capture(inner)
+        cap._next = self.next_id
+        ins = [wrap(CaptureTensor(inner.float_zeros(g.shape, device, g.dtype), g), cap, Float) for g in grads]
+        outs = [t._p for t in fn(ins)]
+        self.next_id = cap._next
+        if cap.host_reads or not all(isinstance(o, CaptureTensor) for o in outs):
+            return None
+        self.calls.extend(cap.calls)
+        return [o.ir for o in outs]
+
+
+def _op_emit(update: ProgramUpdate, names: tuple[str, ...]) -> Callable[..., tuple[Any, ...]]:
+    """`ProgramUpdate.emit` for an update that is one fused op: AdamW's decay factor first (a
+    scalar input), then the op with its host arguments as scalar inputs named as its parameters."""
+
+    def emit(b: _Builder, param: TensorIR, grad: TensorIR, states: tuple[TensorIR, ...]) -> tuple[Any, ...]:
+        operand = param
+        if update.param_scale is not None:  # AdamW's decay: param * (1 - lr * wd) first
+            operand = b.call("float_mul_scalar", param, b.scalar("param_scale"))
+        scalars = tuple(b.scalar(name) for name in names)
+        return b.call(update.op, operand, grad, *states, *scalars, results=(True,) * (1 + len(states)))  # type: ignore[no-any-return]
+
+    return emit
 
 
 def _batch_inputs(ad: Any, batch: tuple[Any, ...]) -> list[Any]:

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 from burn.module.config import config
 from burn.optim.base import OptimizerAdaptor, SimpleOptimizer
 from burn.optim.clipping import GradientClippingConfig
+from burn.optim.program_update import ProgramUpdate, UpdateBuilder
 from burn.optim.transforms import WeightDecayConfig
 
 if TYPE_CHECKING:
@@ -39,6 +40,31 @@ class AdaGrad(SimpleOptimizer[dict[str, Any]]):
         decayed_lr = lr / (1.0 + (time - 1) * self.lr_decay)
         update = grad / (total.sqrt() + self.epsilon) * decayed_lr
         return tensor - update, {"time": time, "sum": total}
+
+    def program_update(self) -> ProgramUpdate | None:
+        """`step`'s ops once the sum exists, the decayed learning rate a scalar input computed
+        from the lr and the step count; None for a subclass that changes `step`."""
+        if type(self).step is not AdaGrad.step:
+            return None
+        penalty = None if self.weight_decay is None else float(self.weight_decay.penalty)
+        epsilon, lr_decay = self.epsilon, self.lr_decay
+
+        def emit(b: UpdateBuilder, param: Any, grad: Any, states: tuple[Any, ...]) -> tuple[Any, ...]:
+            if penalty is not None:
+                grad = b.call("float_add", grad, b.call("float_mul_scalar", param, penalty))
+            total = b.call("float_add", states[0], b.call("float_mul", grad, grad))
+            denom = b.call("float_add_scalar", b.call("float_sqrt", total), epsilon)
+            update = b.call("float_mul_scalar", b.call("float_div", grad, denom), b.scalar("lr_t"))
+            return b.call("float_sub", param, update), total
+
+        def scalars(lr: float, state: dict[str, Any]) -> tuple[Any, ...]:
+            time = int(state["time"]) + 1
+            return (lr / (1.0 + (time - 1) * lr_decay),)
+
+        def next_state(state: dict[str, Any], tensors: tuple[Any, ...]) -> dict[str, Any]:
+            return {"time": int(state["time"]) + 1, "sum": tensors[0]}
+
+        return ProgramUpdate("adagrad", ("sum",), scalars, next_state, emit=emit)
 
 
 @config

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 from burn.module.config import config
 from burn.optim.base import OptimizerAdaptor, SimpleOptimizer
 from burn.optim.clipping import GradientClippingConfig
+from burn.optim.program_update import ProgramUpdate, UpdateBuilder
 
 if TYPE_CHECKING:
     from burn.tensor.tensor import Tensor
@@ -72,6 +73,62 @@ class Adan(SimpleOptimizer[dict[str, Any]]):
             "previous_grad": grad,
         }
         return new_tensor, new_state
+
+    def program_update(self) -> ProgramUpdate | None:
+        """`step`'s ops once the moments exist; the bias corrections (powers of the betas at
+        the step count), the lr and the decay's factor or divisor are scalar inputs (a factor or
+        divisor of exactly 1.0 where `step` skips the decay gives the same bits). The previous
+        gradient stays a state tensor: the program's (clipped) gradient. None for a subclass
+        that changes `step`."""
+        if type(self).step is not Adan.step:
+            return None
+        b1, b2, b3 = self.beta_1, self.beta_2, self.beta_3
+        epsilon, weight_decay, no_prox = self.epsilon, self.weight_decay, self.no_prox
+
+        def emit(b: UpdateBuilder, param: Any, grad: Any, states: tuple[Any, ...]) -> tuple[Any, ...]:
+            exp_avg, exp_avg_diff, exp_avg_sq, previous = states
+            diff = b.call("float_sub", grad, previous)
+            corrected = b.call("float_add", b.call("float_mul_scalar", diff, b2), grad)
+            exp_avg = b.call(
+                "float_add", b.call("float_mul_scalar", exp_avg, b1),
+                b.call("float_mul_scalar", grad, 1.0 - b1),
+            )
+            exp_avg_diff = b.call(
+                "float_add", b.call("float_mul_scalar", exp_avg_diff, b2),
+                b.call("float_mul_scalar", diff, 1.0 - b2),
+            )
+            squared = b.call("float_mul_scalar", b.call("float_mul", corrected, corrected), 1.0 - b3)
+            exp_avg_sq = b.call("float_add", b.call("float_mul_scalar", exp_avg_sq, b3), squared)
+            root = b.call("float_mul_scalar", b.call("float_sqrt", exp_avg_sq), b.scalar("correction_3"))
+            denom = b.call("float_add_scalar", root, epsilon)
+            corrected_avg = b.call("float_mul_scalar", exp_avg, b.scalar("correction_1"))
+            corrected_diff = b.call("float_mul_scalar", exp_avg_diff, b.scalar("correction_2"))
+            update = b.call("float_div", b.call("float_add", corrected_avg, corrected_diff), denom)
+            if no_prox:
+                kept = param if weight_decay == 0.0 else b.call("float_mul_scalar", param, b.scalar("decay"))
+                new = b.call("float_sub", kept, b.call("float_mul_scalar", update, b.scalar("lr")))
+            else:
+                new = b.call("float_sub", param, b.call("float_mul_scalar", update, b.scalar("lr")))
+                if weight_decay != 0.0:
+                    new = b.call("float_div_scalar", new, b.scalar("proximal"))
+            return new, exp_avg, exp_avg_diff, exp_avg_sq, grad
+
+        def scalars(lr: float, state: dict[str, Any]) -> tuple[Any, ...]:
+            time = int(state["time"]) + 1
+            corrections = (1.0 / math.sqrt(1.0 - b3**time), 1.0 / (1.0 - b1**time), b2 / (1.0 - b2**time))
+            decay = lr * weight_decay
+            if weight_decay == 0.0:
+                return (*corrections, lr)
+            return (*corrections, 1.0 - decay, lr) if no_prox else (*corrections, lr, 1.0 + decay)
+
+        def next_state(state: dict[str, Any], tensors: tuple[Any, ...]) -> dict[str, Any]:
+            return {"time": int(state["time"]) + 1, **dict(zip(_ADAN_STATE, tensors, strict=True))}
+
+        return ProgramUpdate("adan", _ADAN_STATE, scalars, next_state, emit=emit)
+
+
+# The state tensors in the program update's operand order.
+_ADAN_STATE = ("exp_avg", "exp_avg_diff", "exp_avg_sq", "previous_grad")
 
 
 @config

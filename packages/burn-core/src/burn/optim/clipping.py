@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
@@ -28,7 +27,7 @@ class GradientClipping:
       own L2 norm (Burn's ``Norm``; computed on the gradient's device, no host round trip).
     - ``global_norm``: every gradient multiplied by the same ``threshold / (total + 1e-6)`` when
       that is below 1, ``total`` being the L2 norm of all gradients together (PyTorch's
-      ``clip_grad_norm_``; Burn has no global mode).
+      ``clip_grad_norm_``; Burn has no global mode), computed on the device (`clip_all`).
     """
 
     mode: ClipMode
@@ -49,11 +48,25 @@ class GradientClipping:
 
     def clip_global(self, grads: GradientsParams) -> GradientsParams:
         """Scale every gradient by one factor when their global L2 norm exceeds the threshold."""
-        total = math.sqrt(sum(float((g * g).sum().item()) for _, g in grads.items()))
-        coef = self.threshold / (total + NORM_EPSILON)
-        if coef >= 1.0:
+        ids = list(grads)
+        clipped = self.clip_all([grads.get(i) for i in ids])  # type: ignore[misc]
+        return GradientsParams(dict(zip(ids, clipped, strict=True)))
+
+    def clip_all(self, grads: list[Tensor]) -> list[Tensor]:
+        """`clip_global` on a list of gradients, on their device: the norm, its factor
+        ``min(1, threshold / (norm + 1e-6))`` and the products are tensor ops, with no read
+        back to the host (a factor of exactly 1.0 leaves a gradient's bits as they were), so a
+        compiled step runs it inside its program. The squares are summed in the first
+        gradient's dtype, in the list's order."""
+        if not grads:
             return grads
-        return GradientsParams({param_id: grad * coef for param_id, grad in grads.items()})
+        total: Tensor | None = None
+        for g in grads:
+            squares = (g * g).sum()
+            total = squares if total is None else total + squares.cast(total.dtype)
+        assert total is not None
+        coef = (self.threshold / (total.sqrt() + NORM_EPSILON)).clamp_max(1.0)
+        return [g * coef.cast(g.dtype).reshape((1,) * g.dims) for g in grads]
 
 
 @config

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 from burn.module.config import config
 from burn.optim.base import OptimizerAdaptor, SimpleOptimizer
 from burn.optim.clipping import GradientClippingConfig
+from burn.optim.program_update import ProgramUpdate, UpdateBuilder
 
 if TYPE_CHECKING:
     from burn.tensor.tensor import Tensor
@@ -43,6 +44,36 @@ class Lion(SimpleOptimizer[dict[str, Any]]):
         decay = 1.0 - lr * self.weight_decay
         kept = tensor if decay == 1.0 else tensor * decay
         return kept - update * lr, {"momentum": momentum}
+
+    def program_update(self) -> ProgramUpdate | None:
+        """`step`'s ops once the momentum exists, the decay factor ``1 - lr * weight_decay``
+        and the lr scalar inputs (multiplying by exactly 1.0 where `step` skips the decay gives
+        the same bits); None for a subclass that changes `step`."""
+        if type(self).step is not Lion.step:
+            return None
+        beta_1, beta_2, weight_decay = self.beta_1, self.beta_2, self.weight_decay
+
+        def emit(b: UpdateBuilder, param: Any, grad: Any, states: tuple[Any, ...]) -> tuple[Any, ...]:
+            (previous,) = states
+            mixed = b.call(
+                "float_add", b.call("float_mul_scalar", previous, beta_1),
+                b.call("float_mul_scalar", grad, 1.0 - beta_1),
+            )
+            update = b.call("float_sign", mixed)
+            momentum = b.call(
+                "float_add", b.call("float_mul_scalar", previous, beta_2),
+                b.call("float_mul_scalar", grad, 1.0 - beta_2),
+            )
+            kept = param if weight_decay == 0.0 else b.call("float_mul_scalar", param, b.scalar("decay"))
+            return b.call("float_sub", kept, b.call("float_mul_scalar", update, b.scalar("lr"))), momentum
+
+        def scalars(lr: float, state: dict[str, Any]) -> tuple[Any, ...]:
+            return (lr,) if weight_decay == 0.0 else (1.0 - lr * weight_decay, lr)
+
+        def next_state(state: dict[str, Any], tensors: tuple[Any, ...]) -> dict[str, Any]:
+            return {"momentum": tensors[0]}
+
+        return ProgramUpdate("lion", ("momentum",), scalars, next_state, emit=emit)
 
 
 @config

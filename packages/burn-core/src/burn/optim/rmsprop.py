@@ -8,6 +8,7 @@ from burn.errors import ShapeError
 from burn.module.config import config
 from burn.optim.base import OptimizerAdaptor, SimpleOptimizer
 from burn.optim.clipping import GradientClippingConfig
+from burn.optim.program_update import ProgramUpdate, UpdateBuilder
 from burn.optim.state import consumes_grad
 from burn.optim.transforms import WeightDecayConfig, put_back, take, take_grad
 from burn.tensor import _owned_ops
@@ -75,6 +76,34 @@ class RmsProp(SimpleOptimizer[dict[str, Any]]):
         if b is not None:
             new_state["momentum_buffer"] = b
         return new, new_state
+
+    def program_update(self) -> ProgramUpdate | None:
+        """``float_rmsprop_step`` with `step`'s arguments once the averages exist, the lr a
+        scalar input; None for a subclass that changes `step`."""
+        if type(self).step is not RmsProp.step:
+            return None
+        centered, momentum = self.centered, float(self.momentum)
+        keys = ("square_avg", *(("grad_avg",) if centered else ()))
+        keys += ("momentum_buffer",) if momentum > 0.0 else ()
+        decay = None if self.weight_decay is None else float(self.weight_decay.penalty)
+        fixed = (float(self.alpha), float(self.epsilon), centered, momentum, decay)
+
+        def emit(b: UpdateBuilder, param: Any, grad: Any, states: tuple[Any, ...]) -> tuple[Any, ...]:
+            given = dict(zip(keys, states, strict=True))
+            new, s, a, m = b.call(
+                "float_rmsprop_step", param, grad, given["square_avg"], given.get("grad_avg"),
+                given.get("momentum_buffer"), *fixed, b.scalar("lr"),
+                results=(True, True, centered, momentum > 0.0),
+            )
+            return (new, *(t for t in (s, a, m) if t is not None))
+
+        def scalars(lr: float, state: dict[str, Any]) -> tuple[Any, ...]:
+            return (float(lr),)
+
+        def next_state(state: dict[str, Any], tensors: tuple[Any, ...]) -> dict[str, Any]:
+            return dict(zip(keys, tensors, strict=True))
+
+        return ProgramUpdate("float_rmsprop_step", keys, scalars, next_state, emit=emit)
 
 
 @config

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 from burn.module.config import config
 from burn.optim.base import OptimizerAdaptor, SimpleOptimizer
 from burn.optim.clipping import GradientClippingConfig
-from burn.optim.program_update import ProgramUpdate
+from burn.optim.program_update import ProgramUpdate, UpdateBuilder
 from burn.optim.state import consumes_grad
 from burn.optim.transforms import MomentumConfig, WeightDecayConfig, momentum_apply
 
@@ -40,11 +40,14 @@ class Sgd(SimpleOptimizer[dict[str, Any]]):
 
     def program_update(self) -> ProgramUpdate | None:
         """``float_sgd_momentum_step`` with `momentum_apply`'s arguments (its path once the
-        velocity exists), for SGD with momentum; plain SGD and subclasses that change `step`
-        keep the eager update."""
+        velocity exists), for SGD with momentum (Nesterov's too); plain SGD as its two or four
+        ops (the weight decay's, then ``param - grad * lr``), stateless, so from the first step.
+        Subclasses that change `step` keep the eager update."""
         momentum = self.momentum
-        if type(self).step is not Sgd.step or momentum is None:
+        if type(self).step is not Sgd.step:
             return None
+        if momentum is None:
+            return self._plain_update()
         decay = None if self.weight_decay is None else float(self.weight_decay.penalty)
         fixed = (float(momentum.momentum), float(momentum.dampening), bool(momentum.nesterov), decay)
 
@@ -55,6 +58,24 @@ class Sgd(SimpleOptimizer[dict[str, Any]]):
             return {"velocity": tensors[0]}
 
         return ProgramUpdate("float_sgd_momentum_step", ("velocity",), scalars, next_state)
+
+    def _plain_update(self) -> ProgramUpdate:
+        """`step`'s ops without momentum: ``grad + param * penalty`` (weight decay), then
+        ``param - grad * lr``, the lr a scalar input."""
+        penalty = None if self.weight_decay is None else float(self.weight_decay.penalty)
+
+        def emit(b: UpdateBuilder, param: Any, grad: Any, states: tuple[Any, ...]) -> tuple[Any, ...]:
+            if penalty is not None:
+                grad = b.call("float_add", grad, b.call("float_mul_scalar", param, penalty))
+            return (b.call("float_sub", param, b.call("float_mul_scalar", grad, b.scalar("lr"))),)
+
+        def scalars(lr: float, state: dict[str, Any]) -> tuple[Any, ...]:
+            return (float(lr),)
+
+        def next_state(state: dict[str, Any], tensors: tuple[Any, ...]) -> None:
+            return None
+
+        return ProgramUpdate("sgd", (), scalars, next_state, emit=emit)
 
 
 @config

@@ -128,11 +128,14 @@ class Learner:
         grad_scaler: the `GradScaler` of ``"16-mixed"`` (default: ``GradScaler()``), to change
             its settings; only with ``"16-mixed"``.
         compile: run each batch's forward and backward pass (`step_fn`, the loss scaling of
-            `grad_accumulation` and of the `GradScaler`) through `burn.compile.grad`: traced once
-            per batch signature, then replayed; the optimizer update, gradient accumulation and
-            clipping run as without it. A step that cannot be traced (a host read such as
-            ``loss.item()`` in `step_fn`, batch norm's running statistics in training) runs
-            eagerly with one `burn.capture.compiler.CompileWarning`. Counts: `compile_stats`.
+            `grad_accumulation` and of the `GradScaler`) through `burn.compile.step`: traced once
+            per batch signature, then replayed; the last batch of each accumulation group also
+            runs the update inside the program where the optimizer allows (every built-in one
+            but Muon; gradient clipping, the accumulated sum and the scaler's unscale and skip
+            included), with the same values. A step that
+            cannot be traced (a host read such as ``loss.item()`` in `step_fn`, batch norm's
+            running statistics in training) runs eagerly with one
+            `burn.capture.compiler.CompileWarning`. Counts: `compile_stats`.
 
     Example:
         >>> from burn import nn, optim
@@ -227,7 +230,6 @@ class Learner:
         # One context re-entered at every step (an autocast context pushes on enter, so it is
         # reentrant); "32" leaves the steps as they are, inside any region the caller opened.
         self._autocast: AbstractContextManager[Any] = nullcontext() if low is None else autocast(low)
-        self._full_precision = low is None
         self.grad_scaler: GradScaler | None = (
             (grad_scaler or GradScaler()) if precision == "16-mixed" else None
         )
@@ -478,18 +480,25 @@ class Learner:
             if iteration == first:
                 lr = self.scheduler.step()
             scaler = self.grad_scaler
+            last = iteration - first + 1 == size
             updated = False
             if self._compiled is not None:
                 # The loss scale is an argument (a new value traces again, up to the limit).
                 loss_scale = scaler.get_scale() if scaler is not None and scaler.enabled else None
-                # One batch per step, no scaler (its step may skip the update), no strategy (it
-                # reduces the gradients first), no autocast region (the eager update runs outside
-                # it): the compiled step applies the update itself, inside its program when the
-                # optimizer allows (`burn.compile.step`), with the same values.
-                updated = size == 1 and scaler is None and self.strategy is None and self._full_precision
+                # The group's last batch, without a strategy (it reduces the gradients first):
+                # the compiled step applies the update itself, inside its program when the
+                # optimizer allows (`burn.compile.step`), with the same values: the earlier
+                # batches' gradients added to this one's, the scaler's unscale, check and skip,
+                # under autocast too (the update is never autocast, as here).
+                updated = last and self.strategy is None
                 with self._autocast:
                     if updated:
-                        (_, *parts), model = self._compiled(lr, model, batch, size, loss_scale)
+                        summed = accumulator.grads() if size > 1 else None
+                        (_, *parts), model = self._compiled(
+                            lr, model, batch, size, loss_scale, accumulated=summed, scaler=scaler
+                        )
+                        if scaler is not None:
+                            scaler.update()
                     else:
                         (_, *parts), grads = self._compiled.grads(model, batch, size, loss_scale)
                 output = StepOutput(*parts)
@@ -501,8 +510,7 @@ class Learner:
                 if scaler is not None:
                     loss = scaler.scale(loss)  # the same scale for every batch of a group
                 grads = GradientsParams.from_grads(loss.backward(), model)
-            last = iteration - first + 1 == size
-            if size > 1:
+            if size > 1 and not updated:
                 accumulator.accumulate(grads)
                 if last:
                     grads = accumulator.grads()
