@@ -67,7 +67,11 @@ class Fusion(DecoratorBackend):
         fusable: Any = inner
         self._fusion_ops = frozenset(fusable.fusion_ops()) & ELEMENTWISE.keys()
         self._fusion_dtypes = frozenset(fusable.fusion_dtypes())
-        self._stream = Stream(fusable.fusion_execute)
+        # Row chains (ops going on past a reduction, `Stream.reduce`) where the inner backend
+        # offers them: an optional part of the fusion contract.
+        self._stream = Stream(
+            fusable.fusion_execute, getattr(inner, "fusion_rows", None), getattr(inner, "fusion_execute_rows", None)
+        )
         self._reductions = fused_reductions(inner)
         overridden = implemented_ops(type(inner))
         for name, kind in contract_ops().items():
