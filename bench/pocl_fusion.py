@@ -7,6 +7,7 @@ Usage (from the repository root, the tree's packages on PYTHONPATH)::
     nice -n 19 python bench/pocl_fusion.py profile    # one call's launches, each timed alone
     nice -n 19 python bench/pocl_fusion.py bandwidth  # pocl's copy bandwidth over 4 MiB buffers
     nice -n 19 python bench/pocl_fusion.py train      # MLP and CNN steps, autodiff(fusion) vs autodiff
+    nice -n 19 python bench/pocl_fusion.py trainprofile  # the CNN step's kernel time by kernel
 
 Every timing ends with ``backend.sync()``; ``uptime``'s load average is printed with each table,
 since the machine is shared and single numbers swing with it.
@@ -126,14 +127,17 @@ def bandwidth(size: int, rounds: int = 15) -> None:
     backend = burn.backend("opencl")
     x = burn.Tensor.from_data(np.ones((size, size), np.float32), backend=backend)
     rt = x._p.rt
-    src = "__kernel void cp(__global const float8* a, __global float8* b) { long i = get_global_id(0); b[i] = a[i]; }"
-    prog = cl.Program(rt.ctx, src).build()
+    src = (
+        "__kernel void cp(__global const float8* a, __global float8* b) "
+        "{ long i = get_global_id(0); b[i] = a[i]; }"
+    )
+    copy = cl.Kernel(cl.Program(rt.ctx, src).build(), "cp")
     out = rt.alloc(size * size * 4)
     best = 1e9
     for _ in range(rounds):
         rt.queue.finish()
         start = time.perf_counter()
-        prog.cp(rt.queue, (size * size // 8,), None, x._p.buf, out)
+        copy(rt.queue, (size * size // 8,), None, x._p.buf, out)
         rt.queue.finish()
         best = min(best, time.perf_counter() - start)
     moved = 2 * size * size * 4
@@ -142,9 +146,10 @@ def bandwidth(size: int, rounds: int = 15) -> None:
 
 def train() -> None:
     """MLP 784-512-512-10 (Adam, batch 128) and the bench CNN (Adam, batch 32) steps."""
-    import burn
     from sections.cnn import build as build_cnn
     from sections.mlp import build as build_mlp
+
+    import burn
 
     settings = Settings.make(False)
     settings = Settings(False, 0.3, 5)
@@ -173,8 +178,40 @@ def train() -> None:
         )
 
 
+def train_profile(rounds: int = 3) -> None:
+    """Kernel time of one CNN training step by kernel name, each launch timed alone (best step of
+    `rounds`), on autodiff(fusion(opencl)) and autodiff(opencl)."""
+    from sections.cnn import build as build_cnn
+
+    import burn
+
+    for name in ("autodiff(fusion(opencl))", "autodiff(opencl)"):
+        backend = burn.backend(name)
+        work = build_cnn(backend, None, 32)["burn"]
+        assert work is not None
+
+        def step(work: Any = work, backend: Any = backend) -> None:
+            work.step()
+            backend.sync()
+
+        step()
+        best: dict[str, float] | None = None
+        for _ in range(rounds):
+            totals: dict[str, float] = {}
+            counts: dict[str, int] = {}
+            for kname, t in _timed_launches(step, lambda: None):
+                totals[kname] = totals.get(kname, 0.0) + t
+                counts[kname] = counts.get(kname, 0) + 1
+            if best is None or sum(totals.values()) < sum(best.values()):
+                best, best_counts = totals, counts
+        assert best is not None
+        print(f"{name}: {sum(best_counts.values())} launches, {sum(best.values()) * 1e3:.1f} ms ({_load()})")
+        for kname, t in sorted(best.items(), key=lambda kv: -kv[1])[:12]:
+            print(f"  {kname:24s} x{best_counts[kname]:3d} {t * 1e3:8.2f} ms")
+
+
 if __name__ == "__main__":
     what = sys.argv[1] if len(sys.argv) > 1 else "chain"
     n = int(sys.argv[2]) if len(sys.argv) > 2 else 1024
     {"chain": lambda: chain(n), "profile": lambda: profile(n), "bandwidth": lambda: bandwidth(n),
-     "train": train}[what]()
+     "train": train, "trainprofile": train_profile}[what]()

@@ -86,7 +86,9 @@ def gelu_norm(xt: Any, g: Any, b: Any) -> Any:
 
 
 @pytest.mark.parametrize("shape", [(16, 64), (2, 3, 32), (5, 1024)])
-def test_gelu_layer_norm_chain_is_one_kernel(fused: Any, cl_backend: Any, launches: Any, shape: tuple[int, ...]) -> None:
+def test_gelu_layer_norm_chain_is_one_kernel(
+    fused: Any, cl_backend: Any, launches: Any, shape: tuple[int, ...]
+) -> None:
     x = RNG.normal(size=shape) * 2
     gamma, beta = RNG.normal(size=shape[-1:]), RNG.normal(size=shape[-1:])
     plain, _ = run_counted(cl_backend, launches, gelu_norm, x, gamma, beta)
@@ -110,7 +112,9 @@ def test_row_chain_returns_held_intermediates_and_reductions(fused: Any, cl_back
     assert fused.stats.kernels == 1 and fused.stats.fused_reductions == 1
 
 
-def test_row_chain_the_backend_declines_runs_stage_by_stage(fused: Any, cl_backend: Any, launches: Any) -> None:
+def test_row_chain_the_backend_declines_runs_stage_by_stage(
+    fused: Any, cl_backend: Any, launches: Any
+) -> None:
     x = np.abs(RNG.normal(size=(4, 24))) + 0.5
 
     def f(xt: Any) -> Any:

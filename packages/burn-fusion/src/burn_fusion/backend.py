@@ -70,7 +70,9 @@ class Fusion(DecoratorBackend):
         # Row chains (ops going on past a reduction, `Stream.reduce`) where the inner backend
         # offers them: an optional part of the fusion contract.
         self._stream = Stream(
-            fusable.fusion_execute, getattr(inner, "fusion_rows", None), getattr(inner, "fusion_execute_rows", None)
+            fusable.fusion_execute,
+            getattr(inner, "fusion_rows", None),
+            getattr(inner, "fusion_execute_rows", None),
         )
         self._reductions = fused_reductions(inner)
         overridden = implemented_ops(type(inner))

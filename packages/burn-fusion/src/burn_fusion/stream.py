@@ -15,6 +15,14 @@ that reduction) *closes* the block: the ops become the reduction's prologue, com
 reduction's kernel. The block is not run at once but when the next op is recorded or a value is
 read, so that the temporaries of the expression that called the reduction (``(c * c)`` in
 ``(c * c).mean_dim(1)``) are dropped by then and not written to memory.
+
+A *row chain*: where the inner backend offers it (``fusion_rows``, an optional part of the fusion
+contract: burn-opencl on a CPU device, sums and means along the last dim), ops go on past the
+reduction, over the block's shape or its per-row shape (a layer norm's ``y - mean``, ``c * c``,
+the second mean, ``c * rstd * gamma + beta``; softmax's ``exp / sum``). The reductions cut the
+ops into stages; on flush the inner's ``fusion_execute_rows`` runs the stages as one kernel (each
+row read and written once), or, when it declines, each stage runs as a block of its own, writing
+the values later stages read.
 """
 
 from __future__ import annotations
@@ -177,7 +185,7 @@ class Stream:
             out = TensorIR(self._next, shape, src.dtype)
             self._next += 1
             handle = FusionTensor(None, shape, src.dtype, self._device, out)
-            rows = self._rows is not None and self._rows(op, tensor.shape, dim, src.dtype)
+            rows = self._rows is not None and self._rows(op, src.shape, dim, src.dtype)
             if self._cuts and not rows:
                 return None
             self._reduce = (ReduceIR(op, src, dim, out), weakref.ref(handle), rows)
@@ -269,9 +277,9 @@ class Stream:
             env: dict[int, Any] = {}
             try:
                 if len(chain) == 1:
-                    self._run_block(chain[0][0], chain[0][1], inputs, values, live, live_ids, needed, env)
+                    self._run_block(chain[0][0], chain[0][1], inputs, values, live, needed, env)
                 else:
-                    self._run_chain(chain, inputs, values, live, live_ids, env)
+                    self._run_chain(chain, inputs, values, live_ids, env)
             except BaseException:
                 for _, h in live:
                     h.ir = None  # the value is lost: reading it raises (see `Fusion._value`)
@@ -290,7 +298,7 @@ class Stream:
 
     def _run_block(
         self, ops: list[OpIR], reduce: ReduceIR | None, inputs: list[TensorIR], values: list[Any],
-        live: list[tuple[TensorIR, FusionTensor]], live_ids: set[int], needed: set[int], env: dict[int, Any],
+        live: list[tuple[TensorIR, FusionTensor]], needed: set[int], env: dict[int, Any],
     ) -> None:
         """One `FusedBlock` of `ops` ending in `reduce`: its live values and reduction into `env`."""
         used = [k for k, t in enumerate(inputs) if t.id in needed]
@@ -310,33 +318,28 @@ class Stream:
 
     def _run_chain(
         self, chain: list[tuple[list[OpIR], ReduceIR | None]], inputs: list[TensorIR], values: list[Any],
-        live: list[tuple[TensorIR, FusionTensor]], live_ids: set[int], env: dict[int, Any],
+        live_ids: set[int], env: dict[int, Any],
     ) -> None:
         """A row chain (stages past reductions along one dim): one call of the inner's
         ``fusion_execute_rows`` when it runs it, else one block per stage, each writing the values
         later stages read."""
-        by_id = {t.id: (t, values[k]) for k, t in enumerate(inputs)}
-        made: dict[int, TensorIR] = {}
+        by_id = {t.id: values[k] for k, t in enumerate(inputs)}
         stages = []
         for ops, red in chain:
-            reads: dict[int, TensorIR] = {}
+            read: dict[int, TensorIR] = {}
             own = {o.id for op in ops for o in op.outputs}
             for op in ops:
                 for t in op.inputs:
                     if t.id not in own:
-                        reads.setdefault(t.id, t)
+                        read.setdefault(t.id, t)
             if red is not None and red.input.id not in own:
-                reads.setdefault(red.input.id, red.input)
+                read.setdefault(red.input.id, red.input)
             outputs = tuple(o for op in ops for o in op.outputs if o.id in live_ids)
-            stages.append((ops, red, tuple(reads.values()), outputs))
-            for op in ops:
-                made.update((o.id, o) for o in op.outputs)
-            if red is not None:
-                made[red.output.id] = red.output
+            stages.append((ops, red, tuple(read.values()), outputs))
         shapes = [o.shape for ops, *_ in stages for op in ops for o in op.outputs]
         shapes += [red.input.shape for _, red, *_ in stages if red is not None]
         shape = broadcast_shapes("fusion", shapes)
-        originals = {i: by_id[i][1] for _, _, reads, _ in stages for i in (t.id for t in reads) if i in by_id}
+        originals = {t.id: by_id[t.id] for _, _, reads, _ in stages for t in reads if t.id in by_id}
         if self._execute_rows is not None:
             blocks = [FusedBlock(shape, reads, tuple(ops), outs, red) for ops, red, reads, outs in stages]
             if self.log:

@@ -112,7 +112,8 @@ def _input_kind(t: CLTensor, shape: tuple[int, ...]) -> str | None:
     if aligned[-1] == 1 and not any(aligned[:-1]):
         return "col"
     rows = c_strides(shape[:-1])
-    if aligned[-1] == 0 and aligned[:-1] == tuple(s if n != 1 else 0 for s, n in zip(rows, shape[:-1], strict=True)):
+    per_row = tuple(s if n != 1 else 0 for s, n in zip(rows, shape[:-1], strict=True))
+    if aligned[-1] == 0 and aligned[:-1] == per_row:
         return "row" if t.n == _numel(shape[:-1]) else None
     return None
 
@@ -146,7 +147,9 @@ def _chain_ids(blocks: Sequence[FusedBlock], inputs: Sequence[int]) -> dict[int,
     return local
 
 
-def _chain_signature(blocks: Sequence[FusedBlock], kinds: Sequence[str], local: Mapping[int, int]) -> tuple[Any, ...]:
+def _chain_signature(
+    blocks: Sequence[FusedBlock], kinds: Sequence[str], local: Mapping[int, int]
+) -> tuple[Any, ...]:
     """What the kernel of a row chain depends on (see `_chain_ids`); scalars not written as
     literals, shapes but the row length and offsets are arguments."""
     stages = []
@@ -162,7 +165,9 @@ def _chain_signature(blocks: Sequence[FusedBlock], kinds: Sequence[str], local: 
     return tuple(kinds), tuple(stages)
 
 
-def _source(blocks: Sequence[FusedBlock], kinds: Sequence[str], local: Mapping[int, int], length: int) -> str | None:
+def _source(
+    blocks: Sequence[FusedBlock], kinds: Sequence[str], local: Mapping[int, int], length: int
+) -> str | None:
     """Program text of the kernel ``rows`` of a chain (values named by their local numbers), or
     None when the chain holds what it cannot compute (see the module)."""
     lanes: dict[int, str] = {k: ("s" if kind in ("row", "one") else "v") for k, kind in enumerate(kinds)}
@@ -171,7 +176,8 @@ def _source(blocks: Sequence[FusedBlock], kinds: Sequence[str], local: Mapping[i
     reductions: list[int] = []
     for k, block in enumerate(blocks):
         for op in block.ops:
-            if any(t.dtype is not DType.F32 for t in (*op.inputs, *op.outputs)) or compute_dtype(op) is not DType.F32:
+            values = (*op.inputs, *op.outputs)
+            if compute_dtype(op) is not DType.F32 or any(t.dtype is not DType.F32 for t in values):
                 return None
             lane = "v" if any(lanes[local[t.id]] == "v" for t in op.inputs) else "s"
             if lane == "v" and _vector_expr(op) is None:
@@ -196,7 +202,10 @@ def _source(blocks: Sequence[FusedBlock], kinds: Sequence[str], local: Mapping[i
         reads = [t for op in block.ops for t in op.inputs]
         if block.reduce is not None:
             reads.append(block.reduce.input)
-        carried.update(local[t.id] for t in reads if lanes[local[t.id]] == "v" and stage_of.get(local[t.id], k) < k)
+        for t in reads:
+            i = local[t.id]
+            if lanes[i] == "v" and stage_of.get(i, k) < k:
+                carried.add(i)
     if len(carried) * length * 4 > MAX_CARRIED_BYTES:
         return None
     n8 = length // WIDTH
@@ -274,7 +283,8 @@ def _source(blocks: Sequence[FusedBlock], kinds: Sequence[str], local: Mapping[i
             body.append(f"r{reductions.index(dst)}[row] = v{dst};")
     params += [f"float q{j}" for j in range(nscalar)]
     code = "\n  ".join(body)
-    return "\n".join([OPENCL.helpers("float"), VECTOR_PRELUDE, f"__kernel void rows({', '.join(params)}) {{\n  {code}\n}}"])
+    kernel = f"__kernel void rows({', '.join(params)}) {{\n  {code}\n}}"
+    return "\n".join([OPENCL.helpers("float"), VECTOR_PRELUDE, kernel])
 
 
 # Chain signature -> its source, or None for chains this module does not run (asked once).
