@@ -8,6 +8,7 @@ Usage (from the repository root, the tree's packages on PYTHONPATH)::
     nice -n 19 python bench/pocl_fusion.py bandwidth  # pocl's copy bandwidth over 4 MiB buffers
     nice -n 19 python bench/pocl_fusion.py train      # MLP and CNN steps, autodiff(fusion) vs autodiff
     nice -n 19 python bench/pocl_fusion.py trainprofile  # the CNN step's kernel time by kernel
+    nice -n 19 python bench/pocl_fusion.py host       # host CPU per chain call / MLP step
 
 Every timing ends with ``backend.sync()``; ``uptime``'s load average is printed with each table,
 since the machine is shared and single numbers swing with it.
@@ -69,6 +70,40 @@ def chain(size: int) -> None:
             f"unfused/fused {plain / fused:.2f} ({before} -> {_load()})",
             flush=True,
         )
+
+
+def host(size: int = 64, calls: int = 200) -> None:
+    """Host CPU time of the chain (products form) per call, the calling thread's only
+    (`time.thread_time`, so other processes' load does not count): what burn's Python costs
+    around the kernels, fused and unfused; and of the training steps of `train`."""
+    import burn
+    from sections.mlp import build as build_mlp
+
+    for name in ("fusion(opencl)", "opencl"):
+        run = _chain_runs(size, _gelu_norm_products, (name,))[name]
+        for _ in range(5):
+            run()
+        best = 1e9
+        for _ in range(5):
+            start = time.thread_time()
+            for _ in range(calls):
+                run()
+            best = min(best, (time.thread_time() - start) / calls)
+        print(f"chain {size}x{size} host CPU per call, {name}: {best * 1e6:.0f} us")
+    for name in ("autodiff(fusion(opencl))", "autodiff(opencl)"):
+        backend = burn.backend(name)
+        work = build_mlp(backend, None, [784, 512, 512, 10], 128)["burn"]
+        assert work is not None
+        for _ in range(3):
+            work.step()
+            backend.sync()
+        best = 1e9
+        for _ in range(7):
+            start = time.thread_time()
+            work.step()
+            backend.sync()
+            best = min(best, time.thread_time() - start)
+        print(f"MLP step host CPU, {name}: {best * 1e3:.2f} ms")
 
 
 def _timed_launches(fn: Callable[[], None], queue_of: Callable[[], Any]) -> list[tuple[str, float]]:
@@ -214,4 +249,4 @@ if __name__ == "__main__":
     what = sys.argv[1] if len(sys.argv) > 1 else "chain"
     n = int(sys.argv[2]) if len(sys.argv) > 2 else 1024
     {"chain": lambda: chain(n), "profile": lambda: profile(n), "bandwidth": lambda: bandwidth(n),
-     "train": train, "trainprofile": train_profile}[what]()
+     "train": train, "trainprofile": train_profile, "host": lambda: host(n if n != 1024 else 64)}[what]()

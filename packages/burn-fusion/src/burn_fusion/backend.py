@@ -209,8 +209,11 @@ class Fusion(DecoratorBackend):
         """`name` recorded in the stream when its dtypes and devices allow, else `fallback`."""
         spec = ELEMENTWISE[name]
         arity, nscalars, kinds, rule = spec.arity, spec.nscalars, spec.kinds, spec.result
-        fdtypes, stream, meta, stats = self._fusion_dtypes, self._stream, self._meta, self._stream.stats
-        castable = frozenset(d for d in self.capabilities.dtypes if d.is_float) & fdtypes
+        stream, meta, stats = self._stream, self._meta, self._stream.stats
+        castable = frozenset(d for d in self.capabilities.dtypes if d.is_float) & self._fusion_dtypes
+        # A tuple: `in` compares enum members by identity in C, where a set would hash each one
+        # with Enum's Python-level __hash__ (several per recorded op).
+        fdtypes = tuple(self._fusion_dtypes)
 
         def eager(*args: Any, **kwargs: Any) -> Any:
             stats.eager_ops += 1
@@ -228,7 +231,7 @@ class Fusion(DecoratorBackend):
                     return eager(*args)
                 if device is None:
                     device = t.device
-                elif t.device != device:
+                elif t.device is not device and t.device != device:
                     return eager(*args)  # the inner backend raises its device error
             if rule == "cast":
                 out = args[arity]

@@ -192,7 +192,9 @@ class Stream:
             return handle
 
     def _joins(self, shape: Shape, device: Device, tensors: tuple[FusionTensor, ...]) -> bool:
-        if device != self._device or len(self._inputs) + len(tensors) > MAX_INPUTS:
+        if device is not self._device and device != self._device:
+            return False
+        if len(self._inputs) + len(tensors) > MAX_INPUTS:
             return False
         current = self._shape
         if self._reduce is not None or self._cuts:

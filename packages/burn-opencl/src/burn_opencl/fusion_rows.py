@@ -150,13 +150,13 @@ def _chain_ids(blocks: Sequence[FusedBlock], inputs: Sequence[int]) -> dict[int,
 def _chain_signature(
     blocks: Sequence[FusedBlock], kinds: Sequence[str], local: Mapping[int, int]
 ) -> tuple[Any, ...]:
-    """What the kernel of a row chain depends on (see `_chain_ids`); scalars not written as
-    literals, shapes but the row length and offsets are arguments."""
+    """What the kernel of a float32 row chain depends on (see `_chain_ids`); scalars not written
+    as literals, shapes but the row length and offsets are arguments. Without dtypes (the caller
+    checked float32): hashing a DType is a Python-level call, and the key is hashed per launch."""
     stages = []
     for block in blocks:
         ops = tuple(
-            (op.op, tuple(local[t.id] for t in op.inputs), tuple(t.dtype for t in op.outputs),
-             written_scalars(op.op, op.scalars))
+            (op.op, tuple(local[t.id] for t in op.inputs), op.scalars and written_scalars(op.op, op.scalars))
             for op in block.ops
         )
         red = block.reduce
@@ -287,8 +287,9 @@ def _source(
     return "\n".join([OPENCL.helpers("float"), VECTOR_PRELUDE, kernel])
 
 
-# Chain signature -> its source, or None for chains this module does not run (asked once).
-_SOURCES: dict[tuple[Any, ...], str | None] = {}
+# Chain signature -> its source (None for chains this module does not run, asked once) and its
+# kernel per runtime: one lookup per launch.
+_SOURCES: dict[tuple[Any, ...], tuple[str | None, dict[Any, Any]]] = {}
 
 
 def execute_rows(blocks: Sequence[FusedBlock], values: Mapping[int, CLTensor]) -> dict[int, CLTensor] | None:
@@ -304,29 +305,35 @@ def execute_rows(blocks: Sequence[FusedBlock], values: Mapping[int, CLTensor]) -
         for b in blocks if b.reduce is not None
     ):
         return None
+    f32 = DType.F32
+    for b in blocks:
+        for op in b.ops:
+            if any(t.dtype is not f32 for t in op.outputs) or any(t.dtype is not f32 for t in op.inputs):
+                return None
     kinds = []
     for t in values.values():
-        kind = _input_kind(t, shape) if t.dtype is DType.F32 else None
+        kind = _input_kind(t, shape) if t.dtype is f32 else None
         if kind is None:
             return None
         kinds.append(kind)
     length = shape[-1]
     local = _chain_ids(blocks, list(values))
     signature = (_chain_signature(blocks, kinds, local), length)
-    if signature not in _SOURCES:
-        _SOURCES[signature] = _source(blocks, kinds, local, length)
-    source = _SOURCES[signature]
+    rt = first.rt
+    entry = _SOURCES.get(signature)
+    if entry is None:
+        entry = _SOURCES[signature] = (_source(blocks, kinds, local, length), {})
+    source, kernels = entry
     if source is None:
         return None
-    rt = first.rt
-    key = ("rows", signature)
-    kernel = rt.kernels.get((key, "rows"))
     scalars = [s for b in blocks for s in scalar_values(b)]
+    kernel = kernels.get(rt)
     if kernel is None:
         outputs = sum(len(b.outputs) for b in blocks)
         types: list[Any] = [None] * (outputs + len(reductions) + len(values)) + [I64] * (1 + len(values))
         types += [np.float32] * len(scalars)
-        kernel = rt.kernel(key, "rows", lambda: source, build_options(DType.F32), types)
+        kernel = rt.kernel(("rows", signature), "rows", lambda: source, build_options(f32), types)
+        kernels[rt] = kernel
     outs = [new(rt, t.shape, t.dtype, "the result of a fused kernel") for b in blocks for t in b.outputs]
     reds = [new(rt, t.shape, t.dtype, "the result of a fused reduction") for t in reductions]
     ins = list(values.values())
