@@ -35,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from burn.backend.fusion_exprs import EXPRS, aligned_strides, c_strides, compute_dtype, scalar_values
+from burn.backend.fusion_exprs import EXPRS, aligned_strides, c_strides, compute_dtype
 from burn.backend.ir import FusedBlock, OpIR, written_scalars
 from burn.foundations.dtype import DType
 from burn_opencl.dtypes import build_options
@@ -105,6 +105,8 @@ def _input_kind(t: CLTensor, shape: tuple[int, ...]) -> str | None:
     per row), ``one`` (one value); None when it is read another way (strided, other broadcasts)."""
     if t.n == 1:
         return "one"
+    if t.contig and t.shape == shape:
+        return "full"
     aligned = aligned_strides(t.shape, t.strides, shape)
     full = c_strides(shape)
     if aligned == full:
@@ -134,35 +136,35 @@ def _vector_expr(op: OpIR) -> str | None:
     return EXPRS[op.op].expr
 
 
-def _chain_ids(blocks: Sequence[FusedBlock], inputs: Sequence[int]) -> dict[int, int]:
-    """Local numbers of a chain's values: its inputs 0.., then each stage's op outputs and its
-    reduction in order (so equal chains of other values share one kernel)."""
+def _chain_key(
+    blocks: Sequence[FusedBlock], inputs: Sequence[int], kinds: Sequence[str]
+) -> tuple[dict[int, int], tuple[Any, ...], list[float]]:
+    """One pass over a float32 row chain: the local number of each value (its inputs 0.., then
+    each stage's op outputs and its reduction, in order), the signature its kernel depends on
+    (in local numbers, so equal chains of other values share one kernel), and the scalar
+    arguments (those not written as literals), in the order `_source` declares them.
+
+    The signature holds no dtypes (the caller checked float32): it is hashed once per launch, and
+    hashing a DType is a Python-level call."""
     local = {i: k for k, i in enumerate(inputs)}
-    for block in blocks:
-        for op in block.ops:
-            for t in op.outputs:
-                local[t.id] = len(local)
-        if block.reduce is not None:
-            local[block.reduce.output.id] = len(local)
-    return local
-
-
-def _chain_signature(
-    blocks: Sequence[FusedBlock], kinds: Sequence[str], local: Mapping[int, int]
-) -> tuple[Any, ...]:
-    """What the kernel of a float32 row chain depends on (see `_chain_ids`); scalars not written
-    as literals, shapes but the row length and offsets are arguments. Without dtypes (the caller
-    checked float32): hashing a DType is a Python-level call, and the key is hashed per launch."""
+    scalars: list[float] = []
     stages = []
     for block in blocks:
-        ops = tuple(
-            (op.op, tuple(local[t.id] for t in op.inputs), op.scalars and written_scalars(op.op, op.scalars))
-            for op in block.ops
-        )
+        ops = []
+        for op in block.ops:
+            written: tuple[float | None, ...] = ()
+            if op.scalars:
+                written = written_scalars(op.op, op.scalars)
+                scalars.extend(v for v, lit in zip(op.scalars, written, strict=True) if lit is None)
+            ops.append((op.op, tuple([local[t.id] for t in op.inputs]), written))
+            for t in op.outputs:
+                local[t.id] = len(local)
         red = block.reduce
-        stages.append((ops, tuple(local[t.id] for t in block.outputs),
-                       None if red is None else (red.op, local[red.input.id])))
-    return tuple(kinds), tuple(stages)
+        if red is not None:
+            local[red.output.id] = len(local)
+        outputs = tuple([local[t.id] for t in block.outputs])
+        stages.append((tuple(ops), outputs, None if red is None else (red.op, local[red.input.id])))
+    return local, (tuple(kinds), tuple(stages)), scalars
 
 
 def _source(
@@ -306,10 +308,11 @@ def execute_rows(blocks: Sequence[FusedBlock], values: Mapping[int, CLTensor]) -
     ):
         return None
     f32 = DType.F32
-    for b in blocks:
+    for b in blocks:  # op outputs and the inputs (below) float32: so is every value of the chain
         for op in b.ops:
-            if any(t.dtype is not f32 for t in op.outputs) or any(t.dtype is not f32 for t in op.inputs):
-                return None
+            for t in op.outputs:
+                if t.dtype is not f32:
+                    return None
     kinds = []
     for t in values.values():
         kind = _input_kind(t, shape) if t.dtype is f32 else None
@@ -317,8 +320,8 @@ def execute_rows(blocks: Sequence[FusedBlock], values: Mapping[int, CLTensor]) -
             return None
         kinds.append(kind)
     length = shape[-1]
-    local = _chain_ids(blocks, list(values))
-    signature = (_chain_signature(blocks, kinds, local), length)
+    local, chain, scalars = _chain_key(blocks, list(values), kinds)
+    signature = (chain, length)
     rt = first.rt
     entry = _SOURCES.get(signature)
     if entry is None:
@@ -326,7 +329,6 @@ def execute_rows(blocks: Sequence[FusedBlock], values: Mapping[int, CLTensor]) -
     source, kernels = entry
     if source is None:
         return None
-    scalars = [s for b in blocks for s in scalar_values(b)]
     kernel = kernels.get(rt)
     if kernel is None:
         outputs = sum(len(b.outputs) for b in blocks)
