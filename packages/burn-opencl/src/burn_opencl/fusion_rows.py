@@ -93,7 +93,15 @@ B_OVL float8 b_tanh(float8 x) {
 
 
 def row_chain_fits(op: str, shape: tuple[int, ...], dim: int, dtype: DType) -> bool:
-    """Whether a block of `shape` may go on past reduction `op` along `dim` (see the module)."""
+    """Whether a block of `shape` may go on past reduction `op` along `dim` (see the module).
+
+    Example:
+        >>> row_chain_fits("float_mean_dim", (1024, 1024), 1, DType.F32)
+        True
+        >>> row_chain_fits("float_max_dim", (1024, 1024), 1, DType.F32), row_chain_fits(
+        ...     "float_sum_dim", (1024, 1024), 0, DType.F32)
+        (False, False)
+    """
     if op not in ROW_REDUCE_OPS or dtype is not DType.F32 or not shape or dim != len(shape) - 1:
         return False
     length = shape[-1]
