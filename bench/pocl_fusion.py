@@ -76,8 +76,9 @@ def host(size: int = 64, calls: int = 200) -> None:
     """Host CPU time of the chain (products form) per call, the calling thread's only
     (`time.thread_time`, so other processes' load does not count): what burn's Python costs
     around the kernels, fused and unfused; and of the training steps of `train`."""
-    import burn
     from sections.mlp import build as build_mlp
+
+    import burn
 
     for name in ("fusion(opencl)", "opencl"):
         run = _chain_runs(size, _gelu_norm_products, (name,))[name]
