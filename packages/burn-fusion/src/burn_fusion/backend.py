@@ -241,11 +241,10 @@ class Fusion(DecoratorBackend):
                 out = result_dtype(name, [t.dtype for t in tensors])
                 if out is None or out not in fdtypes:
                     return eager(*args)
-            if arity == 1:
-                shape = tensors[0].shape
-            else:
+            shape = tensors[0].shape
+            if arity > 1 and any(t.shape != shape for t in tensors):  # most ops: one shape
                 shape = broadcast_shapes(name, [t.shape for t in tensors])
-            scalars = tuple(float(s) for s in args[arity : arity + nscalars])
+            scalars = tuple([float(s) for s in args[arity : arity + nscalars]]) if nscalars else ()
             return stream.record(name, tensors, scalars, shape, out, device)
 
         op.__name__ = name
