@@ -23,8 +23,8 @@ on float8) are out-of-line calls (the same kernel written with them: 2.4 ms), so
 bit operations: results are the float helpers' lane by lane.
 
 Only float32 chains of the ops in `VECTOR_OPS` (per-row values: any fused op) whose reductions are
-sums or means along the last dim, of a length that is a multiple of 8 up to `MAX_ROW`, with
-inputs read contiguously per row, per column, per row value or as one value, are run here;
+sums, means, maxima or minima along the last dim, of a length that is a multiple of 8 up to
+`MAX_ROW`, with inputs read contiguously per row, per column, per row value or as one value, are run here;
 `fusion_execute_rows` answers None for the others and burn-fusion runs the stages one by one.
 """
 
@@ -46,7 +46,20 @@ from burn_opencl.tensor import CLTensor
 WIDTH = 8  # floats per vector: one AVX2 register
 MAX_ROW = 8192  # the longest row: a private float8 array per carried value holds it
 MAX_CARRIED_BYTES = 64 * 1024  # private arrays of one work-item (pocl keeps them on its stack)
-ROW_REDUCE_OPS = frozenset({"float_sum_dim", "float_mean_dim"})
+ROW_REDUCE_OPS = frozenset({"float_sum_dim", "float_mean_dim", "float_max_dim", "float_min_dim"})
+# Per reduction: the accumulator's start, its float8 update by ``v`` and the combine of its lanes.
+# max and min: NaN wins, as in the one-op kernels (an infinite start is what their first element
+# gives: max(-inf, x) is x for every x but NaN).
+_ROW_REDUCE = {
+    "float_sum_dim": ("(float8)0.0f", "acc += v;", "B_HSUM(acc)"),
+    "float_mean_dim": ("(float8)0.0f", "acc += v;", "B_HSUM(acc)"),
+    "float_max_dim": (
+        "(float8)(-INFINITY)", "acc = (v > acc || (v != v && acc == acc)) ? v : acc;", "b_hmax(acc)"
+    ),
+    "float_min_dim": (
+        "(float8)INFINITY", "acc = (v < acc || (v != v && acc == acc)) ? v : acc;", "b_hmin(acc)"
+    ),
+}
 # Ops whose `EXPRS` expression computes lane by lane on float8 values (with the overloads of
 # `VECTOR_PRELUDE`); powf_scalar only with the exponents that are products (`_vector_expr`).
 VECTOR_OPS = frozenset({
@@ -89,6 +102,16 @@ B_OVL float8 b_tanh(float8 x) {
   return x != x ? x : signed_y;
 }
 #define B_HSUM(v) (((v).s0 + (v).s1) + ((v).s2 + (v).s3) + (((v).s4 + (v).s5) + ((v).s6 + (v).s7)))
+B_OVL float b_hmax(float8 v) {
+  float a[8]; vstore8(v, 0, a); float m = a[0];
+  for (int i = 1; i < 8; i++) if (a[i] > m || (a[i] != a[i] && m == m)) m = a[i];
+  return m;
+}
+B_OVL float b_hmin(float8 v) {
+  float a[8]; vstore8(v, 0, a); float m = a[0];
+  for (int i = 1; i < 8; i++) if (a[i] < m || (a[i] != a[i] && m == m)) m = a[i];
+  return m;
+}
 """
 
 
@@ -98,7 +121,7 @@ def row_chain_fits(op: str, shape: tuple[int, ...], dim: int, dtype: DType) -> b
     Example:
         >>> row_chain_fits("float_mean_dim", (1024, 1024), 1, DType.F32)
         True
-        >>> row_chain_fits("float_max_dim", (1024, 1024), 1, DType.F32), row_chain_fits(
+        >>> row_chain_fits("float_prod_dim", (1024, 1024), 1, DType.F32), row_chain_fits(
         ...     "float_sum_dim", (1024, 1024), 0, DType.F32)
         (False, False)
     """
@@ -280,8 +303,9 @@ def _source(
         if red is not None:
             src = local[red.input.id]
             load(src)
-            loop.append(f"acc += v{src};")
-            body.append("{ float8 acc = (float8)0.0f;")
+            start, update, _ = _ROW_REDUCE[red.op]
+            loop.append(f"{{ float8 v = v{src}; {update} }}")
+            body.append(f"{{ float8 acc = {start};")
         if loop:
             body.append(f"for (int k = 0; k < {n8}; k++) {{")
             body.extend("  " + line for line in loop)
@@ -289,7 +313,7 @@ def _source(
         if red is not None:
             dst = local[red.output.id]
             scale = f" * {1.0 / length!r}f" if red.op == "float_mean_dim" else ""
-            body.append(f"v{dst} = B_HSUM(acc){scale}; }}")
+            body.append(f"v{dst} = {_ROW_REDUCE[red.op][2]}{scale}; }}")
             body.append(f"r{reductions.index(dst)}[row] = v{dst};")
     params += [f"float q{j}" for j in range(nscalar)]
     code = "\n  ".join(body)
