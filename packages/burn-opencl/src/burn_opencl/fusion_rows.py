@@ -342,8 +342,8 @@ def execute_rows(blocks: Sequence[FusedBlock], values: Mapping[int, CLTensor]) -
     f32 = DType.F32
     for b in blocks:  # op outputs and the inputs (below) float32: so is every value of the chain
         for op in b.ops:
-            for t in op.outputs:
-                if t.dtype is not f32:
+            for out in op.outputs:
+                if out.dtype is not f32:
                     return None
     kinds = []
     for t in values.values():
