@@ -57,7 +57,7 @@ def test_gelu_of_linear_fuses_bias_and_activation(fused: Any, cl_backend: Any, l
     assert fused.stats.kernels == 1 and fused.stats.fused_ops == 2
 
 
-def test_layer_norm_runs_in_three_kernels(fused: Any, cl_backend: Any, launches: Any) -> None:
+def test_layer_norm_runs_as_one_row_chain(fused: Any, cl_backend: Any, launches: Any) -> None:
     x = RNG.normal(size=(8, 64)) * 3 + 1
     gamma, beta = RNG.normal(size=(64,)), RNG.normal(size=(64,))
 
@@ -69,13 +69,87 @@ def test_layer_norm_runs_in_three_kernels(fused: Any, cl_backend: Any, launches:
     plain, plain_count = run_counted(cl_backend, launches, f, x, gamma, beta)
     fusion, fusion_count = run_counted(fused, launches, f, x, gamma, beta)
     np.testing.assert_allclose(fusion, plain, rtol=1e-5, atol=1e-5)
-    # mean, [sub, mul -> mean] (the centred square is the reduction's prologue: along a contiguous
-    # dim on OpenCL one fused kernel writing the centred values and their squares, then the mean),
-    # [add, sqrt, div, mul, add] (the per-row 1/std joins it: 8x64 is small enough to recompute it
-    # per element, `test_large_per_row_value_runs_alone`).
+    # mean of the input (nothing pending to fuse it with), then [sub, mul -> mean, add, sqrt, div,
+    # mul, add] as one row chain: the ops go on past the mean along the last dim
+    # (`burn_opencl.fusion_rows`), the per-row 1/std computed once per row inside the kernel.
     assert plain_count == 9
-    assert fusion_count == 4
+    assert fusion_count == 2
+    assert fused.stats.kernels == 1 and fused.stats.fused_reductions == 1 and fused.stats.fused_ops == 7
+
+
+def gelu_norm(xt: Any, g: Any, b: Any) -> Any:
+    """Issue 35's chain: GELU (tanh form), then a layer norm of its result along the last dim."""
+    last = len(xt.shape) - 1
+    y = xt * 0.5 * (((xt + xt**3.0 * 0.044715) * 0.7978845608028654).tanh() + 1.0)
+    centered = y - y.mean_dim(last)
+    return centered * ((centered**2.0).mean_dim(last) + 1e-5) ** -0.5 * g + b
+
+
+@pytest.mark.parametrize("shape", [(16, 64), (2, 3, 32), (5, 1024)])
+def test_gelu_layer_norm_chain_is_one_kernel(
+    fused: Any, cl_backend: Any, launches: Any, shape: tuple[int, ...]
+) -> None:
+    x = RNG.normal(size=shape) * 2
+    gamma, beta = RNG.normal(size=shape[-1:]), RNG.normal(size=shape[-1:])
+    plain, _ = run_counted(cl_backend, launches, gelu_norm, x, gamma, beta)
+    fusion, fusion_count = run_counted(fused, launches, gelu_norm, x, gamma, beta)
+    np.testing.assert_allclose(fusion, plain, rtol=1e-5, atol=1e-5)
+    assert fusion_count == 1
+    assert fused.stats.kernels == 1 and fused.stats.fused_reductions == 2
+
+
+def test_row_chain_returns_held_intermediates_and_reductions(fused: Any, cl_backend: Any) -> None:
+    x, v, s = RNG.normal(size=(6, 16)), RNG.normal(size=(6, 1)), RNG.normal(size=(1,))
+    outs = {}
+    for name, backend in (("fusion", fused), ("plain", cl_backend)):
+        xt, vt, st = put(backend, x), put(backend, v), put(backend, s)
+        y = (xt * st).exp()  # held: written by the chain
+        total = y.sum_dim(1)  # held: the reduction's result
+        z = y / total + vt  # a per-row input (and `st`, one element)
+        outs[name] = [t.to_numpy() for t in (y, total, z)]
+    for a, b in zip(outs["fusion"], outs["plain"], strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+    assert fused.stats.kernels == 1 and fused.stats.fused_reductions == 1
+
+
+def test_row_chain_the_backend_declines_runs_stage_by_stage(
+    fused: Any, cl_backend: Any, launches: Any
+) -> None:
+    x = np.abs(RNG.normal(size=(4, 24))) + 0.5
+
+    def f(xt: Any) -> Any:
+        y = xt * 2.0
+        centered = y - y.mean_dim(1)
+        return (centered * centered + 1.0).log()  # log has no float8 form: the chain is declined
+
+    plain, _ = run_counted(cl_backend, launches, f, x)
+    fusion, _ = run_counted(fused, launches, f, x)
+    np.testing.assert_allclose(fusion, plain, rtol=1e-5, atol=1e-6)
     assert fused.stats.kernels == 2 and fused.stats.fused_reductions == 1
+
+
+def test_row_chain_not_taken_off_the_last_dim(fused: Any, cl_backend: Any) -> None:
+    x = RNG.normal(size=(8, 16))
+    results = []
+    for backend in (fused, cl_backend):
+        y = put(backend, x) * 3.0
+        results.append((y - y.mean_dim(0)).to_numpy())
+    np.testing.assert_allclose(results[0], results[1], rtol=1e-5, atol=1e-6)
+    assert fused.stats.kernels == 2  # [mul -> mean] then [sub]
+
+
+@pytest.mark.parametrize("op", ["max_dim", "min_dim"])
+def test_row_chain_past_max_and_min_lets_nan_win(fused: Any, cl_backend: Any, op: str) -> None:
+    x = RNG.normal(size=(4, 32))
+    x[1, 5] = np.nan
+    x[2, :] = -np.inf if op == "max_dim" else np.inf
+    results = []
+    for backend in (fused, cl_backend):
+        y = put(backend, x) * 2.0
+        results.append((y - getattr(y, op)(1)).exp().to_numpy())
+    np.testing.assert_array_equal(np.isnan(results[0]), np.isnan(results[1]))
+    np.testing.assert_allclose(results[0], results[1], rtol=1e-5, atol=1e-6)
+    assert fused.stats.kernels == 1 and fused.stats.fused_reductions == 1
 
 
 def test_large_per_row_value_runs_alone(fused: Any, cl_backend: Any, launches: Any) -> None:
@@ -94,7 +168,7 @@ def test_large_per_row_value_runs_alone(fused: Any, cl_backend: Any, launches: A
     assert fused.stats.kernels == 2 and fused.stats.fused_ops == 4
 
 
-def test_softmax_runs_in_three_kernels(fused: Any, cl_backend: Any, launches: Any) -> None:
+def test_softmax_runs_in_one_kernel(fused: Any, cl_backend: Any, launches: Any) -> None:
     x = RNG.normal(size=(6, 40)) * 4
 
     def f(xt: Any) -> Any:
@@ -103,11 +177,9 @@ def test_softmax_runs_in_three_kernels(fused: Any, cl_backend: Any, launches: An
     plain, plain_count = run_counted(cl_backend, launches, f, x)
     fusion, fusion_count = run_counted(fused, launches, f, x)
     np.testing.assert_allclose(fusion, plain, rtol=1e-5, atol=1e-7)
-    # [mul -> max], [sub, exp -> sum] (also writing exp's values), [div]: each reduction along the
-    # contiguous dim a kernel of its own after its prologue's (`burn_opencl.fusion._execute_reduce`),
-    # so as many launches as unfused, but no value written that the unfused ops would not write.
+    # [mul -> max, sub, exp -> sum, div]: one row chain, the max and the sum inside the kernel.
     assert plain_count == 5
-    assert fusion_count == 5
+    assert fusion_count == 1
     assert fused.stats.fused_reductions == 2
 
 

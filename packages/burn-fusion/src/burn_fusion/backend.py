@@ -67,7 +67,13 @@ class Fusion(DecoratorBackend):
         fusable: Any = inner
         self._fusion_ops = frozenset(fusable.fusion_ops()) & ELEMENTWISE.keys()
         self._fusion_dtypes = frozenset(fusable.fusion_dtypes())
-        self._stream = Stream(fusable.fusion_execute)
+        # Row chains (ops going on past a reduction, `Stream.reduce`) where the inner backend
+        # offers them: an optional part of the fusion contract.
+        self._stream = Stream(
+            fusable.fusion_execute,
+            getattr(inner, "fusion_rows", None),
+            getattr(inner, "fusion_execute_rows", None),
+        )
         self._reductions = fused_reductions(inner)
         overridden = implemented_ops(type(inner))
         for name, kind in contract_ops().items():
@@ -203,8 +209,11 @@ class Fusion(DecoratorBackend):
         """`name` recorded in the stream when its dtypes and devices allow, else `fallback`."""
         spec = ELEMENTWISE[name]
         arity, nscalars, kinds, rule = spec.arity, spec.nscalars, spec.kinds, spec.result
-        fdtypes, stream, meta, stats = self._fusion_dtypes, self._stream, self._meta, self._stream.stats
-        castable = frozenset(d for d in self.capabilities.dtypes if d.is_float) & fdtypes
+        stream, meta, stats = self._stream, self._meta, self._stream.stats
+        castable = frozenset(d for d in self.capabilities.dtypes if d.is_float) & self._fusion_dtypes
+        # A tuple: `in` compares enum members by identity in C, where a set would hash each one
+        # with Enum's Python-level __hash__ (several per recorded op).
+        fdtypes = tuple(self._fusion_dtypes)
 
         def eager(*args: Any, **kwargs: Any) -> Any:
             stats.eager_ops += 1
@@ -222,7 +231,7 @@ class Fusion(DecoratorBackend):
                     return eager(*args)
                 if device is None:
                     device = t.device
-                elif t.device != device:
+                elif t.device is not device and t.device != device:
                     return eager(*args)  # the inner backend raises its device error
             if rule == "cast":
                 out = args[arity]
@@ -232,11 +241,10 @@ class Fusion(DecoratorBackend):
                 out = result_dtype(name, [t.dtype for t in tensors])
                 if out is None or out not in fdtypes:
                     return eager(*args)
-            if arity == 1:
-                shape = tensors[0].shape
-            else:
+            shape = tensors[0].shape
+            if arity > 1 and any(t.shape != shape for t in tensors):  # most ops: one shape
                 shape = broadcast_shapes(name, [t.shape for t in tensors])
-            scalars = tuple(float(s) for s in args[arity : arity + nscalars])
+            scalars = tuple([float(s) for s in args[arity : arity + nscalars]]) if nscalars else ()
             return stream.record(name, tensors, scalars, shape, out, device)
 
         op.__name__ = name

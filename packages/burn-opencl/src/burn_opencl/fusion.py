@@ -22,7 +22,7 @@ says why).
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from burn.backend.fusion_exprs import (
@@ -175,6 +175,23 @@ class FusionOps:
     def fusion_reduce_ops(self) -> frozenset[str]:
         """The reductions a fused OpenCL kernel ends with (sum, mean, prod, max, min along a dim)."""
         return FUSION_REDUCE_OPS
+
+    def fusion_rows(self, op: str, shape: tuple[int, ...], dim: int, dtype: DType) -> bool:
+        """Whether ops may go on reading a block of `shape` after its reduction `op` along `dim`,
+        the block and those ops then run as a row chain (`fusion_execute_rows`)."""
+        from burn_opencl.fusion_rows import row_chain_fits  # it builds on this module's dialect
+
+        return row_chain_fits(op, shape, dim, dtype)
+
+    def fusion_execute_rows(
+        self, blocks: Sequence[FusedBlock], values: Mapping[int, CLTensor]
+    ) -> dict[int, CLTensor] | None:
+        """Run a row chain as one kernel (`burn_opencl.fusion_rows`): each block's outputs and its
+        reduction's result by id; None when the chain is not one it runs (the caller then runs the
+        blocks one by one with `fusion_execute`)."""
+        from burn_opencl.fusion_rows import execute_rows  # it builds on this module's dialect
+
+        return execute_rows(blocks, values)
 
     def fusion_execute(self, block: FusedBlock, inputs: Sequence[CLTensor]) -> list[CLTensor]:
         """Run `block` as one kernel over `inputs`; new contiguous tensors for ``block.outputs``
