@@ -24,6 +24,16 @@ One method is optional, for backends that also fuse a reduction with its element
   method never receives such blocks: reductions then run on their own, after their prologue's
   block.
 
+Two more optional methods let a chain go on past such a reduction (layer norm, softmax: the
+reduced value feeds element-wise ops over the same rows), so the whole chain runs as one kernel:
+
+- ``fusion_rows(op, shape, dim, dtype)``: whether ops may keep reading a block of `shape` after its
+  reduction `op` along `dim` (the backend's row kernels take that chain).
+- ``fusion_execute_rows(blocks, values)``: run the chain of `blocks` (each ending in a reduction
+  but the last) as one kernel; `values` maps ids to the backend's primitives; returns each block's
+  outputs and reduction results by id, or None to decline (burn-fusion then runs the blocks one
+  by one with ``fusion_execute``).
+
 Example:
     >>> from burn.backend.fusion import supports_fusion
     >>> class NoFusion: ...
