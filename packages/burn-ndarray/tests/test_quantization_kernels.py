@@ -1,7 +1,7 @@
 """burn-ndarray's quantized Linears (`burn_ndarray.ops.quantization`). The dynamic int8 one is
-bit for bit the contract default's result on both of its paths (integer dot products for few
-rows, the exact float32 GEMM in chunks for more), including sums over more features than one
-exact chunk holds; the weight-only one is the default's product within float32 sums."""
+bit for bit the contract default's result on each of its paths (the AVX2 int8 GEMM where the CPU
+has it, and the portable ones, forced: integer dot products for few rows, the exact float32 GEMM
+in chunks for more), including sums over more features than one exact chunk holds; the weight-only one is the default's product within float32 sums."""
 
 from __future__ import annotations
 
@@ -27,7 +27,11 @@ from burn_ndarray.ops.quantization import EXACT_TERMS, GEMV_ROWS, WEIGHT_GEMV_RO
     ids=str,
 )
 @pytest.mark.parametrize("with_bias", [True, False], ids=["bias", "no-bias"])
-def test_quantized_linear_is_the_default_bit_for_bit(shape: tuple[int, int, int], with_bias: bool) -> None:
+@pytest.mark.parametrize("portable", [False, True], ids=["native", "portable"])
+def test_quantized_linear_is_the_default_bit_for_bit(
+    shape: tuple[int, int, int], with_bias: bool, portable: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(ndarray_quantization, "FORCE_PORTABLE", portable)
     m, k, n = shape
     rng = np.random.default_rng(m * 7 + k)
     x = rng.standard_normal((m, k)).astype(np.float32)

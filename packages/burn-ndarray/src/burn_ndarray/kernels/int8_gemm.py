@@ -48,8 +48,11 @@ HAS_AVX2 = bool(llvm_binding.get_host_cpu_features().get("avx2", False))
 # Columns a panel holds (two vectors of 8 int32 lanes) and input features a step sums.
 PANEL = 16
 STEP = 4
-# Steps of a k block: 64 steps = 256 features, a 16 KiB panel block that L1 keeps.
-KC_STEPS = 64
+# Steps of a k block: 192 steps = 768 features (a 48 KiB panel block, in L2), so a BERT / GPT-2
+# Linear of 768 inputs writes its sums once; 64 steps measured no faster (docs/guides/precision.md).
+KC_STEPS = 192
+# Rows of a block of activations (with its sums) the panels run over before the next block.
+MC_ROWS = 256
 # Rows of a register tile.
 TILE_ROWS = 4
 # The most input features whose int32 sums are exact (|w| <= 128, |a| <= 127).
@@ -148,21 +151,23 @@ def gemm_range(lo: int, hi: int, a: Array, packed: Array, sums: Array) -> None:
     m, lda = a.shape
     steps = lda // STEP
     ldc = sums.shape[1]
-    full = m - m % TILE_ROWS
-    for p0 in range(0, steps, KC_STEPS):
-        block = min(KC_STEPS, steps - p0)
-        for j in range(lo, hi):
-            b_off = (j * steps + p0) * (PANEL * STEP)
-            for i in range(0, full, TILE_ROWS):
-                _tile4(a, i * lda + p0 * STEP, lda, packed, b_off, block, sums, i * ldc + j * PANEL, ldc)
-            rest = m - full
-            a_off, c_off = full * lda + p0 * STEP, full * ldc + j * PANEL
-            if rest == 3:
-                _tile3(a, a_off, lda, packed, b_off, block, sums, c_off, ldc)
-            elif rest == 2:
-                _tile2(a, a_off, lda, packed, b_off, block, sums, c_off, ldc)
-            elif rest == 1:
-                _tile1(a, a_off, lda, packed, b_off, block, sums, c_off, ldc)
+    for r0 in range(0, m, MC_ROWS):
+        r1 = min(m, r0 + MC_ROWS)
+        full = r1 - (r1 - r0) % TILE_ROWS
+        for p0 in range(0, steps, KC_STEPS):
+            block = min(KC_STEPS, steps - p0)
+            for j in range(lo, hi):
+                b_off = (j * steps + p0) * (PANEL * STEP)
+                for i in range(r0, full, TILE_ROWS):
+                    _tile4(a, i * lda + p0 * STEP, lda, packed, b_off, block, sums, i * ldc + j * PANEL, ldc)
+                rest = r1 - full
+                a_off, c_off = full * lda + p0 * STEP, full * ldc + j * PANEL
+                if rest == 3:
+                    _tile3(a, a_off, lda, packed, b_off, block, sums, c_off, ldc)
+                elif rest == 2:
+                    _tile2(a, a_off, lda, packed, b_off, block, sums, c_off, ldc)
+                elif rest == 1:
+                    _tile1(a, a_off, lda, packed, b_off, block, sums, c_off, ldc)
 
 
 @jit_parallel

@@ -3,21 +3,24 @@ dequantize as one NumPy expression each (the default's steps, without its interm
 tensors), and the dynamic int8 Linear for float32 inputs and int8 weights (other dtypes take the
 contract's default).
 
-The int32 sums are exact either way, and the result is the default's bit for bit:
+The int32 sums are exact on every path, and the result is the default's bit for bit:
 
-- few rows (under `GEMV_ROWS`: decoding a token, a small batch): compiled int8 dot products
-  (`burn_ndarray.kernels.quantization.int8_dots`), which read the int8 weight directly, a quarter
-  of a float32 weight's memory traffic;
-- more rows: BLAS's float32 GEMM on the integers. A product of two values in [-127, 127] and a
-  sum of up to `EXACT_TERMS` of them stay below 2^24, where every integer is a float32, so each
-  GEMM over a chunk of at most that many input features gives the int32 sums exactly; chunks are
-  added as int32. On this CPU family (AVX2 without VNNI), ``vpmaddwd`` multiplies as many pairs
-  per instruction as an FMA does floats, so a numba integer loop cannot beat the tuned float
-  GEMM; measured in docs/guides/precision.md.
+- on a CPU with AVX2 (`burn_ndarray.kernels.int8_gemm.HAS_AVX2`): the int8 GEMM micro-kernel
+  (``vpmaddubsw`` + ``vpmaddwd``), for any number of rows, with the weight packed into its panel
+  layout on first use and kept (`_packed`: one packing per weight array, dropped with it);
+- without AVX2, few rows (under `GEMV_ROWS`: decoding a token, a small batch): compiled int8 dot
+  products (`burn_ndarray.kernels.quantization.int8_dots`), which read the int8 weight directly;
+- without AVX2, more rows: BLAS's float32 GEMM on the integers. A product of two values in
+  [-127, 127] and a sum of up to `EXACT_TERMS` of them stay below 2^24, where every integer is a
+  float32, so each GEMM over a chunk of at most that many input features gives the int32 sums
+  exactly; chunks are added as int32.
+
+Speeds measured in docs/guides/precision.md.
 """
 
 from __future__ import annotations
 
+import weakref
 from typing import Any
 
 import numpy as np
@@ -46,6 +49,33 @@ PANEL_BYTES = 64 << 20
 EXACT_TERMS = 1032
 
 
+# The packed panels of each int8 weight the AVX2 GEMM has multiplied, by the array's id; an entry
+# goes when its array is collected (`weakref.finalize`), so an id is never reused while listed.
+# A module's weight is the same array at every call, so it is packed once. Writing into a packed
+# weight's array in place is not seen: replace the array (as loading a record does) instead.
+_PACKED: dict[int, tuple[weakref.ref[Array], Array]] = {}
+# Tests set this to run the portable path on an AVX2 CPU.
+FORCE_PORTABLE = False
+
+
+def _packed(weight: Array) -> Array:
+    """`weight`'s panels for `burn_ndarray.kernels.int8_gemm`, packed on first use."""
+    from burn_ndarray.kernels import int8_gemm
+
+    key = id(weight)
+    hit = _PACKED.get(key)
+    if hit is not None and hit[0]() is weight:
+        return hit[1]
+    packed = int8_gemm.pack_weight(weight)
+    try:
+        ref = weakref.ref(weight)
+    except TypeError:  # an array type without weak references: pack at every call
+        return packed
+    _PACKED[key] = (ref, packed)
+    weakref.finalize(weight, _PACKED.pop, key, None)
+    return packed
+
+
 def _parts(work: int) -> int:
     """Chunks for a kernel doing `work` cheap steps (an int8 product pair counts 1/8: vectorized)."""
     return split.compiled_parts(work, split.UFUNC_PER_THREAD, split.NATIVE_UFUNC_PER_THREAD)
@@ -66,30 +96,51 @@ class QuantizationOps:
         )
         if not fast:
             return Contract.quantized_linear(self, x, weight, weight_scales, bias)  # type: ignore[arg-type]
+        from burn_ndarray.kernels import int8_gemm
         from burn_ndarray.kernels import quantization as kq
 
         rows = np.ascontiguousarray(x.reshape(-1, k))
         m = rows.shape[0]
         scales = np.empty(m, np.float32)
-        q = np.empty((m, k), np.int8 if m < GEMV_ROWS else np.float32)
-        split.run_ranges(kq.quantize_rows_range, kq.quantize_rows, m, _parts(m * k), rows, q, scales)
-        if m < GEMV_ROWS:
-            sums = np.empty((m, n), np.int32)
-            w = np.ascontiguousarray(weight)
-            split.run_ranges(kq.int8_dots_range, kq.int8_dots, n, _parts(m * n * k // 8), q, w, sums)
+        if int8_gemm.HAS_AVX2 and not FORCE_PORTABLE and 0 < k <= int8_gemm.MAX_K:
+            # The kernel's layout: rows padded with zeros to whole steps of 4 features.
+            steps = -(-k // int8_gemm.STEP)
+            q = np.zeros((m, steps * int8_gemm.STEP), np.int8)
+            split.run_ranges(kq.quantize_rows_range, kq.quantize_rows, m, _parts(m * k), rows, q, scales)
+            panels = -(-n // int8_gemm.PANEL)
+            wide = np.zeros((m, panels * int8_gemm.PANEL), np.int32)
+            split.run_ranges(
+                int8_gemm.gemm_range, int8_gemm.gemm, panels, _parts(m * n * k // 32), q, _packed(weight), wide
+            )
+            sums = wide[:, :n]
         else:
-            chunks = [
-                q[:, lo : lo + EXACT_TERMS].dot(weight[:, lo : lo + EXACT_TERMS].T.astype(np.float32))
-                for lo in range(0, k, EXACT_TERMS)
-            ]
-            # One chunk's exact float32 sums are float32(int32 sums) already; more add as int32.
-            sums = chunks[0] if len(chunks) == 1 else sum(c.astype(np.int32) for c in chunks)
+            sums = self._portable_sums(rows, weight, scales)
         out = np.empty((m, n), np.float32)
         w_scales = np.full(n, weight_scales[0], np.float32) if weight_scales.shape[0] == 1 else weight_scales
         split.run_ranges(
             kq.scale_sums_range, kq.scale_sums, m, _parts(m * n), sums, scales, w_scales, bias, out
         )
         return out.reshape((*x.shape[:-1], n))
+
+    def _portable_sums(self, rows: Array, weight: Array, scales: Array) -> Array:
+        """The int32 sums (or their exact float32 values) without the AVX2 kernel."""
+        from burn_ndarray.kernels import quantization as kq
+
+        n, k = weight.shape
+        m = rows.shape[0]
+        q = np.empty((m, k), np.int8 if m < GEMV_ROWS else np.float32)
+        split.run_ranges(kq.quantize_rows_range, kq.quantize_rows, m, _parts(m * k), rows, q, scales)
+        if m < GEMV_ROWS:
+            sums = np.empty((m, n), np.int32)
+            w = np.ascontiguousarray(weight)
+            split.run_ranges(kq.int8_dots_range, kq.int8_dots, n, _parts(m * n * k // 8), q, w, sums)
+            return sums
+        chunks = [
+            q[:, lo : lo + EXACT_TERMS].dot(weight[:, lo : lo + EXACT_TERMS].T.astype(np.float32))
+            for lo in range(0, k, EXACT_TERMS)
+        ]
+        # One chunk's exact float32 sums are float32(int32 sums) already; more add as int32.
+        return chunks[0] if len(chunks) == 1 else sum(c.astype(np.int32) for c in chunks)
 
     def dequantized_linear(
         self, x: Array, values: Array, scales: Array, zero_points: Array | None, value: str,
