@@ -1,7 +1,8 @@
 """burn-ndarray's quantized Linears (`burn_ndarray.ops.quantization`). The dynamic int8 one is
 bit for bit the contract default's result on each of its paths (the AVX2 int8 GEMM where the CPU
 has it, and the portable ones, forced: integer dot products for few rows, the exact float32 GEMM
-in chunks for more), including sums over more features than one exact chunk holds; the weight-only one is the default's product within float32 sums."""
+in chunks for more), including sums over more features than one exact chunk holds; the
+weight-only one is the default's product within float32 sums."""
 
 from __future__ import annotations
 

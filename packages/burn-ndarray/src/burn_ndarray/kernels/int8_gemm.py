@@ -99,10 +99,15 @@ def _tile_codegen(rows: int) -> Any:
         with cgutils.for_range(builder, steps) as loop:
             t = loop.index
             b_at = builder.add(b_off, builder.mul(t, t.type(PANEL * STEP)))
-            wv = [builder.load(vec_ptr(b_ptr, builder.add(b_at, b_at.type(32 * h)), _v32i8), align=1) for h in range(2)]
+            wv = [
+                builder.load(vec_ptr(b_ptr, builder.add(b_at, b_at.type(32 * h)), _v32i8), align=1)
+                for h in range(2)
+            ]
             wabs = [builder.call(absb, [v, _i1(0)]) for v in wv]
             for r in range(rows):
-                word = builder.load(vec_ptr(a_ptr, builder.add(a_rows[r], builder.mul(t, t.type(STEP))), _i32), align=1)
+                word = builder.load(
+                    vec_ptr(a_ptr, builder.add(a_rows[r], builder.mul(t, t.type(STEP))), _i32), align=1
+                )
                 bcast = builder.shuffle_vector(
                     builder.insert_element(ir.Constant(_v8i32, ir.Undefined), word, _i32(0)),
                     ir.Constant(_v8i32, ir.Undefined),
@@ -122,7 +127,18 @@ def _tile_codegen(rows: int) -> Any:
 
 def _make_tile(rows: int) -> Any:
     @intrinsic
-    def tile(typingctx: Any, a: Any, a_off: Any, lda: Any, b: Any, b_off: Any, steps: Any, c: Any, c_off: Any, ldc: Any) -> Any:
+    def tile(
+        typingctx: Any,
+        a: Any,
+        a_off: Any,
+        lda: Any,
+        b: Any,
+        b_off: Any,
+        steps: Any,
+        c: Any,
+        c_off: Any,
+        ldc: Any,
+    ) -> Any:
         sig = types.void(a, a_off, lda, b, b_off, steps, c, c_off, ldc)
         return sig, _tile_codegen(rows)
 
@@ -139,9 +155,11 @@ def pack_weight(w: Array) -> Array:
     panels, steps = -(-n // PANEL), -(-k // STEP)
     padded = np.zeros((panels * PANEL, steps * STEP), np.int8)
     padded[:n, :k] = w
-    return np.ascontiguousarray(
-        padded.reshape(panels, PANEL, steps, STEP).transpose(0, 2, 1, 3)
-    ).view(np.uint8).reshape(-1)
+    return (
+        np.ascontiguousarray(padded.reshape(panels, PANEL, steps, STEP).transpose(0, 2, 1, 3))
+        .view(np.uint8)
+        .reshape(-1)
+    )
 
 
 @jit

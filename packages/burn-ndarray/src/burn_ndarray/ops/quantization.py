@@ -109,9 +109,9 @@ class QuantizationOps:
             split.run_ranges(kq.quantize_rows_range, kq.quantize_rows, m, _parts(m * k), rows, q, scales)
             panels = -(-n // int8_gemm.PANEL)
             wide = np.zeros((m, panels * int8_gemm.PANEL), np.int32)
-            split.run_ranges(
-                int8_gemm.gemm_range, int8_gemm.gemm, panels, _parts(m * n * k // 32), q, _packed(weight), wide
-            )
+            packed = _packed(weight)
+            work = _parts(m * n * k // 32)
+            split.run_ranges(int8_gemm.gemm_range, int8_gemm.gemm, panels, work, q, packed, wide)
             sums = wide[:, :n]
         else:
             sums = self._portable_sums(rows, weight, scales)
