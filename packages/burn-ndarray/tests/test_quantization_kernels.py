@@ -138,3 +138,19 @@ def test_quantized_linear_sums_of_minus_128_weights_are_exact() -> None:
     expected = Contract.quantized_linear(backend, x, w, scales, None)
     np.testing.assert_array_equal(got, expected)
     assert got[0, 0] == np.float32(-128 * 127 * k / 127)
+
+
+def test_a_cpu_without_avx2_takes_the_portable_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With llvmlite's host features saying no AVX2, nothing is packed and the result is still
+    the default's."""
+    from burn_ndarray.kernels import int8_gemm
+
+    monkeypatch.setattr(int8_gemm, "HAS_AVX2", False)
+    rng = np.random.default_rng(9)
+    x = rng.standard_normal((GEMV_ROWS + 3, 40)).astype(np.float32)
+    w = rng.integers(-127, 128, size=(7, 40)).astype(np.int8)
+    scales = np.full(7, 0.02, np.float32)
+    backend = NdArray()
+    got = backend.quantized_linear(x, w, scales, None)
+    assert id(w) not in ndarray_quantization._PACKED
+    np.testing.assert_array_equal(got, Contract.quantized_linear(backend, x, w, scales, None))

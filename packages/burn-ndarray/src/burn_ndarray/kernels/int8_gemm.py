@@ -150,7 +150,19 @@ _tile1, _tile2, _tile3, _tile4 = (_make_tile(r) for r in range(1, 5))
 
 def pack_weight(w: Array) -> Array:
     """The int8 ``w [n, k]`` as the kernel's panels: uint8 bytes ``[panels, steps, 16, 4]``
-    (zeros past `n` and `k`), flat. Done once per weight (the caller keeps it)."""
+    (zeros past `n` and `k`), flat. Done once per weight (the caller keeps it).
+
+    Example:
+        >>> import numpy as np
+        >>> w = np.arange(6, dtype=np.int8).reshape(2, 3)
+        >>> pack_weight(w).shape  # one panel of 16 columns, one step of 4 features
+        (64,)
+        >>> a = np.array([[1, -1, 2, 0]], np.int8)  # k padded to 4 with a zero
+        >>> sums = np.zeros((1, 16), np.int32)
+        >>> gemm_range(0, 1, a, pack_weight(w), sums) if HAS_AVX2 else None
+        >>> sums[0, :2].tolist() if HAS_AVX2 else (a[:, :3] @ w.T.astype(np.int32))[0].tolist()
+        [3, 9]
+    """
     n, k = w.shape
     panels, steps = -(-n // PANEL), -(-k // STEP)
     padded = np.zeros((panels * PANEL, steps * STEP), np.int8)
