@@ -22,11 +22,12 @@ avoids the saturation by quantizing activations to 7 bits (``reduce_range``), wh
 burn's rounding; the sign trick keeps the contract's 8-bit activations at one extra ``vpsignb``.
 
 Blocking: the weight is packed as panels of 16 columns, each ``[steps, 16, 4]`` bytes (``steps =
-ceil(k / 4)``, zeros past `k` and past `n`). The driver runs, for a block of `KC_STEPS` steps, each
-panel over every row tile: the panel's block (16 KiB at most) stays in L1 while the activation
-block streams from L2. Threads split the panels (`burn_ndarray.kernels.jit.bounds`), so each sum is
-the same serial code's at any thread count. On a CPU without AVX2 (`HAS_AVX2`, llvmlite's host
-features) callers keep their portable path.
+ceil(k / 4)``, zeros past `k` and past `n`). For each block of `MC_ROWS` activation rows and each
+block of `KC_STEPS` steps, the driver runs every panel over the block's row tiles: the panel's
+block (48 KiB at most) stays in L2 next to the activation block (192 KiB at most), and each
+tile's sums are loaded and stored once per k block. Threads split the panels
+(`burn_ndarray.kernels.jit.bounds`), so each sum is the same serial code's at any thread count.
+On a CPU without AVX2 (`HAS_AVX2`, llvmlite's host features) callers keep their portable path.
 """
 
 from __future__ import annotations
