@@ -17,9 +17,10 @@ Exactness: ``|w| <= 128`` (u8 holds |-128|) and ``|a'| <= 127``, so a pair is at
 ``2 * 128 * 127 = 32512 < 2^15``: the int16 sums never saturate, whatever int8 weight (PyTorch's
 qint8 may hold -128) and any activation the contract's rounding gives (clamped to [-127, 127]).
 The int32 sums are exact up to ``k * 128 * 127 < 2^31`` (`MAX_K`). FBGEMM (PyTorch's x86 int8
-backend) feeds ``vpmaddubsw`` unsigned activations shifted by 128 with a column-sum correction and
-avoids the saturation by quantizing activations to 7 bits (``reduce_range``), which would change
-burn's rounding; the sign trick keeps the contract's 8-bit activations at one extra ``vpsignb``.
+backend) feeds ``vpmaddubsw`` unsigned activations (uint8 with a zero point, corrected through
+the weight's column sums) and avoids the saturation by keeping them to 7 bits (``reduce_range``),
+which would change burn's rounding; the sign trick keeps the contract's symmetric 8-bit
+activations at one extra ``vpsignb``.
 
 Blocking: the weight is packed as panels of 16 columns, each ``[steps, 16, 4]`` bytes (``steps =
 ceil(k / 4)``, zeros past `k` and past `n`). For each block of `MC_ROWS` activation rows and each
