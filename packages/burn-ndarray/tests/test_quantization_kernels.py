@@ -1,7 +1,8 @@
 """burn-ndarray's quantized Linears (`burn_ndarray.ops.quantization`). The dynamic int8 one is
-bit for bit the contract default's result on both of its paths (integer dot products for few
-rows, the exact float32 GEMM in chunks for more), including sums over more features than one
-exact chunk holds; the weight-only one is the default's product within float32 sums."""
+bit for bit the contract default's result on each of its paths (the AVX2 int8 GEMM where the CPU
+has it, and the portable ones, forced: integer dot products for few rows, the exact float32 GEMM
+in chunks for more), including sums over more features than one exact chunk holds; the
+weight-only one is the default's product within float32 sums."""
 
 from __future__ import annotations
 
@@ -27,7 +28,11 @@ from burn_ndarray.ops.quantization import EXACT_TERMS, GEMV_ROWS, WEIGHT_GEMV_RO
     ids=str,
 )
 @pytest.mark.parametrize("with_bias", [True, False], ids=["bias", "no-bias"])
-def test_quantized_linear_is_the_default_bit_for_bit(shape: tuple[int, int, int], with_bias: bool) -> None:
+@pytest.mark.parametrize("portable", [False, True], ids=["native", "portable"])
+def test_quantized_linear_is_the_default_bit_for_bit(
+    shape: tuple[int, int, int], with_bias: bool, portable: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(ndarray_quantization, "FORCE_PORTABLE", portable)
     m, k, n = shape
     rng = np.random.default_rng(m * 7 + k)
     x = rng.standard_normal((m, k)).astype(np.float32)
@@ -133,3 +138,19 @@ def test_quantized_linear_sums_of_minus_128_weights_are_exact() -> None:
     expected = Contract.quantized_linear(backend, x, w, scales, None)
     np.testing.assert_array_equal(got, expected)
     assert got[0, 0] == np.float32(-128 * 127 * k / 127)
+
+
+def test_a_cpu_without_avx2_takes_the_portable_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With llvmlite's host features saying no AVX2, nothing is packed and the result is still
+    the default's."""
+    from burn_ndarray.kernels import int8_gemm
+
+    monkeypatch.setattr(int8_gemm, "HAS_AVX2", False)
+    rng = np.random.default_rng(9)
+    x = rng.standard_normal((GEMV_ROWS + 3, 40)).astype(np.float32)
+    w = rng.integers(-127, 128, size=(7, 40)).astype(np.int8)
+    scales = np.full(7, 0.02, np.float32)
+    backend = NdArray()
+    got = backend.quantized_linear(x, w, scales, None)
+    assert id(w) not in ndarray_quantization._PACKED
+    np.testing.assert_array_equal(got, Contract.quantized_linear(backend, x, w, scales, None))

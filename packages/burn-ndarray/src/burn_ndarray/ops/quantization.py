@@ -3,21 +3,24 @@ dequantize as one NumPy expression each (the default's steps, without its interm
 tensors), and the dynamic int8 Linear for float32 inputs and int8 weights (other dtypes take the
 contract's default).
 
-The int32 sums are exact either way, and the result is the default's bit for bit:
+The int32 sums are exact on every path, and the result is the default's bit for bit:
 
-- few rows (under `GEMV_ROWS`: decoding a token, a small batch): compiled int8 dot products
-  (`burn_ndarray.kernels.quantization.int8_dots`), which read the int8 weight directly, a quarter
-  of a float32 weight's memory traffic;
-- more rows: BLAS's float32 GEMM on the integers. A product of two values in [-127, 127] and a
-  sum of up to `EXACT_TERMS` of them stay below 2^24, where every integer is a float32, so each
-  GEMM over a chunk of at most that many input features gives the int32 sums exactly; chunks are
-  added as int32. On this CPU family (AVX2 without VNNI), ``vpmaddwd`` multiplies as many pairs
-  per instruction as an FMA does floats, so a numba integer loop cannot beat the tuned float
-  GEMM; measured in docs/guides/precision.md.
+- on a CPU with AVX2 (`burn_ndarray.kernels.int8_gemm.HAS_AVX2`): the int8 GEMM micro-kernel
+  (``vpmaddubsw`` + ``vpmaddwd``), for any number of rows, with the weight packed into its panel
+  layout on first use and kept (`_packed`: one packing per weight array, dropped with it);
+- without AVX2, few rows (under `GEMV_ROWS`: decoding a token, a small batch): compiled int8 dot
+  products (`burn_ndarray.kernels.quantization.int8_dots`), which read the int8 weight directly;
+- without AVX2, more rows: BLAS's float32 GEMM on the integers. A product of two values in
+  [-127, 127] and a sum of up to `EXACT_TERMS` of them stay below 2^24, where every integer is a
+  float32, so each GEMM over a chunk of at most that many input features gives the int32 sums
+  exactly; chunks are added as int32.
+
+Speeds measured in docs/guides/precision.md.
 """
 
 from __future__ import annotations
 
+import weakref
 from typing import Any
 
 import numpy as np
@@ -46,21 +49,82 @@ PANEL_BYTES = 64 << 20
 EXACT_TERMS = 1032
 
 
+# The packed panels of each int8 weight the AVX2 GEMM has multiplied, by the array's id; an entry
+# goes when its array is collected (`weakref.finalize`), so an id is never reused while listed.
+# A module's weight is the same array at every call, so it is packed once. Writing into a packed
+# weight's array in place is not seen: replace the array (as loading a record does) instead.
+_PACKED: dict[int, tuple[weakref.ref[Array], Array]] = {}
+# Tests set this to run the portable path on an AVX2 CPU.
+FORCE_PORTABLE = False
+
+
+def _packed(weight: Array) -> Array:
+    """`weight`'s panels for `burn_ndarray.kernels.int8_gemm`, packed on first use."""
+    from burn_ndarray.kernels import int8_gemm
+
+    key = id(weight)
+    hit = _PACKED.get(key)
+    if hit is not None and hit[0]() is weight:
+        return hit[1]
+    packed = int8_gemm.pack_weight(weight)
+    try:
+        ref = weakref.ref(weight)
+    except TypeError:  # an array type without weak references: pack at every call
+        return packed
+    _PACKED[key] = (ref, packed)
+    weakref.finalize(weight, _PACKED.pop, key, None)
+    return packed
+
+
 def _parts(work: int) -> int:
     """Chunks for a kernel doing `work` cheap steps (an int8 product pair counts 1/8: vectorized)."""
     return split.compiled_parts(work, split.UFUNC_PER_THREAD, split.NATIVE_UFUNC_PER_THREAD)
 
 
+def _native(k: int) -> bool:
+    """Whether sums over `k` input features run on the AVX2 int8 GEMM."""
+    from burn_ndarray.kernels import int8_gemm
+
+    return int8_gemm.HAS_AVX2 and not FORCE_PORTABLE and 0 < k <= int8_gemm.MAX_K
+
+
+def sums_dtype(m: int, k: int) -> Any:
+    """The dtype `int8_sums` takes activations in for ``m`` rows of ``k`` features: int8 for the
+    AVX2 GEMM and the few-row dot products, float32-held integers for BLAS's GEMM. Callers write
+    the activations once, in this dtype."""
+    return np.int8 if _native(k) or m < GEMV_ROWS else np.float32
+
+
+def _native_sums(q: Array, weight: Array) -> Array:
+    """The AVX2 GEMM's int32 sums for int8 ``q [m, steps * STEP]`` (zeros past the weight's k)."""
+    from burn_ndarray.kernels import int8_gemm
+
+    m, n = q.shape[0], weight.shape[0]
+    panels = -(-n // int8_gemm.PANEL)
+    wide = np.zeros((m, panels * int8_gemm.PANEL), np.int32)
+    work = _parts(m * n * q.shape[1] // 32)
+    split.run_ranges(int8_gemm.gemm_range, int8_gemm.gemm, panels, work, q, _packed(weight), wide)
+    return wide[:, :n]
+
+
 def int8_sums(q: Array, weight: Array) -> Array:
     """``sum_p q[i, p] * weight[j, p]`` exactly, ``[m, n]``, for activations ``q [m, k]`` in
-    [-127, 127] and the int8 ``weight [n, k]``: int32 from the compiled dot products when ``m <
-    GEMV_ROWS`` (`q` int8), else from BLAS's float32 GEMM in exact chunks (`q` float32, the sums
-    float32 holding integers, or int32 for more than one chunk). `q`'s dtype is the caller's
-    choice by `GEMV_ROWS` (``np.int8`` below it), so the activations are written once."""
+    [-127, 127] (in `sums_dtype`'s dtype) and the int8 ``weight [n, k]``: int32 from the AVX2 GEMM
+    or, without it, from the compiled dot products when ``m < GEMV_ROWS``, else from BLAS's
+    float32 GEMM in exact chunks (the sums float32 holding integers, or int32 for more than one
+    chunk)."""
+    from burn_ndarray.kernels import int8_gemm
     from burn_ndarray.kernels import quantization as kq
 
     m, k = q.shape
     n = weight.shape[0]
+    if _native(k):
+        steps = -(-k // int8_gemm.STEP)
+        if q.dtype != np.int8 or k != steps * int8_gemm.STEP or not q.flags.c_contiguous:
+            wide = np.zeros((m, steps * int8_gemm.STEP), np.int8)  # the kernel's whole steps
+            wide[:, :k] = q
+            q = wide
+        return _native_sums(q, weight)
     if m < GEMV_ROWS:
         sums = np.empty((m, n), np.int32)
         w = np.ascontiguousarray(weight)
@@ -89,14 +153,21 @@ class QuantizationOps:
         )
         if not fast:
             return Contract.quantized_linear(self, x, weight, weight_scales, bias)  # type: ignore[arg-type]
+        from burn_ndarray.kernels import int8_gemm
         from burn_ndarray.kernels import quantization as kq
 
         rows = np.ascontiguousarray(x.reshape(-1, k))
         m = rows.shape[0]
         scales = np.empty(m, np.float32)
-        q = np.empty((m, k), np.int8 if m < GEMV_ROWS else np.float32)
-        split.run_ranges(kq.quantize_rows_range, kq.quantize_rows, m, _parts(m * k), rows, q, scales)
-        sums = int8_sums(q, weight)
+        if _native(k):
+            # The kernel's layout: rows padded with zeros to whole steps of 4 features.
+            q = np.zeros((m, -(-k // int8_gemm.STEP) * int8_gemm.STEP), np.int8)
+            split.run_ranges(kq.quantize_rows_range, kq.quantize_rows, m, _parts(m * k), rows, q, scales)
+            sums = _native_sums(q, weight)
+        else:
+            q = np.empty((m, k), sums_dtype(m, k))
+            split.run_ranges(kq.quantize_rows_range, kq.quantize_rows, m, _parts(m * k), rows, q, scales)
+            sums = int8_sums(q, weight)
         out = np.empty((m, n), np.float32)
         w_scales = np.full(n, weight_scales[0], np.float32) if weight_scales.shape[0] == 1 else weight_scales
         split.run_ranges(

@@ -7,8 +7,8 @@ The input is quantized once with its calibrated scale and zero point (the defaul
 
 - Linear, and a convolution through im2col: the quantized columns (padding holds the zero point)
   times the int8 weight through `burn_ndarray.ops.quantization.int8_sums`, the dynamic int8
-  Linear's integer GEMM entry (compiled int8 dot products for few rows, BLAS's exact float32 GEMM
-  on the integers for more);
+  Linear's integer GEMM entry (the AVX2 int8 GEMM; without AVX2, compiled int8 dot products for
+  few rows, BLAS's exact float32 GEMM on the integers for more);
 - a grouped or depthwise convolution: the direct grouped kernels (`burn_ndarray.ops.grouped`,
   whose reduction of ``C/G * KH * KW`` taps is too short for im2col and a GEMM to pay) on the
   centred integers ``q - zero_point`` held in float32. Their sums are exact while ``254 * 127 *
@@ -34,7 +34,7 @@ from burn.backend.ops.quantization import QuantizationOps as Contract
 from burn.backend.xp.windows import out_size as axis_out_size
 from burn_ndarray.ops import grouped
 from burn_ndarray.ops.conv import _columns, _ungroup, _weight_matrix
-from burn_ndarray.ops.quantization import GEMV_ROWS, _parts, int8_sums
+from burn_ndarray.ops.quantization import _parts, int8_sums, sums_dtype
 from burn_ndarray.runtime import split
 
 Array = Any
@@ -92,7 +92,7 @@ class QuantizedConvOps:
             return default(self, x, weight, weight_scales, input_scale, input_zero_point, bias)  # type: ignore[arg-type]
         rows = x.reshape(-1, k)
         m = rows.shape[0]
-        q = _quantized(rows, input_scale, input_zero_point, np.int8 if m < GEMV_ROWS else np.float32)
+        q = _quantized(rows, input_scale, input_zero_point, sums_dtype(m, k))
         zp = int(input_zero_point.reshape(()))
         correction = zp * weight.sum(axis=1, dtype=np.int32)
         scales = input_scale.reshape(()) * weight_scales
@@ -137,8 +137,8 @@ class QuantizedConvOps:
             out = _epilogue(sums.reshape(rows, o), np.zeros(o, np.int32), scales, bias)
             return out.reshape(n, oh, ow, o).transpose(0, 3, 1, 2)
         correction = zp * weight.reshape(o, -1).sum(axis=1, dtype=np.int32)
-        # The GEMM takes int8 activations for few rows, float32-held integers for BLAS.
-        dtype = np.int8 if rows < GEMV_ROWS else np.float32
+        # The GEMM's activation dtype: int8 (AVX2 or few rows) or float32-held integers for BLAS.
+        dtype = sums_dtype(rows, cg * kh * kw)
         q = np.full((n, h + 2 * ph, w + 2 * pw, c), zp, dtype)  # the padding: the zero point
         into = (x, float(input_scale.reshape(())), zp, 0, q, ph, pw, True)
         split.run_ranges(kc.quantize_padded_range, kc.quantize_padded, n, _parts(x.size), *into)
