@@ -68,6 +68,54 @@ class Program:
     limits: Limits
     output_infos: tuple[ValueInfo, ...] = ()
     converted_from: int | None = None  # the file's opset, when converted to `opset` at load
+    # steps[i]: node i's call resolved at load (`plan`); empty: `run` plans on the first call.
+    steps: tuple[Step, ...] = ()
+
+
+@dataclass(frozen=True)
+class Step:
+    """One node of the main graph with what running it needs, looked up once at load rather
+    than on every call: the op's tensor implementation, the names it reads, writes and frees, and
+    whether the generic path (`_run_node`: sequence inputs, host evaluation, output-size checks)
+    is needed at all. A plain tensor op (``Conv``, ``Relu``, ``Add``...) whose inputs can never be
+    sequences is called straight."""
+
+    node: Node
+    run: Any  # the OpFn of the node's op, when `direct`
+    direct: bool
+    inputs: tuple[str, ...]
+    outputs: tuple[str, ...]
+    dead: tuple[str, ...]
+
+
+def plan(
+    nodes: Sequence[Node], dead: Sequence[Sequence[str]], sequence_values: set[str]
+) -> tuple[Step, ...]:
+    """The `Step` of each node of `nodes`. `sequence_values`: the names that may hold a sequence
+    or an empty optional from outside `nodes` (the graph's sequence and optional inputs); the
+    outputs of the ops that take sequences (and so may make them) are added on the way.
+
+    Example:
+        >>> from burn.onnx.graph import Node
+        >>> nodes = [Node("Relu", "a", ("x",), ("y",)), Node("SequenceConstruct", "b", ("y",), ("s",))]
+        >>> [(s.node.op_type, s.direct) for s in plan(nodes, [("x",), ("y",)], set())]
+        [('Relu', True), ('SequenceConstruct', False)]
+    """
+    may_hold_sequence = set(sequence_values)
+    steps = []
+    for node, freed in zip(nodes, dead, strict=True):
+        info = REGISTRY.get(node.op_type) or FUSED[node.op_type]
+        direct = (
+            info.run is not None
+            and info.host is None
+            and not info.sequences
+            and node.op_type not in SHAPED_BY_VALUES
+            and not any(i in may_hold_sequence for i in node.inputs if i)
+        )
+        if info.sequences:
+            may_hold_sequence.update(o for o in node.outputs if o)
+        steps.append(Step(node, info.run, direct, tuple(node.inputs), tuple(node.outputs), tuple(freed)))
+    return tuple(steps)
 
 
 def check_supported(graph: Graph, source: str) -> None:
@@ -285,7 +333,7 @@ class OnnxModel(Module):
                     f"version converter made from the file's opset {program.converted_from})",
                     source=program.source,
                 ) from exc
-        run_nodes(ctx, program, program.nodes, env, program.dead)
+        run_steps(ctx, program, program.steps or _plan_of(program), env)
         missing = [name for name in program.outputs if name not in env]
         if missing:
             raise OnnxError(f"the graph's outputs {missing} were not produced", source=program.source)
@@ -354,6 +402,44 @@ def run_nodes(
         if dead is not None:
             for name in dead[index]:
                 env.pop(name, None)  # free intermediate tensors as soon as they are dead
+
+
+def run_steps(ctx: Ctx, program: Program, steps: Sequence[Step], env: dict[str, Any]) -> None:
+    """Run the main graph's planned `steps` over `env`, as `run_nodes` does with the same results:
+    a direct step calls its op at once (burn's errors still named with the node, as
+    `_run_node` names them), any other goes through `_run_node`; dead values are dropped as
+    each step ends."""
+    for step in steps:
+        try:
+            inputs = [env[i] if i else None for i in step.inputs]
+        except KeyError as exc:
+            node = step.node
+            raise OnnxError(
+                f"node {node.name!r} ({node.op_type}) reads {exc.args[0]!r}, which no node produces",
+                source=program.source,
+            ) from None
+        ctx.scope = env
+        if step.direct:
+            try:
+                outs = step.run(ctx, step.node, inputs)
+            except Exception as exc:  # noqa: BLE001 - named as `_run_node` names it
+                err = _failure(exc, step.node, inputs, program)
+                if err is None:
+                    raise
+                raise err from exc
+        else:
+            outs = _run_node(ctx, step.node, inputs, program)
+        for name, value in zip(step.outputs, outs, strict=False):
+            if name:
+                env[name] = value
+        for name in step.dead:
+            env.pop(name, None)  # free intermediate tensors as soon as they are dead
+
+
+def _plan_of(program: Program) -> tuple[Step, ...]:
+    """The steps of a `Program` built without them (by hand, or before `plan` existed)."""
+    sequences = {i.name for i in program.inputs if i.form in ("sequence_type", "optional_type")}
+    return plan(program.nodes, program.dead, sequences)
 
 
 def dead_values(nodes: Sequence[Node], keep: Sequence[str]) -> tuple[tuple[str, ...], ...]:
@@ -588,14 +674,21 @@ def _run_node(ctx: Ctx, node: Node, inputs: Sequence[Any], program: Program) -> 
             assert info.host is not None
             return info.host(node, [None if v is None else ctx.host(v) for v in inputs])
         return info.run(ctx, node, inputs)
-    except OnnxError as exc:
-        if exc.node is not None and exc.opset is not None:
-            raise  # a node inside a subgraph of this one, already named
-        err = node_failure(exc, node.name, node.op_type, program.opset, _inputs(inputs))
-        raise err.with_source(program.source) from exc
     except Exception as exc:  # noqa: BLE001 - burn's checks, or a graph the checks at load let through
-        err = node_failure(exc, node.name, node.op_type, program.opset, _inputs(inputs))
-        raise err.with_source(program.source) from exc
+        err = _failure(exc, node, inputs, program)
+        if err is None:
+            raise
+        raise err from exc
+
+
+def _failure(exc: Exception, node: Node, inputs: Sequence[Any], program: Program) -> Exception | None:
+    """The error the caller sees for `exc`, raised by `node` on `inputs`: named with the node, its
+    op, the opset and its inputs (`node_failure`), of the same error family; None for an
+    `OnnxError` of a node inside a subgraph of this one, already named (re-raised as it is)."""
+    if isinstance(exc, OnnxError) and exc.node is not None and exc.opset is not None:
+        return None
+    err = node_failure(exc, node.name, node.op_type, program.opset, _inputs(inputs))
+    return err.with_source(program.source)
 
 
 def _inputs(inputs: Sequence[Any]) -> str:
@@ -689,6 +782,8 @@ def load(
                 source=label,
             ) from exc
         params[name] = Param.from_tensor(tensor, require_grad=name not in frozen)
+    dead = dead_values(nodes, [o.name for o in graph.outputs])
+    sequences = {i.name for i in graph.inputs if i.form in ("sequence_type", "optional_type")}
     program = Program(
         tuple(nodes),
         constants,
@@ -697,9 +792,10 @@ def load(
         graph.opset,
         folded,
         label,
-        dead_values(nodes, [o.name for o in graph.outputs]),
+        dead,
         limits,
         tuple(graph.outputs),
         graph.converted_from,
+        plan(nodes, dead, sequences),
     )
     return OnnxModel(params, program, dtype, (b, dev))
