@@ -75,13 +75,15 @@ class Program:
 @dataclass(frozen=True)
 class Step:
     """One node of the main graph with what running it needs, looked up once at load rather
-    than on every call: the op's tensor implementation, the names it reads, writes and frees, and
-    whether the generic path (`_run_node`: sequence inputs, host evaluation, output-size checks)
-    is needed at all. A plain tensor op (``Conv``, ``Relu``, ``Add``...) whose inputs can never be
-    sequences is called straight."""
+    than on every call: the op's implementations, the names it reads, writes and frees, and
+    whether it needs the generic path (`_run_node`: ops taking sequences, ops whose output size
+    their input values set, host-only ops). Any other op whose inputs can never be sequences
+    (``Conv``, ``Relu``, ``Add``...) is `direct`: called straight, in NumPy when all its inputs
+    are host arrays."""
 
     node: Node
     run: Any  # the OpFn of the node's op, when `direct`
+    host: Any  # its HostFn, when it has one: a direct step whose inputs are all on the host runs it
     direct: bool
     inputs: tuple[str, ...]
     outputs: tuple[str, ...]
@@ -107,14 +109,15 @@ def plan(
         info = REGISTRY.get(node.op_type) or FUSED[node.op_type]
         direct = (
             info.run is not None
-            and info.host is None
             and not info.sequences
             and node.op_type not in SHAPED_BY_VALUES
             and not any(i in may_hold_sequence for i in node.inputs if i)
         )
         if info.sequences:
             may_hold_sequence.update(o for o in node.outputs if o)
-        steps.append(Step(node, info.run, direct, tuple(node.inputs), tuple(node.outputs), tuple(freed)))
+        steps.append(
+            Step(node, info.run, info.host, direct, tuple(node.inputs), tuple(node.outputs), tuple(freed))
+        )
     return tuple(steps)
 
 
@@ -421,7 +424,10 @@ def run_steps(ctx: Ctx, program: Program, steps: Sequence[Step], env: dict[str, 
         ctx.scope = env
         if step.direct:
             try:
-                outs = step.run(ctx, step.node, inputs)
+                if step.host is not None and not any(map(is_tensor, inputs)):
+                    outs = step.host(step.node, inputs)  # a shape computation left to run time
+                else:
+                    outs = step.run(ctx, step.node, inputs)
             except Exception as exc:  # noqa: BLE001 - named as `_run_node` names it
                 err = _failure(exc, step.node, inputs, program)
                 if err is None:
