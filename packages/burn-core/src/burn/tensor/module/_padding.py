@@ -52,7 +52,7 @@ def conv_padding(op: str, padding: ConvPadding, rank: int) -> tuple[Dims, Dims, 
     cls = padding.__class__
     if cls is int or (
         (cls is tuple or cls is list)
-        and len(padding) == rank
+        and len(padding) == rank  # type: ignore[arg-type]
         and all(v.__class__ is int for v in padding)  # type: ignore[union-attr]
     ):
         return dims(op, "padding", padding, rank, 0), (0,) * rank, (0,) * rank
