@@ -68,12 +68,70 @@ def test_plain_tensor_ops_are_direct_and_sequence_ops_are_not() -> None:
     from burn.onnx.graph import Node
 
     parsed = [Node(n.op_type, f"n{i}", tuple(n.input), tuple(n.output)) for i, n in enumerate(nodes)]
-    steps = plan(parsed, [(), (), ()], set())
+    steps = plan(parsed, ["z"], set())
     assert [s.direct for s in steps] == [True, False, False]
     # a value a sequence op made, read by a plain op, keeps the generic path and its check
     parsed.append(Node("Relu", "n3", ("s",), ("w",)))
-    assert not plan(parsed, [(), (), (), ()], set())[3].direct
-    assert not plan(parsed[:1], [()], {"x"})[0].direct  # a sequence graph input
+    assert not plan(parsed, ["w"], set())[3].direct
+    assert not plan(parsed[:1], ["y"], {"x"})[0].direct  # a sequence graph input
+
+
+def test_identity_nodes_are_resolved_at_load_unless_their_name_is_needed() -> None:
+    from onnx import TensorProto
+
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])
+    out = [helper.make_tensor_value_info(n, TensorProto.FLOAT, [2, 3]) for n in ("y", "kept")]
+    nodes = [
+        helper.make_node("Identity", ["x"], ["a"], name="id_a"),
+        helper.make_node("Identity", ["a"], ["b"], name="id_b"),  # a chain: read as x
+        helper.make_node("Relu", ["b"], ["y"], name="relu"),
+        helper.make_node("Identity", ["y"], ["kept"], name="id_out"),  # a graph output: runs
+    ]
+    graph = helper.make_graph(nodes, "g", [x], out)
+    data = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]).SerializeToString()
+    model = burn.onnx.load(data, backend="ndarray")
+    steps = model.program.steps
+    assert [(s.node.name, s.inputs) for s in steps] == [("relu", ("x",)), ("id_out", ("y",))]
+    assert steps[0].dead == ("x",) and steps[1].dead == ()  # y is an output: kept
+    v = np.array([[-1, 2, -3], [4, -5, 6]], np.float32)
+    y, kept = model(v)
+    assert y.tolist() == kept.tolist() == np.maximum(v, 0).tolist()
+
+
+def test_an_identity_a_subgraph_reads_by_name_still_runs() -> None:
+    from onnx import TensorProto
+
+    then = helper.make_graph(
+        [helper.make_node("Neg", ["a"], ["t"])],
+        "then",
+        [],
+        [helper.make_tensor_value_info("t", TensorProto.FLOAT, [2])],
+    )
+    other = helper.make_graph(
+        [helper.make_node("Abs", ["a"], ["e"])],
+        "else",
+        [],
+        [helper.make_tensor_value_info("e", TensorProto.FLOAT, [2])],
+    )
+    nodes = [
+        helper.make_node("Identity", ["x"], ["a"], name="id_a"),
+        helper.make_node("If", ["c"], ["y"], name="if", then_branch=then, else_branch=other),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "g",
+        [
+            helper.make_tensor_value_info("x", TensorProto.FLOAT, [2]),
+            helper.make_tensor_value_info("c", TensorProto.BOOL, []),
+        ],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])],
+    )
+    data = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]).SerializeToString()
+    model = burn.onnx.load(data, backend="ndarray")
+    assert [s.node.name for s in model.program.steps] == ["id_a", "if"]
+    x = np.array([1.0, -2.0], np.float32)
+    assert model(x, np.array(True)).tolist() == [-1.0, 2.0]
+    assert model(x, np.array(False)).tolist() == [1.0, 2.0]
 
 
 def test_a_direct_step_names_the_node_on_failure() -> None:

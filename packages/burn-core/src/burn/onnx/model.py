@@ -62,13 +62,11 @@ class Program:
     opset: int
     folded: int
     source: str
-    # dead[i]: the values whose last reader is node i (its subgraphs' reads included), dropped
-    # once it has run, the outputs excepted: worked out at load, not per node per call.
-    dead: tuple[tuple[str, ...], ...]
     limits: Limits
     output_infos: tuple[ValueInfo, ...] = ()
     converted_from: int | None = None  # the file's opset, when converted to `opset` at load
-    # steps[i]: node i's call resolved at load (`plan`); empty: `run` plans on the first call.
+    # The nodes' calls resolved at load (`plan`), each freeing the values it reads last: worked
+    # out once, not per node per call. Empty: `run` plans them on each call.
     steps: tuple[Step, ...] = ()
 
 
@@ -90,34 +88,47 @@ class Step:
     dead: tuple[str, ...]
 
 
-def plan(
-    nodes: Sequence[Node], dead: Sequence[Sequence[str]], sequence_values: set[str]
-) -> tuple[Step, ...]:
-    """The `Step` of each node of `nodes`. `sequence_values`: the names that may hold a sequence
-    or an empty optional from outside `nodes` (the graph's sequence and optional inputs); the
-    outputs of the ops that take sequences (and so may make them) are added on the way.
+def plan(nodes: Sequence[Node], keep: Sequence[str], sequence_values: set[str]) -> tuple[Step, ...]:
+    """The steps that run `nodes`. ``Identity`` nodes are resolved here rather than run: a later
+    reader of an Identity's output reads its input (the same value, as the op would pass it on),
+    except for the outputs in `keep` (the graph's) and those a subgraph reads by name. Each
+    step frees the values it is the last to read (`keep` excepted). `sequence_values`: the names
+    that may hold a sequence or an empty optional from outside `nodes` (the graph's sequence and
+    optional inputs); the outputs of the ops that take sequences (and so may make them) are
+    added on the way.
 
     Example:
         >>> from burn.onnx.graph import Node
-        >>> nodes = [Node("Relu", "a", ("x",), ("y",)), Node("SequenceConstruct", "b", ("y",), ("s",))]
-        >>> [(s.node.op_type, s.direct) for s in plan(nodes, [("x",), ("y",)], set())]
-        [('Relu', True), ('SequenceConstruct', False)]
+        >>> nodes = [Node("Identity", "i", ("x",), ("x1",)), Node("Relu", "a", ("x1",), ("y",)),
+        ...          Node("SequenceConstruct", "b", ("y",), ("s",))]
+        >>> [(s.node.op_type, s.inputs, s.direct, s.dead) for s in plan(nodes, ["s"], set())]
+        [('Relu', ('x',), True, ('x',)), ('SequenceConstruct', ('y',), False, ('y',))]
     """
+    kept = set(keep)
+    fixed = kept | {name for node in nodes for name in node_captures(node)}  # names that must exist
+    alias: dict[str, str] = {}
+    runs: list[tuple[Node, tuple[str, ...]]] = []
+    for node in nodes:
+        inputs = tuple(alias.get(i, i) for i in node.inputs)
+        out = node.outputs[0] if len(node.outputs) == 1 else ""
+        if node.op_type == "Identity" and len(inputs) == 1 and inputs[0] and out and out not in fixed:
+            alias[out] = inputs[0]  # (ViT exports: 120 of 441 nodes)
+            continue
+        runs.append((node, inputs))
+    dead = _last_reads([(*inputs, *node_captures(node)) for node, inputs in runs], kept)
     may_hold_sequence = set(sequence_values)
     steps = []
-    for node, freed in zip(nodes, dead, strict=True):
+    for (node, inputs), freed in zip(runs, dead, strict=True):
         info = REGISTRY.get(node.op_type) or FUSED[node.op_type]
         direct = (
             info.run is not None
             and not info.sequences
             and node.op_type not in SHAPED_BY_VALUES
-            and not any(i in may_hold_sequence for i in node.inputs if i)
+            and not any(i in may_hold_sequence for i in inputs if i)
         )
         if info.sequences:
             may_hold_sequence.update(o for o in node.outputs if o)
-        steps.append(
-            Step(node, info.run, info.host, direct, tuple(node.inputs), tuple(node.outputs), tuple(freed))
-        )
+        steps.append(Step(node, info.run, info.host, direct, inputs, tuple(node.outputs), freed))
     return tuple(steps)
 
 
@@ -445,7 +456,7 @@ def run_steps(ctx: Ctx, program: Program, steps: Sequence[Step], env: dict[str, 
 def _plan_of(program: Program) -> tuple[Step, ...]:
     """The steps of a `Program` built without them (by hand, or before `plan` existed)."""
     sequences = {i.name for i in program.inputs if i.form in ("sequence_type", "optional_type")}
-    return plan(program.nodes, program.dead, sequences)
+    return plan(program.nodes, program.outputs, sequences)
 
 
 def dead_values(nodes: Sequence[Node], keep: Sequence[str]) -> tuple[tuple[str, ...], ...]:
@@ -458,13 +469,17 @@ def dead_values(nodes: Sequence[Node], keep: Sequence[str]) -> tuple[tuple[str, 
         >>> dead_values(nodes, ["z"])
         (('x',), ('y',))
     """
+    return _last_reads([(*node.inputs, *node_captures(node)) for node in nodes], set(keep))
+
+
+def _last_reads(reads: Sequence[Sequence[str]], kept: set[str]) -> tuple[tuple[str, ...], ...]:
+    """Per entry of `reads` (the names one node reads), the names no later entry reads, but `kept`."""
     last_use: dict[str, int] = {}
-    for index, node in enumerate(nodes):
-        for name in (*node.inputs, *node_captures(node)):
+    for index, names in enumerate(reads):
+        for name in names:
             if name:
                 last_use[name] = index
-    dead: list[list[str]] = [[] for _ in nodes]
-    kept = set(keep)
+    dead: list[list[str]] = [[] for _ in reads]
     for name, index in last_use.items():
         if name not in kept:
             dead[index].append(name)
@@ -788,7 +803,6 @@ def load(
                 source=label,
             ) from exc
         params[name] = Param.from_tensor(tensor, require_grad=name not in frozen)
-    dead = dead_values(nodes, [o.name for o in graph.outputs])
     sequences = {i.name for i in graph.inputs if i.form in ("sequence_type", "optional_type")}
     program = Program(
         tuple(nodes),
@@ -798,10 +812,9 @@ def load(
         graph.opset,
         folded,
         label,
-        dead,
         limits,
         tuple(graph.outputs),
         graph.converted_from,
-        plan(nodes, dead, sequences),
+        plan(nodes, [o.name for o in graph.outputs], sequences),
     )
     return OnnxModel(params, program, dtype, (b, dev))
