@@ -26,6 +26,7 @@ from burn.onnx.runtime import (
     norm_axis,
     scalar,
 )
+from burn.tensor._base import TensorBase
 
 if TYPE_CHECKING:
     from burn.onnx.graph import Node
@@ -222,6 +223,10 @@ def _binary(
 ) -> None:
     def run(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]:
         a, b = inputs[0], inputs[1]
+        # Two tensors of one kind and rank (most binary nodes of a model): nothing to convert
+        # or align, so the op is called at once, as the general path below would call it.
+        if isinstance(a, TensorBase) and isinstance(b, TensorBase) and a._k is b._k and a.dims == b.dims:
+            return [getattr(a, method)(b)]
         if scalar_ok and is_tensor(a) and a.kind is not Bool and is_host_scalar(b, len(a.shape)):
             return [getattr(a, method)(scalar(b))]
         x, y = _binary_tensors(ctx, a, b)

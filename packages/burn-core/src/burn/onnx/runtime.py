@@ -73,13 +73,13 @@ class Ctx:
         """`value` as a tensor of this run's backend (host arrays are converted: floats to the
         run's float dtype, integers to Int, booleans to Bool; `kind` forces one). The device
         copies of the graph's constants are cached."""
+        if isinstance(value, TensorBase):  # the common case first: no import on this path
+            if kind is None or value._k is kind:
+                return value  # type: ignore[return-value]
+            return self.convert(value, kind)  # type: ignore[arg-type]
         from burn.onnx.narrow_dtypes import is_narrow, widen
         from burn.tensor.tensor import Tensor
 
-        if is_tensor(value):
-            if kind is None or value.kind is kind:
-                return value  # type: ignore[no-any-return]
-            return self.convert(value, kind)
         array = np.asarray(value)
         k = kind if kind is not None else kind_of_numpy(array)
         if is_narrow(array.dtype):

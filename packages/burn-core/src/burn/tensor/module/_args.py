@@ -43,6 +43,8 @@ def layout(rank: int, channels: str = "C") -> str:
 # -- sizes ----------------------------------------------------------------------------------------
 def int_arg(op: str, name: str, value: Any, minimum: int) -> int:
     """`value` as an int (anything with ``__index__``), at least `minimum`."""
+    if value.__class__ is int and value >= minimum:
+        return value  # type: ignore[no-any-return]  # the common case, checked once per call of every op
     try:
         v = operator.index(value)
     except TypeError:
@@ -54,6 +56,19 @@ def int_arg(op: str, name: str, value: Any, minimum: int) -> int:
 
 def dims(op: str, name: str, value: Any, rank: int, minimum: int) -> Dims:
     """An int (for every axis) or `rank` ints, each at least `minimum`."""
+    # Plain ints, and tuples or lists of them, skip the ABC check (a `Sequence` isinstance costs
+    # more than the rest of a small op's checks); anything else, errors included, takes the
+    # general path below.
+    cls = value.__class__
+    if cls is int:
+        if value >= minimum:
+            return (value,) * rank
+    elif (cls is tuple or cls is list) and len(value) == rank:
+        for v in value:
+            if v.__class__ is not int or v < minimum:
+                break
+        else:
+            return tuple(value)
     if isinstance(value, Sequence) and not isinstance(value, str):
         if len(value) != rank:
             raise ValueError(f"{op}: {name} must be an int or a {TUPLE[rank]}, got {value!r}")
@@ -142,6 +157,15 @@ def out_sizes(op: str, size: Dims, kernel: Dims, stride: Dims, padding: Dims, di
         >>> out_sizes("max_pool2d", (5, 4), (2, 2), (2, 2), (0, 0), (1, 1))
         (2, 2)
     """
+    if len(size) == len(kernel) == len(stride) == len(padding) == len(dilation):
+        outs = []
+        for n, k, s, p, d in zip(size, kernel, stride, padding, dilation, strict=True):
+            o = (n + 2 * p - d * (k - 1) - 1) // s + 1
+            if o < 1:
+                break  # the message (naming the axis) comes from `out_size` below
+            outs.append(o)
+        else:
+            return tuple(outs)
     return tuple(
         out_size(op, n, k, s, p, d, axis)
         for axis, n, k, s, p, d in zip(AXES[len(size)], size, kernel, stride, padding, dilation, strict=True)

@@ -48,6 +48,14 @@ def conv_padding(op: str, padding: ConvPadding, rank: int) -> tuple[Dims, Dims, 
         >>> conv_padding("conv2d", ((1, 2), (0, 0)), 2)
         ((1, 0), (0, 0), (1, 0))
     """
+    # An int, or one int per axis (what nearly every caller passes): symmetric, no ABC checks.
+    cls = padding.__class__
+    if cls is int or (
+        (cls is tuple or cls is list)
+        and len(padding) == rank  # type: ignore[arg-type]
+        and all(v.__class__ is int for v in padding)  # type: ignore[union-attr]
+    ):
+        return dims(op, "padding", padding, rank, 0), (0,) * rank, (0,) * rank
     pairs = (
         isinstance(padding, Sequence)
         and not isinstance(padding, str)
