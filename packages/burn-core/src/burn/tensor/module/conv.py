@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from burn.backend.ops.conv import check_activation
 from burn.errors import ShapeError
 from burn.foundations.kind import Float
 from burn.tensor import autocast as _amp
@@ -78,10 +79,11 @@ def _conv_channels(op: str, c_in: int, c_out: int, c_per_group: int, groups: int
 
 def _conv(
     op: str, rank: int, x: Tensor, weight: Tensor, bias: Tensor | None, stride: Any, padding: ConvPadding,
-    dilation: Any, groups: int,
+    dilation: Any, groups: int, activation: str = "none",
 ) -> Tensor:
-    """A convolution of any rank: checks it, pads the asymmetric part of `padding` explicitly, and
-    runs the backend's op of `rank` with the stride, symmetric padding, dilation and groups."""
+    """A convolution of any rank: checks it and runs the backend's op of `rank` with the stride,
+    symmetric padding, dilation and groups, the asymmetric part of `padding` padded explicitly;
+    a 2-D one with asymmetric padding or an `activation` runs the backend's ``conv2d_fused``."""
     input_of_rank(op, x, rank + 2, layout(rank, "C_in"))
     s, d = dims(op, "stride", stride, rank, 1), dims(op, "dilation", dilation, rank, 1)
     p, before, after = conv_padding(op, padding, rank)
@@ -92,6 +94,15 @@ def _conv(
         param(op, x, bias, "bias", (c_out,), 1)
     if _amp.active:
         x, weight, bias = _amp.low_precision(op, x, weight, bias)
+    if rank == 2 and (activation != "none" or any(before) or any(after)):
+        check_activation(op, activation)
+        h, w = x.shape[2:]
+        padded = (h + before[0] + after[0], w + before[1] + after[1])
+        out_sizes(op, padded, tuple(kernel), s, p, d)
+        sides = (p[0] + before[0], p[0] + after[0], p[1] + before[1], p[1] + after[1])
+        b = x._b
+        out = b.conv2d_fused(x._p, weight._p, unwrap(bias), s, sides, d, g, activation)
+        return wrap(out, b, Float)
     x = pad_input(x, before, after)
     out_sizes(op, tuple(x.shape[2:]), tuple(kernel), s, p, d)
     b = x._b
@@ -157,16 +168,27 @@ def conv2d(
     padding: ConvPadding = 0,
     dilation: IntOrPair = 1,
     groups: int = 1,
+    activation: str = "none",
 ) -> Tensor:
     """2-D convolution: ``x [N, C_in, H, W]``, ``weight [C_out, C_in / groups, KH, KW]``,
     ``bias [C_out]`` -> ``[N, C_out, H_out, W_out]``; sizes are ints or (height, width) pairs.
-    `padding` may also be ``((top, bottom), (left, right))`` (asymmetric: the difference is
-    zero-padded explicitly, then the convolution runs with the common part).
+    `padding` may also be ``((top, bottom), (left, right))`` (asymmetric: the backend's
+    ``conv2d_fused`` takes the four sides). `activation` (``"relu"``, ``"relu6"``,
+    ``"hardswish"``, ``"hardsigmoid"``, ``"silu"``, ``"sigmoid"``, ``"gelu"`` or ``"none"``) is
+    applied to the result in the same op: on burn-ndarray in the convolution's output pass.
+
+    Example:
+        >>> from burn import Tensor
+        >>> from burn.tensor import module as F
+        >>> x, w = Tensor.ones((1, 1, 3, 3)), -Tensor.ones((1, 1, 2, 2))  # doctest: +SKIP
+        >>> F.conv2d(x, w, activation="relu").sum().item()  # doctest: +SKIP
+        0.0
 
     Raises:
         ShapeError: mismatched channels, groups, or an empty output.
+        ValueError: an unknown `activation`.
     """
-    return _conv("conv2d", 2, x, weight, bias, stride, padding, dilation, groups)
+    return _conv("conv2d", 2, x, weight, bias, stride, padding, dilation, groups, activation)
 
 
 def conv3d(
