@@ -11,10 +11,16 @@ write the same values in the same order (col2im adds the taps to a zero plane in
 the NumPy path does), so the results are NumPy's bits. im2col here builds the channels-innermost
 layout only (``[N * OH * OW, KH * KW * C]``, one group), the one the NumPy path picks unless a
 window row is longer than C.
+
+The activation epilogue of ``conv2d_fused`` (`activate`) runs over a block of output values the
+caller has just written (a row of the GEMM result, a direct kernel's output position or row),
+one loop per activation so that each is a plain loop LLVM vectorizes; the codes are the indices
+of `burn.backend.ops.conv.CONV_ACTIVATIONS`.
 """
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from numba import prange
@@ -118,3 +124,61 @@ def add_bias_parallel(parts: int, out: Array, bias: Array) -> None:
 def add_bias(out: Array, bias: Array) -> None:
     """`add_bias_rows` over every row of `out`, on the threads its size warrants."""
     run_ranges(add_bias_rows, add_bias_parallel, out.shape[0], copy_parts(out.size), out, bias)
+
+
+# Codes of the activations (their index in `burn.backend.ops.conv.CONV_ACTIVATIONS`).
+NONE, RELU, RELU6, HARDSWISH, HARDSIGMOID, SILU, SIGMOID, GELU = range(8)
+
+
+@jit
+def activate(row: Array, act: int) -> None:
+    """``row[:] = activation(row)`` in place for the activation code `act` (PyTorch's
+    definitions; GELU the erf form)."""
+    if act == RELU:
+        for c in range(row.shape[0]):
+            row[c] = max(row[c], 0)
+    elif act == RELU6:
+        for c in range(row.shape[0]):
+            row[c] = min(max(row[c], 0), 6)
+    elif act == HARDSWISH:
+        for c in range(row.shape[0]):
+            v = row[c]
+            row[c] = v * min(max(v + 3, 0), 6) / 6
+    elif act == HARDSIGMOID:
+        for c in range(row.shape[0]):
+            row[c] = min(max(row[c] + 3, 0), 6) / 6
+    elif act == SILU:
+        for c in range(row.shape[0]):
+            v = row[c]
+            row[c] = v / (1 + math.exp(-v))
+    elif act == SIGMOID:
+        for c in range(row.shape[0]):
+            row[c] = 1 / (1 + math.exp(-row[c]))
+    elif act == GELU:
+        for c in range(row.shape[0]):
+            v = row[c]
+            row[c] = 0.5 * v * (1 + math.erf(v * 0.7071067811865476))
+
+
+@jit
+def epilogue_rows(lo: int, hi: int, out: Array, bias: Array | None, act: int) -> None:
+    """Rows `lo` to `hi` of `out` (``[rows, O]``): ``out[r] = activation(out[r] + bias)`` in place,
+    each row once while it is in cache."""
+    for r in range(lo, hi):
+        row = out[r]
+        if bias is not None:
+            for c in range(row.shape[0]):
+                row[c] += bias[c]
+        activate(row, act)
+
+
+@jit_parallel
+def epilogue_parallel(parts: int, out: Array, bias: Array | None, act: int) -> None:
+    for c in prange(parts):
+        lo, hi = bounds(out.shape[0], c, parts)
+        epilogue_rows(lo, hi, out, bias, act)
+
+
+def epilogue(out: Array, bias: Array | None, act: int) -> None:
+    """`epilogue_rows` over every row of `out`, on the threads its size warrants."""
+    run_ranges(epilogue_rows, epilogue_parallel, out.shape[0], copy_parts(out.size), out, bias, act)
