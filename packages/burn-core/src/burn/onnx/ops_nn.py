@@ -208,11 +208,12 @@ def conv_nd(node: Node, x: Tensor, w: Tensor, bias: Tensor | None, activation: s
     strides, dilations, before, after = _spatial(node, x, kernel)
     # Symmetric pads (nearly every model's) as one int per axis; asymmetric ones as (before,
     # after) pairs, which a 2-D convolution hands to the backend's conv2d_fused as four sides.
-    padding: list[Any] = before if before == after else [(b, a) for b, a in zip(before, after, strict=True)]
+    # Tuples: the convolution resolves hashable options once per shapes (`_conv`'s plans).
+    padding: Any = tuple(before) if before == after else tuple(zip(before, after, strict=True))
     group = node.attr("group", 1)
     rank = len(kernel)
     if rank == 2:
-        return F.conv2d(x, w, bias, strides, padding, dilations, group, activation)
+        return F.conv2d(x, w, bias, tuple(strides), padding, tuple(dilations), group, activation)
     if rank == 1:
         out = F.conv1d(x, w, bias, strides[0], padding[0], dilations[0], group)
     elif rank == 3:
