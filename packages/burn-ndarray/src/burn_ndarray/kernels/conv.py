@@ -23,8 +23,10 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from numba import prange
+from numba import prange, types
+from numba.core.extending import overload
 
+from burn_ndarray.kernels.activation import _cdf, _sigmoid
 from burn_ndarray.kernels.jit import bounds, jit, jit_parallel
 from burn_ndarray.runtime.split import copy_parts, run_ranges
 
@@ -130,34 +132,81 @@ def add_bias(out: Array, bias: Array) -> None:
 NONE, RELU, RELU6, HARDSWISH, HARDSIGMOID, SILU, SIGMOID, GELU = range(8)
 
 
-@jit
 def activate(row: Array, act: int) -> None:
     """``row[:] = activation(row)`` in place for the activation code `act` (PyTorch's
-    definitions; GELU the erf form)."""
+    definitions; GELU the erf form), from compiled code only: float32 rows take the activation
+    kernels' exp and erf, computed in registers so the loop vectorizes and the values are those
+    of burn-ndarray's own activation ops (`burn_ndarray.kernels.activation`); float64 rows libm's."""
+    raise TypeError("activate runs inside compiled kernels only")
+
+
+def _activate32(row: Array, act: int) -> None:
+    three, six, zero = row.dtype.type(3), row.dtype.type(6), row.dtype.type(0)
     if act == RELU:
         for c in range(row.shape[0]):
-            row[c] = max(row[c], 0)
+            v = row[c]
+            row[c] = v if v > zero or v != v else zero
     elif act == RELU6:
         for c in range(row.shape[0]):
-            row[c] = min(max(row[c], 0), 6)
+            v = row[c]
+            v = v if v > zero or v != v else zero
+            row[c] = v if v < six or v != v else six
     elif act == HARDSWISH:
         for c in range(row.shape[0]):
             v = row[c]
-            row[c] = v * min(max(v + 3, 0), 6) / 6
+            t = v + three
+            t = t if t > zero or t != t else zero
+            t = t if t < six or t != t else six
+            row[c] = (t / six) * v
     elif act == HARDSIGMOID:
         for c in range(row.shape[0]):
-            row[c] = min(max(row[c] + 3, 0), 6) / 6
+            t = row[c] + three
+            t = t if t > zero or t != t else zero
+            t = t if t < six or t != t else six
+            row[c] = t / six
     elif act == SILU:
         for c in range(row.shape[0]):
             v = row[c]
-            row[c] = v / (1 + math.exp(-v))
+            row[c] = _sigmoid(v) * v
     elif act == SIGMOID:
         for c in range(row.shape[0]):
-            row[c] = 1 / (1 + math.exp(-row[c]))
+            row[c] = _sigmoid(row[c])
     elif act == GELU:
         for c in range(row.shape[0]):
             v = row[c]
-            row[c] = 0.5 * v * (1 + math.erf(v * 0.7071067811865476))
+            row[c] = _cdf(v) * v
+
+
+def _activate_wide(row: Array, act: int) -> None:
+    if act == RELU:
+        for c in range(row.shape[0]):
+            row[c] = max(row[c], 0.0)
+    elif act == RELU6:
+        for c in range(row.shape[0]):
+            row[c] = min(max(row[c], 0.0), 6.0)
+    elif act == HARDSWISH:
+        for c in range(row.shape[0]):
+            v = row[c]
+            row[c] = min(max(v + 3.0, 0.0), 6.0) / 6.0 * v
+    elif act == HARDSIGMOID:
+        for c in range(row.shape[0]):
+            row[c] = min(max(row[c] + 3.0, 0.0), 6.0) / 6.0
+    elif act == SILU:
+        for c in range(row.shape[0]):
+            v = row[c]
+            row[c] = v / (1.0 + math.exp(-v))
+    elif act == SIGMOID:
+        for c in range(row.shape[0]):
+            row[c] = 1.0 / (1.0 + math.exp(-row[c]))
+    elif act == GELU:
+        for c in range(row.shape[0]):
+            v = row[c]
+            row[c] = 0.5 * v * (1.0 + math.erf(v * 0.7071067811865476))
+
+
+@overload(activate, jit_options={"error_model": "numpy"})
+def _activate_typed(row: Array, act: int) -> Any:  # numba wants the implementations' parameters
+    return _activate32 if row.dtype == types.float32 else _activate_wide
 
 
 @jit
