@@ -41,8 +41,8 @@ def forward_rows(
 ) -> None:  # fmt: skip
     """Output rows ``r = n * OH + oh`` in ``[lo, hi)``: ``out[n, oh]`` (``[OW, O]``) = bias + the
     sum over taps and the group's input channels of the expanded input `x` (``[N, H, W, C/G, O]``),
-    then the activation `act` (`burn_ndarray.kernels.conv.activate`) while the position is in
-    cache."""
+    then the activation `act` (`burn_ndarray.kernels.conv.activate`) over the row while it is in
+    cache (`out` C-contiguous)."""
     _, height, width, cg, o_total = x.shape
     kernel_h, kernel_w = wt.shape[:2]
     _, out_h, out_w, _ = out.shape
@@ -68,8 +68,8 @@ def forward_rows(
                         xv, wv = src[i], wt[kh, kw, i]
                         for o in range(o_total):
                             dst[o] += xv[o] * wv[o]
-            if act != 0:
-                activate(dst, act)
+        if act != 0:  # the finished row, still in cache, as one flat loop
+            activate(out[n, oh].reshape(out_w * o_total), act)
 
 
 @jit
