@@ -217,6 +217,14 @@ def conv2d(
     return conv2d_sides(x, weight, bias, stride, (ph, ph, pw, pw), dilation, groups, NONE)
 
 
+def _epilogue(out: np.ndarray, bias: np.ndarray | None, act: int) -> None:
+    """`kernels.conv.epilogue` (numba is there: `ConvOps.conv2d_fused` asks for an activation only
+    then)."""
+    compiled = kernels.load("conv")
+    assert compiled is not None
+    compiled.epilogue(out, bias, act)
+
+
 def conv2d_sides(
     x: Array, weight: Array, bias: Array | None, stride: Pair, sides: Quad, dilation: Pair, groups: int,
     act: int,
@@ -243,7 +251,7 @@ def conv2d_sides(
         out = winograd.conv(_nhwc(x), weight, bias, padding)
         if act != NONE and out.size:
             out = np.ascontiguousarray(out)  # the epilogue works in place on its rows
-            kernels.load("conv").epilogue(out.reshape(-1, o), None, act)
+            _epilogue(out.reshape(-1, o), None, act)
         return out.transpose(0, 3, 1, 2)
     if grouped.applies(dtype, groups, cg, n * o * oh * ow):
         out = grouped.conv(_nhwc(x.astype(dtype, copy=False)), weight, bias, stride, padding, dilation,
@@ -259,7 +267,7 @@ def conv2d_sides(
         cols = _columns(x_nhwc, padding, (kh, kw), (oh, ow), stride, dilation, groups, after)
         out = _ungroup(gemm(cols, _weight_matrix(weight, groups, dtype).transpose(0, 2, 1)))
     if act != NONE and out.size:
-        kernels.load("conv").epilogue(out, None if bias is None else bias.astype(dtype, copy=False), act)
+        _epilogue(out, None if bias is None else bias.astype(dtype, copy=False), act)
     elif bias is not None and out.size:
         _add_bias(out, bias.astype(dtype, copy=False), ow)  # `out` is our own fresh result
     out = out.reshape(n, oh, ow, o).transpose(0, 3, 1, 2)
