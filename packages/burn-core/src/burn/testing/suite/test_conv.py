@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from burn.errors import KindError
 from burn.foundations.dtype import DType
 from burn.testing import covers
 from burn.testing.helpers import (
@@ -429,6 +430,17 @@ def test_conv2d_rejects_an_unknown_activation(backend: Any) -> None:
     w = make(backend, np.ones((1, 1, 2, 2)), backend.float_dtype)
     with pytest.raises(ValueError, match="conv2d: activation must be one of .*got 'tanh'"):
         tensor_module().conv2d(x, w, activation="tanh")
+
+
+def test_conv2d_checks_kinds_after_a_call_with_the_same_shapes(backend: Any) -> None:
+    # The Tensor layer keeps a convolution's resolved arguments per shapes and options; a later
+    # call with the same shapes but an Int weight must still be refused.
+    x = make(backend, np.ones((1, 2, 4, 4)), backend.float_dtype)
+    w = make(backend, np.ones((3, 2, 3, 3)), backend.float_dtype)
+    tensor_module().conv2d(x, w, None, 1, ((1, 0), (0, 1)), 1, 1, activation="relu")
+    with pytest.raises(KindError, match="conv2d: weight must be a Float tensor"):
+        tensor_module().conv2d(x, make(backend, np.ones((3, 2, 3, 3)), backend.int_dtype), None, 1,
+                               ((1, 0), (0, 1)), 1, 1, activation="relu")
 
 
 # -- deformable convolution, im2col, col2im -------------------------------------------------------
