@@ -17,7 +17,7 @@ from onnx import TensorProto, helper, numpy_helper  # noqa: E402
 
 import burn  # noqa: E402
 import burn.onnx  # noqa: E402
-from burn.onnx.patterns import ATTENTION  # noqa: E402
+from burn.onnx.patterns import ATTENTION, CONV_ACTIVATION  # noqa: E402
 
 RNG = np.random.default_rng(7)
 F = TensorProto.FLOAT
@@ -242,3 +242,95 @@ def test_other_pads_before_a_conv_stay_as_written(pads: list[int], value: float,
     assert "Pad" in [node.op_type for node in model.program.nodes]
     expected = ort.InferenceSession(data, providers=["CPUExecutionProvider"]).run(None, PADDED)[0]
     np.testing.assert_allclose(y.to_numpy(), expected, rtol=1e-5, atol=1e-5)
+
+
+# -- Conv -> activation ----------------------------------------------------------------------------
+def _conv_act(act: list, pads: list[int] | None = None, extra_reader: bool = False) -> bytes:
+    """``Conv`` (a 3x3 weight and bias constant, stride 2, `pads`) -> the `act` nodes (``act``
+    reads ``c`` and writes ``y``); with `extra_reader` the conv output is also added to ``y``."""
+    n = helper.make_node
+    w = RNG.normal(size=(4, 3, 3, 3)).astype(np.float32)
+    b = RNG.normal(size=(4,)).astype(np.float32)
+    nodes = [
+        n("Constant", [], ["w"], value=numpy_helper.from_array(w)),
+        n("Constant", [], ["b"], value=numpy_helper.from_array(b)),
+        n("Conv", ["x", "w", "b"], ["c"], strides=[2, 2], pads=pads or [1, 1, 1, 1]),
+        *act,
+    ]
+    if extra_reader:
+        nodes[-1].output[0] = "a"
+        nodes.append(n("Add", ["a", "c"], ["y"]))
+    return _model(nodes, {"x": (2, 3, 9, 8)}, {"zero": 0.0, "six": 6.0})
+
+
+CONV_X = {"x": (RNG.normal(size=(2, 3, 9, 8)) * 2).astype(np.float32)}
+_n = helper.make_node
+ACTIVATION_NODES = {
+    "relu": [_n("Relu", ["c"], ["y"])],
+    "relu6": [_n("Clip", ["c", "zero", "six"], ["y"])],
+    "hardswish": [_n("HardSwish", ["c"], ["y"])],
+    "hardsigmoid": [_n("HardSigmoid", ["c"], ["y"], alpha=1 / 6)],
+    "sigmoid": [_n("Sigmoid", ["c"], ["y"])],
+    "silu": [_n("Sigmoid", ["c"], ["s"]), _n("Mul", ["c", "s"], ["y"])],
+}
+
+
+def _check_conv(data: bytes, fused: str | None) -> None:
+    model, _, y = _run(data, CONV_X)
+    nodes = model.program.nodes
+    found = [node.attr("activation") for node in nodes if node.op_type == CONV_ACTIVATION]
+    assert found == ([] if fused is None else [fused]), [node.op_type for node in nodes]
+    expected = ort.InferenceSession(data, providers=["CPUExecutionProvider"]).run(None, CONV_X)[0]
+    np.testing.assert_allclose(y.to_numpy(), expected, rtol=1e-5, atol=1e-5)
+    written = _run(data, CONV_X, fuse=False)[2].to_numpy()
+    np.testing.assert_allclose(y.to_numpy(), written, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("activation", sorted(ACTIVATION_NODES))
+def test_a_conv_read_by_an_activation_alone_is_one_node(activation: str) -> None:
+    _check_conv(_conv_act(ACTIVATION_NODES[activation]), activation)
+
+
+def test_asymmetric_conv_pads_and_an_activation() -> None:
+    _check_conv(_conv_act(ACTIVATION_NODES["hardswish"], pads=[0, 1, 1, 0]), "hardswish")
+
+
+@pytest.mark.parametrize(
+    ("act", "extra_reader"),
+    [
+        ([_n("HardSigmoid", ["c"], ["y"])], False),  # ONNX's default alpha 0.2: not PyTorch's
+        ([_n("Clip", ["c", "zero", "zero"], ["y"])], False),  # not [0, 6]
+        ([_n("Relu", ["c"], ["y"])], True),  # the conv output is read elsewhere too
+        # c * c + sigmoid(c): two readers of c, but not the SiLU's
+        ([_n("Sigmoid", ["c"], ["s"]), _n("Mul", ["c", "c"], ["m"]), _n("Add", ["m", "s"], ["y"])], False),
+    ],
+    ids=["hardsigmoid-0.2", "clip-0-0", "two-readers", "not-silu"],
+)
+def test_other_conv_activation_pairs_stay_as_written(act: list, extra_reader: bool) -> None:
+    _check_conv(_conv_act(act, extra_reader=extra_reader), None)
+
+
+def test_a_zero_pad_a_conv_and_an_activation_are_one_node() -> None:
+    data = _padded_conv([0, 0, 0, 0, 0, 0, 1, 1], readers=1)
+    model = onnx.load_from_string(data)
+    identity = next(node for node in model.graph.node if node.op_type == "Identity")
+    identity.op_type = "Relu"
+    data = model.SerializeToString()
+    loaded, _, y = _run(data, PADDED)
+    ops = [node.op_type for node in loaded.program.nodes]
+    assert "Pad" not in ops and "Conv" not in ops and CONV_ACTIVATION in ops, ops
+    expected = ort.InferenceSession(data, providers=["CPUExecutionProvider"]).run(None, PADDED)[0]
+    np.testing.assert_allclose(y.to_numpy(), expected, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("activation", ["silu", "hardswish"])
+def test_fused_conv_gradients_equal_the_written_ones(activation: str) -> None:
+    data = _conv_act(ACTIVATION_NODES[activation], pads=[1, 0, 2, 1])
+    grads = {}
+    for fuse in (True, False):
+        model, tensors, _ = _run(data, CONV_X, "autodiff(ndarray)", fuse)
+        inputs = {k: t.require_grad() for k, t in tensors.items()}
+        y = model.run(inputs)["y"]
+        g = (y * y).sum().backward()
+        grads[fuse] = inputs["x"].grad(g).to_numpy()
+    np.testing.assert_allclose(grads[True], grads[False], rtol=1e-5, atol=1e-5)

@@ -19,6 +19,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from burn.backend.ops.conv import (
+    conv2d_fused_weight_backward,
+    conv2d_fused_x_backward,
+    conv_activation,
+    conv_activation_grad,
+)
 from burn_autodiff.node import ADTensor as AD
 from burn_autodiff.node import Node, make, unary
 from burn_autodiff.ops._grad import Grads, Need, P, as_2d, drop_h
@@ -39,6 +45,16 @@ class ConvSaved(NamedTuple):
 
     x: P
     weight: P
+    options: tuple[Any, ...]
+
+
+class FusedConvSaved(NamedTuple):
+    """conv2d_fused: its input, weight, pre-activation output `z` (None for no activation), and
+    the options ``(stride, padding, dilation, groups, activation)``."""
+
+    x: P
+    weight: P
+    z: P | None
     options: tuple[Any, ...]
 
 
@@ -88,6 +104,35 @@ class AutodiffConvOps:
     @staticmethod
     def _conv2d_rule(B: Any, s: ConvSaved, need: Need, g: P) -> Grads:
         return _conv_grads(B, B.conv2d_x_backward, B.conv2d_weight_backward, s, need, g)
+
+    def conv2d_fused(
+        self, x: AD, weight: AD, bias: AD | None, stride: Pair, padding: tuple[int, int, int, int],
+        dilation: Pair, groups: int, activation: str,
+    ) -> AD:
+        i = self._in
+        b = None if bias is None else bias.p
+        parents = (x.node, weight.node, None if bias is None else bias.node)
+        if parents == (None, None, None):  # inference: the inner backend's fused epilogue
+            return AD(i.conv2d_fused(x.p, weight.p, b, stride, padding, dilation, groups, activation), None)
+        options = (stride, padding, dilation, groups, activation)
+        if activation == "none":
+            out = i.conv2d_fused(x.p, weight.p, b, stride, padding, dilation, groups, "none")
+            return AD(out, Node(parents, self._conv2d_fused_rule, make(FusedConvSaved, (x.p, weight.p, None,
+                                                                                        options))))
+        # Training keeps the pre-activation output for the activation's gradient, so the
+        # activation runs as its own pass after the convolution here.
+        z = i.conv2d_fused(x.p, weight.p, b, stride, padding, dilation, groups, "none")
+        saved = make(FusedConvSaved, (x.p, weight.p, z, options))
+        return AD(conv_activation(i, activation, z), Node(parents, self._conv2d_fused_rule, saved))
+
+    @staticmethod
+    def _conv2d_fused_rule(B: Any, s: FusedConvSaved, need: Need, g: P) -> Grads:
+        stride, padding, dilation, groups, activation = s.options
+        dz = g if s.z is None else conv_activation_grad(B, activation, s.z, g)  # activation, then conv
+        options = (stride, padding, dilation, groups)
+        gx = conv2d_fused_x_backward(B, s.x, s.weight, dz, *options) if need[0] else None
+        gw = conv2d_fused_weight_backward(B, s.x, s.weight, dz, *options) if need[1] else None
+        return gx, gw, _bias_grad(B, dz, need)
 
     def conv3d(
         self, x: AD, weight: AD, bias: AD | None, stride: Triple, padding: Triple, dilation: Triple,

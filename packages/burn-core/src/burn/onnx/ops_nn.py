@@ -8,11 +8,13 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from burn.backend.ops.conv import conv_activation
 from burn.foundations.kind import Float, Int
 from burn.onnx.errors import OnnxError
 from burn.onnx.ops import register
 from burn.onnx.runtime import align, ints, norm_axis
 from burn.tensor import module as F
+from burn.tensor._base import wrap
 from burn.tensor.module import avg_pool3d, conv3d, conv_transpose1d, conv_transpose3d, max_pool3d
 
 if TYPE_CHECKING:
@@ -198,22 +200,29 @@ def _conv(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]:
     return [conv_nd(node, x, w, bias)]
 
 
-def conv_nd(node: Node, x: Tensor, w: Tensor, bias: Tensor | None) -> Tensor:
-    """The convolution of a ``Conv``-like node (its strides, pads, dilations, group), 1-D to 3-D."""
+def conv_nd(node: Node, x: Tensor, w: Tensor, bias: Tensor | None, activation: str = "none") -> Tensor:
+    """The convolution of a ``Conv``-like node (its strides, pads, dilations, group), 1-D to 3-D,
+    then `activation` (`burn.backend.ops.conv.CONV_ACTIVATIONS`: a Conv -> activation pair that
+    `burn.onnx.patterns` folded; 2-D in the convolution's own op)."""
     kernel = list(w.shape[2:])
     strides, dilations, before, after = _spatial(node, x, kernel)
-    # Symmetric pads (nearly every model's) as one int per axis: (before, after) pairs take the
-    # convolution's slower asymmetric-padding parse on every call.
-    padding: list[Any] = before if before == after else [(b, a) for b, a in zip(before, after, strict=True)]
+    # Symmetric pads (nearly every model's) as one int per axis; asymmetric ones as (before,
+    # after) pairs, which a 2-D convolution hands to the backend's conv2d_fused as four sides.
+    # Tuples: the convolution resolves hashable options once per shapes (`_conv`'s plans).
+    padding: Any = tuple(before) if before == after else tuple(zip(before, after, strict=True))
     group = node.attr("group", 1)
     rank = len(kernel)
-    if rank == 1:
-        return F.conv1d(x, w, bias, strides[0], padding[0], dilations[0], group)
     if rank == 2:
-        return F.conv2d(x, w, bias, strides, padding, dilations, group)
-    if rank == 3:
-        return conv3d(x, w, bias, strides, padding, dilations, group)
-    raise OnnxError(f"node {node.name!r} ({node.op_type}): {rank}-D convolutions are not supported")
+        return F.conv2d(x, w, bias, tuple(strides), padding, tuple(dilations), group, activation)
+    if rank == 1:
+        out = F.conv1d(x, w, bias, strides[0], padding[0], dilations[0], group)
+    elif rank == 3:
+        out = conv3d(x, w, bias, strides, padding, dilations, group)
+    else:
+        raise OnnxError(f"node {node.name!r} ({node.op_type}): {rank}-D convolutions are not supported")
+    if activation == "none":
+        return out
+    return wrap(conv_activation(out._b, activation, out._p), out._b, Float)
 
 
 @register("ConvTranspose", "nn")

@@ -13,6 +13,12 @@ After folding (`burn.onnx.model.fold`), `rewrite` replaces
 * a zero ``Pad`` of the spatial axes whose only reader is a ``Conv`` (EfficientNet's
   "same" padding of its stride-2 layers, as ``nn.ZeroPad2d``), by that ``Conv`` with the zeros
   added to its ``pads``;
+* a ``Conv`` whose output only an activation reads (``Relu``, ``Clip`` to ``[0, 6]``,
+  ``HardSwish``, PyTorch's ``HardSigmoid`` with ``alpha = 1/6``, ``Sigmoid``, ``Gelu``, or the
+  SiLU ``Mul(c, Sigmoid(c))``, whose two nodes are then the only readers), by one node running
+  `burn.tensor.module.conv2d` with that ``activation`` (burn-ndarray applies it in the
+  convolution's output pass: MobileNetV3's and EfficientNet-B0's layers); a zero ``Pad`` before
+  such a ``Conv`` is folded into the same node;
 * scaled dot-product attention written out, ``MatMul(Q, K^T) -> Mul|Div (a scalar) ->
   [Add (a constant additive mask)] -> Softmax(last axis) -> [Cast to float]* -> MatMul(., V)``,
   by one node running `burn.tensor.module.attention` (burn-ndarray's blocked kernel; under
@@ -29,7 +35,7 @@ does. Shapes are checked when the node runs: a chain whose operands `attention` 
 Example:
     >>> from burn.onnx.patterns import FUSED
     >>> sorted(FUSED)
-    ['burn.ScaledDotProductAttention']
+    ['burn.ConvActivation', 'burn.ScaledDotProductAttention']
 """
 
 from __future__ import annotations
@@ -48,6 +54,7 @@ if TYPE_CHECKING:
     from burn.onnx.runtime import Ctx, Value
 
 ATTENTION = "burn.ScaledDotProductAttention"
+CONV_ACTIVATION = "burn.ConvActivation"
 # Additive mask values at or below this are "do not attend": exp underflows to exactly 0 there
 # for any finite score below 1e29, as for -inf.
 MASKED = -1e30
@@ -320,7 +327,86 @@ def _padded_conv(g: _Graph, pad: Node) -> tuple[list[Node], Node] | None:
     inputs = (pad.inputs[0], *conv.inputs[1:])
     types = conv.input_dtypes
     fused = Node(conv.op_type, conv.name, inputs, conv.outputs, attrs, (pad.input_dtype(0), *types[1:]))
+    epilogue = _conv_activation(g, fused)
+    if epilogue is not None:
+        chain, fused = epilogue
+        return [pad, conv, *chain], fused
     return [pad, conv], fused
+
+
+# -- Conv -> activation ----------------------------------------------------------------------------
+def _activation_of(g: _Graph, node: Node) -> str | None:
+    """The `burn.backend.ops.conv.CONV_ACTIVATIONS` name of the one-input activation `node`, or
+    None (another op, or constants other than the activation's)."""
+    op = node.op_type
+    if op == "Relu":
+        return "relu"
+    if op == "HardSwish":
+        return "hardswish"
+    if op == "HardSigmoid":  # PyTorch's hardsigmoid is relu6(x + 3) / 6; ONNX's default alpha 0.2
+        alpha, beta = node.attr("alpha", 0.2), node.attr("beta", 0.5)
+        return "hardsigmoid" if _close(alpha, 1 / 6) and _close(beta, 0.5) else None
+    if op == "Sigmoid":
+        return "sigmoid"
+    if op == "Gelu":
+        return "gelu" if node.attr("approximate", "none") == "none" else None
+    if op == "Clip":
+        low = g.scalar(node.inputs[1]) if len(node.inputs) > 1 and node.inputs[1] else node.attr("min")
+        has_max = (len(node.inputs) > 2 and bool(node.inputs[2])) or node.attr("max") is not None
+        high = g.scalar(node.inputs[2]) if len(node.inputs) > 2 and node.inputs[2] else node.attr("max")
+        if low == 0 and high == 6:
+            return "relu6"
+        if low == 0 and not has_max:
+            return "relu"
+    return None
+
+
+def _conv_activation(g: _Graph, conv: Node) -> tuple[list[Node], Node] | None:
+    """The activation read from `conv`'s output (the nodes to remove after the conv, and the
+    fused node), when that output has no other reader; `conv` may be a rewritten one."""
+    out = conv.outputs[0]
+    if conv.attr("auto_pad", "NOTSET") not in ("NOTSET", "VALID", ""):
+        return None  # SAME_*: the Conv mapping resolves them; the fused node takes explicit pads
+    readers = [i for i in g.readers.get(out, []) if i not in g.removed]
+    if len(readers) != len(g.readers.get(out, [])) or not readers or min(readers) < 0:
+        return None
+    nodes = [g.nodes[i] for i in readers]
+    chain: list[Node]
+    if len(nodes) == 1:
+        act = nodes[0]
+        name = _activation_of(g, act)
+        if name is None or act.inputs[0] != out:
+            return None
+        chain, last = [act], act
+    elif len(nodes) == 2:  # SiLU: Mul(c, Sigmoid(c)), in either order
+        sig = next((n for n in nodes if n.op_type == "Sigmoid"), None)
+        mul = next((n for n in nodes if n.op_type == "Mul"), None)
+        if sig is None or mul is None or g.sole_reader(sig.outputs[0], "Mul") is not mul:
+            return None
+        if sorted(mul.inputs) != sorted([out, sig.outputs[0]]):
+            return None
+        name, chain, last = "silu", [sig, mul], mul
+    else:
+        return None
+    attrs = {**conv.attrs, "activation": name}
+    fused = Node(CONV_ACTIVATION, conv.name, conv.inputs, last.outputs, attrs, conv.input_dtypes)
+    return chain, fused
+
+
+def _conv_with_activation(g: _Graph, conv: Node) -> tuple[list[Node], Node] | None:
+    found = _conv_activation(g, conv)
+    if found is None:
+        return None
+    chain, fused = found
+    return [conv, *chain], fused
+
+
+def _run_conv_activation(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]:
+    from burn.onnx.ops_nn import conv_nd
+
+    x, w = ctx.tensor(inputs[0]), ctx.tensor(inputs[1])
+    bias = ctx.tensor(inputs[2]) if len(inputs) > 2 and inputs[2] is not None else None
+    return [conv_nd(node, x, w, bias, node.attr("activation"))]
 
 
 def _run_attention(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]:
@@ -364,6 +450,9 @@ def _run_chain(ctx: Ctx, node: Node, inputs: Sequence[Value]) -> list[Value]:
 
 FUSED: dict[str, OpInfo] = {
     ATTENTION: OpInfo(ATTENTION, "nn", "written-out attention (burn.onnx.patterns)", _run_attention, None),
+    CONV_ACTIVATION: OpInfo(
+        CONV_ACTIVATION, "nn", "Conv -> activation (burn.onnx.patterns)", _run_conv_activation, None
+    ),
 }
 
 
@@ -375,7 +464,7 @@ def rewrite(
     g = _Graph(nodes, constants, outputs)
     placed: dict[int, Node] = {}  # index of a chain's last node -> the fused node run there
     fresh: dict[str, np.ndarray] = {}
-    counts = {"gelu": 0, "gelu_tanh": 0, "attention": 0, "padded_conv": 0}
+    counts = {"gelu": 0, "gelu_tanh": 0, "attention": 0, "padded_conv": 0, "conv_activation": 0}
     for node in g.nodes:
         found: tuple[list[Node], Node] | None = None
         kind = ""
@@ -387,6 +476,8 @@ def rewrite(
             found, kind = _attention(g, node, fresh), "attention"
         elif node.op_type == "Pad":
             found, kind = _padded_conv(g, node), "padded_conv"
+        elif node.op_type == "Conv":
+            found, kind = _conv_with_activation(g, node), "conv_activation"
         if found is None:
             continue
         chain, fused = found
@@ -408,4 +499,4 @@ def rewrite(
     return out, {**constants, **{k: v for k, v in fresh.items() if k in used}}, counts
 
 
-__all__ = ["ATTENTION", "FUSED", "rewrite"]
+__all__ = ["ATTENTION", "CONV_ACTIVATION", "FUSED", "rewrite"]

@@ -11,14 +11,22 @@ write the same values in the same order (col2im adds the taps to a zero plane in
 the NumPy path does), so the results are NumPy's bits. im2col here builds the channels-innermost
 layout only (``[N * OH * OW, KH * KW * C]``, one group), the one the NumPy path picks unless a
 window row is longer than C.
+
+The activation epilogue of ``conv2d_fused`` (`activate`) runs over a block of output values the
+caller has just written (a row of the GEMM result, a direct kernel's output position or row),
+one loop per activation so that each is a plain loop LLVM vectorizes; the codes are the indices
+of `burn.backend.ops.conv.CONV_ACTIVATIONS`.
 """
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
-from numba import prange
+from numba import prange, types
+from numba.core.extending import overload
 
+from burn_ndarray.kernels.activation import _cdf, _sigmoid
 from burn_ndarray.kernels.jit import bounds, jit, jit_parallel
 from burn_ndarray.runtime.split import copy_parts, run_ranges
 
@@ -118,3 +126,119 @@ def add_bias_parallel(parts: int, out: Array, bias: Array) -> None:
 def add_bias(out: Array, bias: Array) -> None:
     """`add_bias_rows` over every row of `out`, on the threads its size warrants."""
     run_ranges(add_bias_rows, add_bias_parallel, out.shape[0], copy_parts(out.size), out, bias)
+
+
+# Codes of the activations (their index in `burn.backend.ops.conv.CONV_ACTIVATIONS`).
+NONE, RELU, RELU6, HARDSWISH, HARDSIGMOID, SILU, SIGMOID, GELU = range(8)
+
+
+def activate(row: Array, act: int) -> None:
+    """``row[:] = activation(row)`` in place for the activation code `act` (PyTorch's
+    definitions; GELU the erf form), from compiled code only: float32 rows take the activation
+    kernels' exp and erf, computed in registers so the loop vectorizes and the values are those
+    of burn-ndarray's own activation ops (`burn_ndarray.kernels.activation`); float64 rows libm's."""
+    raise TypeError("activate runs inside compiled kernels only")
+
+
+def _activate32(row: Array, act: int) -> None:
+    three, six, zero = row.dtype.type(3), row.dtype.type(6), row.dtype.type(0)
+    if act == RELU:
+        for c in range(row.shape[0]):
+            v = row[c]
+            row[c] = v if v > zero or v != v else zero
+    elif act == RELU6:
+        for c in range(row.shape[0]):
+            v = row[c]
+            v = v if v > zero or v != v else zero
+            row[c] = v if v < six or v != v else six
+    elif act == HARDSWISH:
+        for c in range(row.shape[0]):
+            v = row[c]
+            t = v + three
+            t = t if t > zero or t != t else zero
+            t = t if t < six or t != t else six
+            row[c] = (t / six) * v
+    elif act == HARDSIGMOID:
+        for c in range(row.shape[0]):
+            t = row[c] + three
+            t = t if t > zero or t != t else zero
+            t = t if t < six or t != t else six
+            row[c] = t / six
+    elif act == SILU:
+        for c in range(row.shape[0]):
+            v = row[c]
+            row[c] = _sigmoid(v) * v
+    elif act == SIGMOID:
+        for c in range(row.shape[0]):
+            row[c] = _sigmoid(row[c])
+    elif act == GELU:
+        for c in range(row.shape[0]):
+            v = row[c]
+            row[c] = _cdf(v) * v
+
+
+def _activate_wide(row: Array, act: int) -> None:
+    if act == RELU:
+        for c in range(row.shape[0]):
+            row[c] = max(row[c], 0.0)
+    elif act == RELU6:
+        for c in range(row.shape[0]):
+            row[c] = min(max(row[c], 0.0), 6.0)
+    elif act == HARDSWISH:
+        for c in range(row.shape[0]):
+            v = row[c]
+            row[c] = min(max(v + 3.0, 0.0), 6.0) / 6.0 * v
+    elif act == HARDSIGMOID:
+        for c in range(row.shape[0]):
+            row[c] = min(max(row[c] + 3.0, 0.0), 6.0) / 6.0
+    elif act == SILU:
+        for c in range(row.shape[0]):
+            v = row[c]
+            row[c] = v / (1.0 + math.exp(-v))
+    elif act == SIGMOID:
+        for c in range(row.shape[0]):
+            row[c] = 1.0 / (1.0 + math.exp(-row[c]))
+    elif act == GELU:
+        for c in range(row.shape[0]):
+            v = row[c]
+            row[c] = 0.5 * v * (1.0 + math.erf(v * 0.7071067811865476))
+
+
+@overload(activate, jit_options={"error_model": "numpy"})
+def _activate_typed(row: Array, act: int) -> Any:  # numba wants the implementations' parameters
+    return _activate32 if row.dtype == types.float32 else _activate_wide
+
+
+# Elements of the output the epilogue finishes at a time: the rows' bias adds, then the
+# activation over the block as one flat loop (a row of 16 channels alone is too short a loop for
+# the call and the vector remainders), while the block (16 KiB of float32) is in L1.
+EPILOGUE_BLOCK = 4096
+
+
+@jit
+def epilogue_rows(lo: int, hi: int, out: Array, bias: Array | None, act: int) -> None:
+    """Rows `lo` to `hi` of `out` (``[rows, O]``, C-contiguous): ``out[r] = activation(out[r] +
+    bias)`` in place, a block of rows at a time."""
+    width = out.shape[1]
+    step = max(1, EPILOGUE_BLOCK // max(width, 1))
+    flat = out.reshape(out.shape[0] * width)
+    for start in range(lo, hi, step):
+        stop = min(start + step, hi)
+        if bias is not None:
+            for r in range(start, stop):
+                row = out[r]
+                for c in range(width):
+                    row[c] += bias[c]
+        activate(flat[start * width : stop * width], act)
+
+
+@jit_parallel
+def epilogue_parallel(parts: int, out: Array, bias: Array | None, act: int) -> None:
+    for c in prange(parts):
+        lo, hi = bounds(out.shape[0], c, parts)
+        epilogue_rows(lo, hi, out, bias, act)
+
+
+def epilogue(out: Array, bias: Array | None, act: int) -> None:
+    """`epilogue_rows` over every row of `out`, on the threads its size warrants."""
+    run_ranges(epilogue_rows, epilogue_parallel, out.shape[0], copy_parts(out.size), out, bias, act)

@@ -24,6 +24,7 @@ from typing import Any
 
 from numba import prange
 
+from burn_ndarray.kernels.conv import activate
 from burn_ndarray.kernels.jit import bounds, jit, jit_parallel
 
 Array = Any
@@ -36,10 +37,12 @@ Array = Any
 @jit
 def forward_rows(
     lo: int, hi: int, x: Array, wt: Array, bias: Array | None, out: Array,
-    sh: int, sw: int, ph: int, pw: int, dh: int, dw: int,
+    sh: int, sw: int, ph: int, pw: int, dh: int, dw: int, act: int,
 ) -> None:  # fmt: skip
     """Output rows ``r = n * OH + oh`` in ``[lo, hi)``: ``out[n, oh]`` (``[OW, O]``) = bias + the
-    sum over taps and the group's input channels of the expanded input `x` (``[N, H, W, C/G, O]``)."""
+    sum over taps and the group's input channels of the expanded input `x` (``[N, H, W, C/G, O]``),
+    then the activation `act` (`burn_ndarray.kernels.conv.activate`) over the row while it is in
+    cache (`out` C-contiguous)."""
     _, height, width, cg, o_total = x.shape
     kernel_h, kernel_w = wt.shape[:2]
     _, out_h, out_w, _ = out.shape
@@ -65,6 +68,8 @@ def forward_rows(
                         xv, wv = src[i], wt[kh, kw, i]
                         for o in range(o_total):
                             dst[o] += xv[o] * wv[o]
+        if act != 0:  # the finished row, still in cache, as one flat loop
+            activate(out[n, oh].reshape(out_w * o_total), act)
 
 
 @jit
@@ -198,11 +203,11 @@ def _tap(kw: int, dw: int, pw: int, sw: int, cols: Array, out_w: int, c: int) ->
 @jit
 def depthwise_forward_rows(
     lo: int, hi: int, xs: Array, wrow: Array, brow: Array | None, out: Array, cols: Array, c: int,
-    sh: int, sw: int, ph: int, pw: int, dh: int, dw: int,
+    sh: int, sw: int, ph: int, pw: int, dh: int, dw: int, act: int,
 ) -> None:  # fmt: skip
     """Output rows ``r = n * OH + oh`` in ``[lo, hi)`` of `out` (``[N, OH, OW * C]``) from the
     phase-split input `xs` (``[N, H, SW, WP * C]``), the tiled weight `wrow` (``[KH, KW, OW * C]``)
-    and the tiled bias `brow` (``[OW * C]``)."""
+    and the tiled bias `brow` (``[OW * C]``), then the activation `act` over the row."""
     height = xs.shape[1]
     kernel_h, kernel_w, row = wrow.shape
     out_h, out_w = out.shape[1], row // c
@@ -228,6 +233,8 @@ def depthwise_forward_rows(
                 )
                 for k in range(hi_k - lo_k):
                     d[k] += src[k] * wv[k]
+        if act != 0:
+            activate(dst, act)
 
 
 @jit

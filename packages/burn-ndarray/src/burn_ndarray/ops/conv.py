@@ -42,7 +42,7 @@ from typing import Any
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
-from burn.backend.ops.conv import _check, _grid
+from burn.backend.ops.conv import CONV_ACTIVATIONS, _check, _grid, check_activation, conv_activation
 from burn.backend.windows import out_size  # checked: errors name the op (fold, deformable conv)
 from burn.backend.xp.conv import XpConvOps, check_groups
 from burn.backend.xp.windows import out_size as axis_out_size  # one axis, 0 when empty (conv2d)
@@ -55,6 +55,8 @@ from burn_ndarray.runtime.dtypes import LOW
 
 Array = Any
 Triple = tuple[int, int, int]
+Quad = tuple[int, int, int, int]
+NONE = 0  # the activation code of no activation (`burn_ndarray.kernels.conv.activate`)
 
 
 # im2col / col2im copies of at least this many elements run compiled (`kernels.conv`, every
@@ -103,21 +105,25 @@ def _nhwc(x: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(x.transpose(0, 2, 3, 1))
 
 
-def _pad_nhwc(x: np.ndarray, padding: Pair) -> np.ndarray:
+def _pad_nhwc(x: np.ndarray, padding: Pair, after: Pair | None = None) -> np.ndarray:
+    """`x` ``[N, H, W, C]`` with `padding` zero rows / columns before and `after` (default: as
+    many) after."""
     ph, pw = padding
-    if ph == 0 and pw == 0:
+    bottom, right = padding if after is None else after
+    if ph == 0 and pw == 0 and bottom == 0 and right == 0:
         return x
     n, h, w, c = x.shape
-    out = np.zeros((n, h + 2 * ph, w + 2 * pw, c), dtype=x.dtype)
+    out = np.zeros((n, h + ph + bottom, w + pw + right, c), dtype=x.dtype)
     out[:, ph : ph + h, pw : pw + w] = x
     return out
 
 
 def _columns(
-    x: np.ndarray, padding: Pair, kernel: Pair, out: Pair, stride: Pair, dilation: Pair, groups: int
+    x: np.ndarray, padding: Pair, kernel: Pair, out: Pair, stride: Pair, dilation: Pair, groups: int,
+    after: Pair | None = None,
 ) -> np.ndarray:
-    """im2col of an NHWC input `x` (any strides) padded by `padding`: ``[G, N * OH * OW, KH * KW
-    * C/G]`` (the one copy).
+    """im2col of an NHWC input `x` (any strides) padded by `padding` (before; `after` when it
+    differs): ``[G, N * OH * OW, KH * KW * C/G]`` (the one copy).
 
     Stored channels innermost (the copy moves runs of C/G values) or, when a window row is longer
     than that, as the transpose of a ``[G, KH * KW * C/G, N * OH * OW]`` buffer (runs of OW values):
@@ -136,7 +142,7 @@ def _columns(
             cols = np.empty((rows, taps), x.dtype)  # the same copy, on every thread
             compiled.im2col(x, cols, out[1], (*kernel, *stride, *padding, *dilation))
             return cols[None]
-    padded = _pad_nhwc(np.ascontiguousarray(x), padding)
+    padded = _pad_nhwc(np.ascontiguousarray(x), padding, after)
     cg = c // groups
     sn, sh, sw, sc = padded.strides
     win = as_strided(
@@ -207,31 +213,62 @@ def conv2d(
     """NHWC inside: ``[N * OH * OW, O]`` = columns ``@`` weight^T, one GEMM per group; returned as
     an ``[N, O, OH, OW]`` view of channels-last memory, which the next pooling / ReLU / conv
     keep and consume without a transpose copy."""
+    ph, pw = padding
+    return conv2d_sides(x, weight, bias, stride, (ph, ph, pw, pw), dilation, groups, NONE)
+
+
+def _epilogue(out: np.ndarray, bias: np.ndarray | None, act: int) -> None:
+    """`kernels.conv.epilogue` (numba is there: `ConvOps.conv2d_fused` asks for an activation only
+    then)."""
+    compiled = kernels.load("conv")
+    assert compiled is not None
+    compiled.epilogue(out, bias, act)
+
+
+def conv2d_sides(
+    x: Array, weight: Array, bias: Array | None, stride: Pair, sides: Quad, dilation: Pair, groups: int,
+    act: int,
+) -> Array:  # fmt: skip
+    """`conv2d` with per-side padding ``sides`` ``(top, bottom, left, right)``, the input read with
+    bounds (never padded by a copy on the compiled paths), and the activation code `act`
+    (`burn_ndarray.kernels.conv.activate`; needs numba unless NONE) applied with the bias in one
+    pass over each fresh output row, or inside the direct grouped kernels."""
     if x.dtype in LOW or weight.dtype in LOW:
         out_dtype = np.result_type(x, weight)
         x, weight, bias = _float32(x, weight, bias)
-        return to_dtype(conv2d(x, weight, bias, stride, padding, dilation, groups), out_dtype)
+        return to_dtype(conv2d_sides(x, weight, bias, stride, sides, dilation, groups, act), out_dtype)
     n, c, h, w = x.shape
     o, cg, kh, kw = weight.shape
     check_groups("conv2d", x, weight, c, cg * groups, o, groups)
     dtype = work_dtype(x, weight) if bias is None else work_dtype(x, weight, bias)
-    oh = axis_out_size(h, kh, stride[0], padding[0], dilation[0])  # may be 0: an empty result
-    ow = axis_out_size(w, kw, stride[1], padding[1], dilation[1])
-    if dtype == np.float32 and winograd.applies(x, weight.shape, stride, padding, dilation, groups):
-        return winograd.conv(_nhwc(x), weight, bias, padding).transpose(0, 3, 1, 2)
+    top, bottom, left, right = sides
+    oh = max(0, axis_out_size(h + top + bottom, kh, stride[0], 0, dilation[0]))  # 0: an empty result
+    ow = max(0, axis_out_size(w + left + right, kw, stride[1], 0, dilation[1]))
+    padding = (top, left)  # what the readers need: where the first window starts
+    symmetric = top == bottom and left == right
+    if symmetric and dtype == np.float32 and winograd.applies(x, weight.shape, stride, padding, dilation,
+                                                              groups):
+        out = winograd.conv(_nhwc(x), weight, bias, padding)
+        if act != NONE and out.size:
+            out = np.ascontiguousarray(out)  # the epilogue works in place on its rows
+            _epilogue(out.reshape(-1, o), None, act)
+        return out.transpose(0, 3, 1, 2)
     if grouped.applies(dtype, groups, cg, n * o * oh * ow):
         out = grouped.conv(_nhwc(x.astype(dtype, copy=False)), weight, bias, stride, padding, dilation,
-                           (oh, ow))  # fmt: skip
+                           (oh, ow), act)  # fmt: skip
         return out.transpose(0, 3, 1, 2).astype(np.result_type(x, weight), copy=False)
-    if pointwise(weight.shape, stride, padding, groups):
+    if not any(sides) and pointwise(weight.shape, stride, padding, groups):
         # A 1x1 convolution is a GEMM on the channels-last input as it is: no columns to build.
         rows = _nhwc(x.astype(dtype, copy=False)).reshape(n * h * w, c)
         out = rows @ weight.astype(dtype, copy=False).reshape(o, c).T
     else:
         x_nhwc = x.astype(dtype, copy=False).transpose(0, 2, 3, 1)
-        cols = _columns(x_nhwc, padding, (kh, kw), (oh, ow), stride, dilation, groups)
+        after = (bottom, right)
+        cols = _columns(x_nhwc, padding, (kh, kw), (oh, ow), stride, dilation, groups, after)
         out = _ungroup(gemm(cols, _weight_matrix(weight, groups, dtype).transpose(0, 2, 1)))
-    if bias is not None and out.size:
+    if act != NONE and out.size:
+        _epilogue(out, None if bias is None else bias.astype(dtype, copy=False), act)
+    elif bias is not None and out.size:
         _add_bias(out, bias.astype(dtype, copy=False), ow)  # `out` is our own fresh result
     out = out.reshape(n, oh, ow, o).transpose(0, 3, 1, 2)
     return out.astype(np.result_type(x, weight), copy=False)
@@ -567,6 +604,18 @@ class ConvOps(XpConvOps):
 
     # -- convolution: NHWC, one 2-D GEMM per group (NumPy's stacked matmul is slower here) -----
     _conv2d = conv2d = staticmethod(conv2d)
+
+    def conv2d_fused(
+        self, x: Array, weight: Array, bias: Array | None, stride: Pair, padding: Quad, dilation: Pair,
+        groups: int, activation: str,
+    ) -> Array:
+        """`conv2d_sides`: the input read with bounds whatever the padding, the activation applied
+        in the output pass (without numba: the convolution, then the activation family's ops)."""
+        act = CONV_ACTIVATIONS.index(check_activation("conv2d_fused", activation))
+        if act == NONE or kernels.load("conv") is not None:
+            return conv2d_sides(x, weight, bias, stride, padding, dilation, groups, act)
+        out = conv2d_sides(x, weight, bias, stride, padding, dilation, groups, NONE)
+        return conv_activation(self, activation, out)  # type: ignore[arg-type]
     conv2d_x_backward = staticmethod(conv2d_x_backward)
     conv2d_weight_backward = staticmethod(conv2d_weight_backward)
     _conv_weight_grad = staticmethod(weight_grad)

@@ -135,10 +135,13 @@ def _run(
 
 def conv(
     x: np.ndarray, weight: np.ndarray, bias: np.ndarray | None, stride: Pair, padding: Pair,
-    dilation: Pair, out: Pair,
+    dilation: Pair, out: Pair, act: int = 0,
 ) -> np.ndarray:  # fmt: skip
     """``[N, OH, OW, O]`` = the grouped convolution of channels-last `x` (``[N, H, W, C]``, the
-    work dtype) by `weight` (``[O, C/G, KH, KW]``) plus `bias`; `out` is ``(OH, OW)``.
+    work dtype) by `weight` (``[O, C/G, KH, KW]``) plus `bias`, then the activation code `act`
+    (`burn_ndarray.kernels.conv.activate`, 0 for none) inside the kernels; `out` is ``(OH, OW)``;
+    `padding` is where the first window starts (top, left): the bottom and right follow from
+    `out`, so the padding may be asymmetric.
 
     Example:
         >>> import numpy as np
@@ -160,11 +163,11 @@ def conv(
         brow = None if b is None else np.tile(b, out[1])
         split.run_ranges(k.depthwise_forward_rows, k.depthwise_forward_parallel, rows, parts,
                          xs, _row_taps(weight, x.dtype, out[1]), brow, result.reshape(n, out[0], -1),
-                         cols, c, *_sizes(stride, padding, dilation))  # fmt: skip
+                         cols, c, *_sizes(stride, padding, dilation), act)  # fmt: skip
         return result
     split.run_ranges(k.forward_rows, k.forward_parallel, rows, parts,
                      _expand(x, c // cg, o), _taps(weight, x.dtype), b, result,
-                     *_sizes(stride, padding, dilation))  # fmt: skip
+                     *_sizes(stride, padding, dilation), act)  # fmt: skip
     return result
 
 

@@ -64,6 +64,13 @@ P = Any
 Triple = tuple[int, int, int]
 Dims = tuple[int, ...]
 Pair = tuple[int, int]
+Quad = tuple[int, int, int, int]
+
+# The activations a convolution can finish with (`ConvOps.conv2d_fused`): the ones that follow
+# convolutions in the CNNs people deploy (ReLU in ResNets, ReLU6 / hard swish / hard sigmoid in
+# MobileNets, SiLU in EfficientNets, GELU), each an elementwise function of one output value, so a
+# backend can apply it while the output block it just wrote is still in cache.
+CONV_ACTIVATIONS = ("none", "relu", "relu6", "hardswish", "hardsigmoid", "silu", "sigmoid", "gelu")
 
 
 def _bias(b: Backend, out: P, bias: P | None) -> P:
@@ -175,6 +182,108 @@ def conv_transpose_nd_weight_backward(b: Backend, x: P, weight: P, output_grad: 
     return b.float_reshape(grad, (c_in, c_out_g, *kernel))
 
 
+# -- activation epilogues and per-side padding of conv2d_fused -----------------------------------
+def check_activation(op: str, activation: str) -> str:
+    """`activation` when it is one of `CONV_ACTIVATIONS`, else a ValueError naming `op`.
+
+    Example:
+        >>> check_activation("conv2d", "relu")
+        'relu'
+    """
+    if activation not in CONV_ACTIVATIONS:
+        raise ValueError(f"{op}: activation must be one of {', '.join(CONV_ACTIVATIONS)}; got {activation!r}")
+    return activation
+
+
+def conv_activation(b: Backend, activation: str, z: P) -> P:
+    """`activation` applied to a convolution's output `z` with the activation family's ops
+    (``hardsigmoid`` is PyTorch's: ``relu6(z + 3) / 6``)."""
+    if activation == "none":
+        return z
+    if activation == "relu":
+        return b.relu(z)
+    if activation == "relu6":
+        return b.relu6(z)
+    if activation == "hardswish":
+        return b.hard_swish(z)
+    if activation == "hardsigmoid":
+        return b.hard_sigmoid(z, 1.0 / 6.0, 0.5)
+    if activation == "silu":
+        return b.silu(z)
+    if activation == "sigmoid":
+        return b.sigmoid(z)
+    if activation == "gelu":
+        return b.gelu(z)
+    raise ValueError(f"conv2d_fused: unknown activation {activation!r}")
+
+
+def conv_activation_grad(b: Backend, activation: str, z: P, grad: P) -> P:
+    """The gradient with respect to the pre-activation `z` of ``conv_activation(b, activation, z)``
+    given the output's `grad`; at the kinks PyTorch's choice (0 at ``z = 0`` for ReLU, the bounds
+    of ReLU6 and hard sigmoid excluded, hard swish's middle piece on ``[-3, 3]``)."""
+    if activation == "none":
+        return grad
+    if activation == "relu":
+        return b.relu_backward(z, grad)  # z > 0 exactly where relu(z) > 0
+    if activation == "relu6":
+        inside = b.float_mask_fill(grad, b.float_lower_equal_elem(z, 0.0), 0.0)
+        return b.float_mask_fill(inside, b.float_greater_equal_elem(z, 6.0), 0.0)
+    if activation == "hardsigmoid":
+        inside = b.float_mask_fill(b.float_div_scalar(grad, 6.0), b.float_lower_equal_elem(z, -3.0), 0.0)
+        return b.float_mask_fill(inside, b.float_greater_equal_elem(z, 3.0), 0.0)
+    if activation == "hardswish":
+        # d/dz z * relu6(z + 3) / 6 = (2z + 3) / 6 on [-3, 3], 0 below, 1 above.
+        middle = b.float_mul(grad, b.float_add_scalar(b.float_div_scalar(z, 3.0), 0.5))
+        low = b.float_mask_fill(middle, b.float_lower_elem(z, -3.0), 0.0)
+        return b.float_mask_where(low, b.float_greater_elem(z, 3.0), grad)
+    if activation == "sigmoid":
+        return b.sigmoid_backward(b.sigmoid(z), grad)
+    if activation == "silu":
+        # d/dz z * s(z) = s * (1 + z * (1 - s)).
+        s = b.sigmoid(z)
+        one_minus = b.float_add_scalar(b.float_neg(s), 1.0)
+        slope = b.float_mul(s, b.float_add_scalar(b.float_mul(z, one_minus), 1.0))
+        return b.float_mul(grad, slope)
+    if activation == "gelu":
+        return b.gelu_backward(z, grad)
+    raise ValueError(f"conv2d_fused: unknown activation {activation!r}")
+
+
+def split_padding(padding: Quad) -> tuple[Pair, Pair, Pair]:
+    """``(top, bottom, left, right)`` as ``(symmetric, extra_before, extra_after)``: the part a
+    symmetric conv2d takes and what is left to pad explicitly on each side.
+
+    Example:
+        >>> split_padding((1, 2, 0, 0))
+        ((1, 0), (0, 0), (1, 0))
+    """
+    top, bottom, left, right = padding
+    sym = (min(top, bottom), min(left, right))
+    return sym, (top - sym[0], left - sym[1]), (bottom - sym[0], right - sym[1])
+
+
+def conv2d_fused_x_backward(b: Backend, x: P, weight: P, grad: P, stride: Pair, padding: Quad,
+                            dilation: Pair, groups: int) -> P:
+    """Gradient with respect to `x` of conv2d with per-side `padding` (``grad`` is the gradient of
+    the convolution's output, before any activation): conv2d's input gradient on the explicitly
+    padded input, cropped back."""
+    sym, before, after = split_padding(padding)
+    if not any(before) and not any(after):
+        return b.conv2d_x_backward(x, weight, grad, stride, sym, dilation, groups)
+    padded = pad_nd(b, x, before, after, 0.0)
+    full = b.conv2d_x_backward(padded, weight, grad, stride, sym, dilation, groups)
+    return crop_nd(b, full, before, tuple(b.float_shape(x)[2:]))
+
+
+def conv2d_fused_weight_backward(b: Backend, x: P, weight: P, grad: P, stride: Pair, padding: Quad,
+                                 dilation: Pair, groups: int) -> P:
+    """Gradient with respect to `weight` of conv2d with per-side `padding` (``grad`` as in
+    `conv2d_fused_x_backward`)."""
+    sym, before, after = split_padding(padding)
+    padded = pad_nd(b, x, before, after, 0.0)
+    return b.conv2d_weight_backward(padded, weight, grad, stride, sym, dilation, groups)
+
+
 @family("conv")
 class ConvOps:
     """Convolution ops; every one has a default."""
@@ -213,6 +322,21 @@ class ConvOps:
         if bias is not None:
             out = b.float_add(out, b.float_reshape(bias, (1, c_out, 1, 1)))
         return out
+
+    @default
+    def conv2d_fused(
+        self, x: P, weight: P, bias: P | None, stride: Pair, padding: Quad, dilation: Pair, groups: int,
+        activation: str,
+    ) -> P:
+        """`conv2d` with per-side ``padding`` ``(top, bottom, left, right)`` and an `activation`
+        epilogue (one of `CONV_ACTIVATIONS`): ``activation(conv2d(x, weight, bias))``. ONNX's
+        ``Conv`` with asymmetric ``pads`` ("same" padding of stride-2 layers) and a Conv ->
+        Relu / HardSwish / SiLU... pair are one call; a backend reads the input with bounds
+        instead of padding it and applies the activation while the output is in cache."""
+        b: Backend = self  # type: ignore[assignment]
+        sym, before, after = split_padding(padding)
+        x = pad_nd(b, x, before, after, 0.0)
+        return conv_activation(b, activation, b.conv2d(x, weight, bias, stride, sym, dilation, groups))
 
     @default(backward_of="conv2d")
     def conv2d_x_backward(

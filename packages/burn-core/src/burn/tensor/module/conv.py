@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from burn.backend.ops.conv import check_activation
 from burn.errors import ShapeError
 from burn.foundations.kind import Float
 from burn.tensor import autocast as _amp
@@ -76,12 +77,22 @@ def _conv_channels(op: str, c_in: int, c_out: int, c_per_group: int, groups: int
         )
 
 
-def _conv(
+# Resolved arguments of recent convolutions, by their shapes and options: a model calls each layer
+# with the same ones every step, and resolving them (ints to tuples, padding pairs, channel and
+# output-size checks) cost about as much as a small backend convolution (26 us against 24 us,
+# docs/benchmarks-log.md "conv epilogues"). Bounded: a workload of ever-new shapes clears it.
+_PLANS: dict[tuple[Any, ...], tuple[Any, ...]] = {}
+_PLANS_MAX = 1024
+
+
+def _conv_plan(
     op: str, rank: int, x: Tensor, weight: Tensor, bias: Tensor | None, stride: Any, padding: ConvPadding,
-    dilation: Any, groups: int,
-) -> Tensor:
-    """A convolution of any rank: checks it, pads the asymmetric part of `padding` explicitly, and
-    runs the backend's op of `rank` with the stride, symmetric padding, dilation and groups."""
+    dilation: Any, groups: int, activation: str,
+) -> tuple[Any, ...]:
+    """Every check of a convolution of any rank; returns ``(backend op, its args after the
+    tensors, (extra before, extra after) or None)``: for a 2-D one with asymmetric padding or an
+    `activation`, ``conv2d_fused`` with four sides, else the symmetric op of `rank`, with the
+    asymmetric part to pad explicitly."""
     input_of_rank(op, x, rank + 2, layout(rank, "C_in"))
     s, d = dims(op, "stride", stride, rank, 1), dims(op, "dilation", dilation, rank, 1)
     p, before, after = conv_padding(op, padding, rank)
@@ -90,13 +101,52 @@ def _conv(
     _conv_channels(op, x.shape[1], c_out, c_per_group, g, x.shape, weight.shape)
     if bias is not None:
         param(op, x, bias, "bias", (c_out,), 1)
+    padded = tuple(n + lo + hi for n, lo, hi in zip(x.shape[2:], before, after, strict=True))
+    out_sizes(op, padded, tuple(kernel), s, p, d)
+    if rank == 2 and (check_activation(op, activation) != "none" or any(before) or any(after)):
+        sides = (p[0] + before[0], p[0] + after[0], p[1] + before[1], p[1] + after[1])
+        return "conv2d_fused", (s, sides, d, g, activation), None
+    check_activation(op, activation)
+    explicit = (before, after) if any(before) or any(after) else None
+    return f"conv{rank}d", (*as_op_args(rank, s, p, d), g), explicit
+
+
+def _conv(
+    op: str, rank: int, x: Tensor, weight: Tensor, bias: Tensor | None, stride: Any, padding: ConvPadding,
+    dilation: Any, groups: int, activation: str = "none",
+) -> Tensor:
+    """A convolution of any rank: checks it and runs the backend's op of `rank` with the stride,
+    symmetric padding, dilation and groups, the asymmetric part of `padding` padded explicitly;
+    a 2-D one with asymmetric padding or an `activation` runs the backend's ``conv2d_fused``.
+    The checks run once per shapes and options (`_PLANS`); the kinds and backends every call."""
+    plan = None
+    try:
+        key = (op, x.shape, weight.shape, None if bias is None else bias.shape, stride, padding, dilation,
+               groups, activation)
+        plan = _PLANS.get(key)
+    except (AttributeError, TypeError):  # not tensors, or options in lists: checked in full
+        key = None
+    same = (
+        plan is not None
+        and x._k is Float
+        and weight._k is Float
+        and weight._b is x._b
+        and (bias is None or (bias._k is Float and bias._b is x._b))
+    )
+    if not same:
+        plan = _conv_plan(op, rank, x, weight, bias, stride, padding, dilation, groups, activation)
+        if key is not None:
+            if len(_PLANS) >= _PLANS_MAX:
+                _PLANS.clear()
+            _PLANS[key] = plan
+    assert plan is not None
+    name, args, explicit = plan
     if _amp.active:
         x, weight, bias = _amp.low_precision(op, x, weight, bias)
-    x = pad_input(x, before, after)
-    out_sizes(op, tuple(x.shape[2:]), tuple(kernel), s, p, d)
+    if explicit is not None:
+        x = pad_input(x, *explicit)
     b = x._b
-    out = getattr(b, f"conv{rank}d")(x._p, weight._p, unwrap(bias), *as_op_args(rank, s, p, d), g)
-    return wrap(out, b, Float)
+    return wrap(getattr(b, name)(x._p, weight._p, None if bias is None else bias._p, *args), b, Float)
 
 
 def _conv_transpose(
@@ -157,16 +207,27 @@ def conv2d(
     padding: ConvPadding = 0,
     dilation: IntOrPair = 1,
     groups: int = 1,
+    activation: str = "none",
 ) -> Tensor:
     """2-D convolution: ``x [N, C_in, H, W]``, ``weight [C_out, C_in / groups, KH, KW]``,
     ``bias [C_out]`` -> ``[N, C_out, H_out, W_out]``; sizes are ints or (height, width) pairs.
-    `padding` may also be ``((top, bottom), (left, right))`` (asymmetric: the difference is
-    zero-padded explicitly, then the convolution runs with the common part).
+    `padding` may also be ``((top, bottom), (left, right))`` (asymmetric: the backend's
+    ``conv2d_fused`` takes the four sides). `activation` (``"relu"``, ``"relu6"``,
+    ``"hardswish"``, ``"hardsigmoid"``, ``"silu"``, ``"sigmoid"``, ``"gelu"`` or ``"none"``) is
+    applied to the result in the same op: on burn-ndarray in the convolution's output pass.
+
+    Example:
+        >>> from burn import Tensor
+        >>> from burn.tensor import module as F
+        >>> x, w = Tensor.ones((1, 1, 3, 3)), -Tensor.ones((1, 1, 2, 2))  # doctest: +SKIP
+        >>> F.conv2d(x, w, activation="relu").sum().item()  # doctest: +SKIP
+        0.0
 
     Raises:
         ShapeError: mismatched channels, groups, or an empty output.
+        ValueError: an unknown `activation`.
     """
-    return _conv("conv2d", 2, x, weight, bias, stride, padding, dilation, groups)
+    return _conv("conv2d", 2, x, weight, bias, stride, padding, dilation, groups, activation)
 
 
 def conv3d(

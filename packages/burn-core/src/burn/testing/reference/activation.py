@@ -23,6 +23,22 @@ def sigmoid(x: np.ndarray) -> np.ndarray:
     return np.exp(-np.logaddexp(0.0, -x))
 
 
+def conv_epilogue(name: str, x: np.ndarray) -> np.ndarray:
+    """The activation `name` of `burn.backend.ops.conv.CONV_ACTIVATIONS` (PyTorch's definitions)."""
+    relu6 = np.clip(x, 0.0, 6.0)
+    table = {
+        "none": lambda: x,
+        "relu": lambda: np.maximum(x, 0.0),
+        "relu6": lambda: relu6,
+        "hardswish": lambda: x * np.clip(x + 3.0, 0.0, 6.0) / 6.0,
+        "hardsigmoid": lambda: np.clip(x + 3.0, 0.0, 6.0) / 6.0,
+        "silu": lambda: x * sigmoid(x),
+        "sigmoid": lambda: sigmoid(x),
+        "gelu": lambda: gelu(x),
+    }
+    return table[name]()  # type: ignore[no-untyped-call]
+
+
 def log_sigmoid(x: np.ndarray) -> np.ndarray:
     return -np.logaddexp(0.0, -x)
 

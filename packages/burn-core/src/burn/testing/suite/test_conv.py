@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from burn.errors import KindError
 from burn.foundations.dtype import DType
 from burn.testing import covers
 from burn.testing.helpers import (
@@ -26,6 +27,7 @@ from burn.testing.helpers import (
     tensor_module,
     wrap_float,
 )
+from burn.testing.reference import activation as ref_act
 from burn.testing.reference import conv as ref
 from burn.testing.reference import vjp_linear
 
@@ -375,6 +377,70 @@ def test_conv_asymmetric_padding(
     out = conv(tx, tw, tb, 1, padding, 1, 1)
     expected = ref.conv_nd(x, w, b, (1,) * rank, pairs, (1,) * rank, 1)
     check_float(out, expected, float_dtype, terms=int(np.prod(ws[1:])) + 1, what=f"conv{rank}d asymmetric")
+
+
+# -- conv2d_fused: per-side padding and an activation epilogue ------------------------------------
+# (x shape, weight shape, stride, (top, bottom, left, right), dilation, groups): the paths
+# burn-ndarray takes (im2col + GEMM, a 1x1 GEMM, depthwise over rows and per position, grouped,
+# Winograd's 3x3) with symmetric and asymmetric pads.
+FUSED_CONV2D = [
+    ((2, 3, 6, 7), (4, 3, 3, 3), (2, 2), (0, 1, 1, 0), (1, 1), 1),
+    ((2, 8, 5, 5), (6, 8, 1, 1), (1, 1), (0, 0, 0, 0), (1, 1), 1),
+    ((1, 6, 9, 8), (6, 1, 3, 3), (2, 2), (1, 2, 0, 1), (1, 1), 6),
+    ((2, 6, 7, 8), (6, 1, 3, 3), (1, 1), (0, 2, 2, 0), (1, 1), 6),
+    ((1, 40, 6, 7), (40, 1, 5, 5), (1, 1), (2, 2, 2, 2), (1, 1), 40),
+    ((1, 8, 7, 6), (16, 4, 2, 3), (1, 2), (1, 0, 2, 1), (2, 1), 2),
+    ((4, 16, 16, 15), (24, 16, 3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 1),
+]
+ACTIVATIONS = ["none", "relu", "relu6", "hardswish", "hardsigmoid", "silu", "sigmoid", "gelu"]
+
+
+def _fused_reference(x: Any, w: Any, b: Any, case: Any, activation: str) -> Any:
+    _, _, stride, (top, bottom, left, right), dilation, groups = case
+    z = ref.conv_nd(x, w, b, stride, ((top, bottom), (left, right)), dilation, groups)
+    return ref_act.conv_epilogue(activation, z)
+
+
+@covers("conv2d_fused")
+@pytest.mark.parametrize("activation", ACTIVATIONS)
+@pytest.mark.parametrize("case", FUSED_CONV2D, ids=str)
+def test_conv2d_fused(backend: Any, float_dtype: DType, case: Any, activation: str, rng: Any) -> None:
+    xs, ws, stride, sides, dilation, groups = case
+    (x, tx), (w, tw), (b, tb) = float_inputs(backend, rng, float_dtype, xs, ws, (ws[0],))
+    top, bottom, left, right = sides
+    out = tensor_module().conv2d(tx, tw, tb, stride, ((top, bottom), (left, right)), dilation, groups,
+                                 activation=activation)
+    terms = ws[1] * ws[2] * ws[3] + 1
+    check_float(out, _fused_reference(x, w, b, case, activation), float_dtype, terms=terms,
+                what=f"conv2d activation={activation} padding={sides}")
+
+
+@covers("conv2d_fused")
+def test_conv2d_fused_on_the_backend_op(backend: Any, float_dtype: DType, rng: Any) -> None:
+    # The contract op itself, without a bias and with the bottom and right pads larger.
+    case = ((1, 3, 5, 6), (2, 3, 3, 2), (2, 1), (0, 2, 1, 3), (1, 2), 1)
+    (x, tx), (w, tw) = float_inputs(backend, rng, float_dtype, case[0], case[1])
+    out = wrap_float(backend, backend.conv2d_fused(prim(tx), prim(tw), None, *case[2:], "hardswish"))
+    check_float(out, _fused_reference(x, w, None, case, "hardswish"), float_dtype, terms=19,
+                what="conv2d_fused")
+
+
+def test_conv2d_rejects_an_unknown_activation(backend: Any) -> None:
+    x = make(backend, np.ones((1, 1, 3, 3)), backend.float_dtype)
+    w = make(backend, np.ones((1, 1, 2, 2)), backend.float_dtype)
+    with pytest.raises(ValueError, match="conv2d: activation must be one of .*got 'tanh'"):
+        tensor_module().conv2d(x, w, activation="tanh")
+
+
+def test_conv2d_checks_kinds_after_a_call_with_the_same_shapes(backend: Any) -> None:
+    # The Tensor layer keeps a convolution's resolved arguments per shapes and options; a later
+    # call with the same shapes but an Int weight must still be refused.
+    x = make(backend, np.ones((1, 2, 4, 4)), backend.float_dtype)
+    w = make(backend, np.ones((3, 2, 3, 3)), backend.float_dtype)
+    tensor_module().conv2d(x, w, None, 1, ((1, 0), (0, 1)), 1, 1, activation="relu")
+    with pytest.raises(KindError, match="conv2d: weight must be a Float tensor"):
+        tensor_module().conv2d(x, make(backend, np.ones((3, 2, 3, 3)), backend.int_dtype), None, 1,
+                               ((1, 0), (0, 1)), 1, 1, activation="relu")
 
 
 # -- deformable convolution, im2col, col2im -------------------------------------------------------

@@ -190,3 +190,34 @@ GROUPED = [
 test_gradient_matches_finite_differences_grouped = finite_difference_test(
     GROUPED, __name__, "test_gradient_matches_finite_differences_grouped"
 )
+
+
+# conv2d_fused: every activation epilogue (on the pre-activation's kinks the finite difference
+# would straddle two pieces; uniform inputs land on one with probability 1), per-side padding.
+FUSED = [
+    Case(
+        f"conv2d_fused_{activation}",
+        ("conv2d_fused",),
+        lambda x, w, b, a=activation: op("conv2d_fused", x, w, b, (2, 1), (1, 0, 2, 1), (1, 1), 1, a),
+        inputs(u((2, 2, 4, 5)), u((3, 2, 2, 3)), u((3,))),
+    )
+    for activation in ("none", "relu", "relu6", "hardswish", "hardsigmoid", "silu", "sigmoid", "gelu")
+] + [
+    Case(
+        "conv2d_fused_depthwise_silu",
+        ("conv2d_fused",),
+        lambda x, w: op("conv2d_fused", x, w, None, (2, 2), (0, 1, 1, 2), (1, 1), 3, "silu"),
+        inputs(u((1, 3, 5, 4)), u((3, 1, 3, 3))),
+    ),
+    Case(
+        "conv2d_fused_symmetric_relu6",
+        ("conv2d_fused",),
+        lambda x, w, b: op("conv2d_fused", x, w, b, (1, 1), (1, 1, 1, 1), (1, 1), 2, "relu6"),
+        inputs(u((1, 4, 3, 3), -4.0, 4.0), u((2, 2, 3, 3)), u((2,))),
+    ),
+]
+
+
+test_gradient_matches_finite_differences_fused = finite_difference_test(
+    FUSED, __name__, "test_gradient_matches_finite_differences_fused"
+)
