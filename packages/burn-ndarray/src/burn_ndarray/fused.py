@@ -139,6 +139,9 @@ def kernel_source(block: FusedBlock, pattern: Pattern) -> str:
                 terms.append(f"d{d} * s{k}_{d}")
         base = " + ".join(terms) or "0"
         how = pattern[k][inner]
+        if inner == 0 and how != "0":
+            # One dim: the chunk's views start at `lo`, so the index runs from 0 here too.
+            base = "lo" if how == "1" else f"lo * strides[{k}, 0]"
         if how == "0" and k < nin:
             row.append(f"r{k} = {name}[{base}]")  # one value per row
         elif how == "x":
@@ -182,7 +185,7 @@ def kernel_source(block: FusedBlock, pattern: Pattern) -> str:
         lines.append(f"{indent}for d{d} in {ranges[d]}:")
         indent += "    "
     lines.extend(indent + r for r in row)
-    lines.append(f"{indent}for d{inner} in {'range(lo, hi)' if inner == 0 else ranges[inner]}:")
+    lines.append(f"{indent}for d{inner} in {'range(hi - lo)' if inner == 0 else ranges[inner]}:")
     lines.extend(indent + "    " + b for b in body)
     return "\n".join(lines) + "\n"
 
