@@ -178,7 +178,8 @@ def test_sums_over_a_leading_dim_split_columns_numpys_bits(
         for x in (a, a.reshape(37, -1)):
             got = B.float_sum_dim(x, 0)
             assert got.dtype == dtype and np.array_equal(got, np.add.reduce(x, 0, keepdims=True)), count
-    assert called == [2, 2, 3, 3]  # one chunk per thread (none at one thread), both layouts
+    # `split.NATIVE_CHUNKS_PER_THREAD` chunks per thread (none at one thread), both layouts.
+    assert called == [2 * split.NATIVE_CHUNKS_PER_THREAD] * 2 + [3 * split.NATIVE_CHUNKS_PER_THREAD] * 2
 
 
 @pytest.mark.parametrize("count", [2, 3])

@@ -51,6 +51,7 @@ from burn_ndarray import kernels
 from burn_ndarray.ops import grouped, winograd
 from burn_ndarray.ops.rounding import to_dtype
 from burn_ndarray.ops.windows import Pair, col2im, pad, windows, work_dtype
+from burn_ndarray.runtime import gemm as blocked  # the large GEMMs on the TBB pool
 from burn_ndarray.runtime.dtypes import LOW
 
 Array = Any
@@ -82,10 +83,10 @@ def gemm(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     the per-group products land in one fresh output buffer.
     """
     if a.shape[0] == 1:
-        return (a[0] @ b[0])[None]  # type: ignore[no-any-return]
+        return blocked.product(a[0], b[0])[None]  # type: ignore[no-any-return]
     out = np.empty((a.shape[0], a.shape[1], b.shape[2]), dtype=np.result_type(a, b))
     for g in range(a.shape[0]):
-        np.matmul(a[g], b[g], out=out[g])
+        blocked.product(a[g], b[g], out=out[g])
     return out
 
 
@@ -226,7 +227,7 @@ def conv2d(
     if pointwise(weight.shape, stride, padding, groups):
         # A 1x1 convolution is a GEMM on the channels-last input as it is: no columns to build.
         rows = _nhwc(x.astype(dtype, copy=False)).reshape(n * h * w, c)
-        out = rows @ weight.astype(dtype, copy=False).reshape(o, c).T
+        out = blocked.product(rows, weight.astype(dtype, copy=False).reshape(o, c).T)
     else:
         x_nhwc = x.astype(dtype, copy=False).transpose(0, 2, 3, 1)
         cols = _columns(x_nhwc, padding, (kh, kw), (oh, ow), stride, dilation, groups)
