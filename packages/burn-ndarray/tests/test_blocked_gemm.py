@@ -152,3 +152,36 @@ def test_launch_hands_out_one_chunk_at_a_time_and_restores(two_threads: None) ->
     before = numba.get_parallel_chunksize()
     tbb.launch(kernel, 8)
     assert seen == [1] and numba.get_parallel_chunksize() == before
+
+
+def test_stacked_broadcasts_as_numpy_one_block_product_per_matrix(
+    two_threads: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    calls: list[tuple[int, int]] = []
+    real = gemm.matmul
+
+    def spy(lhs: Any, rhs: Any, out: Any = None) -> Any:
+        calls.append((lhs.shape[0], rhs.shape[1]))
+        return real(lhs, rhs, out)
+
+    monkeypatch.setattr(gemm, "matmul", spy)
+    rng = np.random.default_rng(5)
+    a = rng.standard_normal((2, 1, 300, 128), dtype=np.float32)  # broadcast over the taps
+    b = rng.standard_normal((2, 3, 128, 256), dtype=np.float32)
+    got = gemm.stacked(a, b)
+    np.testing.assert_allclose(got, np.matmul(a.astype(np.float64), b), rtol=1e-4, atol=1e-3)
+    assert got.shape == (2, 3, 300, 256) and calls == [(300, 256)] * 6
+    small = rng.standard_normal((4, 8, 8), dtype=np.float32)
+    assert np.array_equal(gemm.stacked(small, small), np.matmul(small, small))  # NumPy's, as it is
+
+
+def test_conv2d_input_gradient_at_two_threads_matches_one(two_threads: None, threads: Any) -> None:
+    rng = np.random.default_rng(6)
+    x = rng.standard_normal((4, 64, 32, 32), dtype=np.float32)
+    w = rng.standard_normal((128, 64, 3, 3), dtype=np.float32)
+    # Stride 2: the im2col path; per tap [4 * 16 * 16, 128] @ [128, 64], `MIN_MACS`: blocks.
+    g = rng.standard_normal((4, 128, 16, 16), dtype=np.float32)
+    two = NdArray().conv2d_x_backward(x, w, g, (2, 2), (1, 1), (1, 1), 1)
+    threads(1)
+    one = NdArray().conv2d_x_backward(x, w, g, (2, 2), (1, 1), (1, 1), 1)
+    np.testing.assert_allclose(two, one, rtol=1e-5, atol=1e-4)

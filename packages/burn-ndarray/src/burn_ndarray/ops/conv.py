@@ -285,7 +285,7 @@ def conv2d_x_backward(
     # tap's columns are one contiguous slab for the col2im below (one GEMM into [N*L, taps, C/G]
     # is faster, but the col2im's strided reads cost more than it saves).
     wt = weight.astype(dtype, copy=False).reshape(groups, o // groups, cg, kh * kw).transpose(0, 3, 1, 2)
-    cols = np.matmul(grads[:, None], np.ascontiguousarray(wt))
+    cols = blocked.stacked(grads[:, None], np.ascontiguousarray(wt))
     cols = cols.reshape(groups, kh, kw, n, oh, ow, cg).transpose(1, 2, 3, 4, 5, 0, 6)
     size = (h + 2 * padding[0], w + 2 * padding[1])
     plane = _col2im_nhwc(cols.reshape(kh, kw, n, oh, ow, c), size, stride, dilation)  # a copy if G > 1

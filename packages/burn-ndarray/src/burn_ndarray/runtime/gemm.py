@@ -194,3 +194,32 @@ def product(lhs: Array, rhs: Array, out: Array | None = None) -> Array:
     if out is None:
         return np.matmul(lhs, rhs)
     return np.matmul(lhs, rhs, out=out)
+
+
+def stacked(lhs: Array, rhs: Array) -> Array:
+    """``np.matmul(lhs, rhs)`` of stacks of matrices (leading dims broadcast as NumPy's): each
+    matrix's product through `product` (`matmul`'s blocks) where one product reaches `MIN_MACS`
+    at two threads or more, else NumPy's stacked matmul as it is.
+
+    Example:
+        >>> import numpy as np
+        >>> from burn_ndarray.runtime import gemm
+        >>> a, b = np.ones((2, 1, 256, 256), np.float32), np.ones((2, 3, 256, 128), np.float32)
+        >>> out = gemm.stacked(a, b)
+        >>> out.shape, bool((out == 256).all())
+        ((2, 3, 256, 128), True)
+    """
+    rows, inner = lhs.shape[-2:]
+    cols = rhs.shape[-1]
+    if (
+        threads.get_num_threads() < 2 or rows * inner * cols < MIN_MACS or lhs.ndim < 3
+        or rhs.ndim < 3 or lhs.dtype != rhs.dtype or lhs.dtype.name not in ("float32", "float64")
+    ):  # fmt: skip
+        return np.matmul(lhs, rhs)
+    lead = np.broadcast_shapes(lhs.shape[:-2], rhs.shape[:-2])
+    out = np.empty((*lead, rows, cols), lhs.dtype)
+    lhs = np.broadcast_to(lhs, (*lead, rows, inner))  # views: a broadcast matrix is read again
+    rhs = np.broadcast_to(rhs, (*lead, inner, cols))
+    for index in np.ndindex(*lead):
+        product(lhs[index], rhs[index], out=out[index])
+    return out
