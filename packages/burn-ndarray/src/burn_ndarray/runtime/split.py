@@ -26,29 +26,32 @@ ROW_SUM_PER_THREAD = 1 << 21  # the compiled row sum is fast: a chunk must be la
 # burn-ndarray measurements).
 NATIVE_UFUNC_PER_THREAD = 1 << 17
 NATIVE_ROW_SUM_PER_THREAD = 1 << 17
-# Chunks per thread on the TBB pool, handed out one at a time (`tbb.launch`): a thread that is not
-# running (another process holds its core) holds up one chunk, not its half of the op, and the
-# caller takes the rest. Each chunk keeps at least a quarter of the per-thread threshold.
+# Chunks per thread on the TBB pool, at most, handed out one at a time (`tbb.launch`): a thread
+# that is not running (another process holds its core) holds up one chunk, not its half of the
+# op, and the caller takes the rest. Each chunk keeps the per-thread threshold: with chunks of a
+# quarter of it, BERT at batch 1 (ops of 2^15-2^18 elements) ran 8-30% slower at 2 threads in the
+# paired runs of docs/benchmarks-log.md ("the second core, part 2"), so mid-sized ops keep one
+# chunk per thread and only large ones get more.
 NATIVE_CHUNKS_PER_THREAD = 4
 
 
 def native_parts(size: int, native_per_thread: int) -> int:
-    """Chunks of an op over `size` elements on the TBB pool: one while `size` warrants one thread
-    (`native_per_thread` elements each), else `NATIVE_CHUNKS_PER_THREAD` per thread used, of at
-    least ``native_per_thread / NATIVE_CHUNKS_PER_THREAD`` elements.
+    """Chunks of an op over `size` elements on the TBB pool: one per thread that `size` warrants
+    (`native_per_thread` elements each), up to `NATIVE_CHUNKS_PER_THREAD` per thread for larger
+    ops, each of `native_per_thread` elements at least.
 
     Example:
         >>> from burn_ndarray.runtime import split, threads
         >>> before = threads.get_num_threads()
         >>> threads.set_num_threads(2)
-        >>> split.native_parts(1 << 20, 1 << 17), split.native_parts(1 << 17, 1 << 17)
-        (8, 1)
+        >>> split.native_parts(1 << 20, 1 << 17), split.native_parts(1 << 18, 1 << 17)
+        (8, 2)
         >>> threads.set_num_threads(before)
     """
     used = threads.parts(size, native_per_thread)
     if used < 2:
         return used
-    return min(used * NATIVE_CHUNKS_PER_THREAD, size // max(1, native_per_thread // NATIVE_CHUNKS_PER_THREAD))
+    return min(used * NATIVE_CHUNKS_PER_THREAD, max(used, size // native_per_thread))
 
 
 def compiled_parts(size: int, per_thread: int, native_per_thread: int) -> int:
