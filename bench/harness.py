@@ -87,10 +87,16 @@ def _calibrate(fn: Fn, min_time: float) -> int:
 
 
 def time_side_by_side(
-    fns: dict[str, Fn | None], settings: Settings, *, warmup: int = 2, min_time: float | None = None
+    fns: dict[str, Fn | None], settings: Settings, *, warmup: int = 2, min_time: float | None = None,
+    settle: float = 0.0,
 ) -> dict[str, float | None]:
     """Best seconds per call of each function, their rounds interleaved so that a change of load
-    on the machine hits every contender alike. None entries are not run."""
+    on the machine hits every contender alike. None entries are not run.
+
+    `settle`: seconds of sleep, untimed, before each contender's round, so that the thread pools
+    of the one timed before it have gone idle (onnxruntime's and torch's workers keep spinning on
+    the cores for a while after a call, and the next contender's threads would wait for them):
+    each engine is timed as if it ran alone, as a user runs it."""
     target = settings.min_time if min_time is None else min_time
     live = {k: f for k, f in fns.items() if f is not None}
     numbers = {}
@@ -102,6 +108,8 @@ def time_side_by_side(
     for _ in range(settings.repeats):
         for name, fn in live.items():
             gc.collect()
+            if settle:
+                time.sleep(settle)
             start = time.perf_counter()
             for _ in range(numbers[name]):
                 fn()

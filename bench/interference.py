@@ -8,7 +8,8 @@ both in one process, so the second burn time is the one its tables see; a user r
 ``python bench/interference.py mobilenet_v3_small --batch 1 --threads 2`` does the same for the
 inference of a model of the `models` section, against onnxruntime as well: burn alone, then burn's
 first call and best call right after 20 calls of onnxruntime, then of torch (their pools' threads
-keep spinning for a while after a call, on the cores burn's threads want).
+keep spinning for a while after a call, on the cores burn's threads want), and the same after the
+pause the `models` section leaves between engines (`sections.models.SETTLE`).
 """
 
 from __future__ import annotations
@@ -65,6 +66,7 @@ def main() -> None:
 
 
 def model_inference(name: str, batch: int, threads: int, calls: int, torch: object) -> None:
+    from sections.models import SETTLE as settle
     from workloads.models import SPECS, inference
 
     if name not in SPECS:
@@ -73,12 +75,15 @@ def model_inference(name: str, batch: int, threads: int, calls: int, torch: obje
     print(f"{name} inference, batch {batch}, {threads} threads, best of {calls} calls:")
     print(f"  burn alone:               {best_ms(fns['burn'], calls):.2f} ms")
     for other in ("ort", "torch"):
-        for _ in range(20):
-            fns[other]()
-        start = time.perf_counter()
-        fns["burn"]()
-        first = (time.perf_counter() - start) * 1e3
-        print(f"  burn after {other:5}: first {first:.2f} ms, best {best_ms(fns['burn'], calls):.2f} ms")
+        for pause in (0.0, settle):  # right after the other engine's calls, then after a pause
+            for _ in range(20):
+                fns[other]()
+            time.sleep(pause)
+            start = time.perf_counter()
+            fns["burn"]()
+            first = (time.perf_counter() - start) * 1e3
+            after = f"{other}, {pause * 1e3:.0f} ms pause"
+            print(f"  burn after {after:17}: first {first:.2f} ms, best {best_ms(fns['burn'], calls):.2f} ms")
     print(f"  ort {best_ms(fns['ort'], calls):.2f} ms, torch {best_ms(fns['torch'], calls):.2f} ms")
 
 

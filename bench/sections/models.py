@@ -22,6 +22,11 @@ from harness import Row, Settings, Table, setup_torch, threads, time_side_by_sid
 INFERENCE = ("resnet18", "mobilenet_v3_small", "efficientnet_b0", "convnext_tiny", "vit_tiny",
              "vit_base", "bert", "gpt2", "lstm_lm")  # fmt: skip
 TRAINING = ("resnet18", "vit_tiny", "gpt2", "lstm_lm")
+# Seconds each engine's round waits, untimed, for the pools of the engine timed before it to go
+# idle (`time_side_by_side`): onnxruntime's and torch's workers spin after a call, and at 2
+# threads burn's first call after onnxruntime's took 30-34 ms against 11-15 alone
+# (MobileNetV3-small, docs/benchmarks-log.md "The second core").
+SETTLE = 0.05
 QUICK_INFERENCE, QUICK_TRAINING = ("resnet18", "mobilenet_v3_small", "bert", "lstm_lm"), ("lstm_lm",)
 OUTPUT_TOLERANCE, LOSS_TOLERANCE = 1e-3, 1e-3  # relative to the largest |output|, to torch's loss
 
@@ -73,7 +78,7 @@ def inference_table(
                 note = loud(f"OUTPUT MISMATCH {note}")
             notes.append(note)
             # the agreement check ran each contender once; calibration calls warm up the rest
-            t = time_side_by_side(dict(run.fns), settings, warmup=0)
+            t = time_side_by_side(dict(run.fns), settings, warmup=0, settle=SETTLE)
             rows.append(Row(case, t["burn"], t["ort"], t["torch"], unit="ms"))
             del run
             gc.collect()
@@ -121,7 +126,7 @@ def training_table(torch: Any, settings: Settings, names: tuple[str, ...], batch
             note = loud(f"LOSS MISMATCH {note}; {exact_loss(torch, spec, batch, burn_loss, torch_loss)}")
         notes.append(note)
         # timed from where the 3 steps left off (warm); each step trains on, so both go on alike
-        t = time_side_by_side({k: w.step for k, w in work.items()}, settings, warmup=0)
+        t = time_side_by_side({k: w.step for k, w in work.items()}, settings, warmup=0, settle=SETTLE)
         rows.append(Row(case, t["burn"], t["torch"], None, unit="ms"))
         del work
         gc.collect()

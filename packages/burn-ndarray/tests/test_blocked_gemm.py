@@ -98,3 +98,90 @@ def test_float_matmul_takes_the_blocks_for_linear_shapes(two_threads: None) -> N
     np.testing.assert_allclose(got, x.astype(np.float64) @ w, rtol=1e-4, atol=1e-3)
     assert np.array_equal(got.reshape(128, 512), gemm.matmul(x.reshape(128, 256), w))
     assert burn_ndarray.get_num_threads() == 2
+
+
+def test_product_into_rows_of_a_wider_buffer(two_threads: None) -> None:
+    rng = np.random.default_rng(3)
+    lhs = rng.standard_normal((256, 128), dtype=np.float32)
+    rhs = rng.standard_normal((128, 300), dtype=np.float32)
+    wide = np.full((256, 320), -1.0, np.float32)
+    got = gemm.product(lhs, rhs, out=wide[:, :300])  # rows 320 apart: CBLAS's ldc
+    assert np.shares_memory(got, wide)
+    np.testing.assert_allclose(wide[:, :300], lhs.astype(np.float64) @ rhs, rtol=1e-4, atol=1e-3)
+    assert (wide[:, 300:] == -1.0).all()  # nothing written past each row
+    assert np.array_equal(wide[:, :300], gemm.matmul(lhs, rhs))
+
+
+def test_product_of_small_or_mixed_operands_is_numpys(two_threads: None) -> None:
+    small = np.arange(12, dtype=np.float32).reshape(3, 4)
+    assert np.array_equal(gemm.product(small, small.T), small @ small.T)
+    a = np.ones((256, 256), np.float32)
+    mixed = gemm.product(a, a.astype(np.float64))
+    assert mixed.dtype == np.float64 and (mixed == 256).all()
+
+
+def test_conv2d_gemm_takes_the_blocks(two_threads: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[tuple[int, int]] = []
+    real = gemm.matmul
+
+    def spy(lhs: Any, rhs: Any, out: Any = None) -> Any:
+        calls.append((lhs.shape[0], rhs.shape[1]))
+        return real(lhs, rhs, out)
+
+    monkeypatch.setattr(gemm, "matmul", spy)
+    rng = np.random.default_rng(4)
+    x = rng.standard_normal((2, 64, 32, 32), dtype=np.float32)
+    w = rng.standard_normal((128, 64, 1, 1), dtype=np.float32)  # pointwise: [N*H*W, C] @ [C, O]
+    got = NdArray().conv2d(x, w, None, (1, 1), (0, 0), (1, 1), 1)
+    want = np.einsum("nchw,oc->nohw", x.astype(np.float64), w[:, :, 0, 0].astype(np.float64))
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-3)
+    assert calls == [(2 * 32 * 32, 128)]
+
+
+def test_launch_hands_out_one_chunk_at_a_time_and_restores(two_threads: None) -> None:
+    import numba
+
+    from burn_ndarray.runtime.tbb_start import count_parts
+
+    seen: list[int] = []
+
+    def kernel(parts: int) -> None:
+        seen.append(numba.get_parallel_chunksize())
+        assert count_parts(parts) == parts
+
+    before = numba.get_parallel_chunksize()
+    tbb.launch(kernel, 8)
+    assert seen == [1] and numba.get_parallel_chunksize() == before
+
+
+def test_stacked_broadcasts_as_numpy_one_block_product_per_matrix(
+    two_threads: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    calls: list[tuple[int, int]] = []
+    real = gemm.matmul
+
+    def spy(lhs: Any, rhs: Any, out: Any = None) -> Any:
+        calls.append((lhs.shape[0], rhs.shape[1]))
+        return real(lhs, rhs, out)
+
+    monkeypatch.setattr(gemm, "matmul", spy)
+    rng = np.random.default_rng(5)
+    a = rng.standard_normal((2, 1, 300, 128), dtype=np.float32)  # broadcast over the taps
+    b = rng.standard_normal((2, 3, 128, 256), dtype=np.float32)
+    got = gemm.stacked(a, b)
+    np.testing.assert_allclose(got, np.matmul(a.astype(np.float64), b), rtol=1e-4, atol=1e-3)
+    assert got.shape == (2, 3, 300, 256) and calls == [(300, 256)] * 6
+    small = rng.standard_normal((4, 8, 8), dtype=np.float32)
+    assert np.array_equal(gemm.stacked(small, small), np.matmul(small, small))  # NumPy's, as it is
+
+
+def test_conv2d_input_gradient_at_two_threads_matches_one(two_threads: None, threads: Any) -> None:
+    rng = np.random.default_rng(6)
+    x = rng.standard_normal((4, 64, 32, 32), dtype=np.float32)
+    w = rng.standard_normal((128, 64, 3, 3), dtype=np.float32)
+    # Stride 2: the im2col path; per tap [4 * 16 * 16, 128] @ [128, 64], `MIN_MACS`: blocks.
+    g = rng.standard_normal((4, 128, 16, 16), dtype=np.float32)
+    two = NdArray().conv2d_x_backward(x, w, g, (2, 2), (1, 1), (1, 1), 1)
+    threads(1)
+    one = NdArray().conv2d_x_backward(x, w, g, (2, 2), (1, 1), (1, 1), 1)
+    np.testing.assert_allclose(two, one, rtol=1e-5, atol=1e-4)

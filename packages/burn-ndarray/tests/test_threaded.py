@@ -4,6 +4,7 @@ same results as the single-threaded ops, and the same bits for the same inputs a
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 from typing import Any
 
@@ -93,6 +94,23 @@ def test_a_failing_chunk_raises_after_all_finish(threads: Any) -> None:
     with pytest.raises(RuntimeError, match="chunk failed"):
         thread_pool.run(task, thread_pool.split(10, 3))
     assert sorted(done) == [0, 7]
+
+
+def test_the_caller_runs_the_chunks_a_stalled_pool_thread_has_not_taken(threads: Any) -> None:
+    threads(2)
+    stalled, release = threading.Event(), threading.Event()
+    # The pool's one thread held elsewhere, as when another process holds its core.
+    blocker = thread_pool._get_pool().submit(lambda: (stalled.set(), release.wait(10)))
+    assert stalled.wait(10)
+    ran: list[tuple[int, str]] = []
+    try:
+        record = lambda c: ran.append((c.start, threading.current_thread().name))  # noqa: E731
+        thread_pool.run(record, thread_pool.split(8, 4))
+    finally:
+        release.set()
+        blocker.result()
+    main = threading.current_thread().name
+    assert sorted(ran) == [(0, main), (2, main), (4, main), (6, main)]  # every chunk once, no wait
 
 
 # -- element-wise: the single-threaded bits at every count --------------------------------------

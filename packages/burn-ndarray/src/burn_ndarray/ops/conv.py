@@ -51,6 +51,7 @@ from burn_ndarray import kernels
 from burn_ndarray.ops import grouped, winograd
 from burn_ndarray.ops.rounding import to_dtype
 from burn_ndarray.ops.windows import Pair, col2im, pad, windows, work_dtype
+from burn_ndarray.runtime import gemm as blocked  # the large GEMMs on the TBB pool
 from burn_ndarray.runtime.dtypes import LOW
 
 Array = Any
@@ -84,10 +85,10 @@ def gemm(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     the per-group products land in one fresh output buffer.
     """
     if a.shape[0] == 1:
-        return (a[0] @ b[0])[None]  # type: ignore[no-any-return]
+        return blocked.product(a[0], b[0])[None]  # type: ignore[no-any-return]
     out = np.empty((a.shape[0], a.shape[1], b.shape[2]), dtype=np.result_type(a, b))
     for g in range(a.shape[0]):
-        np.matmul(a[g], b[g], out=out[g])
+        blocked.product(a[g], b[g], out=out[g])
     return out
 
 
@@ -260,7 +261,7 @@ def conv2d_sides(
     if not any(sides) and pointwise(weight.shape, stride, padding, groups):
         # A 1x1 convolution is a GEMM on the channels-last input as it is: no columns to build.
         rows = _nhwc(x.astype(dtype, copy=False)).reshape(n * h * w, c)
-        out = rows @ weight.astype(dtype, copy=False).reshape(o, c).T
+        out = blocked.product(rows, weight.astype(dtype, copy=False).reshape(o, c).T)
     else:
         x_nhwc = x.astype(dtype, copy=False).transpose(0, 2, 3, 1)
         after = (bottom, right)
@@ -321,7 +322,7 @@ def conv2d_x_backward(
     # tap's columns are one contiguous slab for the col2im below (one GEMM into [N*L, taps, C/G]
     # is faster, but the col2im's strided reads cost more than it saves).
     wt = weight.astype(dtype, copy=False).reshape(groups, o // groups, cg, kh * kw).transpose(0, 3, 1, 2)
-    cols = np.matmul(grads[:, None], np.ascontiguousarray(wt))
+    cols = blocked.stacked(grads[:, None], np.ascontiguousarray(wt))
     cols = cols.reshape(groups, kh, kw, n, oh, ow, cg).transpose(1, 2, 3, 4, 5, 0, 6)
     size = (h + 2 * padding[0], w + 2 * padding[1])
     plane = _col2im_nhwc(cols.reshape(kh, kw, n, oh, ow, c), size, stride, dilation)  # a copy if G > 1

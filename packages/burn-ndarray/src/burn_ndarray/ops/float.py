@@ -432,10 +432,10 @@ def _threaded_binary(ufunc: np.ufunc, code: int, lhs: Array, rhs: Array) -> Arra
         shape, size = lhs.shape, lhs.size
         native = _native_kernels()
         if native is not None and lhs.flags.c_contiguous and rhs.flags.c_contiguous:
-            parts = threads.parts(size, split.NATIVE_UFUNC_PER_THREAD)
+            parts = split.native_parts(size, split.NATIVE_UFUNC_PER_THREAD)
             if parts > 1:
                 out = np.empty(shape, dtype)
-                native.binary_flat(parts, code, lhs.reshape(-1), rhs.reshape(-1), out.reshape(-1))
+                tbb.launch(native.binary_flat, parts, code, lhs.reshape(-1), rhs.reshape(-1), out.reshape(-1))
                 return out
     else:
         shape = np.broadcast_shapes(lhs.shape, rhs.shape)
@@ -475,7 +475,7 @@ def _native_binary(code: int, lhs: Array, rhs: Array, shape: tuple[int, ...], si
     """The op by `burn_ndarray.kernels.float` when one operand has the broadcast result's shape
     (C-contiguous) and the other one value per row or per column of the result seen as
     ``(rows, last dim)``; None otherwise."""
-    parts = threads.parts(size, split.NATIVE_UFUNC_PER_THREAD)
+    parts = split.native_parts(size, split.NATIVE_UFUNC_PER_THREAD)
     if parts < 2 or not lhs.flags.c_contiguous or not rhs.flags.c_contiguous:
         return None
     native: Any = _native
@@ -497,11 +497,12 @@ def _native_binary(code: int, lhs: Array, rhs: Array, shape: tuple[int, ...], si
         per_row = rows  # a row (or a value) of its own for each row
     else:
         return None
-    if rows < parts:
+    if rows < 2:
         return None
+    parts = min(parts, rows)  # chunks of whole rows
     out = np.empty(shape, full.dtype)
-    out2d = out.reshape(rows, columns)
-    native.binary_rows(parts, code, full.reshape(rows, columns), other.reshape(per_row, -1), out2d)
+    out2d, full2d = out.reshape(rows, columns), full.reshape(rows, columns)
+    tbb.launch(native.binary_rows, parts, code, full2d, other.reshape(per_row, -1), out2d)
     return out
 
 

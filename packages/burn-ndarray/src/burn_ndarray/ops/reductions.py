@@ -128,8 +128,10 @@ def _sum_middle(view: Array) -> Array | None:
     lead, inner = view.shape[0], view.shape[2]
     out = np.empty((lead, inner), view.dtype)
     parts = split.compiled_parts(view.size, split.ROW_SUM_PER_THREAD, split.NATIVE_ROW_SUM_PER_THREAD)
-    if lead < parts and inner >= parts * MIDDLE_SUM_MIN_COLUMNS:
-        # Fewer leading indices than chunks (a sum over the batch): chunks of columns instead.
+    if lead < parts and inner >= 2 * MIDDLE_SUM_MIN_COLUMNS:
+        # Fewer leading indices than chunks (a sum over the batch): chunks of columns instead,
+        # of `MIDDLE_SUM_MIN_COLUMNS` at least.
+        parts = min(parts, inner // MIDDLE_SUM_MIN_COLUMNS)
         serial, parallel, count = compiled.sum_middle_columns_serial, compiled.sum_middle_columns, inner
     else:
         serial, parallel, count = compiled.sum_middle_serial, compiled.sum_middle, lead

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from burn_ndarray import kernels
-from burn_ndarray.runtime import blas, tbb, threads
+from burn_ndarray.runtime import blas, busy, tbb, threads
 
 Array = Any
 # Multiply-adds from which a GEMM is split: [128, 256] @ [256, 256] (0.19 ms on one thread) and up.
@@ -38,7 +38,6 @@ BLOCK_MULTIPLE = 64
 
 _lock = threading.Lock()
 _resolved: dict[str, Any] | None = None
-_set_chunk_size: Any = None
 _main = threading.main_thread()
 
 
@@ -77,20 +76,6 @@ def _functions() -> dict[str, Any]:
     return _resolved
 
 
-def _chunk_size_setter() -> Any:
-    """numba's setter of the calling thread's parallel chunk size (returning the old size): the C
-    function its public `numba.set_parallel_chunksize` checks its argument for and calls, 4.5x
-    cheaper (a set and restore: 9 us against 42 at load average 10 on the 2-core machine); the
-    public one where numba has no such attribute. Called once numba's threading layer runs (`tbb.ready`)."""
-    global _set_chunk_size
-    if _set_chunk_size is None:
-        import numba
-        from numba.np.ufunc import parallel
-
-        _set_chunk_size = getattr(parallel, "_set_parallel_chunksize", None) or numba.set_parallel_chunksize
-    return _set_chunk_size
-
-
 def cut(rows: int, cols: int, count: int) -> tuple[int, int, int]:
     """How a [rows, cols] result is cut for `count` threads: the axis (1: columns, 0: rows), the
     block width and the number of blocks; `BLOCKS_PER_THREAD` per thread of widths that are
@@ -119,8 +104,9 @@ def _operand(a: Array) -> tuple[Array, int, int]:
     return a, 111, max(a.shape[1], 1)
 
 
-def matmul(lhs: Array, rhs: Array) -> Array | None:
-    """``lhs @ rhs`` for 2-D operands, both float32 or both float64, split as the module says;
+def matmul(lhs: Array, rhs: Array, out: Array | None = None) -> Array | None:
+    """``lhs @ rhs`` for 2-D operands, both float32 or both float64, split as the module says,
+    into `out` when given (a [rows, cols] array of their dtype whose rows are contiguous);
     None (the caller makes one BLAS call) at one thread, below `MIN_MACS`, off the main thread
     (the BLAS's thread count is process-wide: one thread sets it), without numba's TBB pool, or
     where NumPy's BLAS is not an OpenBLAS this module can call.
@@ -153,26 +139,89 @@ def matmul(lhs: Array, rhs: Array) -> Array | None:
     axis, width, blocks = cut(rows, cols, count)
     if blocks < 2:
         return None
+    item = dtype.itemsize
+    if out is None:
+        out = np.empty((rows, cols), dtype)
+    elif (
+        out.shape != (rows, cols) or out.dtype != dtype or out.strides[1] != item
+        or out.strides[0] < cols * item or out.strides[0] % item
+    ):  # fmt: skip
+        return None
+    ldc = out.strides[0] // item
     lhs, trans_a, lda = _operand(lhs)
     rhs, trans_b, ldb = _operand(rhs)
-    out = np.empty((rows, cols), dtype)
-    item = dtype.itemsize
     # Bytes from one row of lhs (one column of rhs) to the next, in memory.
     a_step = lda * item if trans_a == 111 else item
     b_step = item if trans_b == 111 else ldb * item
-    c_step = item if axis == 1 else cols * item
+    c_step = item if axis == 1 else ldc * item
     scalar = dtype.type
     before = functions["get"]()
     functions["set"](1)
-    set_chunk_size = _chunk_size_setter()
-    chunk_size = set_chunk_size(1)  # one block per hand-out; returns the old size
+    set_chunk_size = tbb.chunk_size_setter()
+    chunk_size = set_chunk_size(1)  # one block per hand-out (as `tbb.launch`); returns the old size
     try:
         compiled.gemm_blocks(
             functions[name], np.int32(trans_a), np.int32(trans_b), rows, cols, inner,
-            lhs.ctypes.data, lda, rhs.ctypes.data, ldb, out.ctypes.data, cols,
+            lhs.ctypes.data, lda, rhs.ctypes.data, ldb, out.ctypes.data, ldc,
             scalar(1), scalar(0), axis, width, blocks, a_step, b_step, c_step,
         )  # fmt: skip
     finally:
         set_chunk_size(chunk_size)
         functions["set"](before)
+    return out
+
+
+def product(lhs: Array, rhs: Array, out: Array | None = None) -> Array:
+    """``lhs @ rhs`` of 2-D operands (into `out` when given, as NumPy's ``out=``): in `matmul`'s
+    blocks on the TBB pool where they apply, else one call of NumPy's matmul (its BLAS). For the
+    GEMMs of ops other than ``float_matmul`` (the convolutions' im2col and 1x1 products), which
+    would otherwise run on OpenBLAS's own threads: one pool for every large GEMM. NumPy's BLAS
+    follows the machine's load at every call (`busy.follow`, a clock read between its looks),
+    for the products below `MIN_MACS` and the BLAS calls these blocks do not reach: a model of
+    small 1x1 convolutions and no large product (MobileNetV3-small) never looked before, and
+    its [49, 576] @ [576, 96] products took 150 ms a call on OpenBLAS's two threads at load 13.
+
+    Example:
+        >>> import numpy as np
+        >>> from burn_ndarray.runtime import gemm
+        >>> a, b = np.ones((256, 512), np.float32), np.ones((512, 256), np.float32)
+        >>> bool((gemm.product(a, b) == 512).all())
+        True
+    """
+    busy.follow()
+    if lhs.shape[0] * lhs.shape[1] * rhs.shape[1] >= MIN_MACS:
+        blocked = matmul(lhs, rhs, out)
+        if blocked is not None:
+            return blocked
+    if out is None:
+        return np.matmul(lhs, rhs)
+    return np.matmul(lhs, rhs, out=out)
+
+
+def stacked(lhs: Array, rhs: Array) -> Array:
+    """``np.matmul(lhs, rhs)`` of stacks of matrices (leading dims broadcast as NumPy's): each
+    matrix's product through `product` (`matmul`'s blocks) where one product reaches `MIN_MACS`
+    at two threads or more, else NumPy's stacked matmul as it is.
+
+    Example:
+        >>> import numpy as np
+        >>> from burn_ndarray.runtime import gemm
+        >>> a, b = np.ones((2, 1, 256, 256), np.float32), np.ones((2, 3, 256, 128), np.float32)
+        >>> out = gemm.stacked(a, b)
+        >>> out.shape, bool((out == 256).all())
+        ((2, 3, 256, 128), True)
+    """
+    rows, inner = lhs.shape[-2:]
+    cols = rhs.shape[-1]
+    if (
+        threads.get_num_threads() < 2 or rows * inner * cols < MIN_MACS or lhs.ndim < 3
+        or rhs.ndim < 3 or lhs.dtype != rhs.dtype or lhs.dtype.name not in ("float32", "float64")
+    ):  # fmt: skip
+        return np.matmul(lhs, rhs)
+    lead = np.broadcast_shapes(lhs.shape[:-2], rhs.shape[:-2])
+    out = np.empty((*lead, rows, cols), lhs.dtype)
+    lhs = np.broadcast_to(lhs, (*lead, rows, inner))  # views: a broadcast matrix is read again
+    rhs = np.broadcast_to(rhs, (*lead, inner, cols))
+    for index in np.ndindex(*lead):
+        product(lhs[index], rhs[index], out=out[index])
     return out

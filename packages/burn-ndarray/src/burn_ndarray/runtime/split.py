@@ -26,13 +26,39 @@ ROW_SUM_PER_THREAD = 1 << 21  # the compiled row sum is fast: a chunk must be la
 # burn-ndarray measurements).
 NATIVE_UFUNC_PER_THREAD = 1 << 17
 NATIVE_ROW_SUM_PER_THREAD = 1 << 17
+# Chunks per thread on the TBB pool, at most, handed out one at a time (`tbb.launch`): a thread
+# that is not running (another process holds its core) holds up one chunk, not its half of the
+# op, and the caller takes the rest. Each chunk keeps the per-thread threshold: with chunks of a
+# quarter of it, BERT at batch 1 (ops of 2^15-2^18 elements) ran 8-30% slower at 2 threads in the
+# paired runs of docs/benchmarks-log.md ("the second core, part 2"), so mid-sized ops keep one
+# chunk per thread and only large ones get more.
+NATIVE_CHUNKS_PER_THREAD = 4
+
+
+def native_parts(size: int, native_per_thread: int) -> int:
+    """Chunks of an op over `size` elements on the TBB pool: one per thread that `size` warrants
+    (`native_per_thread` elements each), up to `NATIVE_CHUNKS_PER_THREAD` per thread for larger
+    ops, each of `native_per_thread` elements at least.
+
+    Example:
+        >>> from burn_ndarray.runtime import split, threads
+        >>> before = threads.get_num_threads()
+        >>> threads.set_num_threads(2)
+        >>> split.native_parts(1 << 20, 1 << 17), split.native_parts(1 << 18, 1 << 17)
+        (8, 2)
+        >>> threads.set_num_threads(before)
+    """
+    used = threads.parts(size, native_per_thread)
+    if used < 2:
+        return used
+    return min(used * NATIVE_CHUNKS_PER_THREAD, max(used, size // native_per_thread))
 
 
 def compiled_parts(size: int, per_thread: int, native_per_thread: int) -> int:
-    """How many chunks a compiled kernel over `size` elements runs in: `native_per_thread`
-    elements per chunk on the TBB pool when it runs, else `per_thread` on the Python pool."""
+    """How many chunks a compiled kernel over `size` elements runs in: `native_parts` on the TBB
+    pool when it runs, else one per thread of `per_thread` elements on the Python pool."""
     if size >= 2 * native_per_thread and threads.get_num_threads() > 1 and tbb.ready():
-        return threads.parts(size, native_per_thread)
+        return native_parts(size, native_per_thread)
     return threads.parts(size, per_thread)
 
 
@@ -71,13 +97,14 @@ def flat_in_memory_order(a: Array) -> Array | None:
 
 def run_ranges(serial_fn: Any, parallel_fn: Any, n: int, parts: int, *args: Any) -> None:
     """``serial_fn(lo, hi, *args)`` over ``range(n)`` cut in `parts` chunks (`threads.split`): one
-    ``parallel_fn(parts, *args)`` on the TBB pool when it runs (a ``prange`` over the same chunks,
+    ``parallel_fn(parts, *args)`` on the TBB pool when it runs (its chunks handed out one at a
+    time, `tbb.launch`) (a ``prange`` over the same chunks,
     `burn_ndarray.kernels.jit.bounds`), else the chunks on the Python pool (`threads.run`), or one
     call on this thread for one part. The element-wise, pooling, convolution-copy and inner-sum
     kernels take this shape."""
     parts = max(1, min(parts, n))
     if parts > 1 and tbb.ready():
-        parallel_fn(parts, *args)
+        tbb.launch(parallel_fn, parts, *args)
     elif parts > 1:
         threads.run(lambda c: serial_fn(c.start, c.stop, *args), threads.split(n, parts))
     else:
@@ -96,7 +123,7 @@ def run_chunks(
         serial_fn(*arrays, *scalars)
         return
     if tbb.ready():
-        parallel_fn(parts, *arrays, *scalars)
+        tbb.launch(parallel_fn, parts, *arrays, *scalars)
         return
     length = next(a for a in arrays if a is not None).shape[0]
 

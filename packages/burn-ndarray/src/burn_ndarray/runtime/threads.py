@@ -155,20 +155,40 @@ def split(length: int, parts: int) -> list[slice]:
 
 
 def run(task: Callable[[slice], object], chunks: Sequence[slice]) -> None:
-    """Run ``task(chunk)`` for every chunk: the first in this thread, the others on the pool.
+    """Run ``task(chunk)`` for every chunk, each once, on this thread and the pool's.
 
-    Tasks write disjoint parts of a preallocated result, so the order does not change the bits.
-    An exception in any task is raised here, after every task has finished.
+    Each thread claims the next chunk not yet claimed, this one included, until none is left: a
+    pool thread that has not started (another process holds its core) takes no chunk, and this
+    thread runs what is left instead of waiting for that thread's next time slice; this thread
+    then waits only for the chunks already begun. Tasks write disjoint parts of a preallocated
+    result, so which thread runs a chunk does not change the bits. An exception in any task is
+    raised here (the first chunk's, in chunk order), after every claimed task has finished.
     """
     if len(chunks) == 1:
         task(chunks[0])
         return
     pool = _get_pool()
-    futures: list[Future[object]] = [pool.submit(task, chunk) for chunk in chunks[1:]]
-    try:
-        task(chunks[0])
-    finally:
-        for future in futures:
-            future.exception()  # wait for all before raising
+    claims = iter(range(len(chunks)))
+    claim_lock = threading.Lock()  # one claim at a time, also without the GIL
+    errors: list[tuple[int, BaseException]] = []
+
+    def claim_all() -> None:
+        while True:
+            with claim_lock:
+                index = next(claims, None)
+            if index is None:
+                return
+            try:
+                task(chunks[index])
+            except BaseException as error:  # raised in the caller below, after every task
+                errors.append((index, error))
+
+    helpers = min(len(chunks) - 1, max(_count - 1, 1))  # the pool's size
+    futures: list[Future[None]] = [pool.submit(claim_all) for _ in range(helpers)]
+    claim_all()
     for future in futures:
-        future.result()
+        # A helper no pool thread has picked up yet is dropped: every chunk is done by now.
+        if not future.cancel():
+            future.result()  # claim_all returns once no chunk is left and its own task is done
+    if errors:
+        raise min(errors, key=lambda found: found[0])[1]
