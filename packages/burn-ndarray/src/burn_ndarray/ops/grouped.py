@@ -123,7 +123,8 @@ def _run(
     (`run_ranges` with a scratch buffer, or a partial sum, of each chunk's own): one launch of
     `parallel` on the TBB pool when it runs, else the Python pool, or one call here."""
     if parts > 1 and tbb.ready():
-        parallel(parts, *arrays, scratch, *sizes)
+        # Chunks handed out one at a time: a stalled worker never holds a fixed share.
+        tbb.launch(parallel, parts, *arrays, scratch, *sizes)
         return
     chunks = threads.split(rows, parts)
 
