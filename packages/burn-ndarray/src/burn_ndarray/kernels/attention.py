@@ -30,8 +30,10 @@ _ZERO, _ONE = np.float32(0.0), np.float32(1.0)
 
 
 # Reassociation lets LLVM split the row's sum (and maximum) into SIMD lanes; in order, the sum's
-# one add per four cycles keeps the exponentials from vectorizing.
-_reassoc = njit(cache=True, error_model="numpy", nogil=True, fastmath={"reassoc", "nsz"})
+# one add per four cycles keeps the exponentials from vectorizing. Contraction fuses the exp
+# polynomial's multiply-adds (1.2x on ViT-tiny's 3 x 197 x 197 scores: docs/benchmarks-log.md,
+# "transformers at one thread"); neither assumes finite values, so NaN and -inf behave as written.
+_reassoc = njit(cache=True, error_model="numpy", nogil=True, fastmath={"reassoc", "nsz", "contract"})
 
 
 @_reassoc
