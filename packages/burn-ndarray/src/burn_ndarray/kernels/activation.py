@@ -1,7 +1,8 @@
 """Compiled kernels of the activation family (`burn_ndarray.ops.activation`): ReLU and its
 gradient (float32 and float64, one memory-bound pass), and float32 activations built on an exp
 computed in the kernel, one compiled pass each: GELU (``x * (1 + erf(x / sqrt(2))) / 2``) and its
-gradient, sigmoid and its gradient, SiLU.
+gradient, the tanh GELU (``x * sigmoid(2 sqrt(2/pi) (x + 0.044715 x^3))``) and its gradient,
+sigmoid and its gradient, SiLU.
 
 The NumPy paths (`burn_ndarray.ops.activation`) take whole-array passes: ~40 for GELU (the erf
 polynomial of `erf`, then the GELU arithmetic), seven for sigmoid (two of them ``exp``); here each
@@ -60,6 +61,10 @@ _EXP_MAX = _f32(87.0)  # exp(-87) ~ 1.6e-38, still a normal float32
 _EXP_WIDE_MAX = _f32(104.0)  # exp(-104) ~ 6.8e-46 rounds to 0 in float32
 _SQRT1_2 = _f32(1.0 / math.sqrt(2.0))
 _INV_SQRT_2PI = _f32(1.0 / math.sqrt(2.0 * math.pi))
+# Tanh GELU's constants: x * sigmoid(2u), u = sqrt(2/pi) (x + 0.044715 x^3) (Hendrycks and Gimpel)
+_GELU_K = _f32(0.044715)
+_GELU_K3 = _f32(3.0 * 0.044715)
+_GELU_C2 = _f32(2.0 * math.sqrt(2.0 / math.pi))
 _ZERO, _HALF, _ONE, _TWO, _SIX = _f32(0.0), _f32(0.5), _f32(1.0), _f32(2.0), _f32(6.0)
 
 
@@ -188,6 +193,46 @@ def gelu_backward_range(lo: int, hi: int, x: Array, grad: Array, out: Array) -> 
         density = _exp_neg(min(half_square, _EXP_MAX))
         density = density if half_square < _EXP_MAX else _ZERO  # NumPy's exp underflows to 0
         outs[i] = (density * _INV_SQRT_2PI * v + _cdf(v)) * grads[i]
+
+
+@_fma
+def gelu_tanh_range(lo: int, hi: int, x: Array, out: Array) -> None:
+    """``out[i] = x[i] * sigmoid(2u)``, ``2u = ((x^2 k + 1) x) 2c``, for `i` from `lo` to `hi`: the
+    NumPy path's steps (its stable sigmoid, so the negative tail keeps full relative precision),
+    multiply-adds fused."""
+    xs, outs = x[lo:hi], out[lo:hi]
+    for i in range(outs.size):
+        v = xs[i]
+        outs[i] = _sigmoid((v * v * _GELU_K + _ONE) * v * _GELU_C2) * v
+
+
+@_fma
+def gelu_tanh_backward_range(lo: int, hi: int, x: Array, grad: Array, out: Array) -> None:
+    """``out[i] = grad[i] * (s + x s (1 - s) 2c (1 + 3k x^2))`` with ``s = sigmoid(2u)``: the
+    contract default's steps (``gelu_approximate_backward``) on one element, multiply-adds fused."""
+    xs, grads, outs = x[lo:hi], grad[lo:hi], out[lo:hi]
+    for i in range(outs.size):
+        v = xs[i]
+        x2 = v * v
+        s = _sigmoid((x2 * _GELU_K + _ONE) * v * _GELU_C2)
+        du = (x2 * _GELU_K3 + _ONE) * _GELU_C2
+        outs[i] = grads[i] * (s + v * (s * (_ONE - s)) * du)
+
+
+@jit_parallel
+def gelu_tanh(parts: int, x: Array, out: Array) -> None:
+    """`gelu_tanh_range` over all of `x`, chunks on the pool."""
+    for c in prange(parts):
+        lo, hi = bounds(out.size, c, parts)
+        gelu_tanh_range(lo, hi, x, out)
+
+
+@jit_parallel
+def gelu_tanh_backward(parts: int, x: Array, grad: Array, out: Array) -> None:
+    """`gelu_tanh_backward_range` over all of `x`, chunks on the pool."""
+    for c in prange(parts):
+        lo, hi = bounds(out.size, c, parts)
+        gelu_tanh_backward_range(lo, hi, x, grad, out)
 
 
 @jit_parallel
