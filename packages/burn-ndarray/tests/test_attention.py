@@ -92,10 +92,22 @@ def test_compiled_softmax_rows_match_numpy_and_keep_nan_and_masked_rows() -> Non
     want = np.exp(s.astype(np.float64) - s.astype(np.float64).max(-1, keepdims=True))
     want /= want.sum(-1, keepdims=True)
     got = s.copy()
-    kernels.softmax_rows_range(0, got.shape[0], got)
+    kernels.softmax_rows_range(0, got.shape[0], got, 1.0)
     ok = [0, 1, 4, 5]
     np.testing.assert_allclose(got[ok], want[ok], rtol=2e-6, atol=1e-7)
     assert (got[1, ::3] == 0).all() and (got[2] == 0).all() and np.isnan(got[3]).all()
+
+
+def test_compiled_softmax_rows_scale_the_scores_first() -> None:
+    kernels = pytest.importorskip("burn_ndarray.kernels.attention", reason="numba is not installed")
+    s = (np.random.default_rng(5).standard_normal((4, 29)) * 8).astype(np.float32)
+    for scale in (0.125, -0.5, 0.0):  # a negative scale flips the order; 0: uniform weights
+        t = s.astype(np.float64) * np.float32(scale)
+        want = np.exp(t - t.max(-1, keepdims=True))
+        want /= want.sum(-1, keepdims=True)
+        got = s.copy()
+        kernels.softmax_rows_range(0, got.shape[0], got, scale)
+        np.testing.assert_allclose(got, want, rtol=2e-6, atol=1e-7)
 
 
 def test_compiled_softmax_backward_rows_match_numpy() -> None:

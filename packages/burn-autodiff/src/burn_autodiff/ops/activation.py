@@ -18,7 +18,6 @@ formula gives -0.5 and 1.5 there).
 
 from __future__ import annotations
 
-import math
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from burn.backend.ops.activation import SELU_ALPHA, SELU_SCALE
@@ -29,9 +28,6 @@ from burn_autodiff.ops.composed import backward_helpers
 
 if TYPE_CHECKING:
     from burn.backend import Backend
-
-_GELU_C = math.sqrt(2.0 / math.pi)
-_GELU_K = 0.044715
 
 
 # -- saved state of the rules (one value alone is saved as itself) -----------------------------
@@ -131,14 +127,8 @@ class AutodiffActivationOps:
 
     @staticmethod
     def _gelu_approximate_rule(B: Any, x: P, need: Need, g: P) -> Grads:
-        # x s(2u), u = c (x + k x^3): s + x s (1 - s) 2c (1 + 3k x^2)
-        x2 = B.float_mul(x, x)
-        c2 = 2.0 * _GELU_C
-        u2 = B.float_mul_scalar(B.float_add(x, B.float_mul_scalar(B.float_mul(x2, x), _GELU_K)), c2)
-        s = B.sigmoid(u2)
-        du2 = B.float_mul_scalar(B.float_add_scalar(B.float_mul_scalar(x2, 3.0 * _GELU_K), 1.0), c2)
-        slope = B.float_add(s, B.float_mul(B.float_mul(x, B.float_mul(s, one_minus(B, s))), du2))
-        return (B.float_mul(g, slope),)
+        # x s(2u), u = c (x + k x^3): g (s + x s (1 - s) 2c (1 + 3k x^2)), one helper call
+        return (B.gelu_approximate_backward(x, g),)
 
     def sigmoid(self, x: AD) -> AD:
         out = self._in.sigmoid(x.p)

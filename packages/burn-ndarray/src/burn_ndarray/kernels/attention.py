@@ -1,5 +1,5 @@
 """Compiled kernel of the attention family (`burn_ndarray.ops.attention`): the softmax of a block
-of float32 attention scores, in place, one call for the whole block.
+of float32 attention scores, scaled first, in place, one call for the whole block.
 
 NumPy's softmax of a block is six passes (the row maxima, the fix of fully masked rows, the
 shift, ``exp``, the row sums, the division), and its float32 ``exp`` costs ~2 ns an element on
@@ -30,20 +30,25 @@ _ZERO, _ONE = np.float32(0.0), np.float32(1.0)
 
 
 # Reassociation lets LLVM split the row's sum (and maximum) into SIMD lanes; in order, the sum's
-# one add per four cycles keeps the exponentials from vectorizing.
-_reassoc = njit(cache=True, error_model="numpy", nogil=True, fastmath={"reassoc", "nsz"})
+# one add per four cycles keeps the exponentials from vectorizing. Contraction fuses the exp
+# polynomial's multiply-adds (1.2x on ViT-tiny's 3 x 197 x 197 scores: docs/benchmarks-log.md,
+# "transformers at one thread"); neither assumes finite values, so NaN and -inf behave as written.
+_reassoc = njit(cache=True, error_model="numpy", nogil=True, fastmath={"reassoc", "nsz", "contract"})
 
 
 @_reassoc
-def softmax_rows_range(lo: int, hi: int, s: Array) -> None:
-    """``s[i] = exp(s[i] - max(s[i])) / sum(...)`` for rows `lo` to `hi` of the C-contiguous
-    float32 2-D `s`; rows of ``-inf`` alone become 0."""
+def softmax_rows_range(lo: int, hi: int, s: Array, scale: float) -> None:
+    """``s[i] = exp(t - max(t)) / sum(...)`` with ``t = s[i] * scale`` for rows `lo` to `hi` of
+    the C-contiguous float32 2-D `s`; rows of ``-inf`` alone become 0. The scale is applied in the
+    maximum's pass, while the row is read anyway: the scores take no pass of their own for it."""
     cols = s.shape[1]
+    factor = np.float32(scale)
     for i in range(lo, hi):
         row = s[i]
-        top = row[0]
+        top = row[0] * factor
         for j in range(cols):
-            v = row[j]
+            v = row[j] * factor
+            row[j] = v
             top = v if v > top else top  # a NaN never wins: it reaches the sum below
         if top == -np.inf:  # every key masked: no weight anywhere (not NaN)
             row[:] = _ZERO
@@ -78,11 +83,11 @@ def softmax_grad_rows_range(lo: int, hi: int, dw: Array, w: Array, scale: float)
 
 
 @jit_parallel
-def softmax_rows(parts: int, s: Array) -> None:
+def softmax_rows(parts: int, s: Array, scale: float) -> None:
     """`softmax_rows_range` over every row of `s`, chunks on the pool."""
     for c in prange(parts):
         lo, hi = bounds(s.shape[0], c, parts)
-        softmax_rows_range(lo, hi, s)
+        softmax_rows_range(lo, hi, s, scale)
 
 
 @jit_parallel

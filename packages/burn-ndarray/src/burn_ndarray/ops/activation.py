@@ -7,9 +7,9 @@ NumPy's own: a few whole-array NumPy passes each. In-place updates (``*=``, ``ou
 touch temporaries created in the same function, never an input. float16 and bfloat16 go through
 float32 where the formula subtracts nearly equal numbers, and are cast back.
 
-Compiled and threaded: ReLU and its gradient one compiled pass at any thread count; float32 GELU,
-sigmoid and SiLU (forward and backward) one compiled pass each with its own exp, and hard swish
-(forward, NumPy's bits), split on the TBB pool (`burn_ndarray.kernels.activation`);
+Compiled and threaded: ReLU and its gradient one compiled pass at any thread count; float32 GELU
+(erf and tanh forms), sigmoid and SiLU (forward and backward) one compiled pass each with its
+own exp, and hard swish (forward, NumPy's bits), split on the TBB pool (`burn_ndarray.kernels.activation`);
 transcendental activations and softmax otherwise on NumPy chunks on the Python pool (NumPy's SIMD
 exp/log/tanh are not numba's: other bits). Results are the
 same bits at any thread count. float64 keeps the NumPy paths (GELU's float64 erf fit, NumPy's
@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from burn.backend.ops.activation import SELU_ALPHA, SELU_SCALE
+from burn.backend.ops.activation import ActivationOps as DefaultActivationOps
 from burn.backend.xp.activation import XpActivationOps, work
 from burn_ndarray import kernels
 from burn_ndarray.kernels.erf import SMALL_SIZE, erf
@@ -335,6 +336,17 @@ class ThreadedActivationOps:
                 return out
         return _single.gelu_backward(self, x, grad)
 
+    def gelu_approximate(self, x: Array) -> Array:
+        out = compiled_gelu_tanh(x) if x.size >= GELU_COMPILED_MIN_SIZE else None
+        return _single.gelu_approximate(self, x) if out is None else out
+
+    def gelu_approximate_backward(self, x: Array, grad: Array) -> Array:
+        out = compiled_gelu_tanh(x, grad) if x.size >= GELU_COMPILED_MIN_SIZE else None
+        if out is not None:
+            return out
+        backend: Any = self  # a mixin of the Backend the default op runs on
+        return DefaultActivationOps.gelu_approximate_backward(backend, x, grad)
+
     def sigmoid(self, x: Array) -> Array:
         out = compiled_sigmoid(x) if x.size >= SIGMOID_COMPILED_MIN_SIZE else None
         return _single.sigmoid(self, x) if out is None else out
@@ -377,6 +389,14 @@ def compiled_gelu(x: Array, grad: Array | None = None) -> Array | None:
         return _compiled("gelu", x, None, True, NATIVE_PER_THREAD) if out is None else out
     out = rounding.gelu_backward(x, grad)
     return _compiled("gelu_backward", x, grad, True, NATIVE_PER_THREAD) if out is None else out
+
+
+def compiled_gelu_tanh(x: Array, grad: Array | None = None) -> Array | None:
+    """Tanh GELU of `x`, or with `grad` its backward pass, in `x`'s memory layout; None for the
+    caller's path (see `_compiled`)."""
+    if grad is None:
+        return _compiled("gelu_tanh", x, None, True, NATIVE_PER_THREAD)
+    return _compiled("gelu_tanh_backward", x, grad, True, NATIVE_PER_THREAD)
 
 
 def compiled_sigmoid(x: Array) -> Array | None:

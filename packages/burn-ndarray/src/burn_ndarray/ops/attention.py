@@ -67,7 +67,6 @@ def _weights(q: Array, kt: Array, mask: Array | None, scale: float, causal: bool
     """Weights of the query rows ``start..start + len(q)`` (as `attention_weights`, in place);
     the compiled softmax on `parts` threads (None: as many as its size takes)."""
     s = np.matmul(q, kt)
-    s *= scale
     rows, cols = s.shape[-2], s.shape[-1]
     masked = None
     if mask is not None:
@@ -76,14 +75,20 @@ def _weights(q: Array, kt: Array, mask: Array | None, scale: float, causal: bool
     if causal:
         after = np.arange(start, start + rows)[:, None] < np.arange(cols)[None, :]
         masked = after if masked is None else masked | after
-    if masked is not None:
-        np.copyto(s, -np.inf, where=masked)
     compiled = kernels.load("attention") if s.dtype == np.float32 and s.flags.c_contiguous else None
+    if masked is not None or compiled is None:
+        # scaled before the -inf goes in (a scale <= 0 would turn it into +inf or NaN)
+        s *= scale
+        if masked is not None:
+            np.copyto(s, -np.inf, where=masked)
     if compiled is not None:
         rows2d = s.reshape(-1, cols)  # a view of matmul's fresh block
         if parts is None:
             parts = split.compiled_parts(s.size, split.ROWWISE_PER_THREAD, split.NATIVE_UFUNC_PER_THREAD)
-        split.run_ranges(compiled.softmax_rows_range, compiled.softmax_rows, rows2d.shape[0], parts, rows2d)
+        # unmasked scores: scaled inside the softmax's first pass, not in a pass of their own
+        factor = 1.0 if masked is not None else scale
+        serial, parallel = compiled.softmax_rows_range, compiled.softmax_rows
+        split.run_ranges(serial, parallel, rows2d.shape[0], parts, rows2d, factor)
         return s
     top = s.max(-1, keepdims=True)
     top[np.isinf(top)] = 0.0  # every key masked: exp gives 0 instead of NaN

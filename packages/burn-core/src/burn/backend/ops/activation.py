@@ -131,6 +131,21 @@ class ActivationOps:
         inner = b.float_mul_scalar(b.float_add(x, b.float_mul_scalar(cube, 0.044715)), 2.0 * _SQRT_2_OVER_PI)
         return b.float_mul(x, b.sigmoid(inner))
 
+    @default(backward_of="gelu_approximate")
+    def gelu_approximate_backward(self, x: P, grad: P) -> P:
+        """``grad * d/dx gelu_approximate(x)``: with ``s = sigmoid(2u)``, ``u = c (x + k x^3)``,
+        the slope is ``s + x s (1 - s) 2c (1 + 3k x^2)`` (``c = sqrt(2/pi)``, ``k = 0.044715``).
+        One op, so that a backend computes it in one pass instead of twelve."""
+        b: Backend = self  # type: ignore[assignment]
+        x2 = b.float_mul(x, x)
+        c2 = 2.0 * _SQRT_2_OVER_PI
+        u2 = b.float_mul_scalar(b.float_add(x, b.float_mul_scalar(b.float_mul(x2, x), 0.044715)), c2)
+        s = b.sigmoid(u2)
+        du2 = b.float_mul_scalar(b.float_add_scalar(b.float_mul_scalar(x2, 3.0 * 0.044715), 1.0), c2)
+        one_minus_s = b.float_add_scalar(b.float_neg(s), 1.0)
+        slope = b.float_add(s, b.float_mul(b.float_mul(x, b.float_mul(s, one_minus_s)), du2))
+        return b.float_mul(grad, slope)
+
     @default
     def elu(self, x: P, alpha: float) -> P:
         """``x`` where positive, else ``alpha * (exp(x) - 1)``."""

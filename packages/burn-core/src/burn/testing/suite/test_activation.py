@@ -124,6 +124,21 @@ def test_activation_backward_helpers(backend: Any, float_dtype: DType, shape: An
     )
 
 
+@covers("gelu_approximate_backward")
+@pytest.mark.parametrize("shape", [(), (7,), (2, 3, 4), (3, 700)], ids=str)  # (3, 700): compiled paths
+def test_gelu_approximate_backward_helper(backend: Any, float_dtype: DType, shape: Any, rng: Any) -> None:
+    x = f64(rand_float(rng, shape, float_dtype, -5, 5))
+    g = f64(rand_float(rng, shape, float_dtype, -1, 1))
+    tx, tg = make(backend, x, float_dtype), make(backend, g, float_dtype)
+    got = backend.gelu_approximate_backward(tx._p, tg._p)
+    # d/dx x (1 + tanh u) / 2 = (1 + tanh u) / 2 + x (1 - tanh^2 u) u' / 2, u = c (x + k x^3)
+    c, k = np.sqrt(2.0 / np.pi), 0.044715
+    th = np.tanh(c * (x + k * x**3))
+    slope = 0.5 * (1.0 + th) + 0.5 * x * (1.0 - th * th) * c * (1.0 + 3.0 * k * x * x)
+    # the slope is a sum of terms up to ~4 in size, in the dtype: an error of a few of their ulps
+    check_float(wrap_float(backend, got), g * slope, float_dtype, terms=8, what="gelu_approximate_backward")
+
+
 SELU_ALPHA = 1.6732632423543772848170429916717
 
 
