@@ -152,6 +152,35 @@ def test_heads_split_between_threads_give_the_same_bits(
     np.testing.assert_allclose(results[1][0], want, rtol=2e-6, atol=2e-6)
 
 
+@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize("block", [5, 1 << 22], ids=["rows", "whole"])
+def test_three_heads_on_two_threads_split_query_rows(
+    monkeypatch: pytest.MonkeyPatch, threads: Any, causal: bool, block: int
+) -> None:
+    # 3 matrices do not share evenly between 2 threads: the forward splits the query rows, each
+    # chunk's mask rows and causal cut counted from its first row; the backward keeps the matrices.
+    rng = np.random.default_rng(3)
+    B = NdArray()
+    q, k, v, g = (rng.standard_normal((1, 3, 41, 16)).astype(np.float32) for _ in range(4))
+    mask = rng.random((1, 1, 41, 41)) < 0.2
+    monkeypatch.setattr(nd_attention, "BLOCK_SCORES", block * 3 * 41)
+    monkeypatch.setattr(nd_attention, "THREADED_MIN_WORK", 1)
+    threads(2)
+    chunks = nd_attention._chunks(q, k, v, mask)
+    assert chunks is not None and len(chunks) == 2
+    assert nd_attention._row_chunks(q, chunks) == [slice(0, 21), slice(21, 41)]
+    six = np.zeros((2, 3, 41, 16), np.float32)  # 6 matrices share evenly: no row split
+    assert nd_attention._row_chunks(six, nd_attention._chunks(six, six, six, None)) is None
+    two = (B.attention(q, k, v, mask, 0.25, causal), *B.attention_backward(q, k, v, mask, g, 0.25, causal))
+    threads(1)
+    one = (B.attention(q, k, v, mask, 0.25, causal), *B.attention_backward(q, k, v, mask, g, 0.25, causal))
+    np.testing.assert_allclose(two[0], one[0], rtol=2e-6, atol=2e-6)
+    for a, b in zip(one[1:], two[1:], strict=True):
+        np.testing.assert_array_equal(a, b)  # the backward: the same split as before
+    want = Default.attention(B, q, k, v, mask, 0.25, causal)
+    np.testing.assert_allclose(two[0], want, rtol=2e-6, atol=2e-6)
+
+
 def test_matrices_with_their_own_masks_are_not_split(threads: Any) -> None:
     threads(2)
     q = np.zeros((4, 2, 64, 64), np.float32)

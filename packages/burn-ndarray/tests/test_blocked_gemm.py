@@ -75,6 +75,26 @@ def test_cut_picks_columns_then_rows() -> None:
     assert gemm.cut(64, 64, 2) == (1, 64, 1)  # one block: no split
 
 
+def test_short_axes_are_recut_evenly_between_the_threads() -> None:
+    # ViT-tiny at batch 1: [197, 768] @ [768, 192] in 2 blocks of 96 columns, not 3 of 64 (one
+    # thread idle for a third); [197, 192] @ [192, 576] in 4 of 144, not 5 of 128.
+    assert gemm.cut(197, 192, 2) == (1, 96, 2)
+    assert gemm.cut(197, 576, 2) == (1, 144, 4)
+    assert gemm.cut(197, 768, 2) == (1, 128, 6)  # already even
+    assert gemm.cut(197, 576, 3) == (1, 64, 9)  # already a multiple of the threads
+    assert gemm.even(320, 64, 5, 2) == (80, 4)
+    assert gemm.even(1000, 64, 16, 2) == (64, 16)  # enough blocks per thread: left as cut
+
+
+def test_an_evenly_recut_product_is_the_product(two_threads: None) -> None:
+    rng = np.random.default_rng(4)
+    lhs = rng.standard_normal((197, 768), dtype=np.float32)
+    rhs = rng.standard_normal((768, 192), dtype=np.float32)
+    got = gemm.matmul(lhs, rhs)
+    assert got is not None
+    np.testing.assert_allclose(got, lhs.astype(np.float64) @ rhs, rtol=1e-4, atol=1e-4 * 768)
+
+
 def test_paths_left_to_one_blas_call(two_threads: None, threads: Any) -> None:
     a = np.ones((256, 256), np.float32)
     assert gemm.matmul(np.ones((8, 8), np.float32), np.ones((8, 8), np.float32)) is None  # small

@@ -11,7 +11,9 @@ the gradients without a sum.
 
 At two threads and more, the (batch x heads) matrices are split between burn-ndarray's threads,
 each chunk's products on BLAS's one thread (`runtime.blas.single_threaded`): one attention head's
-GEMMs (ViT-tiny: 197 x 197 x 64) are too small for BLAS to thread well.
+GEMMs (ViT-tiny: 197 x 197 x 64) are too small for BLAS to thread well. Where the matrices do not
+share evenly between the threads (ViT-tiny at batch 1: 3 heads on 2 threads), the forward splits
+the query rows instead, every matrix in each chunk.
 """
 
 from __future__ import annotations
@@ -119,6 +121,18 @@ def _chunks(query: Array, key: Array, value: Array, mask: Array | None) -> list[
     return threads.split(n, min(count, n))
 
 
+def _row_chunks(query: Array, chunks: list[slice]) -> list[slice] | None:
+    """Chunks of the query rows for the forward's threads, in place of `chunks` of matrices that
+    do not share evenly between the threads (ViT-tiny at batch 1: 3 heads, 2 for one thread and 1
+    for the other), else None. Each query row's output needs its own scores alone, so rows split
+    without a sum; the backward sums over rows, and keeps the matrices."""
+    count = len(chunks)
+    n = chunks[-1].stop
+    if n % count == 0 or query.shape[-2] < 2 * count:
+        return None
+    return threads.split(query.shape[-2], count)
+
+
 def _flat(a: Array) -> Array:
     """`a` with its leading dims as one: ``[n, rows, cols]``."""
     return a.reshape(-1, *a.shape[-2:])
@@ -131,13 +145,15 @@ def _matrix_mask(mask: Array | None) -> Array | None:
 
 
 def _forward(query: Array, key: Array, value: Array, mask: Array | None, scale: float, causal: bool,
-             out: Array, step: int, parts: int | None) -> None:
+             out: Array, step: int, parts: int | None, first: int = 0) -> None:
     """Attention of float32/float64 arrays into `out`, through blocks of `step` query rows (the
-    whole problem's, so that a chunk of matrices is cut as when run whole: the same bits)."""
+    whole problem's, so that a chunk of matrices is cut as when run whole: the same bits);
+    `query` and `out` hold the query rows from `first` on (a chunk of rows: the mask's and the
+    causal cut's rows are counted from there)."""
     lq = query.shape[-2]
     kt = np.swapaxes(key, -1, -2)
     for start in range(0, lq, step):
-        w = _weights(query[..., start : start + step, :], kt, mask, scale, causal, start, parts)
+        w = _weights(query[..., start : start + step, :], kt, mask, scale, causal, first + start, parts)
         np.matmul(w, value, out=out[..., start : start + step, :])
 
 
@@ -199,12 +215,19 @@ class AttentionOps:
             _forward(query, key, value, mask, scale, causal, out, step, None)
             return out
         q, k, v, o, m = _flat(query), _flat(key), _flat(value), _flat(out), _matrix_mask(mask)
+        rows = _row_chunks(query, chunks)
 
         def task(c: slice) -> None:
             _forward(q[c], k[c], v[c], m, scale, causal, o[c], step, 1)  # one thread each
 
+        def row_task(r: slice) -> None:
+            _forward(q[:, r], k, v, m, scale, causal, o[:, r], step, 1, r.start)
+
         with blas.single_threaded():
-            threads.run(task, chunks)
+            if rows is None:
+                threads.run(task, chunks)
+            else:
+                threads.run(row_task, rows)
         return out
 
     def attention_backward(self, query: Array, key: Array, value: Array, mask: Array | None,

@@ -35,6 +35,8 @@ BLOCKS_PER_THREAD = 4
 # Block widths are multiples of this many columns (rows): on one thread, blocks of 64 columns cost
 # 4-10% over the whole product, of 128 2-7%, of 256 0-5% (NumPy's matmul on column views).
 BLOCK_MULTIPLE = 64
+# Widths of `even`'s blocks are multiples of this: OpenBLAS's register tiles (4-16 wide) fit whole.
+EVEN_MULTIPLE = 16
 
 _lock = threading.Lock()
 _resolved: dict[str, Any] | None = None
@@ -89,7 +91,27 @@ def cut(rows: int, cols: int, count: int) -> tuple[int, int, int]:
     axis, length = (1, cols) if cols >= 2 * BLOCK_MULTIPLE or cols >= rows else (0, rows)
     wanted = -(-length // (BLOCKS_PER_THREAD * count))
     width = max(BLOCK_MULTIPLE, -(-wanted // BLOCK_MULTIPLE) * BLOCK_MULTIPLE)
-    return axis, width, -(-length // width)
+    return (axis, *even(length, width, -(-length // width), count))
+
+
+def even(length: int, width: int, blocks: int, count: int) -> tuple[int, int]:
+    """The width and number of blocks of an axis of `length` cut in `blocks` of `width`, recut
+    in a multiple of `count` near-equal blocks (widths a multiple of `EVEN_MULTIPLE`) when
+    `blocks` is short of `BLOCKS_PER_THREAD` per thread and not a multiple of `count`: a small
+    product's last block would otherwise leave a thread idle (ViT-tiny's [197, 768] @ [768, 192]
+    in 3 blocks of 64 columns: 2 for one thread, 1 for the other).
+
+    Example:
+        >>> from burn_ndarray.runtime.gemm import even
+        >>> even(192, 64, 3, 2)
+        (96, 2)
+    """
+    if blocks < 2 or blocks % count == 0 or blocks >= BLOCKS_PER_THREAD * count:
+        return width, blocks
+    target = max(count, blocks // count * count)  # blocks: a multiple of count, never more
+    width = -(-length // target)
+    width = -(-width // EVEN_MULTIPLE) * EVEN_MULTIPLE
+    return width, -(-length // width)
 
 
 def _operand(a: Array) -> tuple[Array, int, int]:
