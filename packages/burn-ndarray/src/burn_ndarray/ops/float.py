@@ -445,7 +445,8 @@ def _threaded_binary(ufunc: np.ufunc, code: int, lhs: Array, rhs: Array) -> Arra
                 flat_lhs = split.flat_in_memory_order(lhs)
                 if flat_lhs is not None:
                     out = np.empty_like(lhs)
-                    tbb.launch(native.binary_flat, parts, code, flat_lhs, rhs.ravel(order="K"), out.ravel(order="K"))
+                    flat_rhs, flat_out = rhs.ravel(order="K"), out.ravel(order="K")
+                    tbb.launch(native.binary_flat, parts, code, flat_lhs, flat_rhs, flat_out)
                     return out
     else:
         shape = np.broadcast_shapes(lhs.shape, rhs.shape)
