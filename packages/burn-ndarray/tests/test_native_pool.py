@@ -101,8 +101,20 @@ def test_tbb_is_the_layer_wherever_the_wheel_is_installed() -> None:
         (BIG, (1,), "binary_rows"),
         ((7, 43, 517), (7, 43, 1), "binary_rows"),  # per row of a 3-D tensor
         ((7, 43, 517), (517,), "binary_rows"),
+        ((7, 43, 517), (7, 1, 517), "binary_rows"),  # a row per group of rows (one per image)
+        ((7, 43, 517), (7, 1, 1), "binary_rows"),  # a value per group of rows
     ],
-    ids=["same", "bias", "bias-2d", "per-row", "one-value", "per-row-3d", "bias-3d"],
+    ids=[
+        "same",
+        "bias",
+        "bias-2d",
+        "per-row",
+        "one-value",
+        "per-row-3d",
+        "bias-3d",
+        "per-group",
+        "group-value",
+    ],  # fmt: skip
 )
 def test_binary_same_bits_as_numpy(
     B: NdArray,
@@ -134,10 +146,35 @@ def test_broadcast_on_the_left_swaps_only_commutative_ops(
     assert launches == ["binary_rows", "binary_rows"]  # add and mul; sub and div take NumPy
 
 
+def channels_last(rng: np.random.Generator, shape: tuple[int, int, int, int]) -> np.ndarray:
+    """A ``[B, C, H, W]`` view of ``[B, H, W, C]`` memory, as the conv kernels return."""
+    b, c, h, w = shape
+    return big(rng, (b, h, w, c)).transpose(0, 3, 1, 2)
+
+
+@pytest.mark.parametrize("count", [2, 3])
+def test_channels_last_operands_keep_their_layout(
+    B: NdArray, rng: Any, native: Any, launches: list[str], count: int
+) -> None:
+    native(count)
+    shape = (3, 24, 13, 11)
+    x, y = channels_last(rng, shape), channels_last(rng, shape)
+    scale = big(rng, (3, 24, 1, 1))  # a squeeze-excitation scale: one value per image and channel
+    y[np.abs(y) < 1e-3] = 0.5
+    scale[np.abs(scale) < 1e-3] = 0.5
+    for name, ufunc in BINARY.items():
+        for lhs, rhs in [(x, y), (x, scale)]:
+            got, want = getattr(B, name)(lhs, rhs), ufunc(lhs, rhs)
+            assert np.array_equal(got, want), name
+            assert got.strides == want.strides == x.strides, name  # channels-last, as NumPy's ufunc
+    assert np.array_equal(B.float_mul(scale, x), scale * x)  # the scale on the left: commutative
+    assert launches == ["binary_flat", "binary_rows"] * len(BINARY) + ["binary_rows"]
+
+
 def test_other_layouts_take_numpy(B: NdArray, rng: Any, native: Any, launches: list[str]) -> None:
     native(2)
     a = big(rng, (7, 43, 517))
-    middle = big(rng, (7, 1, 517))  # broadcast along a middle dim: not rows of the result
+    middle = big(rng, (1, 43, 1))  # broadcast along the outer and inner dims: not rows of the result
     view = big(rng, (602, 517))[::2]
     for name, ufunc in BINARY.items():
         assert np.array_equal(getattr(B, name)(a, middle), ufunc(a, middle)), name

@@ -69,14 +69,16 @@ def binary_flat(parts: int, op: int, x: Array, y: Array, out: Array) -> None:
 
 @jit_parallel
 def binary_rows(parts: int, op: int, x: Array, y: Array, out: Array) -> None:
-    """``out[r] = x[r] <op> y[r or 0]`` on 2-D arrays, `y` with 1 or ``out``'s rows and 1 or its
-    columns (broadcast), chunks of rows on the pool."""
+    """``out[r] = x[r] <op> y[r // (rows / len(y))]`` on 2-D arrays, `y` with a divisor of
+    ``out``'s rows (1: one row for all; all: one each; the batch count of a channels-last
+    ``[B, H*W, C]`` times a per-image ``[B, C]``) and 1 or its columns (broadcast), chunks of rows
+    on the pool."""
     rows = out.shape[0]
-    each_row = y.shape[0] != 1
+    repeat = rows // y.shape[0]
     for c in prange(parts):
         lo, hi = bounds(rows, c, parts)
         for r in range(lo, hi):
-            _apply(op, x[r], y[r if each_row else 0], out[r])
+            _apply(op, x[r], y[r // repeat], out[r])
 
 
 # Reassociation only (not fastmath=True, which would let LLVM assume no inf or NaN): each block of a row
