@@ -91,6 +91,8 @@ def test_quantize_and_dequantize_are_the_defaults_bit_for_bit(affine: bool) -> N
     "m, k, n, blocks, affine",
     [
         (1, 64, 5, 0, False),  # one scale, symmetric int8: the direct dot product
+        (1, 128, 11, 4, True),  # one row, blocks of 32: packed rows four at a time and three single
+        (1, 96, 8, 3, False),  # one row, symmetric blocks: packed rows four at a time only
         (WEIGHT_GEMV_ROWS - 1, 96, 33, 3, True),  # three blocks of four rows and three single
         (6, 64, 10, 1, False),  # a zero point-free int8 row with one scale, several input rows
         (WEIGHT_GEMV_ROWS, 64, 263, 2, False),  # GEMM over three panels of 100 rows
