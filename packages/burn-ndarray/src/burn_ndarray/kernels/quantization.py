@@ -152,12 +152,12 @@ _ROWS = 4
 
 @_inline
 def _packed_rows_dot(
-    xe: Array, xo: Array, w3: Array, sign: int, scales: Array, zps: Array, j: int, rows: int,
+    xe: Array, xo: Array, w3: Array, sign: int, scales: Array, zps: Array, first: int, rows: int,
     x_sums: Array, bias: Array, out: Array,
 ) -> None:
-    """``out[0, j:j + rows]`` (`rows` 4 or 1) for the packed rows ``w3 [n, blocks, bytes]`` and
-    one input row split into its even (`xe`) and odd (`xo`) values as ``[blocks, bytes]``, with
-    the block sums of x given (`x_sums`)."""
+    """``out[0, first:first + rows]`` (`rows` 4 or 1) for the packed rows ``w3 [n, blocks,
+    bytes]`` and one input row split into its even (`xe`) and odd (`xo`) values as ``[blocks,
+    bytes]``, with the block sums of x given (`x_sums`)."""
     blocks, size = xe.shape
     # `sign` is a constant at each call (weight_gemv_range): with a run-time flip LLVM kept the
     # nibble steps in int64 lanes (its range unknown), 30 % slower.
@@ -165,40 +165,41 @@ def _packed_rows_dot(
     off = _f32(sign)
     if rows == _ROWS:
         a0 = a1 = a2 = a3 = _f32(0.0)
-        for b in range(blocks):
+        for blk in range(blocks):
             d0 = d1 = d2 = d3 = _f32(0.0)
             for t in range(size):
-                u, v = xe[b, t], xo[b, t]
-                g0 = np.int32(np.int32(w3[j, b, t]) ^ flip)
-                g1 = np.int32(np.int32(w3[j + 1, b, t]) ^ flip)
-                g2 = np.int32(np.int32(w3[j + 2, b, t]) ^ flip)
-                g3 = np.int32(np.int32(w3[j + 3, b, t]) ^ flip)
+                u, v = xe[blk, t], xo[blk, t]
+                g0 = np.int32(np.int32(w3[first, blk, t]) ^ flip)
+                g1 = np.int32(np.int32(w3[first + 1, blk, t]) ^ flip)
+                g2 = np.int32(np.int32(w3[first + 2, blk, t]) ^ flip)
+                g3 = np.int32(np.int32(w3[first + 3, blk, t]) ^ flip)
                 d0 += _f32(np.int32(g0 & _LOW4)) * u + _f32(np.int32(g0 >> _SHIFT4)) * v
                 d1 += _f32(np.int32(g1 & _LOW4)) * u + _f32(np.int32(g1 >> _SHIFT4)) * v
                 d2 += _f32(np.int32(g2 & _LOW4)) * u + _f32(np.int32(g2 >> _SHIFT4)) * v
                 d3 += _f32(np.int32(g3 & _LOW4)) * u + _f32(np.int32(g3 >> _SHIFT4)) * v
-            xs = x_sums[b]
+            xs = x_sums[blk]
             z0 = z1 = z2 = z3 = off
             if zps is not None:
-                z0, z1 = off + _f32(zps[j, b]), off + _f32(zps[j + 1, b])
-                z2, z3 = off + _f32(zps[j + 2, b]), off + _f32(zps[j + 3, b])
-            a0 += (d0 - z0 * xs) * scales[j, b]
-            a1 += (d1 - z1 * xs) * scales[j + 1, b]
-            a2 += (d2 - z2 * xs) * scales[j + 2, b]
-            a3 += (d3 - z3 * xs) * scales[j + 3, b]
+                z0, z1 = off + _f32(zps[first, blk]), off + _f32(zps[first + 1, blk])
+                z2, z3 = off + _f32(zps[first + 2, blk]), off + _f32(zps[first + 3, blk])
+            a0 += (d0 - z0 * xs) * scales[first, blk]
+            a1 += (d1 - z1 * xs) * scales[first + 1, blk]
+            a2 += (d2 - z2 * xs) * scales[first + 2, blk]
+            a3 += (d3 - z3 * xs) * scales[first + 3, blk]
         if bias is not None:
-            a0, a1, a2, a3 = a0 + bias[j], a1 + bias[j + 1], a2 + bias[j + 2], a3 + bias[j + 3]
-        out[0, j], out[0, j + 1], out[0, j + 2], out[0, j + 3] = a0, a1, a2, a3
+            a0, a1 = a0 + bias[first], a1 + bias[first + 1]
+            a2, a3 = a2 + bias[first + 2], a3 + bias[first + 3]
+        out[0, first], out[0, first + 1], out[0, first + 2], out[0, first + 3] = a0, a1, a2, a3
         return
     acc = _f32(0.0)
-    for b in range(blocks):
+    for blk in range(blocks):
         d = _f32(0.0)
         for t in range(size):
-            g = np.int32(np.int32(w3[j, b, t]) ^ flip)
-            d += _f32(np.int32(g & _LOW4)) * xe[b, t] + _f32(np.int32(g >> _SHIFT4)) * xo[b, t]
-        z = off if zps is None else off + _f32(zps[j, b])
-        acc += (d - z * x_sums[b]) * scales[j, b]
-    out[0, j] = acc if bias is None else acc + bias[j]
+            g = np.int32(np.int32(w3[first, blk, t]) ^ flip)
+            d += _f32(np.int32(g & _LOW4)) * xe[blk, t] + _f32(np.int32(g >> _SHIFT4)) * xo[blk, t]
+        z = off if zps is None else off + _f32(zps[first, blk])
+        acc += (d - z * x_sums[blk]) * scales[first, blk]
+    out[0, first] = acc if bias is None else acc + bias[first]
 
 
 @_reassoc
@@ -224,16 +225,17 @@ def weight_gemv_range(
             for t in range(half // blocks):
                 x_sums[blk] += xe[blk, t] + xo[blk, t]
         w3 = w.reshape(w.shape[0], blocks, half // blocks)
-        j = lo
-        while j + _ROWS <= hi:
+        # int64: the chunk bounds of a prange arrive as uint64, and uint64 + int64 is float64.
+        r, end = np.int64(lo), np.int64(hi)
+        while r + _ROWS <= end:
             if sign:
-                _packed_rows_dot(xe, xo, w3, 8, scales, zps, j, _ROWS, x_sums, bias, out)
+                _packed_rows_dot(xe, xo, w3, 8, scales, zps, r, _ROWS, x_sums, bias, out)
             else:
-                _packed_rows_dot(xe, xo, w3, 0, scales, zps, j, _ROWS, x_sums, bias, out)
-            j += _ROWS
-        while j < hi:
-            _packed_rows_dot(xe, xo, w3, sign, scales, zps, j, 1, x_sums, bias, out)
-            j += 1
+                _packed_rows_dot(xe, xo, w3, 0, scales, zps, r, _ROWS, x_sums, bias, out)
+            r += _ROWS
+        while r < end:
+            _packed_rows_dot(xe, xo, w3, sign, scales, zps, r, 1, x_sums, bias, out)
+            r += 1
         return
     if m == 1 and zps is None and scales.shape[1] == 1:  # int8, one scale a row
         x0 = x[0]
