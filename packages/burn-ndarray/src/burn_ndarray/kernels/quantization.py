@@ -152,7 +152,7 @@ _ROWS = 4
 
 @_inline
 def _packed_rows_dot(
-    xe: Array, xo: Array, w3: Array, sign: int, scales: Array, zps: Array, first: int, rows: int,
+    xe: Array, xo: Array, w3: Array, sign: int, scales: Array, zps: Array, first: Any, rows: int,
     x_sums: Array, bias: Array, out: Array,
 ) -> None:
     """``out[0, first:first + rows]`` (`rows` 4 or 1) for the packed rows ``w3 [n, blocks,
