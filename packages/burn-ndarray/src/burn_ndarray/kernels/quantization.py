@@ -100,8 +100,9 @@ def scale_sums(parts: int, sums: Array, scales: Array, w_scales: Array, bias: Ar
 # dequantized in "split" order, its even-index values first and its odd-index ones after, so that
 # every load and store is contiguous (interleaved stores kept LLVM from vectorizing: 1.3 ns a
 # value); the caller splits x's columns the same way, which leaves each dot product unchanged.
-# Reassociation lets LLVM split the dot product's sum into SIMD lanes (not fastmath=True, which
-# would assume no inf or NaN): the sums are float32 sums in another order, a matmul's tolerance.
+# Reassociation lets LLVM split the dot product's sum into SIMD lanes and contraction fuses each
+# multiply-add into an FMA (not fastmath=True, which would assume no inf or NaN): the sums are
+# float32 sums in another order and rounding, a matmul's tolerance.
 _reassoc = njit(cache=True, error_model="numpy", nogil=True, fastmath={"reassoc", "nsz", "contract"})
 _inline = njit(inline="always", error_model="numpy")
 
@@ -145,8 +146,8 @@ def _dequantize_row(w: Array, j: int, packed: bool, sign: int, scales: Array, zp
 # not negative (slices per block cost their bounds arithmetic every 16 bytes), and the nibbles
 # are read in int32 (numba's int64 has no vector conversion to float32 on AVX2: scalar code).
 # With four weight rows a loop, LLVM keeps a block's 16 bytes in two 8-lane steps per row and
-# each x value is loaded once for the four; one row a loop measured 0.70 ms, two 0.39, four 0.32,
-# eight 0.30 for 768 -> 3072 (docs/benchmarks-log.md, "int4 at one row").
+# each x value is loaded once for the four: 768 -> 3072 at one thread took 0.39-0.70 ms one row a
+# loop, 0.39 two, 0.32 four, 0.30 eight (docs/benchmarks-log.md, "int4 at one row").
 _ROWS = 4
 
 
