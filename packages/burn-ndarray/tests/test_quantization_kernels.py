@@ -91,6 +91,8 @@ def test_quantize_and_dequantize_are_the_defaults_bit_for_bit(affine: bool) -> N
     "m, k, n, blocks, affine",
     [
         (1, 64, 5, 0, False),  # one scale, symmetric int8: the direct dot product
+        (1, 128, 11, 4, True),  # one row, blocks of 32: packed rows four at a time and three single
+        (1, 96, 8, 3, False),  # one row, symmetric blocks: packed rows four at a time only
         (WEIGHT_GEMV_ROWS - 1, 96, 33, 3, True),  # three blocks of four rows and three single
         (6, 64, 10, 1, False),  # a zero point-free int8 row with one scale, several input rows
         (WEIGHT_GEMV_ROWS, 64, 263, 2, False),  # GEMM over three panels of 100 rows
@@ -154,3 +156,24 @@ def test_a_cpu_without_avx2_takes_the_portable_path(monkeypatch: pytest.MonkeyPa
     got = backend.quantized_linear(x, w, scales, None)
     assert id(w) not in ndarray_quantization._PACKED
     np.testing.assert_array_equal(got, Contract.quantized_linear(backend, x, w, scales, None))
+
+
+@pytest.mark.parametrize("sign", [8, 0], ids=["int4", "uint4"])
+def test_packed_one_row_gemv_in_chunks_is_the_serial_kernel(sign: int) -> None:
+    """The weight-only GEMV's parallel launcher (chunks of rows in a prange, whose bounds arrive
+    as uint64) types and gives the serial kernel's one-row result, four rows at a time and single
+    rows at chunk ends alike."""
+    from burn_ndarray.kernels import quantization as kq
+
+    rng = np.random.default_rng(sign)
+    n, k, blocks = 22, 128, 4
+    w = rng.integers(0, 256, size=(n, k // 2)).astype(np.uint8)
+    scales = rng.uniform(0.01, 0.1, size=(n, blocks)).astype(np.float32)
+    zps = rng.integers(0, 16, size=(n, blocks)).astype(np.int32)
+    x = rng.standard_normal((1, k)).astype(np.float32)
+    bias = rng.standard_normal(n).astype(np.float32)
+    serial = np.empty((1, n), np.float32)
+    kq.weight_gemv_range(0, n, x, w, True, sign, scales, zps, bias, serial)
+    chunked = np.empty((1, n), np.float32)
+    kq.weight_gemv(3, x, w, True, sign, scales, zps, bias, chunked)
+    np.testing.assert_allclose(chunked, serial, rtol=1e-6, atol=1e-6)

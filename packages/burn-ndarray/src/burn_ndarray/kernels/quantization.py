@@ -100,9 +100,10 @@ def scale_sums(parts: int, sums: Array, scales: Array, w_scales: Array, bias: Ar
 # dequantized in "split" order, its even-index values first and its odd-index ones after, so that
 # every load and store is contiguous (interleaved stores kept LLVM from vectorizing: 1.3 ns a
 # value); the caller splits x's columns the same way, which leaves each dot product unchanged.
-# Reassociation lets LLVM split the dot product's sum into SIMD lanes (not fastmath=True, which
-# would assume no inf or NaN): the sums are float32 sums in another order, a matmul's tolerance.
-_reassoc = njit(cache=True, error_model="numpy", nogil=True, fastmath={"reassoc", "nsz"})
+# Reassociation lets LLVM split the dot product's sum into SIMD lanes and contraction fuses each
+# multiply-add into an FMA (not fastmath=True, which would assume no inf or NaN): the sums are
+# float32 sums in another order and rounding, a matmul's tolerance.
+_reassoc = njit(cache=True, error_model="numpy", nogil=True, fastmath={"reassoc", "nsz", "contract"})
 _inline = njit(inline="always", error_model="numpy")
 
 
@@ -138,33 +139,68 @@ def _dequantize_row(w: Array, j: int, packed: bool, sign: int, scales: Array, zp
                 dst[t] = (_f32(src[t]) - z) * s
 
 
+# One input row and packed rows (`_packed_rows_dot`): a signed nibble ``q = (u ^ 8) - 8`` is read
+# as the unsigned nibble of ``byte ^ 0x88`` and its offset 8 joins the zero point, so a block's
+# term is ``(sum(u * x) - (8 + z) * sum(x)) * s``: no sign step per value and the scale applied
+# once a block. The rows and x are indexed as [blocks, bytes] views, whose indices LLVM knows are
+# not negative (slices per block cost their bounds arithmetic every 16 bytes), and the nibbles
+# are read in int32 (numba's int64 has no vector conversion to float32 on AVX2: scalar code).
+# With four weight rows a loop, LLVM keeps a block's 16 bytes in two 8-lane steps per row and
+# each x value is loaded once for the four: 768 -> 3072 at one thread took 0.39-0.70 ms one row a
+# loop, 0.39 two, 0.32 four, 0.30 eight (docs/benchmarks-log.md, "int4 at one row").
+_ROWS = 4
+
+
 @_inline
-def _packed_row_dot(
-    x: Array, row: Array, sign: int, scales: Array, zps: Array, j: int, x_sums: Array, spread: Array
-) -> Any:
-    """``x @ dequantized_row`` for one packed row and one input row ``x`` (split order) without
-    a buffer of dequantized values: ``sum((q - z) * s * x) = sum(q * s * x) - sum_blocks(z * s *
-    sum(block of x))``, with the block sums of x given (`x_sums`). Each block's scale is first
-    spread over its bytes (`spread`: stores without a dependency between them), so the products
-    are summed in one long loop that LLVM vectorizes; a sum per block of 16 bytes was too short
-    for its vector loop, and its serial chain of adds took two thirds of the time."""
-    half = row.shape[0]
-    xe, xo = x[:half], x[half:]
-    blocks = scales.shape[1]
-    size = half // blocks
-    for b in range(blocks):
-        spread[b * size : (b + 1) * size] = scales[j, b]
-    sg = np.int32(sign)
+def _packed_rows_dot(
+    xe: Array, xo: Array, w3: Array, sign: int, scales: Array, zps: Array, first: Any, rows: int,
+    x_sums: Array, bias: Array, out: Array,
+) -> None:
+    """``out[0, first:first + rows]`` (`rows` 4 or 1) for the packed rows ``w3 [n, blocks,
+    bytes]`` and one input row split into its even (`xe`) and odd (`xo`) values as ``[blocks,
+    bytes]``, with the block sums of x given (`x_sums`)."""
+    blocks, size = xe.shape
+    # `sign` is a constant at each call (weight_gemv_range): with a run-time flip LLVM kept the
+    # nibble steps in int64 lanes (its range unknown), 30 % slower.
+    flip = np.int32(0x88 if sign else 0)
+    off = _f32(sign)
+    if rows == _ROWS:
+        a0 = a1 = a2 = a3 = _f32(0.0)
+        for blk in range(blocks):
+            d0 = d1 = d2 = d3 = _f32(0.0)
+            for t in range(size):
+                u, v = xe[blk, t], xo[blk, t]
+                g0 = np.int32(np.int32(w3[first, blk, t]) ^ flip)
+                g1 = np.int32(np.int32(w3[first + 1, blk, t]) ^ flip)
+                g2 = np.int32(np.int32(w3[first + 2, blk, t]) ^ flip)
+                g3 = np.int32(np.int32(w3[first + 3, blk, t]) ^ flip)
+                d0 += _f32(np.int32(g0 & _LOW4)) * u + _f32(np.int32(g0 >> _SHIFT4)) * v
+                d1 += _f32(np.int32(g1 & _LOW4)) * u + _f32(np.int32(g1 >> _SHIFT4)) * v
+                d2 += _f32(np.int32(g2 & _LOW4)) * u + _f32(np.int32(g2 >> _SHIFT4)) * v
+                d3 += _f32(np.int32(g3 & _LOW4)) * u + _f32(np.int32(g3 >> _SHIFT4)) * v
+            xs = x_sums[blk]
+            z0 = z1 = z2 = z3 = off
+            if zps is not None:
+                z0, z1 = off + _f32(zps[first, blk]), off + _f32(zps[first + 1, blk])
+                z2, z3 = off + _f32(zps[first + 2, blk]), off + _f32(zps[first + 3, blk])
+            a0 += (d0 - z0 * xs) * scales[first, blk]
+            a1 += (d1 - z1 * xs) * scales[first + 1, blk]
+            a2 += (d2 - z2 * xs) * scales[first + 2, blk]
+            a3 += (d3 - z3 * xs) * scales[first + 3, blk]
+        if bias is not None:
+            a0, a1 = a0 + bias[first], a1 + bias[first + 1]
+            a2, a3 = a2 + bias[first + 2], a3 + bias[first + 3]
+        out[0, first], out[0, first + 1], out[0, first + 2], out[0, first + 3] = a0, a1, a2, a3
+        return
     acc = _f32(0.0)
-    for t in range(half):
-        byte = np.int32(row[t])
-        lo = _f32(np.int32(((byte & _LOW4) ^ sg) - sg))
-        hi = _f32(np.int32(((byte >> _SHIFT4) ^ sg) - sg))
-        acc += (xe[t] * lo + xo[t] * hi) * spread[t]
-    if zps is not None:
-        for b in range(blocks):
-            acc -= _f32(zps[j, b]) * scales[j, b] * x_sums[b]
-    return acc
+    for blk in range(blocks):
+        d = _f32(0.0)
+        for t in range(size):
+            g = np.int32(np.int32(w3[first, blk, t]) ^ flip)
+            d += _f32(np.int32(g & _LOW4)) * xe[blk, t] + _f32(np.int32(g >> _SHIFT4)) * xo[blk, t]
+        z = off if zps is None else off + _f32(zps[first, blk])
+        acc += (d - z * x_sums[blk]) * scales[first, blk]
+    out[0, first] = acc if bias is None else acc + bias[first]
 
 
 @_reassoc
@@ -174,21 +210,33 @@ def weight_gemv_range(
 ) -> None:
     """``out[:, j] = x @ dequantized_row(j) (+ bias[j])`` for the weight rows `lo` to `hi`, with
     ``x [m, padded]`` (split order for packed rows, zeros in the padding). For one input row, an
-    int8 row with one scale and no zero point is dotted as it is and scaled once, and a packed
-    row goes through `_packed_row_dot`; otherwise each weight row is dequantized once into an
-    L1-sized buffer and dotted with the rows of x, four at a time."""
+    int8 row with one scale and no zero point is dotted as it is and scaled once, and packed rows
+    go through `_packed_rows_dot`, four at a time; otherwise each weight row is dequantized once
+    into an L1-sized buffer and dotted with the rows of x, four at a time."""
     m, size = x.shape
     buf = np.empty(size, np.float32)
     if packed and m == 1:
-        x0 = x[0]
         half = size // 2
         blocks = scales.shape[1]
+        x0 = x[0]  # a row of a C array, C itself: x[0, :half] would be typed any-layout
+        xe = x0[:half].reshape(blocks, half // blocks)
+        xo = x0[half:].reshape(blocks, half // blocks)
         x_sums = np.zeros(blocks, np.float32)
-        for t in range(half):  # byte t holds the values 2t and 2t + 1: x0[t] and x0[half + t]
-            x_sums[t // (half // blocks)] += x0[t] + x0[half + t]
-        for j in range(lo, hi):
-            acc = _packed_row_dot(x0, w[j], sign, scales, zps, j, x_sums, buf)
-            out[0, j] = acc if bias is None else acc + bias[j]
+        for blk in range(blocks):  # byte t holds the values 2t and 2t + 1: xe and xo at t
+            for t in range(half // blocks):
+                x_sums[blk] += xe[blk, t] + xo[blk, t]
+        w3 = w.reshape(w.shape[0], blocks, half // blocks)
+        # int64: the chunk bounds of a prange arrive as uint64, and uint64 + int64 is float64.
+        r, end = np.int64(lo), np.int64(hi)
+        while r + _ROWS <= end:
+            if sign:
+                _packed_rows_dot(xe, xo, w3, 8, scales, zps, r, _ROWS, x_sums, bias, out)
+            else:
+                _packed_rows_dot(xe, xo, w3, 0, scales, zps, r, _ROWS, x_sums, bias, out)
+            r += _ROWS
+        while r < end:
+            _packed_rows_dot(xe, xo, w3, sign, scales, zps, r, 1, x_sums, bias, out)
+            r += 1
         return
     if m == 1 and zps is None and scales.shape[1] == 1:  # int8, one scale a row
         x0 = x[0]
