@@ -1,4 +1,4 @@
-"""burn-ndarray's static int8 Linear and conv2d (`burn_ndarray.ops.quantized_conv`): their int32
+"""burn-ndarray's static int8 Linear and conv2d (`burn_ndarray.ops.quantization`): their int32
 sums are the exact integer products of the quantized input (zero point taken out) and the int8
 weight, on each path (int8 dot products for few rows, the exact float32 GEMM for more, sums over
 more than one exact chunk, the direct grouped kernels on centred integers for grouped and

@@ -24,7 +24,6 @@ from burn_ndarray.ops.norm import NormOps
 from burn_ndarray.ops.optim import OptimOps
 from burn_ndarray.ops.pool import PoolOps
 from burn_ndarray.ops.quantization import QuantizationOps
-from burn_ndarray.ops.quantized_conv import QuantizedConvOps
 from burn_ndarray.ops.rnn import RnnOps
 from burn_ndarray.ops.sampling import SamplingOps
 from burn_ndarray.runtime import blas, malloc, threads
@@ -52,7 +51,6 @@ class NdArray(  # type: ignore[misc]
     NormOps,
     OptimOps,
     QuantizationOps,
-    QuantizedConvOps,
     FusedOps,
     Backend,
 ):

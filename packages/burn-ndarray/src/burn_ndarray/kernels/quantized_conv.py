@@ -1,9 +1,9 @@
-"""Compiled passes of the static int8 convolution (`burn_ndarray.ops.quantized_conv`): the input
+"""Compiled passes of the static int8 convolution (`burn_ndarray.ops.quantization`): the input
 quantized into a zero-point-padded (or centred) buffer in one pass, and the epilogue that takes
 the zero point out of the integer sums and scales them, in one pass. The sums themselves come from
 the int8 GEMM entry (`burn_ndarray.ops.quantization.int8_sums`) or, for grouped and depthwise
 layers, from the direct grouped kernels (`burn_ndarray.kernels.grouped`) run on the integers held
-in float32 (exact: see `burn_ndarray.ops.quantized_conv`).
+in float32 (exact: see `burn_ndarray.ops.quantization`).
 """
 
 from __future__ import annotations
