@@ -44,6 +44,14 @@ __all__ = [
 ]
 
 
+def _check_bias(op: str, x: Tensor, bias: Tensor | None, n: int) -> None:
+    """A bias, when given, is a float ``[n]`` tensor on `x`'s backend and device."""
+    if bias is not None:
+        expect_same(op, x, bias, Float, "bias")
+        if bias.shape != (n,):
+            raise ShapeError(f"{op}: bias must have shape [{n}], got {list(bias.shape)}")
+
+
 def _broadcasts(op: str, shape: tuple[int, ...], other: tuple[int, ...], what: str) -> None:
     if not broadcasts_to(other, shape):
         raise ShapeError(f"{op}: {what} of shape {list(other)} does not broadcast to {list(shape)}")
@@ -111,10 +119,7 @@ def quantized_linear(x: Tensor, weight: Tensor, weight_scales: Tensor, bias: Ten
     n = weight.shape[0]
     if weight_scales.shape not in ((n,), (1,)):
         raise ShapeError(f"{op}: weight_scales must have shape [{n}] or [1], got {list(weight_scales.shape)}")
-    if bias is not None:
-        expect_same(op, x, bias, Float, "bias")
-        if bias.shape != (n,):
-            raise ShapeError(f"{op}: bias must have shape [{n}], got {list(bias.shape)}")
+    _check_bias(op, x, bias, n)
     out = x._b.quantized_linear(x._p, weight._p, weight_scales._p, None if bias is None else bias._p)
     return wrap(out, x._b, Float)
 
@@ -181,10 +186,7 @@ def dequantized_linear(
                 f"{op}: zero_points must have the scales' shape {list(scales.shape)}, "
                 f"got {list(zero_points.shape)}"
             )
-    if bias is not None:
-        expect_same(op, x, bias, Float, "bias")
-        if bias.shape != (n,):
-            raise ShapeError(f"{op}: bias must have shape [{n}], got {list(bias.shape)}")
+    _check_bias(op, x, bias, n)
     zp = None if zero_points is None else zero_points._p
     out = x._b.dequantized_linear(x._p, values._p, scales._p, zp, value, None if bias is None else bias._p)
     return wrap(out, x._b, Float)
@@ -215,10 +217,7 @@ def _static_operands(
             f"{op}: input_scale and input_zero_point must have shape [1], got "
             f"{list(input_scale.shape)} and {list(input_zero_point.shape)}"
         )
-    if bias is not None:
-        expect_same(op, x, bias, Float, "bias")
-        if bias.shape != (n,):
-            raise ShapeError(f"{op}: bias must have shape [{n}], got {list(bias.shape)}")
+    _check_bias(op, x, bias, n)
 
 
 def static_quantized_linear(
