@@ -97,9 +97,9 @@ def flat_in_memory_order(a: Array) -> Array | None:
 
 def run_ranges(serial_fn: Any, parallel_fn: Any, n: int, parts: int, *args: Any) -> None:
     """``serial_fn(lo, hi, *args)`` over ``range(n)`` cut in `parts` chunks (`threads.split`): one
-    ``parallel_fn(parts, *args)`` on the TBB pool when it runs (its chunks handed out one at a
-    time, `tbb.launch`) (a ``prange`` over the same chunks,
-    `burn_ndarray.kernels.jit.bounds`), else the chunks on the Python pool (`threads.run`), or one
+    ``parallel_fn(parts, *args)`` on the TBB pool when it runs (a ``prange`` over the same chunks,
+    `burn_ndarray.kernels.jit.bounds`, handed out one at a time by `tbb.launch`), else the
+    chunks on the Python pool (`threads.run`), or one
     call on this thread for one part. The element-wise, pooling, convolution-copy and inner-sum
     kernels take this shape."""
     parts = max(1, min(parts, n))

@@ -103,10 +103,10 @@ def _conv_plan(
         param(op, x, bias, "bias", (c_out,), 1)
     padded = tuple(n + lo + hi for n, lo, hi in zip(x.shape[2:], before, after, strict=True))
     out_sizes(op, padded, tuple(kernel), s, p, d)
-    if rank == 2 and (check_activation(op, activation) != "none" or any(before) or any(after)):
+    act = check_activation(op, activation)
+    if rank == 2 and (act != "none" or any(before) or any(after)):
         sides = (p[0] + before[0], p[0] + after[0], p[1] + before[1], p[1] + after[1])
         return "conv2d_fused", (s, sides, d, g, activation), None
-    check_activation(op, activation)
     explicit = (before, after) if any(before) or any(after) else None
     return f"conv{rank}d", (*as_op_args(rank, s, p, d), g), explicit
 
