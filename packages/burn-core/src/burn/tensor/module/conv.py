@@ -217,11 +217,13 @@ def conv2d(
     applied to the result in the same op: on burn-ndarray in the convolution's output pass.
 
     Example:
+        >>> import burn
         >>> from burn import Tensor
         >>> from burn.tensor import module as F
-        >>> x, w = Tensor.ones((1, 1, 3, 3)), -Tensor.ones((1, 1, 2, 2))  # doctest: +SKIP
-        >>> F.conv2d(x, w, activation="relu").sum().item()  # doctest: +SKIP
-        0.0
+        >>> B = burn.backend("ndarray")
+        >>> x, w = Tensor.ones((1, 1, 3, 3), backend=B), -Tensor.ones((1, 1, 2, 2), backend=B)
+        >>> F.conv2d(x, w).sum().item(), F.conv2d(x, w, activation="relu").sum().item()
+        (-16.0, 0.0)
 
     Raises:
         ShapeError: mismatched channels, groups, or an empty output.
